@@ -1,0 +1,30 @@
+#pragma once
+// A mini-batch as the readers produce it and the model consumes it.
+//
+// Layout is example-major: example e's dense features are
+// dense[e*num_dense .. e*num_dense+num_dense), its categorical hashes are
+// cat[e*num_cat .. e*num_cat+num_cat). Buffers are reused across batches
+// (clear() keeps capacity), so the hot path does no per-example allocation.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace data {
+
+struct batch {
+  std::size_t size = 0;       // examples in this batch
+  std::size_t num_dense = 13; // dense features per example
+  std::size_t num_cat = 26;   // categorical columns per example
+  std::vector<float> labels;  // [size], 0 or 1
+  std::vector<float> dense;   // [size * num_dense], already log(1 + max(x, 0))
+  std::vector<std::uint64_t> cat; // [size * num_cat], 64-bit hashes (see hashing.hpp)
+
+  void clear() {
+    size = 0;
+    labels.clear();
+    dense.clear();
+    cat.clear();
+  }
+};
+
+} // namespace data

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# model/ is pure math and data/ is plain std: neither may include CAF, spdlog
+# or anything from the layers above them. Fails listing each offending line.
+set -u
+root=${1:?usage: layering.sh SOURCE_DIR}
+bad=$(grep -nE '#include *[<"](caf/|spdlog/|runtime/|actors/|messages/|tools/)' \
+        "$root"/model/*.?pp "$root"/data/*.?pp 2>/dev/null)
+bad_model=$(grep -nE '#include *[<"](data/)' "$root"/model/*.?pp 2>/dev/null)
+if [ -n "$bad$bad_model" ]; then
+  echo "layering violation (model/ and data/ must not include these):"
+  echo "$bad$bad_model"
+  exit 1
+fi
+n=$(ls "$root"/model/*.?pp "$root"/data/*.?pp | wc -l)
+echo "layering ok: $n files in model/ and data/ checked"
