@@ -1,0 +1,82 @@
+#include "model/arch.hpp"
+
+#include <charconv>
+#include <sstream>
+
+namespace model {
+
+namespace {
+std::string join(const std::vector<std::size_t>& xs) {
+  std::string out;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i)
+      out += '-';
+    out += std::to_string(xs[i]);
+  }
+  return out;
+}
+} // namespace
+
+std::vector<std::size_t> arch::bottom_sizes() const {
+  std::vector<std::size_t> out{num_dense};
+  out.insert(out.end(), bottom_hidden.begin(), bottom_hidden.end());
+  out.push_back(dim);
+  return out;
+}
+
+std::vector<std::size_t> arch::top_sizes() const {
+  std::vector<std::size_t> out{top_input()};
+  out.insert(out.end(), top_hidden.begin(), top_hidden.end());
+  out.push_back(1);
+  return out;
+}
+
+std::string arch::describe() const {
+  std::ostringstream os;
+  os << "bottom " << join(bottom_sizes()) << ", top " << join(top_sizes()) << ", dim "
+     << dim << ", " << num_tables << " tables x " << rows_per_table << " rows";
+  return os.str();
+}
+
+std::optional<arch> preset(const std::string& name) {
+  arch a;
+  if (name == "small") {
+    a.bottom_hidden = {64, 32};
+    a.top_hidden = {64, 32};
+    return a;
+  }
+  if (name == "dlrm-kaggle") {
+    a.bottom_hidden = {512, 256, 64};
+    a.top_hidden = {512, 256};
+    return a;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> preset_names() { return {"small", "dlrm-kaggle"}; }
+
+std::optional<std::vector<std::size_t>> parse_widths(const std::string& text) {
+  std::vector<std::size_t> out;
+  if (text.empty())
+    return out;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    std::size_t v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc{} || v == 0)
+      return std::nullopt;
+    out.push_back(v);
+    p = next;
+    if (p < end) {
+      if (*p != '-')
+        return std::nullopt;
+      ++p;
+      if (p == end)
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+} // namespace model

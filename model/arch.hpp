@@ -1,0 +1,45 @@
+#pragma once
+// Model architecture: sizes of the DLRM-style network (DESIGN.md section 4).
+//
+//   dense [num_dense] -> bottom MLP (ReLU on every layer) -> x [dim]
+//   categorical c -> embedding table c -> e_c [dim]        (one value per column)
+//   interaction: T = [x, e_1..e_T] (T+1 vectors); strictly-lower-triangle dot
+//                products, concatenated after x -> [dim + (T+1)T/2]
+//   top MLP (ReLU on all but the last layer, last layer linear, width 1) -> logit
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace model {
+
+struct arch {
+  std::size_t num_dense = 13;   // dense input features
+  std::size_t num_tables = 26;  // categorical columns = embedding tables
+  std::size_t dim = 16;         // embedding width = bottom MLP output width
+  std::vector<std::size_t> bottom_hidden{64, 32}; // bottom widths before the last (= dim)
+  std::vector<std::size_t> top_hidden{64, 32};    // top widths before the last (= 1)
+  std::uint64_t rows_per_table = 100000;          // hash buckets per table
+
+  // Number of pairwise interaction features: (T+1)T/2 for T tables.
+  std::size_t num_pairs() const { return (num_tables + 1) * num_tables / 2; }
+  // Width of the top MLP's input: dim + num_pairs() (367 for 26 tables, dim 16).
+  std::size_t top_input() const { return dim + num_pairs(); }
+  // Full layer widths, input first: e.g. {13, 64, 32, 16} and {367, 64, 32, 1}.
+  std::vector<std::size_t> bottom_sizes() const;
+  std::vector<std::size_t> top_sizes() const;
+  // "13-64-32-16 / 367-64-32-1, dim 16, 100000 rows"
+  std::string describe() const;
+};
+
+// Presets: "small" (13-64-32-16, 367-64-32-1) and "dlrm-kaggle"
+// (13-512-256-64-16, 367-512-256-1), both dim 16. Returns nullopt for an
+// unknown name.
+std::optional<arch> preset(const std::string& name);
+std::vector<std::string> preset_names();
+
+// Parses "64-32" into {64, 32}; nullopt on malformed input or a zero width.
+std::optional<std::vector<std::size_t>> parse_widths(const std::string& text);
+
+} // namespace model

@@ -1,0 +1,67 @@
+#pragma once
+// All dense (MLP) parameters of a model live in ONE contiguous float buffer,
+// so snapshot, sync and checkpoint are single memcpy-sized operations. This
+// header describes where each layer's weights and bias sit in that buffer.
+//
+// Layer l of width in -> out owns:
+//   W: [out, in] column-major at offset w   (out*in floats)
+//   b: [out]                  at offset b   (out floats)
+// Bottom layers come first, then top layers, each W followed by its b.
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "model/arch.hpp"
+
+namespace model {
+
+struct layer_slot {
+  std::size_t in = 0, out = 0;
+  std::size_t w = 0; // offset of W in the flat buffer
+  std::size_t b = 0; // offset of b
+};
+
+class dense_layout {
+public:
+  explicit dense_layout(const arch& a);
+
+  std::size_t size() const { return size_; } // total floats
+  const std::vector<layer_slot>& bottom() const { return bottom_; }
+  const std::vector<layer_slot>& top() const { return top_; }
+
+  // Multiply-accumulates of the MLPs per example, forward only.
+  std::size_t mlp_macs() const;
+
+private:
+  std::vector<layer_slot> bottom_, top_;
+  std::size_t size_ = 0;
+};
+
+using const_matrix_map = Eigen::Map<const Eigen::MatrixXf>;
+using matrix_map = Eigen::Map<Eigen::MatrixXf>;
+using const_vector_map = Eigen::Map<const Eigen::VectorXf>;
+using vector_map = Eigen::Map<Eigen::VectorXf>;
+
+inline const_matrix_map weights(const float* buf, const layer_slot& s) {
+  return const_matrix_map(buf + s.w, static_cast<Eigen::Index>(s.out),
+                          static_cast<Eigen::Index>(s.in));
+}
+inline matrix_map weights(float* buf, const layer_slot& s) {
+  return matrix_map(buf + s.w, static_cast<Eigen::Index>(s.out), static_cast<Eigen::Index>(s.in));
+}
+inline const_vector_map bias(const float* buf, const layer_slot& s) {
+  return const_vector_map(buf + s.b, static_cast<Eigen::Index>(s.out));
+}
+inline vector_map bias(float* buf, const layer_slot& s) {
+  return vector_map(buf + s.b, static_cast<Eigen::Index>(s.out));
+}
+
+// Initialises the flat buffer as the public DLRM code does:
+// W ~ N(0, sqrt(2 / (in + out))), b ~ N(0, sqrt(1 / out)).
+// `params` must hold layout.size() floats.
+void init_dense(const dense_layout& layout, float* params, std::uint64_t seed);
+
+} // namespace model

@@ -1,0 +1,86 @@
+#pragma once
+// Embedding rows, batch de-duplication and the local embedding tables used by
+// the sequential engine (the actor cluster shards the same rows over
+// embedding-shard actors, using the same keys).
+//
+// A row key names one row of one table: key = (table << 40) | row, with
+// row = hash mod rows_per_table. Keys sort by table, then row.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/optimizer.hpp"
+
+namespace model {
+
+constexpr unsigned row_key_shift = 40;
+inline std::uint64_t row_key(std::size_t table, std::uint64_t row) {
+  return (static_cast<std::uint64_t>(table) << row_key_shift) | row;
+}
+inline std::size_t key_table(std::uint64_t key) {
+  return static_cast<std::size_t>(key >> row_key_shift);
+}
+inline std::uint64_t key_row(std::uint64_t key) {
+  return key & ((std::uint64_t{1} << row_key_shift) - 1);
+}
+
+// keys[i] = row_key(i % num_tables, hashes[i] % rows_per_table) for n_ids ids
+// laid out example-major (as data::batch::cat).
+void make_keys(const std::uint64_t* hashes, std::size_t n_ids, std::size_t num_tables,
+               std::uint64_t rows_per_table, std::uint64_t* keys);
+
+// De-duplicates the keys of a batch: unique() lists each key once (in order of
+// first appearance), inverse()[i] is the position of keys[i] in unique().
+// Reusable: build() keeps its buffers, so steady state does not allocate.
+class sparse_index {
+public:
+  void build(const std::uint64_t* keys, std::size_t n);
+  const std::vector<std::uint64_t>& unique() const { return unique_; }
+  const std::vector<std::uint32_t>& inverse() const { return inverse_; }
+
+private:
+  std::vector<std::uint64_t> unique_;
+  std::vector<std::uint32_t> inverse_;
+  std::vector<std::uint32_t> slots_; // open addressing: 1 + position, 0 = empty
+};
+
+// emb[:, i] = unique_rows[:, inverse[i]]   (both column-major, dim rows)
+void expand_rows(const float* unique_rows, const sparse_index& idx, std::size_t dim, float* emb);
+
+// grad_unique[:, u] = sum of grad_emb[:, i] over i with inverse[i] == u.
+void reduce_grads(const float* grad_emb, const sparse_index& idx, std::size_t dim,
+                  float* grad_unique);
+
+// All tables of one model in one process: weights [rows, dim] per table and one
+// row-wise accumulator per row.
+class embedding_tables {
+public:
+  embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table, std::size_t dim);
+
+  // Uniform(-sqrt(1/rows), sqrt(1/rows)), as in the public DLRM code.
+  void init(std::uint64_t seed);
+
+  float* row(std::uint64_t key) { return weights_.data() + index(key) * dim_; }
+  const float* row(std::uint64_t key) const { return weights_.data() + index(key) * dim_; }
+  float& accumulator(std::uint64_t key) { return accum_[index(key)]; }
+
+  // unique_rows[:, u] = row(unique[u])
+  void gather(const sparse_index& idx, float* unique_rows) const;
+  // Applies opt to every unique row with its reduced gradient.
+  void apply(const sparse_index& idx, const float* grad_unique, const sparse_optimizer& opt);
+
+  std::size_t dim() const { return dim_; }
+  std::size_t bytes() const { return (weights_.size() + accum_.size()) * sizeof(float); }
+
+private:
+  std::size_t index(std::uint64_t key) const {
+    return key_table(key) * rows_ + key_row(key);
+  }
+  std::size_t num_tables_;
+  std::uint64_t rows_;
+  std::size_t dim_;
+  std::vector<float> weights_;
+  std::vector<float> accum_;
+};
+
+} // namespace model

@@ -1,0 +1,68 @@
+#pragma once
+// Quality metrics for CTR models (DESIGN.md section 5). All log-losses are in
+// nats. Accumulators are mergeable, so per-worker partial results can be
+// combined exactly (AUC included: it keeps the raw predictions).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace model {
+
+// Numerically stable binary cross-entropy with logits: log(1+e^z) - y*z.
+double bce_with_logit(double logit, double label);
+inline double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
+// Binary entropy in nats of a base rate p in [0, 1]; 0 at p = 0 or 1.
+double binary_entropy(double p);
+
+// Running logloss / NE / calibration over a stream of (prediction, label).
+struct ne_accumulator {
+  double loss_sum = 0.0;  // sum of per-example logloss
+  double pred_sum = 0.0;  // sum of predicted probabilities
+  std::uint64_t count = 0;
+  std::uint64_t positives = 0;
+
+  void add(double loss, double prob, double label) {
+    loss_sum += loss;
+    pred_sum += prob;
+    ++count;
+    positives += label > 0.5 ? 1 : 0;
+  }
+  void merge(const ne_accumulator& o) {
+    loss_sum += o.loss_sum;
+    pred_sum += o.pred_sum;
+    count += o.count;
+    positives += o.positives;
+  }
+  double logloss() const { return count ? loss_sum / double(count) : 0.0; }
+  double base_rate() const { return count ? double(positives) / double(count) : 0.0; }
+  // Mean logloss divided by the entropy of the base rate; NaN when undefined
+  // (no examples, or all labels equal).
+  double ne() const;
+  // Mean prediction / base rate; NaN when there are no positives.
+  double calibration() const;
+};
+
+// Exact ROC AUC (Mann-Whitney U with average ranks for ties). NaN when either
+// class is absent. O(n log n); sorts a copy.
+double auc_exact(const std::vector<float>& predictions, const std::vector<float>& labels);
+
+// The full held-out evaluation: exact AUC plus NE, logloss and calibration.
+struct eval_result {
+  std::uint64_t examples = 0;
+  double ne = 0, logloss = 0, auc = 0, calibration = 0, base_rate = 0;
+};
+
+class evaluator {
+public:
+  void add(float logit, float label);
+  void merge(const evaluator& other);
+  eval_result result() const;
+  std::uint64_t size() const { return acc_.count; }
+
+private:
+  ne_accumulator acc_;
+  std::vector<float> preds_, labels_;
+};
+
+} // namespace model

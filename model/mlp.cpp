@@ -1,0 +1,44 @@
+#include "model/mlp.hpp"
+
+#include <cassert>
+
+namespace model {
+
+void mlp_forward(const float* params, const std::vector<layer_slot>& layers, bool relu_last,
+                 std::vector<Eigen::MatrixXf>& acts) {
+  assert(acts.size() == layers.size() + 1);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const auto& s = layers[l];
+    assert(static_cast<std::size_t>(acts[l].rows()) == s.in);
+    auto& y = acts[l + 1];
+    y.resize(static_cast<Eigen::Index>(s.out), acts[l].cols());
+    y.noalias() = weights(params, s) * acts[l];
+    y.colwise() += bias(params, s);
+    if (relu_last || l + 1 < layers.size())
+      y = y.cwiseMax(0.0f);
+  }
+}
+
+void mlp_backward(const float* params, const std::vector<layer_slot>& layers, bool relu_last,
+                  const std::vector<Eigen::MatrixXf>& acts, Eigen::MatrixXf& d_out, float* grads,
+                  Eigen::MatrixXf* d_in, Eigen::MatrixXf& scratch) {
+  Eigen::MatrixXf* d = &d_out;
+  for (std::size_t l = layers.size(); l-- > 0;) {
+    const auto& s = layers[l];
+    const auto& y = acts[l + 1];
+    if (relu_last || l + 1 < layers.size())
+      *d = (y.array() > 0.0f).select(d->array(), 0.0f); // ReLU mask on the output
+    weights(grads, s).noalias() = (*d) * acts[l].transpose();
+    bias(grads, s) = d->rowwise().sum();
+    if (l == 0 && d_in == nullptr)
+      break;
+    Eigen::MatrixXf& next = (l == 0) ? *d_in : (d == &d_out ? scratch : d_out);
+    next.resize(static_cast<Eigen::Index>(s.in), d->cols());
+    next.noalias() = weights(params, s).transpose() * (*d);
+    d = &next;
+  }
+  if (d_in != nullptr && d != d_in)
+    *d_in = *d;
+}
+
+} // namespace model

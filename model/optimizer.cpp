@@ -1,0 +1,34 @@
+#include "model/optimizer.hpp"
+
+namespace model {
+
+std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& name) {
+  if (name == "sgd")
+    return dense_optimizer_kind::sgd;
+  if (name == "adagrad")
+    return dense_optimizer_kind::adagrad;
+  return std::nullopt;
+}
+
+std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& name) {
+  if (name == "sgd")
+    return sparse_optimizer_kind::sgd;
+  if (name == "rowwise-adagrad")
+    return sparse_optimizer_kind::rowwise_adagrad;
+  return std::nullopt;
+}
+
+void dense_optimizer::apply(float* w, float* acc, const float* g, std::size_t n) const {
+  if (kind == dense_optimizer_kind::sgd) {
+    for (std::size_t i = 0; i < n; ++i)
+      w[i] -= lr * g[i];
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const float a = acc[i] + g[i] * g[i];
+    acc[i] = a;
+    w[i] -= lr * g[i] / (std::sqrt(a) + eps);
+  }
+}
+
+} // namespace model

@@ -1,0 +1,55 @@
+#pragma once
+// Optimisers. Each is a parameter struct with commented defaults plus apply();
+// the caller owns parameters and accumulators. All are safe to call
+// concurrently on the same buffers in the Hogwild sense (racy but never out of
+// bounds); see actors' hogwild notes for why that is acceptable.
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace model {
+
+enum class dense_optimizer_kind { sgd, adagrad };
+enum class sparse_optimizer_kind { sgd, rowwise_adagrad };
+
+std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& name);
+std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& name);
+
+// Dense optimiser over n contiguous floats.
+struct dense_optimizer {
+  dense_optimizer_kind kind = dense_optimizer_kind::adagrad;
+  float lr = 0.03f;   // learning rate
+  float eps = 1e-8f;  // Adagrad: w -= lr * g / (sqrt(acc) + eps)
+
+  // SGD: w -= lr * g. Adagrad: acc += g^2; w -= lr * g / (sqrt(acc) + eps).
+  // acc may be null for SGD; for Adagrad it holds n floats, initially 0.
+  void apply(float* w, float* acc, const float* g, std::size_t n) const;
+};
+
+// Sparse optimiser for one embedding row of `dim` floats with gradient g (the
+// sum over every occurrence of the row in the batch).
+struct sparse_optimizer {
+  sparse_optimizer_kind kind = sparse_optimizer_kind::rowwise_adagrad;
+  float lr = 0.03f;  // learning rate
+  float eps = 1e-8f; // row-wise Adagrad: m += mean(g^2); w -= lr * g / (sqrt(m) + eps)
+
+  // m: the row's single accumulator (ignored by SGD).
+  void apply(float* row, float& m, const float* g, std::size_t dim) const {
+    if (kind == sparse_optimizer_kind::sgd) {
+      for (std::size_t i = 0; i < dim; ++i)
+        row[i] -= lr * g[i];
+      return;
+    }
+    float sq = 0.0f;
+    for (std::size_t i = 0; i < dim; ++i)
+      sq += g[i] * g[i];
+    float mm = m + sq / static_cast<float>(dim);
+    m = mm;
+    const float scale = lr / (std::sqrt(mm) + eps);
+    for (std::size_t i = 0; i < dim; ++i)
+      row[i] -= scale * g[i];
+  }
+};
+
+} // namespace model

@@ -1,0 +1,37 @@
+#pragma once
+// Central finite differences for float code: d f / d x_i ~ (f(x+h) - f(x-h)) / 2h.
+// Float rounding limits the agreement to about 1e-3 relative, so comparisons
+// use a mixed absolute/relative tolerance.
+#include <cmath>
+#include <cstddef>
+#include <functional>
+
+#include <doctest/doctest.h>
+
+namespace testing {
+
+// Checks analytic[i] against finite differences of f for every i < n of x.
+// f must recompute the loss (in double) from the current contents of x.
+inline void check_gradient(float* x, const float* analytic, std::size_t n,
+                           const std::function<double()>& f, const char* what,
+                           double h = 1e-2, double atol = 2e-4, double rtol = 2e-2) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float saved = x[i];
+    x[i] = saved + float(h);
+    const double up = f();
+    x[i] = saved - float(h);
+    const double down = f();
+    x[i] = saved;
+    const double fd = (up - down) / (2 * h);
+    const double err = std::abs(fd - analytic[i]);
+    if (err > atol + rtol * std::abs(fd)) {
+      if (bad < 5)
+        MESSAGE(what << "[" << i << "]: analytic " << analytic[i] << " vs numeric " << fd);
+      ++bad;
+    }
+  }
+  CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << n << " coordinates disagree");
+}
+
+} // namespace testing

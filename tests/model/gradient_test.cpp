@@ -1,0 +1,156 @@
+// Finite-difference checks of every backward pass: MLP layers, the dot
+// interaction, and the whole model (dense parameters and embedding rows).
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "model/dlrm.hpp"
+#include "model/interaction.hpp"
+#include "model/metrics.hpp"
+#include "model/mlp.hpp"
+#include "tests/model/gradcheck.hpp"
+
+namespace {
+
+std::vector<float> random_vector(std::size_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v)
+    x = d(rng);
+  return v;
+}
+
+// A tiny architecture so every coordinate can be checked: 3 dense features,
+// 2 tables, dim 4, bottom 3-5-4, top 7-6-1 (7 = 4 + 3 pairs).
+model::arch tiny_arch() {
+  model::arch a;
+  a.num_dense = 3;
+  a.num_tables = 2;
+  a.dim = 4;
+  a.bottom_hidden = {5};
+  a.top_hidden = {6};
+  a.rows_per_table = 10;
+  return a;
+}
+
+} // namespace
+
+TEST_CASE("mlp backward matches finite differences (ReLU and linear last layer)") {
+  std::mt19937 rng(7);
+  for (bool relu_last : {true, false}) {
+    model::arch a = tiny_arch();
+    model::dense_layout layout(a);
+    std::vector<float> params(layout.size());
+    model::init_dense(layout, params.data(), 11);
+    const auto& layers = layout.bottom(); // 3 -> 5 -> 4
+    const int batch = 3;
+    std::vector<float> input = random_vector(3 * batch, rng);
+    std::vector<float> r = random_vector(4 * batch, rng); // loss = sum(r .* out)
+    auto loss = [&]() {
+      std::vector<Eigen::MatrixXf> acts(layers.size() + 1);
+      acts[0] = Eigen::Map<Eigen::MatrixXf>(input.data(), 3, batch);
+      model::mlp_forward(params.data(), layers, relu_last, acts);
+      double s = 0;
+      for (int i = 0; i < 4 * batch; ++i)
+        s += double(r[i]) * acts.back().data()[i];
+      return s;
+    };
+    std::vector<Eigen::MatrixXf> acts(layers.size() + 1);
+    acts[0] = Eigen::Map<Eigen::MatrixXf>(input.data(), 3, batch);
+    model::mlp_forward(params.data(), layers, relu_last, acts);
+    Eigen::MatrixXf d_out = Eigen::Map<Eigen::MatrixXf>(r.data(), 4, batch);
+    Eigen::MatrixXf d_in, scratch;
+    std::vector<float> grads(layout.size(), 0.0f);
+    model::mlp_backward(params.data(), layers, relu_last, acts, d_out, grads.data(), &d_in,
+                        scratch);
+    const std::size_t bottom_params = layers.back().b + layers.back().out;
+    // h = 1e-3: small enough not to cross ReLU kinks for these random values.
+    testing::check_gradient(params.data(), grads.data(), bottom_params, loss, "mlp params",
+                            1e-3);
+    testing::check_gradient(input.data(), d_in.data(), input.size(), loss, "mlp input", 1e-3);
+  }
+}
+
+TEST_CASE("interaction backward matches finite differences") {
+  std::mt19937 rng(3);
+  const std::size_t dim = 4, tables = 3, batch = 2;
+  const std::size_t pairs = (tables + 1) * tables / 2; // 6
+  std::vector<float> bottom = random_vector(dim * batch, rng);
+  std::vector<float> emb = random_vector(dim * batch * tables, rng);
+  std::vector<float> r = random_vector((dim + pairs) * batch, rng);
+  model::interaction_scratch s;
+  auto loss = [&]() {
+    Eigen::MatrixXf b = Eigen::Map<Eigen::MatrixXf>(bottom.data(), dim, batch);
+    Eigen::MatrixXf z;
+    model::interaction_forward(b, emb.data(), tables, s, z);
+    double acc = 0;
+    for (Eigen::Index i = 0; i < z.size(); ++i)
+      acc += double(r[i]) * z.data()[i];
+    return acc;
+  };
+  Eigen::MatrixXf b = Eigen::Map<Eigen::MatrixXf>(bottom.data(), dim, batch);
+  Eigen::MatrixXf z;
+  model::interaction_forward(b, emb.data(), tables, s, z);
+  REQUIRE(z.rows() == Eigen::Index(dim + pairs));
+  // Output layout: x first, then (1,0) = x . e_1, checked directly.
+  CHECK(z(0, 0) == doctest::Approx(bottom[0]));
+  double dot10 = 0;
+  for (std::size_t k = 0; k < dim; ++k)
+    dot10 += double(bottom[k]) * emb[k];
+  CHECK(z(dim, 0) == doctest::Approx(dot10).epsilon(1e-5));
+  Eigen::MatrixXf dz = Eigen::Map<Eigen::MatrixXf>(r.data(), dim + pairs, batch);
+  Eigen::MatrixXf d_bottom;
+  std::vector<float> d_emb(emb.size());
+  model::interaction_backward(dz, tables, s, d_bottom, d_emb.data());
+  // The interaction is quadratic, so central differences are exact up to rounding.
+  testing::check_gradient(bottom.data(), d_bottom.data(), bottom.size(), loss, "bottom", 1e-2);
+  testing::check_gradient(emb.data(), d_emb.data(), emb.size(), loss, "embeddings", 1e-2);
+}
+
+TEST_CASE("whole model: loss gradient w.r.t. every dense parameter and embedding value") {
+  std::mt19937 rng(5);
+  model::arch a = tiny_arch();
+  model::dlrm net(a);
+  const std::size_t batch = 4;
+  std::vector<float> params(net.layout().size());
+  model::init_dense(net.layout(), params.data(), 99);
+  std::vector<float> dense = random_vector(batch * a.num_dense, rng);
+  std::vector<float> emb = random_vector(a.dim * batch * a.num_tables, rng, 0.5f);
+  std::vector<float> labels{1, 0, 0, 1};
+  model::workspace ws;
+  auto mean_loss = [&]() {
+    net.forward(params.data(), dense.data(), emb.data(), batch, ws);
+    double s = 0;
+    for (std::size_t e = 0; e < batch; ++e)
+      s += model::bce_with_logit(ws.logits[Eigen::Index(e)], labels[e]);
+    return s / double(batch);
+  };
+  std::vector<float> gp(params.size()), ge(emb.size());
+  net.forward_backward(params.data(), dense.data(), emb.data(), labels.data(), batch, ws,
+                       gp.data(), ge.data());
+  CHECK(ws.loss_sum / batch == doctest::Approx(mean_loss()).epsilon(1e-6));
+  testing::check_gradient(params.data(), gp.data(), params.size(), mean_loss, "dense params",
+                          1e-3, 1e-4);
+  testing::check_gradient(emb.data(), ge.data(), emb.size(), mean_loss, "embedding values",
+                          1e-3, 1e-4);
+}
+
+TEST_CASE("presets have the sizes of DESIGN.md") {
+  auto small = model::preset("small");
+  REQUIRE(small);
+  CHECK(small->bottom_sizes() == std::vector<std::size_t>{13, 64, 32, 16});
+  CHECK(small->top_sizes() == std::vector<std::size_t>{367, 64, 32, 1});
+  auto big = model::preset("dlrm-kaggle");
+  REQUIRE(big);
+  CHECK(big->bottom_sizes() == std::vector<std::size_t>{13, 512, 256, 64, 16});
+  CHECK(big->top_sizes() == std::vector<std::size_t>{367, 512, 256, 1});
+  CHECK_FALSE(model::preset("large"));
+  // small: (13*64+64) + (64*32+32) + (32*16+16) + (367*64+64) + (64*32+32) + (32+1)
+  //      = 896 + 2080 + 528 + 23552 + 2080 + 33 = 29,169 floats.
+  CHECK(model::dense_layout(*small).size() == 29169);
+  CHECK(model::parse_widths("512-256") == std::vector<std::size_t>{512, 256});
+  CHECK_FALSE(model::parse_widths("512-"));
+  CHECK_FALSE(model::parse_widths("0-3"));
+  CHECK_FALSE(model::parse_widths("a"));
+}
