@@ -28,6 +28,13 @@ struct ne_accumulator {
     ++count;
     positives += label > 0.5 ? 1 : 0;
   }
+  // A whole batch at once: sums of loss and predictions over `n` examples.
+  void add_batch(double losses, double probs, std::uint64_t n, std::uint64_t pos) {
+    loss_sum += losses;
+    pred_sum += probs;
+    count += n;
+    positives += pos;
+  }
   void merge(const ne_accumulator& o) {
     loss_sum += o.loss_sum;
     pred_sum += o.pred_sum;

@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+"""PyTorch reference for the ShadowSync DLRM-style CTR model (quality and speed yardstick).
+
+Mirrors DESIGN.md section 4 and data/hashing.hpp:
+  * Criteo TSV: label, I1..I13, C1..C26; empty = missing; missing trailing fields = empty.
+    Dense: log(1 + max(x, 0)), missing -> 0. Categorical column c: row = hash_categorical(bytes, c)
+    % rows_per_table (FNV-1a 64, xor (c+1)*golden, splitmix64 finalizer), bit for bit.
+    Malformed lines (bad label, non-numeric/non-finite dense value, > 40 fields) are skipped and
+    counted; blank lines are ignored.
+  * One embedding table per column (stored as one fused [26*rows, dim] tensor with per-column row
+    offsets: mathematically identical, one gather and one sparse update per step), init
+    U(-sqrt(1/rows), +sqrt(1/rows)). Bottom MLP (ReLU after every layer), dot interaction (strict
+    lower triangle, row-major), top MLP (last layer linear). Linear init as in public DLRM.
+  * BCE with logits (batch mean). Dense: torch Adagrad (eps 1e-8, acc 0) or SGD. Sparse: row-wise
+    Adagrad by hand (m_r += mean(g_r^2); w_r -= lr g_r / (sqrt(m_r) + eps)) or SGD, applied to the
+    coalesced sparse gradient.
+  * Training runs in file order (no shuffle); the last partial batch is trained too.
+
+Usage:
+  /usr/bin/python3 bench/torch_reference.py --train train-8k.tsv --eval heldout-2k.tsv \
+      --arch small --batch-size 128 --output out.json
+  /usr/bin/python3 bench/torch_reference.py --bench --arch dlrm-kaggle --batch-size 256
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from array import array
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+NUM_DENSE, NUM_CAT = 13, 26
+NUM_FIELDS = 1 + NUM_DENSE + NUM_CAT
+MASK64 = (1 << 64) - 1
+ARCHS = {  # arch -> (bottom MLP sizes, top MLP sizes); dim 16 -> 27*26/2 + 16 = 367 top inputs
+    "small": ([13, 64, 32, 16], [367, 64, 32, 1]),
+    "dlrm-kaggle": ([13, 512, 256, 64, 16], [367, 512, 256, 1]),
+}
+
+
+# ----------------------------------------------------------------------------- hashing
+def hash_categorical(value: bytes, column: int) -> int:
+    """Bit-exact port of data::hash_categorical (data/hashing.hpp)."""
+    h = 14695981039346656037
+    for c in value:
+        h = ((h ^ c) * 1099511628211) & MASK64
+    h ^= ((column + 1) * 0x9E3779B97F4A7C15) & MASK64
+    h ^= h >> 30
+    h = (h * 0xBF58476D1CE4E5B9) & MASK64
+    h ^= h >> 27
+    h = (h * 0x94D049BB133111EB) & MASK64
+    h ^= h >> 31
+    return h
+
+
+# ----------------------------------------------------------------------------- data
+def load_tsv(paths, rows_per_table):
+    """Parse Criteo TSV files into tensors (dense [N,13] f32, idx [N,26] i64 fused, labels [N] f32).
+
+    idx already contains the per-column offset c*rows_per_table into the fused table.
+    """
+    dense, idx, labels = array("f"), array("q"), array("f")
+    caches = [dict() for _ in range(NUM_CAT)]  # per-column: field bytes -> fused row id
+    malformed = []
+    for path in paths:
+        with open(path, "rb") as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.rstrip(b"\r\n")
+                if not line:
+                    continue
+                fields = line.split(b"\t")
+                if len(fields) > NUM_FIELDS:
+                    malformed.append((path, lineno, "too many fields"))
+                    continue
+                fields += [b""] * (NUM_FIELDS - len(fields))
+                try:
+                    y = float(fields[0])
+                    if y not in (0.0, 1.0):
+                        raise ValueError
+                except ValueError:
+                    malformed.append((path, lineno, "bad label"))
+                    continue
+                try:
+                    row_dense = []
+                    for v in fields[1:1 + NUM_DENSE]:
+                        if not v:
+                            row_dense.append(0.0)
+                            continue
+                        if b"_" in v:  # Python's float() accepts "1_0"; C++ does not
+                            raise ValueError
+                        x = float(v)
+                        if not math.isfinite(x):
+                            raise ValueError
+                        row_dense.append(math.log1p(max(x, 0.0)))
+                except ValueError:
+                    malformed.append((path, lineno, "bad dense value"))
+                    continue
+                dense.extend(row_dense)
+                labels.append(y)
+                for c, v in enumerate(fields[1 + NUM_DENSE:]):
+                    r = caches[c].get(v)
+                    if r is None:
+                        r = c * rows_per_table + hash_categorical(v, c) % rows_per_table
+                        caches[c][v] = r
+                    idx.append(r)
+    n = len(labels)
+    for path, lineno, why in malformed[:5]:
+        print(f"warning: skipped malformed line {path}:{lineno} ({why})", file=sys.stderr)
+    return (torch.from_numpy(np.frombuffer(dense, dtype=np.float32).reshape(n, NUM_DENSE).copy()),
+            torch.from_numpy(np.frombuffer(idx, dtype=np.int64).reshape(n, NUM_CAT).copy()),
+            torch.from_numpy(np.frombuffer(labels, dtype=np.float32).copy()),
+            len(malformed))
+
+
+# ----------------------------------------------------------------------------- model
+def make_linear(fan_in, fan_out):
+    lin = nn.Linear(fan_in, fan_out)
+    with torch.no_grad():  # public DLRM init
+        lin.weight.normal_(0.0, math.sqrt(2.0 / (fan_in + fan_out)))
+        lin.bias.normal_(0.0, math.sqrt(1.0 / fan_out))
+    return lin
+
+
+def make_mlp(sizes, relu_last):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(make_linear(sizes[i], sizes[i + 1]))
+        if relu_last or i < len(sizes) - 2:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+class DLRM(nn.Module):
+    def __init__(self, arch, rows_per_table, dim):
+        super().__init__()
+        bottom, top = ARCHS[arch]
+        bottom = bottom[:-1] + [dim]
+        top = [dim + (NUM_CAT + 1) * NUM_CAT // 2] + top[1:]
+        self.bottom = make_mlp(bottom, relu_last=True)
+        self.top = make_mlp(top, relu_last=False)
+        # 26 tables of rows_per_table rows each, fused; column c owns rows [c*rows, (c+1)*rows).
+        self.emb = nn.Embedding(NUM_CAT * rows_per_table, dim, sparse=True)
+        bound = math.sqrt(1.0 / rows_per_table)
+        with torch.no_grad():
+            self.emb.weight.uniform_(-bound, bound)
+        li, lj = torch.tril_indices(NUM_CAT + 1, NUM_CAT + 1, offset=-1)  # row-major (1,0),(2,0),(2,1)..
+        self.register_buffer("li", li, persistent=False)
+        self.register_buffer("lj", lj, persistent=False)
+
+    def forward(self, dense, idx):
+        x = self.bottom(dense)                                 # [B, dim]
+        t = torch.cat([x.unsqueeze(1), self.emb(idx)], dim=1)  # [B, 27, dim]
+        z = torch.bmm(t, t.transpose(1, 2))                    # [B, 27, 27]
+        feats = torch.cat([x, z[:, self.li, self.lj]], dim=1)  # [B, dim + 351]
+        return self.top(feats).squeeze(1)                      # logits [B]
+
+
+class SparseOptimizer:
+    """Row-wise Adagrad or SGD on the coalesced sparse gradient of the embedding table."""
+
+    def __init__(self, weight, kind, lr, eps=1e-8):
+        self.weight, self.kind, self.lr, self.eps = weight, kind, lr, eps
+        self.acc = torch.zeros(weight.shape[0]) if kind == "rowwise-adagrad" else None
+
+    @torch.no_grad()
+    def step(self):
+        g = self.weight.grad.coalesce()
+        rows, vals = g.indices()[0], g.values()       # unique rows, summed gradients [U, dim]
+        if self.kind == "rowwise-adagrad":
+            m = self.acc[rows] + vals.pow(2).mean(dim=1)
+            self.acc[rows] = m
+            vals = vals / (m.sqrt() + self.eps).unsqueeze(1)
+        self.weight.index_add_(0, rows, vals, alpha=-self.lr)
+        self.weight.grad = None
+
+
+def make_optimizers(model, args):
+    dense_params = [p for n, p in model.named_parameters() if not n.startswith("emb.")]
+    if args.dense_optimizer == "adagrad":
+        dense = torch.optim.Adagrad(dense_params, lr=args.dense_lr,
+                                    initial_accumulator_value=0.0, eps=1e-8)
+    else:
+        dense = torch.optim.SGD(dense_params, lr=args.dense_lr)
+    return dense, SparseOptimizer(model.emb.weight, args.sparse_optimizer, args.sparse_lr)
+
+
+def train_step(model, loss_fn, dense_opt, sparse_opt, dense, idx, y):
+    logits = model(dense, idx)
+    loss = loss_fn(logits, y)
+    dense_opt.zero_grad(set_to_none=True)
+    loss.backward()
+    dense_opt.step()
+    sparse_opt.step()
+    return loss
+
+
+# ----------------------------------------------------------------------------- metrics
+def entropy(p):
+    if p <= 0.0 or p >= 1.0:
+        return float("nan")
+    return -(p * math.log(p) + (1 - p) * math.log(1 - p))
+
+
+def exact_auc(scores, labels):
+    """Rank-based (Mann-Whitney) AUC with average ranks for ties."""
+    scores, labels = np.asarray(scores, np.float64), np.asarray(labels) > 0.5
+    n_pos = int(labels.sum())
+    n_neg = len(labels) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    first_rank = np.cumsum(counts) - counts + 1              # 1-based rank of each tie group
+    avg_rank = first_rank + (counts - 1) / 2.0
+    rank_sum = avg_rank[inverse][labels].sum()
+    return float((rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
+@torch.no_grad()
+def evaluate(model, dense, idx, y, batch=4096):
+    model.eval()
+    logits = torch.cat([model(dense[i:i + batch], idx[i:i + batch])
+                        for i in range(0, len(y), batch)])
+    model.train()
+    logloss = nn.functional.binary_cross_entropy_with_logits(
+        logits.double(), y.double()).item()
+    base = y.double().mean().item()
+    return {"eval_logloss": logloss, "eval_ne": logloss / entropy(base),
+            "eval_auc": exact_auc(logits.double().numpy(), y.numpy()),
+            "eval_calibration": torch.sigmoid(logits.double()).mean().item() / base}
+
+
+# ----------------------------------------------------------------------------- modes
+def run_train(args):
+    t0 = time.perf_counter()
+    dense, idx, y, bad_train = load_tsv(args.train, args.rows_per_table)
+    ev = load_tsv([args.eval], args.rows_per_table) if args.eval else None
+    parse_s = time.perf_counter() - t0
+    n = len(y)
+    print(f"parsed {n} train / {len(ev[2]) if ev else 0} eval examples in {parse_s:.1f}s")
+    model = DLRM(args.arch, args.rows_per_table, args.dim)
+    dense_opt, sparse_opt = make_optimizers(model, args)
+    loss_fn = nn.BCEWithLogitsLoss()
+    bs = args.batch_size
+    train_ne, seconds = float("nan"), 0.0
+    for epoch in range(args.epochs):
+        loss_sum = 0.0  # progressive: losses of predictions made before each batch's update
+        t0 = time.perf_counter()
+        for i in range(0, n, bs):
+            loss = train_step(model, loss_fn, dense_opt, sparse_opt,
+                              dense[i:i + bs], idx[i:i + bs], y[i:i + bs])
+            loss_sum += loss.item() * len(y[i:i + bs])
+        seconds += time.perf_counter() - t0
+        train_ne = loss_sum / n / entropy(y.double().mean().item())
+        print(f"epoch {epoch + 1}: progressive train NE {train_ne:.4f}")
+    res = {"arch": args.arch, "batch_size": bs, "train_examples": n * args.epochs,
+           "eval_examples": len(ev[2]) if ev else 0, "train_ne": train_ne,
+           "eval_ne": None, "eval_auc": None, "eval_logloss": None, "eval_calibration": None,
+           "examples_per_second": n * args.epochs / seconds if seconds > 0 else None,
+           "seconds": seconds, "malformed_lines": bad_train + (ev[3] if ev else 0),
+           "parse_seconds": parse_s, "threads": args.threads, "seed": args.seed}
+    if ev:
+        res.update(evaluate(model, *ev[:3]))
+    return res
+
+
+def run_bench(args):
+    """Synthetic inputs: time forward+backward+optimiser steps; median over repeats."""
+    rng = np.random.default_rng(args.seed)
+    model = DLRM(args.arch, args.rows_per_table, args.dim)
+    dense_opt, sparse_opt = make_optimizers(model, args)
+    loss_fn = nn.BCEWithLogitsLoss()
+    bs, pool = args.batch_size, 16  # cycle over a few pre-generated batches
+    offsets = np.arange(NUM_CAT) * args.rows_per_table
+    batches = [(torch.from_numpy(np.log1p(rng.integers(0, 1000, (bs, NUM_DENSE))).astype(np.float32)),
+                torch.from_numpy(rng.integers(0, args.rows_per_table, (bs, NUM_CAT)) + offsets),
+                torch.from_numpy((rng.random(bs) < 0.25).astype(np.float32)))
+               for _ in range(pool)]
+    for i in range(args.warmup):
+        train_step(model, loss_fn, dense_opt, sparse_opt, *batches[i % pool])
+    rates = []
+    for r in range(args.repeats):
+        t0 = time.perf_counter()
+        for i in range(args.iterations):
+            train_step(model, loss_fn, dense_opt, sparse_opt, *batches[i % pool])
+        rates.append(bs * args.iterations / (time.perf_counter() - t0))
+        print(f"repeat {r + 1}: {rates[-1]:.0f} examples/s")
+    return {"arch": args.arch, "batch_size": bs, "examples_per_second_median": statistics.median(rates),
+            "examples_per_second_min": min(rates), "examples_per_second_max": max(rates),
+            "threads": args.threads, "iterations": args.iterations, "repeats": args.repeats}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--train", nargs="+", help="training TSV file(s), read in order")
+    p.add_argument("--eval", help="held-out TSV file")
+    p.add_argument("--arch", choices=sorted(ARCHS), default="small")
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--dense-lr", type=float, default=0.03)
+    p.add_argument("--sparse-lr", type=float, default=0.03)
+    p.add_argument("--dense-optimizer", choices=["adagrad", "sgd"], default="adagrad")
+    p.add_argument("--sparse-optimizer", choices=["rowwise-adagrad", "sgd"], default="rowwise-adagrad")
+    p.add_argument("--rows-per-table", type=int, default=100000)
+    p.add_argument("--dim", type=int, default=16)
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--bench", action="store_true", help="synthetic speed benchmark, no files")
+    p.add_argument("--warmup", type=int, default=10, help="bench: untimed iterations")
+    p.add_argument("--iterations", type=int, default=100, help="bench: timed iterations per repeat")
+    p.add_argument("--repeats", type=int, default=5, help="bench: number of timed repeats")
+    p.add_argument("--output", help="write the result as JSON to this path")
+    args = p.parse_args()
+    if not args.bench and not args.train:
+        p.error("--train is required unless --bench is given")
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    res = run_bench(args) if args.bench else run_train(args)
+    for k, v in res.items():
+        print(f"  {k}: {v:.4f}" if isinstance(v, float) else f"  {k}: {v}")
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(res, f, indent=2)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+#include "data/example_sampler.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace data {
+namespace {
+
+constexpr std::uint64_t tag_value_ids = 0x76616c75652d6964ULL; // "value-id"
+
+// Location and spread of log(1 + count) per dense column, roughly Criteo's
+// (I5 is the large one, I10 and I12 are mostly 0 or 1).
+constexpr std::array<double, synthetic_num_dense> dense_mu = {0.5, 1.5, 1.8, 1.7, 7.5, 3.5, 1.3,
+                                                              2.2, 3.8, 0.3, 1.0, 0.2, 1.5};
+constexpr std::array<double, synthetic_num_dense> dense_sd = {1.0, 1.8, 1.2, 1.0, 2.0, 1.6, 1.3,
+                                                              1.1, 1.4, 0.7, 0.9, 0.8, 1.1};
+constexpr std::size_t i2 = 1;
+
+} // namespace
+
+example_sampler::example_sampler(const synthetic_options& o)
+    : dense_missing_(o.dense_missing), cat_missing_(o.cat_missing), negative_i2_(o.negative_i2) {
+  assert(validate(o).empty());
+  const auto sizes = synthetic_vocab_sizes(o);
+  zipf_.reserve(synthetic_num_cat);
+  const std::uint64_t key = hash_combine(o.teacher_seed, tag_value_ids);
+  for (std::size_t c = 0; c < synthetic_num_cat; ++c) {
+    zipf_.emplace_back(sizes[c], o.zipf_exponent);
+    id_key_[c] = hash_combine(key, c);
+  }
+}
+
+std::uint32_t example_sampler::value_id(std::size_t column, std::uint64_t rank) const {
+  // xor, mix32, add, mix32: each step is a bijection on 32-bit words.
+  const auto k = id_key_[column];
+  std::uint32_t x = static_cast<std::uint32_t>(rank - 1) ^ static_cast<std::uint32_t>(k);
+  x = mix32(x) + static_cast<std::uint32_t>(k >> 32);
+  return mix32(x);
+}
+
+void example_sampler::draw(split_mix64& rng, synthetic_example* out) const {
+  for (std::size_t c = 0; c < synthetic_num_cat; ++c) {
+    // A zero rate consumes no uniform: faster, and still a fixed sequence.
+    const bool missing = cat_missing_[c] > 0.0 && rng.uniform() < cat_missing_[c];
+    out->cat_missing[c] = missing;
+    out->cat[c] = missing ? 0 : value_id(c, zipf_[c](rng));
+  }
+  for (std::size_t j = 0; j < synthetic_num_dense; ++j) {
+    const bool missing = dense_missing_[j] > 0.0 && rng.uniform() < dense_missing_[j];
+    out->dense_missing[j] = missing;
+    if (missing) {
+      out->dense[j] = 0;
+      continue;
+    }
+    // Capped so the count fits an int64 whatever the normal draw.
+    const double t = std::clamp(dense_mu[j] + dense_sd[j] * rng.normal(), 0.0, 40.0);
+    out->dense[j] = static_cast<std::int64_t>(std::floor(std::expm1(t)));
+    if (j == i2 && negative_i2_) {
+      const double u = rng.uniform();
+      if (u < 0.05)
+        out->dense[j] = u < 0.04 ? -1 : -2;
+    }
+  }
+}
+
+} // namespace data

@@ -1,0 +1,133 @@
+#pragma once
+// Streaming reader for delimited CTR files (Criteo TSV by default, any
+// schema_options layout otherwise) into data::batch.
+//
+// Lines:
+// - '\n' ends a line; a trailing '\r' is stripped (CRLF works). A last line
+//   without newline is read. Lines may have fewer fields than the schema:
+//   missing trailing fields are empty (see line_parser.hpp for field rules).
+// - An empty line (nothing, or only "\r") followed later in the same file by
+//   a non-empty line is malformed. Empty lines at the end of a file are
+//   ignored: they are neither examples nor malformed.
+// - Malformed lines (bad label, non-numeric dense field, too many fields,
+//   empty line in the middle) are counted in stats::malformed; the first
+//   max_logged_errors are kept as "FILE:LINE: what was wrong, what was
+//   expected". Default: skip the line. strict: next() returns false and
+//   error() holds that message. Lines are 1-based per file; a header is
+//   line 1.
+//
+// Input: the files are read one after another, with large unbuffered reads
+// into one reused buffer (chunk_bytes; it grows only for a longer line). File
+// sizes are taken at open(): bytes appended later are not read.
+//
+// Partitioning: the data bytes of all files (headers excluded) form one
+// concatenated range, split by bytes into num_parts equal parts. Part i
+// reads the lines whose first byte lies in its byte range: it starts at the
+// first line beginning at or after its start and includes the line that
+// straddles its end. Parts are therefore disjoint and together cover every
+// line exactly once; a part may be empty. Files are never merged: every file
+// starts a new line.
+//
+// Errors are values: open() fails with a message naming the file; next()
+// returns false with error() set on a fatal error (strict mode, I/O). No
+// exceptions are thrown except std::bad_alloc.
+//
+// Thread safety: one reader per thread; distinct readers share nothing.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/batch.hpp"
+#include "data/schema.hpp"
+
+namespace data {
+
+struct reader_options {
+  std::vector<std::string> files; // read in this order; at least one
+  schema_options schema = schema_options::criteo();
+  bool strict = false;               // stop at the first malformed line
+  std::size_t max_logged_errors = 5; // messages kept in stats::first_errors
+  std::size_t part = 0;              // read part `part` of `num_parts` (0-based)
+  std::size_t num_parts = 1;
+  std::size_t chunk_bytes = std::size_t(1) << 20; // read size; tests use tiny ones
+};
+
+class reader {
+public:
+  struct stats {
+    std::uint64_t lines = 0;     // data lines consumed: examples + malformed
+    std::uint64_t examples = 0;  // well-formed lines, returned in batches
+    std::uint64_t malformed = 0; // skipped (or, in strict mode, the fatal one)
+    std::uint64_t bytes = 0;     // bytes of this part's lines (empty ones too), newlines included
+    std::vector<std::string> first_errors; // at most max_logged_errors
+  };
+
+  // Checks the options, opens every file once (existence, size, header) and
+  // resolves the schema per file. nullptr with *error set on failure, e.g.
+  // "cannot open 'train.tsv': No such file or directory". error may be null.
+  static std::unique_ptr<reader> open(const reader_options& options, std::string* error);
+
+  ~reader();
+  reader(const reader&) = delete;
+  reader& operator=(const reader&) = delete;
+
+  // Appends up to max_examples examples to `out` (out.size grows; call
+  // out.clear() between batches to reuse its buffers). Sets out.num_dense and
+  // out.num_cat from the schema; if `out` already holds examples they must
+  // match. Returns true when it appended at least one example, false when
+  // nothing is left or on a fatal error (check error()); in the error case
+  // `out` keeps the examples read before the failing line.
+  bool next(batch& out, std::size_t max_examples);
+
+  // Starts another pass over the same part, e.g. for another epoch. Clears
+  // the statistics and the error.
+  void reset();
+
+  // Non-empty after a fatal error.
+  const std::string& error() const { return error_; }
+  const stats& statistics() const { return stats_; }
+  std::size_t num_dense() const { return num_dense_; }
+  std::size_t num_cat() const { return num_cat_; }
+
+private:
+  struct input_file;
+  explicit reader(reader_options options);
+
+  bool open_file();          // next file with bytes in this part; false when done or failed
+  void close_file();
+  bool refill();             // read more of the current file; false on I/O error
+  bool fail(std::string message);
+  // Counts a malformed line; returns false when that is fatal (strict).
+  bool malformed(std::uint64_t line_index, const std::string& message);
+  bool flush_pending_blanks(); // the pending empty lines were followed by data
+  std::uint64_t line_number(std::uint64_t line_index);
+
+  reader_options options_;
+  std::vector<input_file> files_;
+  std::uint64_t part_begin_ = 0, part_end_ = 0; // global data offsets
+  std::size_t num_dense_ = 0, num_cat_ = 0;
+  stats stats_;
+  std::string error_;
+  bool done_ = false;
+
+  // Current file.
+  std::size_t file_ = 0;
+  std::FILE* fp_ = nullptr;
+  std::vector<char> buf_;
+  std::size_t beg_ = 0, end_ = 0;  // unread bytes are buf_[beg_, end_)
+  std::uint64_t buf_off_ = 0;      // file offset of buf_[0]
+  std::uint64_t read_off_ = 0;     // file offset of the next read
+  std::uint64_t stop_off_ = 0;     // lines starting at or after this belong to the next part
+  bool eof_ = false;               // read everything up to the file's size
+  bool skipping_ = false;          // discarding the straddling line before our first
+  std::uint64_t first_line_off_ = 0;
+  std::uint64_t base_line_ = 0;    // 1-based line number of first_line_off_; 0 until needed
+  std::uint64_t line_index_ = 0;   // lines seen since first_line_off_
+  std::uint64_t pending_blanks_ = 0;
+  std::vector<std::uint64_t> pending_blank_index_; // the first few, for messages
+};
+
+} // namespace data

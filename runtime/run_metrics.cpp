@@ -1,0 +1,65 @@
+#include "runtime/run_metrics.hpp"
+
+#include <cstdio>
+
+#include "runtime/json_writer.hpp"
+
+namespace runtime {
+
+std::string to_json(const run_metrics& m) {
+  json_writer w;
+  w.begin_object();
+  w.field("mode", m.mode).field("arch", m.arch);
+  w.field("examples", m.examples).field("seconds", m.seconds);
+  w.field("examples_per_second", m.examples_per_second());
+  w.field("train_ne", m.train_ne);
+  auto opt = [&](const char* k, bool has, double v) {
+    w.key(k);
+    has ? w.value(v) : w.null();
+  };
+  const bool e = m.eval.has_value();
+  opt("eval_ne", e, e ? m.eval->ne : 0);
+  opt("eval_auc", e, e ? m.eval->auc : 0);
+  opt("eval_logloss", e, e ? m.eval->logloss : 0);
+  opt("eval_calibration", e, e ? m.eval->calibration : 0);
+  opt("eval_examples", e, e ? double(m.eval->examples) : 0);
+  opt("eval_bayes_ne", m.eval_bayes_ne.has_value(), m.eval_bayes_ne.value_or(0));
+  w.field("eval_seconds", m.eval_seconds);
+  w.field("malformed_lines", m.malformed_lines);
+  w.field("eval_malformed_lines", m.eval_malformed_lines);
+  w.field("trainers", std::uint64_t(m.trainers));
+  w.field("workers_per_trainer", std::uint64_t(m.workers_per_trainer));
+  w.field("flops_per_example", m.flops_per_example).field("gflops", m.gflops());
+  w.key("sync").begin_object();
+  w.field("algorithm", m.sync.algorithm).field("rounds", m.sync.rounds);
+  opt("sync_gap_mean", m.sync.sync_gap_mean.has_value(), m.sync.sync_gap_mean.value_or(0));
+  w.field("worker_blocked_fraction", m.sync.worker_blocked_fraction);
+  w.field("bytes", m.sync.bytes);
+  w.end_object();
+  w.end_object();
+  return w.str() + "\n";
+}
+
+std::string summary(const run_metrics& m) {
+  char buf[1024];
+  int n = std::snprintf(buf, sizeof buf,
+                        "trained %llu examples in %.2f s: %.0f ex/s (%.1f GFLOP/s), train NE %.4f",
+                        static_cast<unsigned long long>(m.examples), m.seconds,
+                        m.examples_per_second(), m.gflops(), m.train_ne);
+  if (m.eval) {
+    n += std::snprintf(buf + n, sizeof buf - n,
+                       "\neval on %llu examples: NE %.4f, AUC %.4f, logloss %.4f, calibration %.3f",
+                       static_cast<unsigned long long>(m.eval->examples), m.eval->ne, m.eval->auc,
+                       m.eval->logloss, m.eval->calibration);
+    if (m.eval_bayes_ne)
+      n += std::snprintf(buf + n, sizeof buf - n, "\nBayes NE of the eval data %.4f (gap %+.4f)",
+                         *m.eval_bayes_ne, m.eval->ne - *m.eval_bayes_ne);
+  }
+  if (m.malformed_lines + m.eval_malformed_lines > 0)
+    std::snprintf(buf + n, sizeof buf - n, "\nmalformed lines skipped: %llu train, %llu eval",
+                  static_cast<unsigned long long>(m.malformed_lines),
+                  static_cast<unsigned long long>(m.eval_malformed_lines));
+  return buf;
+}
+
+} // namespace runtime

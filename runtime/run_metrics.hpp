@@ -1,0 +1,45 @@
+#pragma once
+// The result of one training run and its JSON form (DESIGN.md section 8):
+// examples, seconds, examples_per_second, train_ne, eval_*, trainers,
+// workers_per_trainer and a `sync` object.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/metrics.hpp"
+
+namespace runtime {
+
+struct sync_metrics {
+  std::string algorithm = "none";
+  std::uint64_t rounds = 0;
+  std::optional<double> sync_gap_mean;      // null when no round completed
+  double worker_blocked_fraction = 0.0;     // of worker wall time
+  std::uint64_t bytes = 0;                  // dense-sync payload bytes moved
+};
+
+struct run_metrics {
+  std::string mode = "sequential";
+  std::string arch;
+  std::uint64_t examples = 0;
+  double seconds = 0;               // training wall time (excludes evaluation)
+  double train_ne = 0;              // progressive, before each update
+  std::optional<model::eval_result> eval;
+  std::optional<double> eval_bayes_ne; // from the eval file's .meta.json, if any
+  double eval_seconds = 0;
+  std::uint64_t malformed_lines = 0;
+  std::uint64_t eval_malformed_lines = 0;
+  std::size_t trainers = 1;
+  std::size_t workers_per_trainer = 1;
+  double flops_per_example = 0;
+  sync_metrics sync;
+
+  double examples_per_second() const { return seconds > 0 ? double(examples) / seconds : 0; }
+  double gflops() const { return examples_per_second() * flops_per_example / 1e9; }
+};
+
+std::string to_json(const run_metrics& m);
+// A few human-readable lines for the end of a run.
+std::string summary(const run_metrics& m);
+
+} // namespace runtime

@@ -1,0 +1,172 @@
+#include "runtime/sequential_engine.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "data/reader.hpp"
+
+namespace runtime {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::unique_ptr<data::reader> open_reader(const train_config& cfg,
+                                          const std::vector<std::string>& files,
+                                          std::string* err) {
+  data::reader_options ro;
+  ro.files = files;
+  ro.schema = cfg.data.schema;
+  ro.strict = cfg.data.strict;
+  ro.max_logged_errors = cfg.data.max_logged_errors;
+  return data::reader::open(ro, err);
+}
+
+std::uint64_t total_bytes(const std::vector<std::string>& files) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& f : files) {
+    auto s = std::filesystem::file_size(f, ec);
+    n += ec ? 0 : s;
+  }
+  return n;
+}
+
+void log_malformed(const data::reader& r, const char* what) {
+  const auto& st = r.statistics();
+  for (const auto& e : st.first_errors)
+    spdlog::warn("malformed {} line skipped: {}", what, e);
+  if (st.malformed > st.first_errors.size())
+    spdlog::warn("{} more malformed {} lines skipped (not shown)",
+                 st.malformed - st.first_errors.size(), what);
+}
+
+// Row buffers of one batch: keys, de-duplication and the gathered rows.
+struct batch_rows {
+  std::vector<std::uint64_t> keys;
+  model::sparse_index index;
+  std::vector<float> unique_rows, emb;
+
+  void lookup(const data::batch& b, const model::arch& a, const model::embedding_tables& t) {
+    const std::size_t n = b.size * a.num_tables;
+    keys.resize(n);
+    model::make_keys(b.cat.data(), n, a.num_tables, a.rows_per_table, keys.data());
+    index.build(keys.data(), n);
+    unique_rows.resize(index.unique().size() * a.dim);
+    t.gather(index, unique_rows.data());
+    emb.resize(n * a.dim);
+    model::expand_rows(unique_rows.data(), index, a.dim, emb.data());
+  }
+};
+
+} // namespace
+
+sequential_engine::sequential_engine(const train_config& cfg)
+  : cfg_(cfg), net_(cfg.arch), params_(net_.layout().size()), dense_acc_(params_.size(), 0.0f),
+    grads_(params_.size()),
+    tables_(cfg.arch.num_tables, cfg.arch.rows_per_table, cfg.arch.dim) {
+  model::init_dense(net_.layout(), params_.data(), cfg.train.seed);
+  tables_.init(cfg.train.seed + 1);
+}
+
+std::optional<std::string> sequential_engine::train(progress_reporter& progress,
+                                                    run_metrics& out) {
+  const auto& a = cfg_.arch;
+  const std::size_t bs = cfg_.train.batch_size;
+  const std::uint64_t limit = cfg_.train.max_examples;
+  const double bytes_per_epoch = double(total_bytes(cfg_.data.train));
+  data::batch b;
+  batch_rows rows;
+  model::workspace ws;
+  std::vector<float> grad_emb, grad_unique;
+  model::ne_accumulator ne;
+  std::uint64_t examples = 0, malformed = 0;
+  const auto t0 = clock_type::now();
+  for (std::size_t epoch = 0; epoch < cfg_.train.epochs && (!limit || examples < limit); ++epoch) {
+    std::string err;
+    auto r = open_reader(cfg_, cfg_.data.train, &err);
+    if (!r)
+      return err;
+    while (!limit || examples < limit) {
+      b.clear();
+      const std::size_t want = limit ? std::min<std::uint64_t>(bs, limit - examples) : bs;
+      if (!r->next(b, want))
+        break;
+      rows.lookup(b, a, tables_);
+      grad_emb.resize(rows.emb.size());
+      net_.forward_backward(params_.data(), b.dense.data(), rows.emb.data(), b.labels.data(),
+                            b.size, ws, grads_.data(), grad_emb.data());
+      double prob_sum = 0;
+      std::uint64_t pos = 0;
+      for (std::size_t e = 0; e < b.size; ++e) {
+        prob_sum += model::sigmoid(ws.logits[Eigen::Index(e)]);
+        pos += b.labels[e] > 0.5f;
+      }
+      ne.add_batch(ws.loss_sum, prob_sum, b.size, pos);
+      cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
+      grad_unique.resize(rows.unique_rows.size());
+      model::reduce_grads(grad_emb.data(), rows.index, a.dim, grad_unique.data());
+      tables_.apply(rows.index, grad_unique.data(), cfg_.train.sparse);
+      examples += b.size;
+      progress_sample s;
+      s.examples = examples;
+      s.train_ne = ne.ne();
+      if (bytes_per_epoch > 0)
+        s.fraction_done = (double(epoch) + double(r->statistics().bytes) / bytes_per_epoch) /
+                          double(cfg_.train.epochs);
+      progress.update(s);
+    }
+    if (!r->error().empty())
+      return r->error();
+    malformed += r->statistics().malformed;
+    log_malformed(*r, "training");
+  }
+  out.seconds = seconds_since(t0);
+  out.examples = examples;
+  out.train_ne = ne.ne();
+  out.malformed_lines = malformed;
+  out.flops_per_example = net_.flops_per_example();
+  progress_sample s;
+  s.examples = examples;
+  s.train_ne = out.train_ne;
+  s.fraction_done = 1;
+  progress.finish(s);
+  return std::nullopt;
+}
+
+std::optional<std::string> sequential_engine::evaluate(const std::vector<std::string>& files,
+                                                       run_metrics& out) {
+  std::string err;
+  auto r = open_reader(cfg_, files, &err);
+  if (!r)
+    return err;
+  const auto t0 = clock_type::now();
+  data::batch b;
+  batch_rows rows;
+  model::workspace ws;
+  model::evaluator ev;
+  while (true) {
+    b.clear();
+    if (!r->next(b, cfg_.train.eval_batch_size))
+      break;
+    rows.lookup(b, cfg_.arch, tables_);
+    net_.forward(params_.data(), b.dense.data(), rows.emb.data(), b.size, ws);
+    for (std::size_t e = 0; e < b.size; ++e)
+      ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
+  }
+  if (!r->error().empty())
+    return r->error();
+  log_malformed(*r, "eval");
+  out.eval = ev.result();
+  out.eval_seconds = seconds_since(t0);
+  out.eval_malformed_lines = r->statistics().malformed;
+  return std::nullopt;
+}
+
+} // namespace runtime

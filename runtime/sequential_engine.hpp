@@ -1,0 +1,45 @@
+#pragma once
+// Sequential mode: the whole model in one thread, no actors. It is the
+// reference the actor cluster is compared against (quality and examples/s) and
+// a fast single-process trainer on its own.
+//
+// Per mini-batch: read -> keys -> de-duplicate -> gather rows -> forward and
+// backward -> dense optimiser on the flat buffer -> reduce embedding gradients
+// per unique row -> sparse optimiser. All buffers are reused.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/dlrm.hpp"
+#include "model/embedding.hpp"
+#include "runtime/progress.hpp"
+#include "runtime/run_metrics.hpp"
+#include "runtime/train_config.hpp"
+
+namespace runtime {
+
+class sequential_engine {
+public:
+  explicit sequential_engine(const train_config& cfg);
+
+  // One run over cfg.data.train (train.epochs passes, train.max-examples cap).
+  // Fills examples, seconds, train_ne, malformed_lines. Returns an error
+  // message on a fatal input error (strict mode, I/O).
+  std::optional<std::string> train(progress_reporter& progress, run_metrics& out);
+
+  // Evaluates the current model on `files`; fills eval, eval_seconds,
+  // eval_malformed_lines.
+  std::optional<std::string> evaluate(const std::vector<std::string>& files, run_metrics& out);
+
+  const model::dlrm& net() const { return net_; }
+  const std::vector<float>& params() const { return params_; }
+
+private:
+  train_config cfg_;
+  model::dlrm net_;
+  std::vector<float> params_, dense_acc_, grads_;
+  model::embedding_tables tables_;
+};
+
+} // namespace runtime

@@ -1,0 +1,171 @@
+#include "runtime/train_config.hpp"
+
+#include <fstream>
+
+namespace runtime {
+
+namespace {
+
+void add(option_set& o, std::string key, opt_type t, std::string def, std::string help,
+         std::vector<std::string> choices = {}, std::optional<double> min = std::nullopt,
+         std::optional<double> max = std::nullopt) {
+  o.add(option_spec{std::move(key), t, std::move(def), std::move(help), std::move(choices), min,
+                    max});
+}
+
+constexpr auto b = opt_type::boolean;
+constexpr auto i = opt_type::integer;
+constexpr auto r = opt_type::real;
+constexpr auto s = opt_type::string;
+constexpr auto l = opt_type::string_list;
+
+std::optional<std::string> check_readable(const std::vector<std::string>& files,
+                                          const char* key) {
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    if (!in)
+      return std::string("option '") + key + "': cannot read file '" + f + "'";
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+void add_train_options(option_set& o) {
+  // [data]
+  add(o, "data.train", l, "[]",
+      "training files, read in order; empty = generate the default synthetic set");
+  add(o, "data.eval", l, "[]", "held-out files; empty = synthetic eval set (or none with data.train)");
+  add(o, "data.format", s, "criteo", "input layout: criteo TSV or a delimited schema",
+      {"criteo", "delimited"});
+  add(o, "data.delimiter", s, "tab", "delimited: field separator, one character or 'tab'");
+  add(o, "data.header", b, "false", "delimited: the first line of each file names the columns");
+  add(o, "data.label", s, "0", "delimited: label column, 0-based index or header name");
+  add(o, "data.dense", l, "[]", "delimited: dense (numeric) columns, indices or names");
+  add(o, "data.categorical", l, "[]", "delimited: categorical columns, indices or names");
+  add(o, "data.columns", i, "0", "delimited: most fields per line (0 = header width / highest column)", {}, 0);
+  add(o, "data.strict", b, "false", "stop at the first malformed line instead of skipping it");
+  add(o, "data.max-logged-errors", i, "5", "malformed lines reported individually", {}, 0, 1e6);
+  add(o, "data.synthetic-rows", i, "1000000", "rows of the default synthetic training set", {}, 1);
+  add(o, "data.synthetic-eval-rows", i, "100000", "rows of the default synthetic eval set", {}, 1);
+  add(o, "data.synthetic-seed", i, "1", "sample seed of the synthetic training set (eval: +1)", {}, 0);
+  add(o, "data.teacher-seed", i, "42", "teacher seed shared by synthetic train and eval sets", {}, 0);
+  add(o, "data.synthetic-dir", s, "out/synthetic", "where the default synthetic data is generated and reused");
+  // [model]
+  add(o, "model.arch", s, "small", "architecture preset", model::preset_names());
+  add(o, "model.bottom", s, "", "bottom MLP hidden widths, e.g. 512-256-64 (empty = preset)");
+  add(o, "model.top", s, "", "top MLP hidden widths, e.g. 512-256 (empty = preset)");
+  add(o, "model.dim", i, "0", "embedding width (0 = preset, 16)", {}, 0, 4096);
+  add(o, "model.rows-per-table", i, "100000", "hash buckets per embedding table", {}, 1, 1e12);
+  add(o, "model.seed", i, "1", "seed of the parameter initialisation", {}, 0);
+  // [train]
+  add(o, "train.batch-size", i, "128", "examples per mini-batch", {}, 1, 1 << 20);
+  add(o, "train.epochs", i, "1", "passes over the training data (CTR practice: one)", {}, 1, 1000);
+  add(o, "train.max-examples", i, "0", "stop after this many training examples (0 = all)", {}, 0);
+  add(o, "train.eval-batch-size", i, "4096", "examples per evaluation batch", {}, 1, 1 << 22);
+  add(o, "train.dense-optimizer", s, "adagrad", "optimiser of the MLP weights", {"adagrad", "sgd"});
+  add(o, "train.dense-lr", r, "0.03", "learning rate of the dense optimiser", {}, 0.0);
+  add(o, "train.sparse-optimizer", s, "rowwise-adagrad", "optimiser of the embedding rows",
+      {"rowwise-adagrad", "sgd"});
+  add(o, "train.sparse-lr", r, "0.03", "learning rate of the sparse optimiser", {}, 0.0);
+  add(o, "train.adagrad-eps", r, "1e-8", "Adagrad epsilon (dense and row-wise)", {}, 0.0);
+  // [cluster]
+  add(o, "cluster.mode", s, "sequential", "execution mode", {"sequential"});
+  // [output]
+  add(o, "output.metrics", s, "", "write the final metrics JSON object to this path");
+  add(o, "output.config", s, "", "write the configuration actually used (after overrides) as INI to this path");
+  add(o, "output.progress", s, "auto",
+      "progress display: live line on a terminal, plain periodic lines otherwise",
+      {"auto", "live", "plain", "none"});
+  add(o, "output.progress-seconds", r, "5", "interval of plain progress lines", {}, 0.1);
+  add(o, "output.log-level", s, "info", "log verbosity", {"trace", "debug", "info", "warn", "error"});
+}
+
+std::optional<std::string> build_train_config(const option_set& o, train_config& c) {
+  auto& d = c.data;
+  d.train = o.get_list("data.train");
+  d.eval = o.get_list("data.eval");
+  if (auto err = check_readable(d.train, "data.train"))
+    return err;
+  if (auto err = check_readable(d.eval, "data.eval"))
+    return err;
+  d.strict = o.get_bool("data.strict");
+  d.max_logged_errors = static_cast<std::size_t>(o.get_int("data.max-logged-errors"));
+  d.synthetic_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-rows"));
+  d.synthetic_eval_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-eval-rows"));
+  d.synthetic_seed = static_cast<std::uint64_t>(o.get_int("data.synthetic-seed"));
+  d.teacher_seed = static_cast<std::uint64_t>(o.get_int("data.teacher-seed"));
+  d.synthetic_dir = o.get_string("data.synthetic-dir");
+
+  const char* schema_keys[] = {"data.delimiter", "data.header", "data.label",
+                               "data.dense",     "data.categorical", "data.columns"};
+  if (o.get_string("data.format") == "criteo") {
+    for (const char* k : schema_keys)
+      if (o.is_set(k))
+        return std::string("option '") + k + "' (" + o.source(k) +
+               ") applies only with data.format=delimited";
+    d.schema = data::schema_options::criteo();
+  } else {
+    data::schema_options sc;
+    std::string delim = o.get_string("data.delimiter");
+    if (delim == "tab" || delim == "\\t")
+      delim = "\t";
+    if (delim.size() != 1)
+      return "option 'data.delimiter' = '" + o.get_string("data.delimiter") +
+             "': expected one character or 'tab'";
+    sc.delimiter = delim[0];
+    sc.header = o.get_bool("data.header");
+    sc.label = data::column_ref::parse(o.get_string("data.label"));
+    for (const auto& x : o.get_list("data.dense"))
+      sc.dense.push_back(data::column_ref::parse(x));
+    for (const auto& x : o.get_list("data.categorical"))
+      sc.categorical.push_back(data::column_ref::parse(x));
+    if (sc.categorical.empty())
+      return "option 'data.categorical': data.format=delimited needs at least one categorical column";
+    sc.num_columns = static_cast<std::size_t>(o.get_int("data.columns"));
+    d.schema = sc;
+    if (d.train.empty())
+      return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
+  }
+
+  c.arch_name = o.get_string("model.arch");
+  c.arch = *model::preset(c.arch_name);
+  for (auto [key, field] : {std::pair{"model.bottom", &c.arch.bottom_hidden},
+                            std::pair{"model.top", &c.arch.top_hidden}}) {
+    const auto& text = o.get_string(key);
+    if (text.empty())
+      continue;
+    auto w = model::parse_widths(text);
+    if (!w)
+      return std::string("option '") + key + "' = '" + text +
+             "': expected hidden widths like 512-256 (positive integers joined by '-')";
+    *field = *w;
+  }
+  if (o.get_int("model.dim") > 0)
+    c.arch.dim = static_cast<std::size_t>(o.get_int("model.dim"));
+  c.arch.rows_per_table = static_cast<std::uint64_t>(o.get_int("model.rows-per-table"));
+  c.arch.num_dense = d.schema.dense.size();
+  c.arch.num_tables = d.schema.categorical.size();
+
+  auto& t = c.train;
+  t.batch_size = static_cast<std::size_t>(o.get_int("train.batch-size"));
+  t.epochs = static_cast<std::size_t>(o.get_int("train.epochs"));
+  t.max_examples = static_cast<std::uint64_t>(o.get_int("train.max-examples"));
+  t.seed = static_cast<std::uint64_t>(o.get_int("model.seed"));
+  t.eval_batch_size = static_cast<std::size_t>(o.get_int("train.eval-batch-size"));
+  t.dense.kind = *model::parse_dense_optimizer(o.get_string("train.dense-optimizer"));
+  t.dense.lr = static_cast<float>(o.get_real("train.dense-lr"));
+  t.sparse.kind = *model::parse_sparse_optimizer(o.get_string("train.sparse-optimizer"));
+  t.sparse.lr = static_cast<float>(o.get_real("train.sparse-lr"));
+  t.dense.eps = t.sparse.eps = static_cast<float>(o.get_real("train.adagrad-eps"));
+
+  c.cluster.mode = o.get_string("cluster.mode");
+  c.output.metrics = o.get_string("output.metrics");
+  c.output.config = o.get_string("output.config");
+  c.output.progress = o.get_string("output.progress");
+  c.output.progress_seconds = o.get_real("output.progress-seconds");
+  c.output.log_level = o.get_string("output.log-level");
+  return std::nullopt;
+}
+
+} // namespace runtime

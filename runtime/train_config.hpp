@@ -1,0 +1,69 @@
+#pragma once
+// The `train` sub-command's configuration: every option (group.key, type,
+// default, help) is declared once in add_train_options(); build_train_config()
+// turns the validated option_set into typed settings and checks the
+// cross-option rules. config/default.ini documents the same keys.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/schema.hpp"
+#include "model/arch.hpp"
+#include "model/optimizer.hpp"
+#include "runtime/options.hpp"
+
+namespace runtime {
+
+struct data_settings {
+  std::vector<std::string> train;   // empty: generate the default synthetic set
+  std::vector<std::string> eval;    // empty: synthetic eval set, or no evaluation
+  data::schema_options schema = data::schema_options::criteo();
+  bool strict = false;              // a malformed line stops the run
+  std::size_t max_logged_errors = 5;
+  // Default synthetic data (used when data.train is empty).
+  std::uint64_t synthetic_rows = 1'000'000;
+  std::uint64_t synthetic_eval_rows = 100'000;
+  std::uint64_t synthetic_seed = 1; // eval uses synthetic_seed + 1
+  std::uint64_t teacher_seed = 42;
+  std::string synthetic_dir = "out/synthetic";
+};
+
+struct train_settings {
+  std::size_t batch_size = 128;
+  std::size_t epochs = 1;
+  std::uint64_t max_examples = 0; // 0: no limit
+  std::uint64_t seed = 1;         // model initialisation
+  std::size_t eval_batch_size = 4096;
+  model::dense_optimizer dense;
+  model::sparse_optimizer sparse;
+};
+
+struct output_settings {
+  std::string metrics;               // JSON path; empty: none
+  std::string config;                // effective INI path; empty: none
+  std::string progress = "auto";     // auto | live | plain | none
+  double progress_seconds = 5.0;     // period of plain progress lines
+  std::string log_level = "info";
+};
+
+struct cluster_settings {
+  std::string mode = "sequential";
+};
+
+struct train_config {
+  data_settings data;
+  std::string arch_name = "small";
+  model::arch arch;
+  train_settings train;
+  cluster_settings cluster;
+  output_settings output;
+};
+
+void add_train_options(option_set& opts);
+
+// Reads the options into `out`. Returns an error message naming the key and
+// the expected value when a combination of options is invalid.
+std::optional<std::string> build_train_config(const option_set& opts, train_config& out);
+
+} // namespace runtime

@@ -1,0 +1,44 @@
+// shadowsync: thin entry point. Picks the sub-command and maps its result to
+// the exit code; all work happens in runtime/.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "tools/commands.hpp"
+
+namespace {
+
+const char* usage =
+  "usage: shadowsync <command> [--config-file=FILE.ini] [--group.key=value ...]\n"
+  "\n"
+  "commands:\n"
+  "  train     train a CTR model (default: synthetic data, sequential mode)\n"
+  "  datagen   write synthetic Criteo-shaped TSV with a planted teacher and a .meta.json\n"
+  "\n"
+  "Run 'shadowsync <command> --help' for the options of a command.\n";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(usage, stderr);
+    return tools::exit_usage;
+  }
+  const std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  int rc = tools::exit_usage;
+  if (cmd == "train")
+    rc = tools::train_command(args);
+  else if (cmd == "datagen")
+    rc = tools::datagen_command(args);
+  else if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(usage, stdout);
+    rc = tools::exit_ok;
+  } else {
+    std::fprintf(stderr, "shadowsync: unknown command '%s'\n\n%s", cmd.c_str(), usage);
+  }
+  spdlog::shutdown();
+  return rc;
+}

@@ -1,0 +1,97 @@
+// `shadowsync train`: options -> config -> data -> engine -> metrics.
+#include <cstdio>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "data/meta.hpp"
+#include "runtime/logging.hpp"
+#include "runtime/sequential_engine.hpp"
+#include "runtime/synthetic_data.hpp"
+#include "runtime/train_config.hpp"
+#include "tools/commands.hpp"
+
+namespace tools {
+
+namespace {
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+} // namespace
+
+int train_command(const std::vector<std::string>& args) {
+  runtime::option_set opts;
+  runtime::add_train_options(opts);
+  if (auto err = opts.parse(args)) {
+    std::fprintf(stderr, "shadowsync train: %s\n(see 'shadowsync train --help')\n",
+                 err->c_str());
+    return exit_usage;
+  }
+  if (opts.help_requested()) {
+    std::fputs(opts.help_text("usage: shadowsync train [--config-file=FILE.ini] [--group.key=value ...]").c_str(),
+               stdout);
+    return exit_ok;
+  }
+  runtime::train_config cfg;
+  if (auto err = runtime::build_train_config(opts, cfg)) {
+    std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
+    return exit_usage;
+  }
+  runtime::setup_logging(cfg.output.log_level);
+  if (!cfg.output.config.empty() && !write_file(cfg.output.config, opts.effective_ini())) {
+    spdlog::error("cannot write output.config file '{}'", cfg.output.config);
+    return exit_failure;
+  }
+
+  if (cfg.data.train.empty()) {
+    runtime::synthetic_paths paths;
+    if (auto err = runtime::ensure_synthetic(cfg.data, paths)) {
+      spdlog::error("{}", *err);
+      return exit_failure;
+    }
+    cfg.data.train = {paths.train};
+    if (cfg.data.eval.empty())
+      cfg.data.eval = {paths.eval};
+  }
+  spdlog::info("model {}: {}", cfg.arch_name, cfg.arch.describe());
+  spdlog::info("mode {}, batch {}, dense {} lr {}, sparse {} lr {}", cfg.cluster.mode,
+               cfg.train.batch_size, opts.get_string("train.dense-optimizer"), cfg.train.dense.lr,
+               opts.get_string("train.sparse-optimizer"), cfg.train.sparse.lr);
+
+  runtime::run_metrics m;
+  m.mode = cfg.cluster.mode;
+  m.arch = cfg.arch_name;
+  runtime::sequential_engine engine(cfg);
+  runtime::progress_reporter progress(cfg.output.progress, cfg.output.progress_seconds, "train");
+  if (auto err = engine.train(progress, m)) {
+    spdlog::error("training stopped: {}", *err);
+    return exit_failure;
+  }
+  if (!cfg.data.eval.empty()) {
+    if (auto err = engine.evaluate(cfg.data.eval, m)) {
+      spdlog::error("evaluation failed: {}", *err);
+      return exit_failure;
+    }
+    std::string ignored;
+    if (cfg.data.eval.size() == 1)
+      if (auto meta = data::read_meta(data::meta_path_for(cfg.data.eval[0]), &ignored))
+        m.eval_bayes_ne = meta->bayes_ne;
+  } else {
+    spdlog::warn("no data.eval given: eval metrics are null");
+  }
+  std::printf("%s\n", runtime::summary(m).c_str());
+  if (!cfg.output.metrics.empty()) {
+    if (!write_file(cfg.output.metrics, runtime::to_json(m))) {
+      spdlog::error("cannot write output.metrics file '{}'", cfg.output.metrics);
+      return exit_failure;
+    }
+    spdlog::info("metrics written to {}", cfg.output.metrics);
+  }
+  return exit_ok;
+}
+
+} // namespace tools
