@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include "data/line_parser.hpp"
 
 namespace data {
 
@@ -163,6 +162,7 @@ bool reader::open_file() {
     if (!fp_)
       return fail("cannot open '" + f.path + "': " + errno_text(errno));
     std::setvbuf(fp_, nullptr, _IONBF, 0); // we read in large chunks ourselves
+    parser_ = line_parser(&f.schema);
     const std::uint64_t start = f.data_begin + (lo - f.global_begin);
     stop_off_ = f.data_begin + (hi - f.global_begin);
     // Starting mid-file: our first line is the one after the first '\n' at or
@@ -348,14 +348,13 @@ bool reader::next(batch& out, std::size_t max_examples) {
       ok = false;
       break;
     }
-    const input_file& f = files_[file_];
     line_error err;
-    if (parse_line(f.schema, std::string_view(b, len), &out.labels[n], out.dense.data() + n * num_dense_,
-                   out.cat.data() + n * num_cat_, &err)) {
+    if (parser_.parse(std::string_view(b, len), &out.labels[n], out.dense.data() + n * num_dense_,
+                      out.cat.data() + n * num_cat_, &err)) {
       ++n;
       ++stats_.examples;
       ++stats_.lines;
-    } else if (!malformed(index, describe(f.schema, err))) {
+    } else if (!malformed(index, describe(parser_.schema(), err))) {
       ok = false;
       break;
     }

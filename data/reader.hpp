@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "data/batch.hpp"
+#include "data/line_parser.hpp"
 #include "data/schema.hpp"
 
 namespace data {
@@ -116,6 +117,7 @@ private:
   // Current file.
   std::size_t file_ = 0;
   std::FILE* fp_ = nullptr;
+  line_parser parser_;
   std::vector<char> buf_;
   std::size_t beg_ = 0, end_ = 0;  // unread bytes are buf_[beg_, end_)
   std::uint64_t buf_off_ = 0;      // file offset of buf_[0]

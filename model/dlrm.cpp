@@ -11,8 +11,8 @@ using Eigen::Index;
 
 dlrm::dlrm(const arch& a) : arch_(a), layout_(a) {}
 
-void dlrm::forward(const float* params, const float* dense, const float* emb, std::size_t batch,
-                   workspace& ws) const {
+void dlrm::forward(const float* params, const float* dense, const embedding_input& emb,
+                   std::size_t batch, workspace& ws) const {
   const Index b = static_cast<Index>(batch);
   ws.bottom_acts.resize(layout_.bottom().size() + 1);
   ws.top_acts.resize(layout_.top().size() + 1);
@@ -24,9 +24,9 @@ void dlrm::forward(const float* params, const float* dense, const float* emb, st
   ws.logits = ws.top_acts.back().row(0).transpose();
 }
 
-void dlrm::forward_backward(const float* params, const float* dense, const float* emb,
+void dlrm::forward_backward(const float* params, const float* dense, const embedding_input& emb,
                             const float* labels, std::size_t batch, workspace& ws,
-                            float* grad_params, float* grad_emb) const {
+                            float* grad_params, float* grad_rows) const {
   forward(params, dense, emb, batch, ws);
   const Index b = static_cast<Index>(batch);
   ws.d_top.resize(1, b);
@@ -40,7 +40,7 @@ void dlrm::forward_backward(const float* params, const float* dense, const float
   ws.loss_sum = loss;
   mlp_backward(params, layout_.top(), false, ws.top_acts, ws.d_top, grad_params, &ws.d_top_in,
                ws.scratch);
-  interaction_backward(ws.d_top_in, arch_.num_tables, ws.inter, ws.d_bottom, grad_emb);
+  interaction_backward(ws.d_top_in, emb, arch_.num_tables, ws.inter, ws.d_bottom, grad_rows);
   mlp_backward(params, layout_.bottom(), true, ws.bottom_acts, ws.d_bottom, grad_params, nullptr,
                ws.scratch);
 }

@@ -6,7 +6,8 @@
 //
 // Inputs per batch of B examples:
 //   dense  [B * num_dense]  example-major, already transformed
-//   emb    [dim * B * T]    column (e*T + t) is example e's row of table t
+//   emb    embedding rows and which row each (example, table) uses
+//          (interaction.hpp: embedding_input)
 //   labels [B]
 // Parameters: one flat buffer in dense_layout order (read-only here).
 #include <cstddef>
@@ -39,15 +40,15 @@ public:
   const dense_layout& layout() const { return layout_; }
 
   // Logits only (evaluation). Result in ws.logits.
-  void forward(const float* params, const float* dense, const float* emb, std::size_t batch,
-               workspace& ws) const;
+  void forward(const float* params, const float* dense, const embedding_input& emb,
+               std::size_t batch, workspace& ws) const;
 
   // Forward, loss and backward for a mean-over-batch BCE loss. Fills ws.logits
   // and ws.loss_sum; overwrites grad_params [layout().size()] and
-  // grad_emb [dim * B * T].
-  void forward_backward(const float* params, const float* dense, const float* emb,
+  // grad_rows [dim * emb.num_rows] (the summed gradient of each row).
+  void forward_backward(const float* params, const float* dense, const embedding_input& emb,
                         const float* labels, std::size_t batch, workspace& ws, float* grad_params,
-                        float* grad_emb) const;
+                        float* grad_rows) const;
 
   // Forward + backward FLOPs per example (MLP GEMMs and interaction GEMMs),
   // for GFLOP/s reporting: 2 per MAC, backward counted as twice the forward.

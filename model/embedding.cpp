@@ -77,17 +77,31 @@ void embedding_tables::init(std::uint64_t seed) {
   std::fill(accum_.begin(), accum_.end(), 0.0f);
 }
 
+// Rows are scattered over a table far larger than the caches, so each row
+// and accumulator is fetched a few iterations ahead of its use.
+constexpr std::size_t prefetch_distance = 8;
+
 void embedding_tables::gather(const sparse_index& idx, float* unique_rows) const {
   const auto& u = idx.unique();
-  for (std::size_t i = 0; i < u.size(); ++i)
+  const std::size_t n = u.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + prefetch_distance < n)
+      __builtin_prefetch(row(u[i + prefetch_distance]));
     std::memcpy(unique_rows + i * dim_, row(u[i]), sizeof(float) * dim_);
+  }
 }
 
 void embedding_tables::apply(const sparse_index& idx, const float* grad_unique,
                              const sparse_optimizer& opt) {
   const auto& u = idx.unique();
-  for (std::size_t i = 0; i < u.size(); ++i)
+  const std::size_t n = u.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + prefetch_distance < n) {
+      __builtin_prefetch(row(u[i + prefetch_distance]), 1);
+      __builtin_prefetch(&accum_[index(u[i + prefetch_distance])], 1);
+    }
     opt.apply(row(u[i]), accumulator(u[i]), grad_unique + i * dim_, dim_);
+  }
 }
 
 } // namespace model

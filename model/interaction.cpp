@@ -6,8 +6,8 @@ namespace model {
 
 using Eigen::Index;
 
-void interaction_forward(const Eigen::MatrixXf& bottom, const float* emb, std::size_t num_tables,
-                         interaction_scratch& s, Eigen::MatrixXf& z) {
+void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& emb,
+                         std::size_t num_tables, interaction_scratch& s, Eigen::MatrixXf& z) {
   const Index d = bottom.rows();
   const Index b = bottom.cols();
   const Index n = static_cast<Index>(num_tables) + 1;
@@ -17,9 +17,12 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const float* emb, std::s
   for (Index e = 0; e < b; ++e) {
     float* blk = s.tcat.data() + e * n * d;
     std::memcpy(blk, bottom.data() + e * d, sizeof(float) * d);
-    std::memcpy(blk + d, emb + e * (n - 1) * d, sizeof(float) * d * (n - 1));
+    for (Index t = 1; t < n; ++t)
+      std::memcpy(blk + t * d, emb.column(std::size_t(e * (n - 1) + t - 1), std::size_t(d)),
+                  sizeof(float) * d);
     Eigen::Map<const Eigen::MatrixXf> t(blk, d, n);
-    s.gram.noalias() = t.transpose() * t; // [n, n]
+    // Tiny product ([n, d] x [d, n]): coefficient-based beats blocked GEMM.
+    s.gram.noalias() = t.transpose().lazyProduct(t); // [n, n]
     float* out = z.data() + e * z.rows();
     std::memcpy(out, blk, sizeof(float) * d);
     Index k = d;
@@ -29,12 +32,14 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const float* emb, std::s
   }
 }
 
-void interaction_backward(const Eigen::MatrixXf& dz, std::size_t num_tables,
-                          interaction_scratch& s, Eigen::MatrixXf& d_bottom, float* d_emb) {
+void interaction_backward(const Eigen::MatrixXf& dz, const embedding_input& emb,
+                          std::size_t num_tables, interaction_scratch& s,
+                          Eigen::MatrixXf& d_bottom, float* d_rows) {
   const Index n = static_cast<Index>(num_tables) + 1;
   const Index d = s.tcat.rows();
   const Index b = dz.cols();
   d_bottom.resize(d, b);
+  std::memset(d_rows, 0, sizeof(float) * std::size_t(d) * emb.num_rows);
   s.sym.setZero(n, n);
   s.dt.resize(d, n);
   for (Index e = 0; e < b; ++e) {
@@ -49,10 +54,16 @@ void interaction_backward(const Eigen::MatrixXf& dz, std::size_t num_tables,
         ++k;
       }
     Eigen::Map<const Eigen::MatrixXf> t(s.tcat.data() + e * n * d, d, n);
-    s.dt.noalias() = t * s.sym; // [d, n]
+    s.dt.noalias() = t.lazyProduct(s.sym); // [d, n]
     for (Index r = 0; r < d; ++r)
       d_bottom(r, e) = g[r] + s.dt(r, 0);
-    std::memcpy(d_emb + e * (n - 1) * d, s.dt.data() + d, sizeof(float) * d * (n - 1));
+    for (Index c = 1; c < n; ++c) {
+      const std::size_t i = std::size_t(e * (n - 1) + c - 1);
+      float* dst = d_rows + (emb.index ? std::size_t{emb.index[i]} : i) * std::size_t(d);
+      const float* src = s.dt.data() + c * d;
+      for (Index r = 0; r < d; ++r)
+        dst[r] += src[r];
+    }
   }
 }
 

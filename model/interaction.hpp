@@ -7,10 +7,26 @@
 // strictly lower triangle of the Gram matrix T_e^T T_e in row-major order:
 // (1,0), (2,0), (2,1), (3,0), ...
 #include <cstddef>
+#include <cstdint>
 
 #include <Eigen/Core>
 
 namespace model {
+
+// Embedding rows as the interaction reads them: example e's row of table t is
+// column index[e*T + t] of `rows` ([dim, num_rows], column-major), or column
+// e*T + t when index is null. With the batch's de-duplicated rows and the
+// sparse_index's inverse this avoids expanding rows per example, and the
+// backward pass sums the gradients of repeated rows as it goes.
+struct embedding_input {
+  const float* rows = nullptr;
+  const std::uint32_t* index = nullptr;
+  std::size_t num_rows = 0;
+
+  const float* column(std::size_t i, std::size_t dim) const {
+    return rows + (index ? std::size_t{index[i]} : i) * dim;
+  }
+};
 
 struct interaction_scratch {
   Eigen::MatrixXf tcat; // [dim, (T+1)*B]: the T_e blocks side by side
@@ -19,14 +35,15 @@ struct interaction_scratch {
   Eigen::MatrixXf dt;   // [dim, T+1]
 };
 
-// bottom: [dim, B]; emb: dim*B*T floats, column (e*T + t) is table t of example e
-// (column-major [dim, B*T]); z: resized to [dim + P, B].
-void interaction_forward(const Eigen::MatrixXf& bottom, const float* emb, std::size_t num_tables,
-                         interaction_scratch& s, Eigen::MatrixXf& z);
+// bottom: [dim, B]; z: resized to [dim + P, B].
+void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& emb,
+                         std::size_t num_tables, interaction_scratch& s, Eigen::MatrixXf& z);
 
-// dz: [dim + P, B]. Writes d_bottom [dim, B] and d_emb (same layout as emb).
+// dz: [dim + P, B]. Writes d_bottom [dim, B] and the row gradients d_rows
+// ([dim, emb.num_rows], zeroed first, then summed over every use of a row).
 // Uses s.tcat from the matching forward call.
-void interaction_backward(const Eigen::MatrixXf& dz, std::size_t num_tables,
-                          interaction_scratch& s, Eigen::MatrixXf& d_bottom, float* d_emb);
+void interaction_backward(const Eigen::MatrixXf& dz, const embedding_input& emb,
+                          std::size_t num_tables, interaction_scratch& s,
+                          Eigen::MatrixXf& d_bottom, float* d_rows);
 
 } // namespace model

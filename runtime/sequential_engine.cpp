@@ -47,24 +47,6 @@ void log_malformed(const data::reader& r, const char* what) {
                  st.malformed - st.first_errors.size(), what);
 }
 
-// Row buffers of one batch: keys, de-duplication and the gathered rows.
-struct batch_rows {
-  std::vector<std::uint64_t> keys;
-  model::sparse_index index;
-  std::vector<float> unique_rows, emb;
-
-  void lookup(const data::batch& b, const model::arch& a, const model::embedding_tables& t) {
-    const std::size_t n = b.size * a.num_tables;
-    keys.resize(n);
-    model::make_keys(b.cat.data(), n, a.num_tables, a.rows_per_table, keys.data());
-    index.build(keys.data(), n);
-    unique_rows.resize(index.unique().size() * a.dim);
-    t.gather(index, unique_rows.data());
-    emb.resize(n * a.dim);
-    model::expand_rows(unique_rows.data(), index, a.dim, emb.data());
-  }
-};
-
 } // namespace
 
 sequential_engine::sequential_engine(const train_config& cfg)
@@ -75,16 +57,43 @@ sequential_engine::sequential_engine(const train_config& cfg)
   tables_.init(cfg.train.seed + 1);
 }
 
+void sequential_engine::batch_rows::lookup(const data::batch& b, const model::arch& a,
+                                           const model::embedding_tables& t) {
+  const std::size_t n = b.size * a.num_tables;
+  keys.resize(n);
+  model::make_keys(b.cat.data(), n, a.num_tables, a.rows_per_table, keys.data());
+  index.build(keys.data(), n);
+  unique_rows.resize(index.unique().size() * a.dim);
+  t.gather(index, unique_rows.data());
+}
+
+model::embedding_input sequential_engine::batch_rows::input() const {
+  return {unique_rows.data(), index.inverse().data(), index.unique().size()};
+}
+
+void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& ne) {
+  const auto& a = cfg_.arch;
+  rows_.lookup(b, a, tables_);
+  grad_unique_.resize(rows_.unique_rows.size());
+  net_.forward_backward(params_.data(), b.dense.data(), rows_.input(), b.labels.data(), b.size,
+                        ws_, grads_.data(), grad_unique_.data());
+  double prob_sum = 0;
+  std::uint64_t pos = 0;
+  for (std::size_t e = 0; e < b.size; ++e) {
+    prob_sum += model::sigmoid(ws_.logits[Eigen::Index(e)]);
+    pos += b.labels[e] > 0.5f;
+  }
+  ne.add_batch(ws_.loss_sum, prob_sum, b.size, pos);
+  cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
+  tables_.apply(rows_.index, grad_unique_.data(), cfg_.train.sparse);
+}
+
 std::optional<std::string> sequential_engine::train(progress_reporter& progress,
                                                     run_metrics& out) {
-  const auto& a = cfg_.arch;
   const std::size_t bs = cfg_.train.batch_size;
   const std::uint64_t limit = cfg_.train.max_examples;
   const double bytes_per_epoch = double(total_bytes(cfg_.data.train));
   data::batch b;
-  batch_rows rows;
-  model::workspace ws;
-  std::vector<float> grad_emb, grad_unique;
   model::ne_accumulator ne;
   std::uint64_t examples = 0, malformed = 0;
   const auto t0 = clock_type::now();
@@ -98,21 +107,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
       const std::size_t want = limit ? std::min<std::uint64_t>(bs, limit - examples) : bs;
       if (!r->next(b, want))
         break;
-      rows.lookup(b, a, tables_);
-      grad_emb.resize(rows.emb.size());
-      net_.forward_backward(params_.data(), b.dense.data(), rows.emb.data(), b.labels.data(),
-                            b.size, ws, grads_.data(), grad_emb.data());
-      double prob_sum = 0;
-      std::uint64_t pos = 0;
-      for (std::size_t e = 0; e < b.size; ++e) {
-        prob_sum += model::sigmoid(ws.logits[Eigen::Index(e)]);
-        pos += b.labels[e] > 0.5f;
-      }
-      ne.add_batch(ws.loss_sum, prob_sum, b.size, pos);
-      cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
-      grad_unique.resize(rows.unique_rows.size());
-      model::reduce_grads(grad_emb.data(), rows.index, a.dim, grad_unique.data());
-      tables_.apply(rows.index, grad_unique.data(), cfg_.train.sparse);
+      train_step(b, ne);
       examples += b.size;
       progress_sample s;
       s.examples = examples;
@@ -148,17 +143,15 @@ std::optional<std::string> sequential_engine::evaluate(const std::vector<std::st
     return err;
   const auto t0 = clock_type::now();
   data::batch b;
-  batch_rows rows;
-  model::workspace ws;
   model::evaluator ev;
   while (true) {
     b.clear();
     if (!r->next(b, cfg_.train.eval_batch_size))
       break;
-    rows.lookup(b, cfg_.arch, tables_);
-    net_.forward(params_.data(), b.dense.data(), rows.emb.data(), b.size, ws);
+    rows_.lookup(b, cfg_.arch, tables_);
+    net_.forward(params_.data(), b.dense.data(), rows_.input(), b.size, ws_);
     for (std::size_t e = 0; e < b.size; ++e)
-      ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
+      ev.add(ws_.logits[Eigen::Index(e)], b.labels[e]);
   }
   if (!r->error().empty())
     return r->error();

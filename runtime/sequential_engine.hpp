@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "model/dlrm.hpp"
+#include "data/batch.hpp"
 #include "model/embedding.hpp"
+#include "model/metrics.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/train_config.hpp"
@@ -32,14 +34,30 @@ public:
   // eval_malformed_lines.
   std::optional<std::string> evaluate(const std::vector<std::string>& files, run_metrics& out);
 
+  // One training step on one batch (also the unit the engine benchmark
+  // times). Adds the batch's pre-update loss/predictions to `ne`.
+  void train_step(const data::batch& b, model::ne_accumulator& ne);
+
   const model::dlrm& net() const { return net_; }
   const std::vector<float>& params() const { return params_; }
+
+  // Keys, de-duplicated index and gathered rows of the current batch.
+  struct batch_rows {
+    std::vector<std::uint64_t> keys;
+    model::sparse_index index;
+    std::vector<float> unique_rows;
+    void lookup(const data::batch& b, const model::arch& a, const model::embedding_tables& t);
+    model::embedding_input input() const;
+  };
 
 private:
   train_config cfg_;
   model::dlrm net_;
   std::vector<float> params_, dense_acc_, grads_;
   model::embedding_tables tables_;
+  batch_rows rows_;
+  model::workspace ws_;
+  std::vector<float> grad_unique_;
 };
 
 } // namespace runtime

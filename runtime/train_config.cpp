@@ -1,6 +1,6 @@
 #include "runtime/train_config.hpp"
 
-#include <fstream>
+#include "data/reader.hpp"
 
 namespace runtime {
 
@@ -19,13 +19,18 @@ constexpr auto r = opt_type::real;
 constexpr auto s = opt_type::string;
 constexpr auto l = opt_type::string_list;
 
-std::optional<std::string> check_readable(const std::vector<std::string>& files,
-                                          const char* key) {
-  for (const auto& f : files) {
-    std::ifstream in(f);
-    if (!in)
-      return std::string("option '") + key + "': cannot read file '" + f + "'";
-  }
+// Opens the files once with the schema: existence, readability, header and
+// column names are checked here, before anything is built.
+std::optional<std::string> check_inputs(const std::vector<std::string>& files,
+                                        const data::schema_options& schema, const char* key) {
+  if (files.empty())
+    return std::nullopt;
+  data::reader_options ro;
+  ro.files = files;
+  ro.schema = schema;
+  std::string err;
+  if (!data::reader::open(ro, &err))
+    return std::string("option '") + key + "': " + err;
   return std::nullopt;
 }
 
@@ -85,10 +90,6 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   auto& d = c.data;
   d.train = o.get_list("data.train");
   d.eval = o.get_list("data.eval");
-  if (auto err = check_readable(d.train, "data.train"))
-    return err;
-  if (auto err = check_readable(d.eval, "data.eval"))
-    return err;
   d.strict = o.get_bool("data.strict");
   d.max_logged_errors = static_cast<std::size_t>(o.get_int("data.max-logged-errors"));
   d.synthetic_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-rows"));
@@ -100,8 +101,10 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   const char* schema_keys[] = {"data.delimiter", "data.header", "data.label",
                                "data.dense",     "data.categorical", "data.columns"};
   if (o.get_string("data.format") == "criteo") {
+    option_set defaults; // a saved effective config sets every key: compare values
+    add_train_options(defaults);
     for (const char* k : schema_keys)
-      if (o.is_set(k))
+      if (o.value_text(k) != defaults.value_text(k))
         return std::string("option '") + k + "' (" + o.source(k) +
                ") applies only with data.format=delimited";
     d.schema = data::schema_options::criteo();
@@ -127,6 +130,11 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
     if (d.train.empty())
       return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
   }
+
+  if (auto err = check_inputs(d.train, d.schema, "data.train"))
+    return err;
+  if (auto err = check_inputs(d.eval, d.schema, "data.eval"))
+    return err;
 
   c.arch_name = o.get_string("model.arch");
   c.arch = *model::preset(c.arch_name);

@@ -158,8 +158,8 @@ TEST_CASE("a part starting exactly at a line start keeps that line") {
   const auto first = read_all(o);
   o.part = 1;
   const auto second = read_all(o);
-  CHECK(first.all.labels == std::vector<float>{1});
-  CHECK(second.all.labels == std::vector<float>{0});
+  REQUIRE(first.all.labels == std::vector<float>{1});
+  REQUIRE(second.all.labels == std::vector<float>{0});
   CHECK(first.all.dense[0] == doctest::Approx(1.7917595));  // ln 6 = log1p(5)
   CHECK(second.all.dense[0] == doctest::Approx(2.0794415)); // ln 8 = log1p(7)
 }

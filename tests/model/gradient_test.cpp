@@ -80,10 +80,11 @@ TEST_CASE("interaction backward matches finite differences") {
   std::vector<float> emb = random_vector(dim * batch * tables, rng);
   std::vector<float> r = random_vector((dim + pairs) * batch, rng);
   model::interaction_scratch s;
+  const model::embedding_input in{emb.data(), nullptr, batch * tables};
   auto loss = [&]() {
     Eigen::MatrixXf b = Eigen::Map<Eigen::MatrixXf>(bottom.data(), dim, batch);
     Eigen::MatrixXf z;
-    model::interaction_forward(b, emb.data(), tables, s, z);
+    model::interaction_forward(b, in, tables, s, z);
     double acc = 0;
     for (Eigen::Index i = 0; i < z.size(); ++i)
       acc += double(r[i]) * z.data()[i];
@@ -91,7 +92,7 @@ TEST_CASE("interaction backward matches finite differences") {
   };
   Eigen::MatrixXf b = Eigen::Map<Eigen::MatrixXf>(bottom.data(), dim, batch);
   Eigen::MatrixXf z;
-  model::interaction_forward(b, emb.data(), tables, s, z);
+  model::interaction_forward(b, in, tables, s, z);
   REQUIRE(z.rows() == Eigen::Index(dim + pairs));
   // Output layout: x first, then (1,0) = x . e_1, checked directly.
   CHECK(z(0, 0) == doctest::Approx(bottom[0]));
@@ -102,7 +103,7 @@ TEST_CASE("interaction backward matches finite differences") {
   Eigen::MatrixXf dz = Eigen::Map<Eigen::MatrixXf>(r.data(), dim + pairs, batch);
   Eigen::MatrixXf d_bottom;
   std::vector<float> d_emb(emb.size());
-  model::interaction_backward(dz, tables, s, d_bottom, d_emb.data());
+  model::interaction_backward(dz, in, tables, s, d_bottom, d_emb.data());
   // The interaction is quadratic, so central differences are exact up to rounding.
   testing::check_gradient(bottom.data(), d_bottom.data(), bottom.size(), loss, "bottom", 1e-2);
   testing::check_gradient(emb.data(), d_emb.data(), emb.size(), loss, "embeddings", 1e-2);
@@ -116,23 +117,27 @@ TEST_CASE("whole model: loss gradient w.r.t. every dense parameter and embedding
   std::vector<float> params(net.layout().size());
   model::init_dense(net.layout(), params.data(), 99);
   std::vector<float> dense = random_vector(batch * a.num_dense, rng);
-  std::vector<float> emb = random_vector(a.dim * batch * a.num_tables, rng, 0.5f);
   std::vector<float> labels{1, 0, 0, 1};
+  // Three distinct rows shared by the 8 (example, table) slots, so the row
+  // gradient must sum over every use of a row.
+  const std::vector<std::uint32_t> index{0, 1, 2, 0, 1, 1, 0, 2};
+  std::vector<float> emb = random_vector(a.dim * 3, rng, 0.5f);
+  const model::embedding_input in{emb.data(), index.data(), 3};
   model::workspace ws;
   auto mean_loss = [&]() {
-    net.forward(params.data(), dense.data(), emb.data(), batch, ws);
+    net.forward(params.data(), dense.data(), in, batch, ws);
     double s = 0;
     for (std::size_t e = 0; e < batch; ++e)
       s += model::bce_with_logit(ws.logits[Eigen::Index(e)], labels[e]);
     return s / double(batch);
   };
   std::vector<float> gp(params.size()), ge(emb.size());
-  net.forward_backward(params.data(), dense.data(), emb.data(), labels.data(), batch, ws,
+  net.forward_backward(params.data(), dense.data(), in, labels.data(), batch, ws,
                        gp.data(), ge.data());
   CHECK(ws.loss_sum / batch == doctest::Approx(mean_loss()).epsilon(1e-6));
   testing::check_gradient(params.data(), gp.data(), params.size(), mean_loss, "dense params",
                           1e-3, 1e-4);
-  testing::check_gradient(emb.data(), ge.data(), emb.size(), mean_loss, "embedding values",
+  testing::check_gradient(emb.data(), ge.data(), emb.size(), mean_loss, "shared embedding rows",
                           1e-3, 1e-4);
 }
 

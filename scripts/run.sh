@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's run command: install missing packages, build, then train on the
+# built-in defaults (synthetic data generated on first use, sequential mode).
+# Extra arguments go to `shadowsync train`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+./scripts/build.sh
+exec ./build/shadowsync train --config-file=config/default.ini --output.metrics=out/metrics.json "$@"
