@@ -53,9 +53,10 @@ void example_sampler::draw(split_mix64& rng, synthetic_example* out) const {
       out->dense[j] = 0;
       continue;
     }
-    // Capped so the count fits an int64 whatever the normal draw.
-    const double t = std::clamp(dense_mu[j] + dense_sd[j] * rng.normal(), 0.0, 40.0);
-    out->dense[j] = static_cast<std::int64_t>(std::floor(std::expm1(t)));
+    // count = floor(e^t - 1): 0 below t = ln 2 (no exp needed), and t is
+    // capped so the count fits an int64 whatever the normal draw.
+    const double t = std::min(dense_mu[j] + dense_sd[j] * rng.normal(), 40.0);
+    out->dense[j] = t < 0.6931471805599453 ? 0 : static_cast<std::int64_t>(std::exp(t) - 1.0);
     if (j == i2 && negative_i2_) {
       const double u = rng.uniform();
       if (u < 0.05)

@@ -7,7 +7,7 @@
 // bijection keyed by (teacher_seed, c), so the most frequent value is not id 0
 // and different teachers favour different values.
 // Per dense column j: missing with probability dense_missing[j], else a
-// zero-inflated log-normal count floor(expm1(max(0, mu_j + sd_j * z))) with
+// zero-inflated log-normal count floor(exp(max(0, mu_j + sd_j * z)) - 1) with
 // fixed Criteo-like (mu_j, sd_j); I2 is sometimes -1 or -2.
 #include "data/synthetic_options.hpp"
 #include "data/synthetic_random.hpp"

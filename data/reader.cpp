@@ -2,12 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
-#include <climits>
-#include <cstring>
-#include <filesystem>
-#include <system_error>
-
 
 namespace data {
 
@@ -21,67 +15,16 @@ struct reader::input_file {
 
 namespace {
 
-std::string errno_text(int err) { return err ? std::strerror(err) : "unknown error"; }
-
 // floor(total * i / n) without overflowing 64 bits.
 std::uint64_t split_point(std::uint64_t total, std::uint64_t i, std::uint64_t n) {
   return (total / n) * i + (total % n) * i / n;
 }
 
-bool seek(std::FILE* fp, std::uint64_t offset) {
-  // std::fseek takes a long: 64 bits on the LP64 platforms we build for.
-  static_assert(sizeof(long) >= 8, "files over 2 GiB need a 64-bit long");
-  return std::fseek(fp, static_cast<long>(offset), SEEK_SET) == 0;
-}
-
-// Opens `path`, takes its size and, when `want_header`, its first line.
-bool probe_file(const std::string& path, bool want_header, std::uint64_t* size, std::string* header,
-                bool* has_newline, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    *error = "cannot read '" + path + "': it is a directory";
-    return false;
-  }
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) {
-    *error = "cannot open '" + path + "': " + errno_text(errno);
-    return false;
-  }
-  bool ok = std::fseek(fp, 0, SEEK_END) == 0;
-  const long end = ok ? std::ftell(fp) : -1;
-  ok = end >= 0 && seek(fp, 0);
-  *size = ok ? static_cast<std::uint64_t>(end) : 0;
-  *has_newline = false;
-  if (ok && want_header) {
-    char chunk[1 << 16];
-    while (header->size() < *size) {
-      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof chunk, *size - header->size()));
-      const std::size_t got = std::fread(chunk, 1, want, fp);
-      if (got != want) {
-        ok = false;
-        break;
-      }
-      const char* nl = static_cast<const char*>(std::memchr(chunk, '\n', got));
-      header->append(chunk, nl ? static_cast<std::size_t>(nl - chunk) : got);
-      if (nl) {
-        *has_newline = true;
-        break;
-      }
-    }
-  }
-  if (!ok)
-    *error = "cannot read '" + path + "': " + errno_text(errno);
-  std::fclose(fp);
-  return ok;
-}
-
 } // namespace
 
-reader::reader(reader_options options) : options_(std::move(options)) {
-  buf_.resize(std::max<std::size_t>(options_.chunk_bytes, 1));
-}
+reader::reader(reader_options options) : options_(std::move(options)), source_(options_.chunk_bytes) {}
 
-reader::~reader() { close_file(); }
+reader::~reader() = default;
 
 std::unique_ptr<reader> reader::open(const reader_options& options, std::string* error_out) {
   std::string ignored;
@@ -128,8 +71,10 @@ std::unique_ptr<reader> reader::open(const reader_options& options, std::string*
 }
 
 void reader::reset() {
-  close_file();
+  source_.close();
   file_ = 0;
+  pending_blanks_ = 0;
+  pending_blank_index_.clear();
   stats_ = stats{};
   error_.clear();
   done_ = false;
@@ -140,14 +85,12 @@ bool reader::fail(std::string message) {
   return false;
 }
 
-void reader::close_file() {
-  if (fp_)
-    std::fclose(fp_);
-  fp_ = nullptr;
+void reader::finish_file() {
+  source_.close();
+  ++file_;
   // Empty lines not followed by data were the end of the file: not malformed.
   pending_blanks_ = 0;
   pending_blank_index_.clear();
-  skipping_ = false;
 }
 
 bool reader::open_file() {
@@ -158,23 +101,10 @@ bool reader::open_file() {
     const std::uint64_t hi = std::min(part_end_, global_end);
     if (lo >= hi)
       continue; // no byte of this file is in our part
-    fp_ = std::fopen(f.path.c_str(), "rb");
-    if (!fp_)
-      return fail("cannot open '" + f.path + "': " + errno_text(errno));
-    std::setvbuf(fp_, nullptr, _IONBF, 0); // we read in large chunks ourselves
-    parser_ = line_parser(&f.schema);
-    const std::uint64_t start = f.data_begin + (lo - f.global_begin);
     stop_off_ = f.data_begin + (hi - f.global_begin);
-    // Starting mid-file: our first line is the one after the first '\n' at or
-    // after start-1, i.e. the first line beginning at or after start.
-    skipping_ = start > f.data_begin;
-    const std::uint64_t from = skipping_ ? start - 1 : start;
-    if (!seek(fp_, from))
-      return fail("cannot read '" + f.path + "': " + errno_text(errno));
-    buf_off_ = read_off_ = from;
-    beg_ = end_ = 0;
-    eof_ = read_off_ >= f.size;
-    first_line_off_ = start;
+    if (!source_.open(f.path, f.size, f.data_begin, f.data_begin + (lo - f.global_begin), &error_))
+      return false;
+    parser_ = line_parser(&f.schema);
     base_line_ = 0;
     line_index_ = 0;
     return true;
@@ -183,52 +113,18 @@ bool reader::open_file() {
   return false;
 }
 
-bool reader::refill() {
-  const input_file& f = files_[file_];
-  if (beg_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + beg_, end_ - beg_);
-    buf_off_ += beg_;
-    end_ -= beg_;
-    beg_ = 0;
-  }
-  if (end_ == buf_.size())
-    buf_.resize(buf_.size() * 2); // a line longer than the buffer
-  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size() - end_, f.size - read_off_));
-  const std::size_t got = want ? std::fread(buf_.data() + end_, 1, want, fp_) : 0;
-  if (got != want)
-    return fail(std::ferror(fp_) ? "cannot read '" + f.path + "': " + errno_text(errno)
-                                 : f.path + ": the file got shorter while it was being read");
-  end_ += got;
-  read_off_ += got;
-  eof_ = read_off_ >= f.size;
-  return true;
-}
-
 std::uint64_t reader::line_number(std::uint64_t line_index) {
   if (base_line_ == 0) {
     const input_file& f = files_[file_];
-    if (first_line_off_ == f.data_begin) {
+    std::uint64_t newlines = 0;
+    if (source_.first_line_offset() == f.data_begin)
       base_line_ = options_.schema.header ? 2 : 1;
-    } else {
-      // A part that starts mid-file learns its line numbers only when it has
-      // something to report: count the newlines before it once.
-      std::FILE* fp = std::fopen(f.path.c_str(), "rb");
-      if (!fp)
-        return 0;
-      std::uint64_t newlines = 0, left = first_line_off_;
-      std::vector<char> chunk(std::size_t(1) << 20);
-      while (left > 0) {
-        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), left));
-        if (std::fread(chunk.data(), 1, want, fp) != want)
-          break;
-        newlines += static_cast<std::uint64_t>(std::count(chunk.data(), chunk.data() + want, '\n'));
-        left -= want;
-      }
-      std::fclose(fp);
-      if (left > 0)
-        return 0;
+    // A part that starts mid-file learns its line numbers only when it has
+    // something to report: count the newlines before it, once.
+    else if (count_newlines(f.path, source_.first_line_offset(), &newlines))
       base_line_ = newlines + 1;
-    }
+    else
+      return 0;
   }
   return base_line_ + line_index;
 }
@@ -277,68 +173,37 @@ bool reader::next(batch& out, std::size_t max_examples) {
   out.cat.resize(limit * num_cat_);
   std::size_t n = first;
   bool ok = true;
+  line_source::line line;
   while (n < limit) {
-    if (!fp_ && !open_file()) {
+    if (!source_.is_open() && !open_file()) {
       ok = error_.empty();
       break;
     }
-    const char* const base = buf_.data();
-    const char* const b = base + beg_;
-    const char* const e = base + end_;
-    const char* nl = static_cast<const char*>(std::memchr(b, '\n', static_cast<std::size_t>(e - b)));
-    if (skipping_) { // discard the line that belongs to the previous part
-      if (!nl) {
-        beg_ = end_;
-        if (eof_) {
-          close_file();
-          ++file_;
-        } else if (!refill()) {
-          ok = false;
-          break;
-        }
-        continue;
-      }
-      beg_ = static_cast<std::size_t>(nl - base) + 1;
-      skipping_ = false;
-      first_line_off_ = buf_off_ + beg_;
+    const line_source::status st = source_.next(&line, &error_);
+    if (st == line_source::status::error) {
+      ok = false;
+      break;
+    }
+    if (st == line_source::status::end) {
+      finish_file();
       continue;
     }
-    if (!nl) {
-      if (!eof_) {
-        if (!refill()) {
-          ok = false;
-          break;
-        }
-        continue;
-      }
-      if (b == e) {
-        close_file();
-        ++file_;
-        continue;
-      }
-      nl = e; // last line without a newline
-    }
-    const std::uint64_t offset = buf_off_ + beg_;
-    beg_ = nl == e ? end_ : static_cast<std::size_t>(nl - base) + 1;
-    std::size_t len = static_cast<std::size_t>(nl - b);
-    if (len > 0 && b[len - 1] == '\r')
-      --len;
-    if (offset >= stop_off_) {
+    const bool empty = line.text.empty();
+    if (line.begin >= stop_off_) {
       // Past our part. Only pending empty lines still need a decision: they
       // are malformed if data follows in this file, ignored if the file ends.
-      if (pending_blanks_ > 0 && len == 0)
+      if (pending_blanks_ > 0 && empty)
         continue;
       if (pending_blanks_ > 0 && !flush_pending_blanks()) {
         ok = false;
         break;
       }
-      close_file();
-      ++file_;
+      finish_file();
       continue;
     }
-    stats_.bytes += buf_off_ + beg_ - offset;
+    stats_.bytes += line.end - line.begin;
     const std::uint64_t index = line_index_++;
-    if (len == 0) {
+    if (empty) {
       ++pending_blanks_;
       if (pending_blank_index_.size() < std::max<std::size_t>(options_.max_logged_errors, 1))
         pending_blank_index_.push_back(index);
@@ -349,8 +214,8 @@ bool reader::next(batch& out, std::size_t max_examples) {
       break;
     }
     line_error err;
-    if (parser_.parse(std::string_view(b, len), &out.labels[n], out.dense.data() + n * num_dense_,
-                      out.cat.data() + n * num_cat_, &err)) {
+    if (parser_.parse(line.text, &out.labels[n], out.dense.data() + n * num_dense_, out.cat.data() + n * num_cat_,
+                      &err)) {
       ++n;
       ++stats_.examples;
       ++stats_.lines;

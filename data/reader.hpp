@@ -17,8 +17,9 @@
 //   line 1.
 //
 // Input: the files are read one after another, with large unbuffered reads
-// into one reused buffer (chunk_bytes; it grows only for a longer line). File
-// sizes are taken at open(): bytes appended later are not read.
+// into one reused buffer (chunk_bytes; it grows only for a longer line; see
+// line_source.hpp). File sizes are taken at open(): bytes appended later are
+// not read.
 //
 // Partitioning: the data bytes of all files (headers excluded) form one
 // concatenated range, split by bytes into num_parts equal parts. Part i
@@ -35,13 +36,13 @@
 // Thread safety: one reader per thread; distinct readers share nothing.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "data/batch.hpp"
 #include "data/line_parser.hpp"
+#include "data/line_source.hpp"
 #include "data/schema.hpp"
 
 namespace data {
@@ -97,14 +98,13 @@ private:
   struct input_file;
   explicit reader(reader_options options);
 
-  bool open_file();          // next file with bytes in this part; false when done or failed
-  void close_file();
-  bool refill();             // read more of the current file; false on I/O error
+  bool open_file(); // next file with bytes in this part; false when done or failed
+  void finish_file();
   bool fail(std::string message);
   // Counts a malformed line; returns false when that is fatal (strict).
   bool malformed(std::uint64_t line_index, const std::string& message);
   bool flush_pending_blanks(); // the pending empty lines were followed by data
-  std::uint64_t line_number(std::uint64_t line_index);
+  std::uint64_t line_number(std::uint64_t line_index); // 0 if unknown
 
   reader_options options_;
   std::vector<input_file> files_;
@@ -116,18 +116,11 @@ private:
 
   // Current file.
   std::size_t file_ = 0;
-  std::FILE* fp_ = nullptr;
+  line_source source_;
   line_parser parser_;
-  std::vector<char> buf_;
-  std::size_t beg_ = 0, end_ = 0;  // unread bytes are buf_[beg_, end_)
-  std::uint64_t buf_off_ = 0;      // file offset of buf_[0]
-  std::uint64_t read_off_ = 0;     // file offset of the next read
-  std::uint64_t stop_off_ = 0;     // lines starting at or after this belong to the next part
-  bool eof_ = false;               // read everything up to the file's size
-  bool skipping_ = false;          // discarding the straddling line before our first
-  std::uint64_t first_line_off_ = 0;
-  std::uint64_t base_line_ = 0;    // 1-based line number of first_line_off_; 0 until needed
-  std::uint64_t line_index_ = 0;   // lines seen since first_line_off_
+  std::uint64_t stop_off_ = 0;   // lines starting at or after this belong to the next part
+  std::uint64_t base_line_ = 0;  // line number of source_'s first line; 0 until needed
+  std::uint64_t line_index_ = 0; // lines seen in this file since that first line
   std::uint64_t pending_blanks_ = 0;
   std::vector<std::uint64_t> pending_blank_index_; // the first few, for messages
 };

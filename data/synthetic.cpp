@@ -106,7 +106,7 @@ bool generate_synthetic(const synthetic_options& options, const std::string& out
     return write_error();
   if (std::fclose(file.release()) != 0)
     return write_error();
-  if (progress)
+  if (progress && options.rows % progress_every != 0)
     progress(options.rows);
 
   synthetic_meta meta;

@@ -63,10 +63,10 @@ void reduce_grads(const float* grad_emb, const sparse_index& idx, std::size_t di
 }
 
 embedding_tables::embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table,
-                                   std::size_t dim)
-  : num_tables_(num_tables), rows_(rows_per_table), dim_(dim),
-    weights_(num_tables * rows_per_table * dim, 0.0f), accum_(num_tables * rows_per_table, 0.0f) {
-}
+                                   std::size_t dim, std::size_t state_per_row)
+  : num_tables_(num_tables), rows_(rows_per_table), dim_(dim), state_(state_per_row),
+    weights_(num_tables * rows_per_table * dim, 0.0f),
+    accum_(num_tables * rows_per_table * state_per_row, 0.0f) {}
 
 void embedding_tables::init(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -98,7 +98,8 @@ void embedding_tables::apply(const sparse_index& idx, const float* grad_unique,
   for (std::size_t i = 0; i < n; ++i) {
     if (i + prefetch_distance < n) {
       __builtin_prefetch(row(u[i + prefetch_distance]), 1);
-      __builtin_prefetch(&accum_[index(u[i + prefetch_distance])], 1);
+      if (state_)
+        __builtin_prefetch(accumulator(u[i + prefetch_distance]), 1);
     }
     opt.apply(row(u[i]), accumulator(u[i]), grad_unique + i * dim_, dim_);
   }

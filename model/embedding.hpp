@@ -51,18 +51,20 @@ void expand_rows(const float* unique_rows, const sparse_index& idx, std::size_t 
 void reduce_grads(const float* grad_emb, const sparse_index& idx, std::size_t dim,
                   float* grad_unique);
 
-// All tables of one model in one process: weights [rows, dim] per table and one
-// row-wise accumulator per row.
+// All tables of one model in one process: weights [rows, dim] per table and
+// `state_per_row` optimiser accumulators per row (sparse_optimizer::state_per_row).
 class embedding_tables {
 public:
-  embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table, std::size_t dim);
+  embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table, std::size_t dim,
+                   std::size_t state_per_row = 1);
 
   // Uniform(-sqrt(1/rows), sqrt(1/rows)), as in the public DLRM code.
   void init(std::uint64_t seed);
 
   float* row(std::uint64_t key) { return weights_.data() + index(key) * dim_; }
+  // The row's accumulators (nullptr-safe to pass on when state_per_row is 0).
   const float* row(std::uint64_t key) const { return weights_.data() + index(key) * dim_; }
-  float& accumulator(std::uint64_t key) { return accum_[index(key)]; }
+  float* accumulator(std::uint64_t key) { return accum_.data() + index(key) * state_; }
 
   // unique_rows[:, u] = row(unique[u])
   void gather(const sparse_index& idx, float* unique_rows) const;
@@ -79,6 +81,7 @@ private:
   std::size_t num_tables_;
   std::uint64_t rows_;
   std::size_t dim_;
+  std::size_t state_;
   std::vector<float> weights_;
   std::vector<float> accum_;
 };

@@ -15,6 +15,8 @@ std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& n
     return sparse_optimizer_kind::sgd;
   if (name == "rowwise-adagrad")
     return sparse_optimizer_kind::rowwise_adagrad;
+  if (name == "adagrad")
+    return sparse_optimizer_kind::adagrad;
   return std::nullopt;
 }
 

@@ -11,7 +11,7 @@
 namespace model {
 
 enum class dense_optimizer_kind { sgd, adagrad };
-enum class sparse_optimizer_kind { sgd, rowwise_adagrad };
+enum class sparse_optimizer_kind { sgd, rowwise_adagrad, adagrad };
 
 std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& name);
 std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& name);
@@ -29,18 +29,35 @@ struct dense_optimizer {
 
 // Sparse optimiser for one embedding row of `dim` floats with gradient g (the
 // sum over every occurrence of the row in the batch).
+//   sgd:             w -= lr * g                                (no state)
+//   rowwise-adagrad: m += mean(g^2); w -= lr * g / (sqrt(m) + eps)   (1 float per row)
+//   adagrad:         a += g^2 (per element); w -= lr * g / (sqrt(a) + eps) (dim floats per row)
 struct sparse_optimizer {
   sparse_optimizer_kind kind = sparse_optimizer_kind::rowwise_adagrad;
   float lr = 0.03f;  // learning rate
-  float eps = 1e-8f; // row-wise Adagrad: m += mean(g^2); w -= lr * g / (sqrt(m) + eps)
+  float eps = 1e-8f; // Adagrad epsilon, added after the square root
 
-  // m: the row's single accumulator (ignored by SGD).
-  void apply(float* row, float& m, const float* g, std::size_t dim) const {
+  // Accumulator floats each row needs for this optimiser: 0, 1 or dim.
+  std::size_t state_per_row(std::size_t dim) const {
+    return kind == sparse_optimizer_kind::sgd ? 0
+           : kind == sparse_optimizer_kind::adagrad ? dim : 1;
+  }
+
+  // acc: the row's state_per_row(dim) accumulators (unused by SGD).
+  void apply(float* row, float* acc, const float* g, std::size_t dim) const {
     if (kind == sparse_optimizer_kind::sgd) {
       for (std::size_t i = 0; i < dim; ++i)
         row[i] -= lr * g[i];
       return;
     }
+    if (kind == sparse_optimizer_kind::adagrad) {
+      for (std::size_t i = 0; i < dim; ++i) {
+        acc[i] += g[i] * g[i];
+        row[i] -= lr * g[i] / (std::sqrt(acc[i]) + eps);
+      }
+      return;
+    }
+    float& m = *acc;
     float sq = 0.0f;
     for (std::size_t i = 0; i < dim; ++i)
       sq += g[i] * g[i];

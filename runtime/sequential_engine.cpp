@@ -52,7 +52,8 @@ void log_malformed(const data::reader& r, const char* what) {
 sequential_engine::sequential_engine(const train_config& cfg)
   : cfg_(cfg), net_(cfg.arch), params_(net_.layout().size()), dense_acc_(params_.size(), 0.0f),
     grads_(params_.size()),
-    tables_(cfg.arch.num_tables, cfg.arch.rows_per_table, cfg.arch.dim) {
+    tables_(cfg.arch.num_tables, cfg.arch.rows_per_table, cfg.arch.dim,
+            cfg.train.sparse.state_per_row(cfg.arch.dim)) {
   model::init_dense(net_.layout(), params_.data(), cfg.train.seed);
   tables_.init(cfg.train.seed + 1);
 }

@@ -71,7 +71,7 @@ void add_train_options(option_set& o) {
   add(o, "train.dense-optimizer", s, "adagrad", "optimiser of the MLP weights", {"adagrad", "sgd"});
   add(o, "train.dense-lr", r, "0.03", "learning rate of the dense optimiser", {}, 0.0);
   add(o, "train.sparse-optimizer", s, "rowwise-adagrad", "optimiser of the embedding rows",
-      {"rowwise-adagrad", "sgd"});
+      {"rowwise-adagrad", "adagrad", "sgd"});
   add(o, "train.sparse-lr", r, "0.03", "learning rate of the sparse optimiser", {}, 0.0);
   add(o, "train.adagrad-eps", r, "1e-8", "Adagrad epsilon (dense and row-wise)", {}, 0.0);
   // [cluster]

@@ -33,17 +33,28 @@ TEST_CASE("row-wise Adagrad keeps one accumulator per row: m += mean(g^2)") {
   model::sparse_optimizer opt{model::sparse_optimizer_kind::rowwise_adagrad, 0.5f, 1e-8f};
   std::vector<float> row{1.0f, 1.0f}, g{3.0f, 4.0f};
   float m = 0.0f;
-  opt.apply(row.data(), m, g.data(), 2);
+  opt.apply(row.data(), &m, g.data(), 2);
   // m = (9 + 16) / 2 = 12.5; scale = 0.5 / sqrt(12.5) = 0.141421356
   CHECK(m == doctest::Approx(12.5));
   CHECK(row[0] == doctest::Approx(1.0 - 3.0 * 0.5 / std::sqrt(12.5)));
   CHECK(row[1] == doctest::Approx(1.0 - 4.0 * 0.5 / std::sqrt(12.5)));
   model::sparse_optimizer sgd{model::sparse_optimizer_kind::sgd, 0.5f};
   std::vector<float> r2{1.0f, 1.0f};
-  float unused = 0.0f;
-  sgd.apply(r2.data(), unused, g.data(), 2);
+  sgd.apply(r2.data(), nullptr, g.data(), 2);
   CHECK(r2[0] == doctest::Approx(-0.5)); // 1 - 0.5*3
-  CHECK(unused == 0.0f);
+  CHECK(sgd.state_per_row(16) == 0);
+}
+
+TEST_CASE("element-wise sparse Adagrad keeps one accumulator per value") {
+  model::sparse_optimizer opt{model::sparse_optimizer_kind::adagrad, 0.5f, 0.0f};
+  std::vector<float> row{1.0f, 1.0f}, g{3.0f, 4.0f}, acc{0.0f, 0.0f};
+  opt.apply(row.data(), acc.data(), g.data(), 2);
+  // acc = (9, 16); each value moves by lr * g / |g| = 0.5
+  CHECK(acc[0] == doctest::Approx(9.0));
+  CHECK(acc[1] == doctest::Approx(16.0));
+  CHECK(row[0] == doctest::Approx(0.5));
+  CHECK(row[1] == doctest::Approx(0.5));
+  CHECK(opt.state_per_row(16) == 16);
 }
 
 TEST_CASE("sparse_index de-duplicates and reduce_grads sums duplicates") {
@@ -91,7 +102,7 @@ TEST_CASE("embedding tables apply row-wise Adagrad only to touched rows") {
   model::sparse_optimizer opt{model::sparse_optimizer_kind::rowwise_adagrad, 0.1f, 0.0f};
   t.apply(idx, grad.data(), opt);
   // m = (4 + 0) / 2 = 2; w -= 0.1 * 2 / sqrt(2)
-  CHECK(t.accumulator(keys[0]) == doctest::Approx(2.0));
+  CHECK(*t.accumulator(keys[0]) == doctest::Approx(2.0));
   CHECK(t.row(keys[0])[0] == doctest::Approx(w0 - 0.2 / std::sqrt(2.0)));
   CHECK(t.row(model::row_key(1, 3))[0] == before_untouched);
 }
