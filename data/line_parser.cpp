@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 
-#if defined(__AVX2__) || defined(__SSE2__)
+// SS_NO_SIMD forces the portable byte loop (to test it on x86).
+#if (defined(__AVX2__) || defined(__SSE2__)) && !defined(SS_NO_SIMD)
+#define SS_SIMD_SCAN 1
 #include <immintrin.h>
 #endif
 
@@ -36,7 +37,7 @@ const log1p_table small_log1p;
 inline std::size_t find_delimiters(const char* p, const char* e, char d, const char** out, std::size_t max) {
   std::size_t n = 0;
   const char* q = p;
-#if defined(__AVX2__) || defined(__SSE2__)
+#if defined(SS_SIMD_SCAN)
 #if defined(__AVX2__)
   using vec = __m256i;
   const vec pattern = _mm256_set1_epi8(d);

@@ -37,7 +37,7 @@ struct synthetic_meta {
   synthetic_options options;           // everything that generated the file
 };
 
-// Exact equality of every field (doubles compared bitwise-equal in value).
+// Exact equality of every field (NaN equals NaN here, as both are "null").
 bool operator==(const synthetic_meta& a, const synthetic_meta& b);
 bool operator==(const synthetic_options& a, const synthetic_options& b);
 

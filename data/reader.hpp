@@ -16,6 +16,9 @@
 //   error() holds that message. Lines are 1-based per file; a header is
 //   line 1.
 //
+// Headers: with schema.header every file starts with its own header line;
+// column names are resolved per file, so the column order may differ.
+//
 // Input: the files are read one after another, with large unbuffered reads
 // into one reused buffer (chunk_bytes; it grows only for a longer line; see
 // line_source.hpp). File sizes are taken at open(): bytes appended later are

@@ -29,7 +29,8 @@ struct synthetic_options {
   double vocab_scale = 1.0;   // > 0; largest vocabulary must stay < 2^32
 
   // Teacher logit = bias + sum_c effect_c + sum_k interaction_k + dense MLP.
-  // effect_c(v) ~ N(0, (cat_effect_scale * w_c)^2) per value id, with a
+  // effect_c(v) ~ N(0, (cat_effect_scale * w_c)^2) per value id (Irwin-Hall
+  // approximation of the normal, see synthetic_random.hpp), with a
   // per-column weight w_c uniform in [0.25, 1]. A missing value has an effect
   // of its own, drawn the same way.
   double cat_effect_scale = 0.4;

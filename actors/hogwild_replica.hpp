@@ -1,0 +1,63 @@
+#pragma once
+// hogwild_replica: THE one type shared between actors without messages.
+//
+// A trainer's dense parameters (all MLP weights in one flat float buffer, in
+// model::dense_layout order) plus the dense optimiser's accumulators. The
+// trainer creates it; its W Hogwild workers and its shadow syncer receive a
+// shared_ptr at spawn time and then read and write the floats concurrently,
+// WITHOUT locks. This is Hogwild (Niu et al., 2011) by design:
+//
+// Thread safety, and why it is safe enough:
+// - Writers are the workers (optimiser steps, element-wise `w -= step`) and
+//   the syncer (elastic or averaging merges, also element-wise). Readers are
+//   the workers' forward/backward passes and the syncer's snapshots.
+// - A racing read may see a mix of old and new elements (a "torn" snapshot of
+//   the whole vector), and two racing read-modify-writes of one element may
+//   lose one update. Each element is an aligned 32-bit float, which x86-64
+//   and aarch64 load and store atomically, so no element is ever a mix of two
+//   values. SGD-type methods tolerate both effects: they are small, bounded,
+//   sparse-in-time perturbations (the Hogwild and ShadowSync analyses).
+// - The buffer is allocated once at construction and never resized or freed
+//   while any actor holds the shared_ptr, so no access is out of bounds.
+// - Formally these are data races (undefined behaviour in C++). The
+//   ThreadSanitizer build suppresses reports whose stack passes through the
+//   functions named in tests/tsan.supp (the Hogwild kernels only), and still
+//   reports every other race.
+// The counters are real atomics: the syncer reads `batches` to measure the
+// sync gap, the trainer reads them for progress reports.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace actors {
+
+class hogwild_replica {
+public:
+  // n floats of parameters (copied from `init`) and n accumulators (zero).
+  explicit hogwild_replica(const std::vector<float>& init)
+    : size_(init.size()), params_(new float[init.size()]), acc_(new float[init.size()]()) {
+    std::copy(init.begin(), init.end(), params_.get());
+  }
+
+  std::size_t size() const { return size_; }
+  float* params() { return params_.get(); }
+  const float* params() const { return params_.get(); }
+  float* accumulators() { return acc_.get(); }
+
+  std::vector<float> snapshot() const { return {params_.get(), params_.get() + size_}; }
+
+  // Progress counters (relaxed atomics; exact totals come from worker_stats).
+  std::atomic<std::uint64_t> batches{0};
+  std::atomic<std::uint64_t> examples{0};
+
+private:
+  std::size_t size_;
+  std::unique_ptr<float[]> params_;
+  std::unique_ptr<float[]> acc_;
+};
+
+using replica_ptr = std::shared_ptr<hogwild_replica>;
+
+} // namespace actors

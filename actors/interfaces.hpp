@@ -1,0 +1,86 @@
+#pragma once
+// The protocol catalogue: every actor role's typed interface, one line per
+// handler. Message structs and atoms are in messages/messages.hpp.
+//
+//  reader --batches--> hogwild_worker xW --lookup--> embedding_shard xE
+//                          |   ^  (one trainer)  <--rows--    ^
+//                          |   |                 --push-->    |
+//                          v   |
+//                 hogwild_replica (shared dense buffer, actors/hogwild_replica.hpp)
+//                          ^   |
+//                          |   v
+//                 shadow_syncer --exchange--> dense_shard xD   (S/FR-EASGD)
+//                               --ring--> next syncer          (S/FR-MA, S/FR-BMUF)
+#include <cstdint>
+#include <vector>
+
+#include <caf/actor_addr.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/strong_actor_ptr.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/messages.hpp"
+
+namespace actors {
+
+using namespace messages; // atoms and structs of the protocol
+
+// Owns rows (row mod E == shard) of every table with their optimiser state.
+using embedding_shard_actor = caf::typed_actor<
+  // rows of the requested keys, dim floats each, in request order
+  caf::replies_to<lookup_atom, lookup_request>::with<embedding_rows>,
+  // apply summed gradients with the shard's sparse optimiser (fire and forget)
+  caf::reacts_to<push_atom, embedding_grads>,
+  // the shard's whole local table, [local rows * dim] (evaluation, checkpoints)
+  caf::replies_to<dump_atom>::with<float_blob>>;
+
+// Owns the EASGD centre variable for [offset, offset + size).
+using dense_shard_actor = caf::typed_actor<
+  // elastic step on a replica range: d = alpha (w_i - c); c += d; reply d
+  caf::replies_to<exchange_atom, dense_range>::with<dense_range>,
+  // the current centre range
+  caf::replies_to<dump_atom>::with<dense_range>>;
+
+// Serves one trainer's part of the input, one mini-batch per request.
+using reader_actor = caf::typed_actor<
+  // the next batch; an empty batch (size 0) means the end of the data
+  caf::replies_to<next_atom>::with<example_batch>>;
+
+// Pulls batches, looks up rows, trains lock-free on its trainer's replica.
+using worker_actor = caf::typed_actor<
+  // begin the loop; the worker reports done_atom + worker_stats to its trainer
+  caf::reacts_to<start_atom>>;
+
+// Synchronises its trainer's replica in the background (S-*) or on demand (FR-*).
+using syncer_actor = caf::typed_actor<
+  // ring position and all syncers in ring order (MA/BMUF); sent once before start
+  caf::reacts_to<peers_atom, std::uint32_t, std::vector<caf::strong_actor_ptr>>,
+  // begin (shadow methods: loop rounds back to back until stopped)
+  caf::reacts_to<start_atom>,
+  // one all-reduce step from the previous syncer in the ring
+  caf::reacts_to<ring_atom, ring_chunk>,
+  // foreground: run one round now; the reply comes when it has completed
+  caf::replies_to<sync_atom>::with<std::uint64_t>,
+  // its trainer's workers are done (FR: keep serving rounds for the others)
+  caf::reacts_to<end_atom>,
+  // rounds completed so far
+  caf::replies_to<stats_atom>::with<std::uint64_t>,
+  // finish every round up to and including `last_round`, then report
+  caf::replies_to<stop_atom, std::uint64_t>::with<sync_stats>,
+  // timer for the optional pause between rounds
+  caf::reacts_to<tick_atom>>;
+
+// Owns the replica; spawns and monitors its workers, reader and syncer.
+using trainer_actor = caf::typed_actor<
+  // start training; the reply comes when every worker has reached the end
+  caf::replies_to<start_atom>::with<worker_stats>,
+  // a worker reached the end of its data
+  caf::reacts_to<done_atom, worker_stats>,
+  // live progress for the coordinator's progress line
+  caf::replies_to<stats_atom>::with<progress_report>,
+  // rounds completed by its syncer (for the coordinated stop)
+  caf::replies_to<sync_atom>::with<std::uint64_t>,
+  // stop the syncer after `last_round`; reply with the final report
+  caf::replies_to<stop_atom, std::uint64_t>::with<trainer_report>>;
+
+} // namespace actors

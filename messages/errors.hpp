@@ -1,0 +1,35 @@
+#pragma once
+// The project's error category for failures between actors. Expected failures
+// (a shard went down, a request timed out, a peer sent something malformed)
+// travel as caf::error values of this category; broken invariants abort.
+#include <cstdint>
+#include <string>
+
+#include <caf/atom.hpp>
+#include <caf/error.hpp>
+#include <caf/make_message.hpp>
+
+namespace messages {
+
+enum class errc : std::uint8_t {
+  none = 0,
+  shard_down,        // an embedding or dense shard terminated
+  trainer_down,      // a trainer (or one of its workers/syncer) terminated
+  request_timeout,   // a request got no answer within its timeout
+  bad_request,       // malformed request: wrong sizes, keys of another shard
+  protocol_mismatch, // a peer speaks another protocol version or layout
+  input_error,       // reading or parsing the training data failed
+};
+
+std::string to_string(errc x);
+
+constexpr caf::atom_value error_category = caf::atom("shadowsyn");
+
+inline caf::error make_error(errc x, std::string context = {}) {
+  if (context.empty())
+    return caf::error{static_cast<std::uint8_t>(x), error_category};
+  return caf::error{static_cast<std::uint8_t>(x), error_category,
+                    caf::make_message(std::move(context))};
+}
+
+} // namespace messages

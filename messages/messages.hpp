@@ -1,0 +1,212 @@
+#pragma once
+// Every message struct of the cluster protocol, each with its inspect() right
+// below it, plus the atoms. Float and key payloads are raw blobs (blobs.hpp).
+// Register everything on every node with register_messages(cfg)
+// (registry.hpp); a type missing there arrives empty on a remote path.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include "messages/blobs.hpp"
+
+namespace messages {
+
+// -- atoms (verbs; at most 10 characters, part of the wire format) -----------
+using lookup_atom = caf::atom_constant<caf::atom("lookup")>;     // rows for keys
+using push_atom = caf::atom_constant<caf::atom("push")>;         // embedding gradients
+using exchange_atom = caf::atom_constant<caf::atom("exchange")>; // EASGD elastic step
+using ring_atom = caf::atom_constant<caf::atom("ring")>;         // all-reduce chunk
+using next_atom = caf::atom_constant<caf::atom("next")>;         // next batch, please
+using start_atom = caf::atom_constant<caf::atom("start")>;       // begin working
+using stop_atom = caf::atom_constant<caf::atom("stop")>;         // finish and report
+using done_atom = caf::atom_constant<caf::atom("done")>;         // finished (with stats)
+using sync_atom = caf::atom_constant<caf::atom("sync")>;         // run a round now (FR)
+using tick_atom = caf::atom_constant<caf::atom("tick")>;         // timer
+using stats_atom = caf::atom_constant<caf::atom("stats")>;       // report counters
+using dump_atom = caf::atom_constant<caf::atom("dump")>;         // full state (eval)
+using peers_atom = caf::atom_constant<caf::atom("peers")>;       // ring neighbours
+using end_atom = caf::atom_constant<caf::atom("end")>;           // no more data
+
+// -- embedding shards ----------------------------------------------------------
+
+// Lookup: de-duplicated row keys (model::row_key) of one shard for one batch.
+// Reply: embedding_rows with dim floats per key, in the order of the keys.
+struct lookup_request {
+  std::uint64_t batch = 0; // requester's batch sequence number, echoed back
+  key_blob keys;
+  friend bool operator==(const lookup_request& a, const lookup_request& b) {
+    return a.batch == b.batch && a.keys == b.keys;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lookup_request& x) {
+  return f(caf::meta::type_name("lookup_request"), x.batch, x.keys);
+}
+
+struct embedding_rows {
+  std::uint64_t batch = 0;
+  float_blob rows; // [keys * dim]
+  friend bool operator==(const embedding_rows& a, const embedding_rows& b) {
+    return a.batch == b.batch && a.rows == b.rows;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, embedding_rows& x) {
+  return f(caf::meta::type_name("embedding_rows"), x.batch, x.rows);
+}
+
+// Push: the summed gradient of each key (dim floats per key), applied by the
+// shard's sparse optimiser. Fire and forget (Hogwild across trainers).
+struct embedding_grads {
+  key_blob keys;
+  float_blob grads; // [keys * dim]
+  friend bool operator==(const embedding_grads& a, const embedding_grads& b) {
+    return a.keys == b.keys && a.grads == b.grads;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, embedding_grads& x) {
+  return f(caf::meta::type_name("embedding_grads"), x.keys, x.grads);
+}
+
+// -- dense synchronisation -------------------------------------------------------
+
+// A contiguous range [offset, offset + values.size()) of the flat dense buffer:
+// S-EASGD sends its replica's range to the dense shard owning it; the reply
+// (also a dense_range) carries the elastic difference d = alpha (w_i - centre).
+struct dense_range {
+  std::uint64_t offset = 0;
+  float_blob values;
+  friend bool operator==(const dense_range& a, const dense_range& b) {
+    return a.offset == b.offset && a.values == b.values;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, dense_range& x) {
+  return f(caf::meta::type_name("dense_range"), x.offset, x.values);
+}
+
+// One step of a chunked ring all-reduce among the shadow syncers. Steps
+// 0..N-2 are reduce-scatter (add), N-1..2N-3 all-gather (copy).
+struct ring_chunk {
+  std::uint64_t round = 0;
+  std::uint32_t step = 0;
+  std::uint32_t chunk = 0;
+  float_blob values;
+  friend bool operator==(const ring_chunk& a, const ring_chunk& b) {
+    return a.round == b.round && a.step == b.step && a.chunk == b.chunk && a.values == b.values;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ring_chunk& x) {
+  return f(caf::meta::type_name("ring_chunk"), x.round, x.step, x.chunk, x.values);
+}
+
+// -- data ----------------------------------------------------------------------
+
+// One mini-batch as data::batch holds it, in wire form.
+struct example_batch {
+  std::uint64_t seq = 0; // per reader, from 0
+  std::uint32_t num_dense = 0;
+  std::uint32_t num_cat = 0;
+  float_blob labels; // [size]
+  float_blob dense;  // [size * num_dense]
+  key_blob cat;      // [size * num_cat] hashes
+  std::size_t size() const { return labels.size(); }
+  friend bool operator==(const example_batch& a, const example_batch& b) {
+    return a.seq == b.seq && a.num_dense == b.num_dense && a.num_cat == b.num_cat &&
+           a.labels == b.labels && a.dense == b.dense && a.cat == b.cat;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, example_batch& x) {
+  return f(caf::meta::type_name("example_batch"), x.seq, x.num_dense, x.num_cat, x.labels, x.dense,
+           x.cat);
+}
+
+// -- reports ---------------------------------------------------------------------
+
+// What a worker (or a whole trainer, summed) reports at the end.
+struct worker_stats {
+  std::uint64_t examples = 0;
+  std::uint64_t batches = 0;
+  double loss_sum = 0;        // progressive BCE, before each update
+  double prob_sum = 0;
+  std::uint64_t positives = 0;
+  double busy_seconds = 0;    // wall time from start to the end of data
+  double blocked_seconds = 0; // waiting for foreground sync rounds
+  double lookup_wait_seconds = 0; // waiting for embedding rows not yet there
+  std::uint64_t lookup_bytes = 0; // rows received
+  std::uint64_t push_bytes = 0;   // gradients sent
+  friend bool operator==(const worker_stats& a, const worker_stats& b) {
+    return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
+           a.prob_sum == b.prob_sum && a.positives == b.positives &&
+           a.busy_seconds == b.busy_seconds && a.blocked_seconds == b.blocked_seconds &&
+           a.lookup_wait_seconds == b.lookup_wait_seconds && a.lookup_bytes == b.lookup_bytes &&
+           a.push_bytes == b.push_bytes;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
+  return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, x.loss_sum, x.prob_sum,
+           x.positives, x.busy_seconds, x.blocked_seconds, x.lookup_wait_seconds, x.lookup_bytes,
+           x.push_bytes);
+}
+
+// What a shadow syncer reports.
+struct sync_stats {
+  std::uint64_t rounds = 0;
+  std::uint64_t bytes_sent = 0;
+  double seconds = 0;          // wall time spent inside rounds
+  // Batches its trainer had completed at the end of each round (for the sync
+  // gap distribution: differences of consecutive entries).
+  std::vector<std::uint64_t> batches_at_round;
+  friend bool operator==(const sync_stats& a, const sync_stats& b) {
+    return a.rounds == b.rounds && a.bytes_sent == b.bytes_sent && a.seconds == b.seconds &&
+           a.batches_at_round == b.batches_at_round;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sync_stats& x) {
+  return f(caf::meta::type_name("sync_stats"), x.rounds, x.bytes_sent, x.seconds,
+           x.batches_at_round);
+}
+
+// A trainer's final report: its workers' stats summed, its syncer's stats,
+// and its dense replica (for evaluation: one replica or the average).
+struct trainer_report {
+  std::uint32_t trainer = 0;
+  worker_stats work;
+  sync_stats sync;
+  float_blob replica;
+  friend bool operator==(const trainer_report& a, const trainer_report& b) {
+    return a.trainer == b.trainer && a.work == b.work && a.sync == b.sync && a.replica == b.replica;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trainer_report& x) {
+  return f(caf::meta::type_name("trainer_report"), x.trainer, x.work, x.sync, x.replica);
+}
+
+// Live progress of one trainer, polled by the coordinator for the progress line.
+struct progress_report {
+  std::uint64_t examples = 0;
+  std::uint64_t batches = 0;
+  double loss_sum = 0, prob_sum = 0;
+  std::uint64_t positives = 0;
+  std::uint64_t sync_rounds = 0;
+  friend bool operator==(const progress_report& a, const progress_report& b) {
+    return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
+           a.prob_sum == b.prob_sum && a.positives == b.positives && a.sync_rounds == b.sync_rounds;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
+  return f(caf::meta::type_name("progress_report"), x.examples, x.batches, x.loss_sum, x.prob_sum,
+           x.positives, x.sync_rounds);
+}
+
+} // namespace messages

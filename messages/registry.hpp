@@ -1,0 +1,42 @@
+#pragma once
+// The one registry of message types: every struct of messages.hpp listed
+// once. register_messages() must run on every node's config before the
+// actor system starts; the error category is registered with it so errors
+// render as "shadowsyn: shard_down (context)".
+#include <caf/actor_system_config.hpp>
+#include <caf/message.hpp>
+#include <caf/type_id.hpp>
+
+#include "messages/errors.hpp"
+#include "messages/messages.hpp"
+
+CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
+  CAF_ADD_TYPE_ID(shadowsync, (messages::lookup_request))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::embedding_rows))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::embedding_grads))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::dense_range))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::ring_chunk))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::example_batch))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::worker_stats))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::sync_stats))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::trainer_report))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::progress_report))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::float_blob))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::key_blob))
+CAF_END_TYPE_ID_BLOCK(shadowsync)
+
+namespace messages {
+
+inline void register_messages(caf::actor_system_config& cfg) {
+  cfg.add_message_types<caf::id_block::shadowsync>();
+  // (CAF 0.17's add_error_category<T> template does not compile: pass a renderer.)
+  cfg.add_error_category(error_category,
+                         [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {
+                           std::string out = "shadowsync: " + to_string(static_cast<errc>(code));
+                           if (!ctx.empty())
+                             out += " (" + caf::to_string(ctx) + ")";
+                           return out;
+                         });
+}
+
+} // namespace messages

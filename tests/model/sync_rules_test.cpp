@@ -1,0 +1,49 @@
+// The synchronisation rules against hand-computed values.
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "model/sync_rules.hpp"
+
+TEST_CASE("EASGD centre step: d = alpha (w - c), c += d") {
+  std::vector<float> c{1.0f, 0.0f}, w{3.0f, -2.0f}, d(2);
+  model::easgd_centre_step(c.data(), w.data(), 0.25f, d.data(), 2);
+  CHECK(d[0] == doctest::Approx(0.5));  // 0.25 * (3 - 1)
+  CHECK(d[1] == doctest::Approx(-0.5)); // 0.25 * (-2 - 0)
+  CHECK(c[0] == doctest::Approx(1.5));
+  CHECK(c[1] == doctest::Approx(-0.5));
+}
+
+TEST_CASE("BMUF: Nesterov and classic targets") {
+  // w_g = 1, Delta = 0.5, avg = 2, eta = 0.5, zeta = 1:
+  // G = 1; Delta = 0.25 + 1 = 1.25; w_g = 2.25; Nesterov target = 2.25 + 0.625 = 2.875.
+  model::bmuf_params p{0.5f, 1.0f, true};
+  std::vector<float> g{1.0f}, m{0.5f}, avg{2.0f}, t(1);
+  model::bmuf_step(p, g.data(), m.data(), avg.data(), t.data(), 1);
+  CHECK(m[0] == doctest::Approx(1.25));
+  CHECK(g[0] == doctest::Approx(2.25));
+  CHECK(t[0] == doctest::Approx(2.875));
+  p.nesterov = false;
+  std::vector<float> g2{1.0f}, m2{0.5f};
+  model::bmuf_step(p, g2.data(), m2.data(), avg.data(), t.data(), 1);
+  CHECK(t[0] == doctest::Approx(2.25));
+}
+
+TEST_CASE("merge modes: delta keeps concurrent updates, overwrite drops them") {
+  // snapshot 1.0, live replica moved on to 1.5 during the round, target 3.0
+  std::vector<float> w{1.5f}, snap{1.0f}, target{3.0f};
+  model::merge(model::merge_mode::delta, w.data(), snap.data(), target.data(), 1);
+  CHECK(w[0] == doctest::Approx(3.5)); // 1.5 + (3.0 - 1.0)
+  std::vector<float> w2{1.5f};
+  model::merge(model::merge_mode::overwrite, w2.data(), snap.data(), target.data(), 1);
+  CHECK(w2[0] == doctest::Approx(3.0));
+}
+
+TEST_CASE("algorithm names round-trip") {
+  for (const char* n : {"none", "s-easgd", "s-ma", "s-bmuf", "fr-easgd", "fr-ma", "fr-bmuf"})
+    CHECK(model::to_string(*model::parse_sync_algorithm(n)) == n);
+  CHECK_FALSE(model::parse_sync_algorithm("easgd"));
+  CHECK(model::is_foreground(model::sync_algorithm::fr_ma));
+  CHECK(model::uses_ring(model::sync_algorithm::s_bmuf));
+  CHECK_FALSE(model::uses_ring(model::sync_algorithm::s_easgd));
+}
