@@ -32,6 +32,17 @@ std::optional<merge_mode> parse_merge_mode(const std::string& name) {
   return std::nullopt;
 }
 
+std::vector<range> split_range(std::size_t n, std::size_t parts) {
+  std::vector<range> out(parts);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < parts; ++i) {
+    out[i].offset = offset;
+    out[i].size = n / parts + (i < n % parts ? 1 : 0);
+    offset += out[i].size;
+  }
+  return out;
+}
+
 void easgd_centre_step(float* centre, const float* w, float alpha, float* delta, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const float d = alpha * (w[i] - centre[i]);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace model {
 
@@ -26,6 +27,14 @@ inline bool uses_ring(sync_algorithm a) {
   return a == sync_algorithm::s_ma || a == sync_algorithm::fr_ma || is_bmuf(a);
 }
 std::optional<merge_mode> parse_merge_mode(const std::string& name);
+
+// Splits [0, n) into `parts` contiguous ranges whose sizes differ by at most
+// one (the first n % parts ranges are one longer). Used for dense shards and
+// for the chunks of the ring all-reduce. Ranges may be empty when parts > n.
+struct range {
+  std::size_t offset = 0, size = 0;
+};
+std::vector<range> split_range(std::size_t n, std::size_t parts);
 
 // EASGD, at the dense shard: d = alpha (w - c); c += d. Writes d into `delta`.
 // The syncer then applies w -= d to its live replica.

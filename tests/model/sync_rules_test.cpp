@@ -47,3 +47,16 @@ TEST_CASE("algorithm names round-trip") {
   CHECK(model::uses_ring(model::sync_algorithm::s_bmuf));
   CHECK_FALSE(model::uses_ring(model::sync_algorithm::s_easgd));
 }
+
+TEST_CASE("split_range covers [0, n) with near-equal contiguous parts") {
+  auto r = model::split_range(10, 3); // sizes 4, 3, 3
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].offset == 0);
+  CHECK(r[0].size == 4);
+  CHECK(r[1].offset == 4);
+  CHECK(r[2].offset == 7);
+  CHECK(r[2].size == 3);
+  auto e = model::split_range(2, 4); // two ranges of 1, two empty
+  CHECK(e[3].size == 0);
+  CHECK(e[1].offset + e[1].size == 2);
+}
