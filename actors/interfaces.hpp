@@ -78,6 +78,8 @@ using trainer_actor = caf::typed_actor<
   caf::reacts_to<done_atom, worker_stats>,
   // live progress for the coordinator's progress line
   caf::replies_to<stats_atom>::with<progress_report>,
+  // its syncer, so the coordinator can wire the ring (peers_atom to each syncer)
+  caf::replies_to<peers_atom>::with<caf::strong_actor_ptr>,
   // rounds completed by its syncer (for the coordinated stop)
   caf::replies_to<sync_atom>::with<std::uint64_t>,
   // stop the syncer after `last_round`; reply with the final report
