@@ -1,11 +1,12 @@
 #include "runtime/sequential_engine.hpp"
 
 #include <chrono>
-#include <filesystem>
 
 #include <spdlog/spdlog.h>
 
 #include "data/reader.hpp"
+#include "runtime/evaluation.hpp"
+#include "runtime/input.hpp"
 
 namespace runtime {
 
@@ -15,36 +16,6 @@ using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-std::unique_ptr<data::reader> open_reader(const train_config& cfg,
-                                          const std::vector<std::string>& files,
-                                          std::string* err) {
-  data::reader_options ro;
-  ro.files = files;
-  ro.schema = cfg.data.schema;
-  ro.strict = cfg.data.strict;
-  ro.max_logged_errors = cfg.data.max_logged_errors;
-  return data::reader::open(ro, err);
-}
-
-std::uint64_t total_bytes(const std::vector<std::string>& files) {
-  std::uint64_t n = 0;
-  std::error_code ec;
-  for (const auto& f : files) {
-    auto s = std::filesystem::file_size(f, ec);
-    n += ec ? 0 : s;
-  }
-  return n;
-}
-
-void log_malformed(const data::reader& r, const char* what) {
-  const auto& st = r.statistics();
-  for (const auto& e : st.first_errors)
-    spdlog::warn("malformed {} line skipped: {}", what, e);
-  if (st.malformed > st.first_errors.size())
-    spdlog::warn("{} more malformed {} lines skipped (not shown)",
-                 st.malformed - st.first_errors.size(), what);
 }
 
 } // namespace
@@ -138,29 +109,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
 
 std::optional<std::string> sequential_engine::evaluate(const std::vector<std::string>& files,
                                                        run_metrics& out) {
-  std::string err;
-  auto r = open_reader(cfg_, files, &err);
-  if (!r)
-    return err;
-  const auto t0 = clock_type::now();
-  data::batch b;
-  model::evaluator ev;
-  while (true) {
-    b.clear();
-    if (!r->next(b, cfg_.train.eval_batch_size))
-      break;
-    rows_.lookup(b, cfg_.arch, tables_);
-    net_.forward(params_.data(), b.dense.data(), rows_.input(), b.size, ws_);
-    for (std::size_t e = 0; e < b.size; ++e)
-      ev.add(ws_.logits[Eigen::Index(e)], b.labels[e]);
-  }
-  if (!r->error().empty())
-    return r->error();
-  log_malformed(*r, "eval");
-  out.eval = ev.result();
-  out.eval_seconds = seconds_since(t0);
-  out.eval_malformed_lines = r->statistics().malformed;
-  return std::nullopt;
+  return evaluate_model(cfg_, net_, params_.data(), tables_, files, out);
 }
 
 } // namespace runtime

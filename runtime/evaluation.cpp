@@ -1,0 +1,49 @@
+#include "runtime/evaluation.hpp"
+
+#include <chrono>
+
+#include "runtime/input.hpp"
+
+namespace runtime {
+
+std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
+                                          const float* params,
+                                          const model::embedding_tables& tables,
+                                          const std::vector<std::string>& files,
+                                          run_metrics& out) {
+  std::string err;
+  auto r = open_reader(cfg, files, &err);
+  if (!r)
+    return err;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& a = net.architecture();
+  data::batch b;
+  std::vector<std::uint64_t> keys;
+  model::sparse_index index;
+  std::vector<float> rows;
+  model::workspace ws;
+  model::evaluator ev;
+  while (r->next(b, cfg.train.eval_batch_size)) {
+    const std::size_t n = b.size * a.num_tables;
+    keys.resize(n);
+    model::make_keys(b.cat.data(), n, a.num_tables, a.rows_per_table, keys.data());
+    index.build(keys.data(), n);
+    rows.resize(index.unique().size() * a.dim);
+    tables.gather(index, rows.data());
+    net.forward(params, b.dense.data(), {rows.data(), index.inverse().data(), index.unique().size()},
+                b.size, ws);
+    for (std::size_t e = 0; e < b.size; ++e)
+      ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
+    b.clear();
+  }
+  if (!r->error().empty())
+    return r->error();
+  log_malformed(*r, "eval");
+  out.eval = ev.result();
+  out.eval_seconds =
+    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.eval_malformed_lines = r->statistics().malformed;
+  return std::nullopt;
+}
+
+} // namespace runtime
