@@ -30,9 +30,24 @@ std::string to_json(const run_metrics& m) {
   w.field("trainers", std::uint64_t(m.trainers));
   w.field("workers_per_trainer", std::uint64_t(m.workers_per_trainer));
   w.field("flops_per_example", m.flops_per_example).field("gflops", m.gflops());
+  w.field("eval_model", m.eval_model);
+  w.field("lookup_wait_fraction", m.lookup_wait_fraction);
+  w.key("trainer_examples_per_second").begin_array();
+  for (double x : m.trainer_examples_per_second)
+    w.value(x);
+  w.end_array();
+  w.key("bytes").begin_object();
+  w.field("lookup", m.bytes.lookup).field("push", m.bytes.push);
+  w.field("dense_sync", m.bytes.dense_sync).end_object();
+  auto optional = [&](const char* k, const std::optional<double>& v) {
+    opt(k, v.has_value(), v.value_or(0));
+  };
   w.key("sync").begin_object();
   w.field("algorithm", m.sync.algorithm).field("rounds", m.sync.rounds);
-  opt("sync_gap_mean", m.sync.sync_gap_mean.has_value(), m.sync.sync_gap_mean.value_or(0));
+  optional("sync_gap_mean", m.sync.sync_gap_mean);
+  optional("sync_gap_p50", m.sync.sync_gap_p50);
+  optional("sync_gap_p90", m.sync.sync_gap_p90);
+  optional("sync_gap_max", m.sync.sync_gap_max);
   w.field("worker_blocked_fraction", m.sync.worker_blocked_fraction);
   w.field("bytes", m.sync.bytes);
   w.end_object();
@@ -41,7 +56,7 @@ std::string to_json(const run_metrics& m) {
 }
 
 std::string summary(const run_metrics& m) {
-  char buf[1024];
+  char buf[2048];
   int n = std::snprintf(buf, sizeof buf,
                         "trained %llu examples in %.2f s: %.0f ex/s (%.1f GFLOP/s), train NE %.4f",
                         static_cast<unsigned long long>(m.examples), m.seconds,
@@ -54,6 +69,15 @@ std::string summary(const run_metrics& m) {
     if (m.eval_bayes_ne)
       n += std::snprintf(buf + n, sizeof buf - n, "\nBayes NE of the eval data %.4f (gap %+.4f)",
                          *m.eval_bayes_ne, m.eval->ne - *m.eval_bayes_ne);
+  }
+  if (m.mode != "sequential") {
+    n += std::snprintf(buf + n, sizeof buf - n,
+                       "\n%zu trainers x %zu workers, sync %s: %llu rounds, gap %s batches, "
+                       "blocked %.2f%% of worker time, %.1f MB synced",
+                       m.trainers, m.workers_per_trainer, m.sync.algorithm.c_str(),
+                       static_cast<unsigned long long>(m.sync.rounds),
+                       m.sync.sync_gap_mean ? std::to_string(*m.sync.sync_gap_mean).substr(0, 6).c_str() : "-",
+                       100 * m.sync.worker_blocked_fraction, double(m.sync.bytes) / 1e6);
   }
   if (m.malformed_lines + m.eval_malformed_lines > 0)
     std::snprintf(buf + n, sizeof buf - n, "\nmalformed lines skipped: %llu train, %llu eval",

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/metrics.hpp"
 
@@ -12,10 +13,18 @@ namespace runtime {
 
 struct sync_metrics {
   std::string algorithm = "none";
-  std::uint64_t rounds = 0;
-  std::optional<double> sync_gap_mean;      // null when no round completed
-  double worker_blocked_fraction = 0.0;     // of worker wall time
-  std::uint64_t bytes = 0;                  // dense-sync payload bytes moved
+  std::uint64_t rounds = 0;                 // completed rounds, summed over trainers
+  std::optional<double> sync_gap_mean;      // batches between rounds; null without rounds
+  std::optional<double> sync_gap_p50, sync_gap_p90, sync_gap_max;
+  double worker_blocked_fraction = 0.0;     // of worker wall time, waiting for FR rounds
+  std::uint64_t bytes = 0;                  // dense-sync payload bytes sent
+};
+
+// Payload bytes per link type (simulated and multi-node modes).
+struct link_bytes {
+  std::uint64_t lookup = 0;     // embedding rows, shard -> worker
+  std::uint64_t push = 0;       // embedding gradients, worker -> shard
+  std::uint64_t dense_sync = 0; // EASGD ranges and ring chunks
 };
 
 struct run_metrics {
@@ -33,6 +42,10 @@ struct run_metrics {
   std::size_t workers_per_trainer = 1;
   double flops_per_example = 0;
   sync_metrics sync;
+  link_bytes bytes;
+  std::string eval_model = "trainer0";            // which dense parameters were evaluated
+  std::vector<double> trainer_examples_per_second;
+  double lookup_wait_fraction = 0;                // of worker wall time, waiting for rows
 
   double examples_per_second() const { return seconds > 0 ? double(examples) / seconds : 0; }
   double gflops() const { return examples_per_second() * flops_per_example / 1e9; }

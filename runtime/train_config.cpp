@@ -75,7 +75,30 @@ void add_train_options(option_set& o) {
   add(o, "train.sparse-lr", r, "0.03", "learning rate of the sparse optimiser", {}, 0.0);
   add(o, "train.adagrad-eps", r, "1e-8", "Adagrad epsilon (dense and row-wise)", {}, 0.0);
   // [cluster]
-  add(o, "cluster.mode", s, "sequential", "execution mode", {"sequential"});
+  add(o, "cluster.mode", s, "simulated",
+      "simulated: the whole actor cluster in one process; sequential: one thread, no actors",
+      {"simulated", "sequential"});
+  add(o, "cluster.trainers", i, "2", "trainers (each with its own dense replica)", {}, 1, 1024);
+  add(o, "cluster.workers", i, "1", "Hogwild workers per trainer", {}, 1, 256);
+  add(o, "cluster.embedding-shards", i, "2", "embedding parameter shards", {}, 1, 1024);
+  add(o, "cluster.dense-shards", i, "1", "dense (EASGD centre) shards", {}, 1, 1024);
+  add(o, "cluster.timeout-ms", i, "30000", "timeout of every request between actors", {}, 1);
+  add(o, "scheduler.max-threads", i, "0", "CAF scheduler threads (0 = hardware cores)", {}, 0, 1024);
+  // [sync]
+  add(o, "sync.algorithm", s, "s-easgd", "dense synchronisation between trainers",
+      {"none", "s-easgd", "s-ma", "s-bmuf", "fr-easgd", "fr-ma", "fr-bmuf"});
+  add(o, "sync.k", i, "10", "foreground methods: batches between rounds, per worker", {}, 1);
+  add(o, "sync.alpha", r, "0", "EASGD elasticity alpha (0 = 0.5 / trainers)", {}, 0.0, 1.0);
+  add(o, "sync.momentum", r, "-1", "BMUF block momentum eta (negative = 1 - 1/trainers)", {}, -1.0, 1.0);
+  add(o, "sync.block-lr", r, "1", "BMUF block learning rate zeta", {}, 0.0);
+  add(o, "sync.nesterov", b, "true", "BMUF: Nesterov target w_g + eta Delta (false: classic w_g)");
+  add(o, "sync.merge", s, "delta", "MA/BMUF merge: delta keeps updates made during a round, overwrite drops them",
+      {"delta", "overwrite"});
+  add(o, "sync.min-pause-ms", i, "0", "shadow methods: pause between rounds", {}, 0);
+  add(o, "sync.eval-model", s, "auto",
+      "dense parameters evaluated: average of replicas, trainer0's, or the EASGD centre "
+      "(auto: trainer0 for none, average otherwise)",
+      {"auto", "average", "trainer0", "centre"});
   // [output]
   add(o, "output.metrics", s, "", "write the final metrics JSON object to this path");
   add(o, "output.config", s, "", "write the configuration actually used (after overrides) as INI to this path");
@@ -168,6 +191,26 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   t.dense.eps = t.sparse.eps = static_cast<float>(o.get_real("train.adagrad-eps"));
 
   c.cluster.mode = o.get_string("cluster.mode");
+  c.cluster.trainers = std::size_t(o.get_int("cluster.trainers"));
+  c.cluster.workers = std::size_t(o.get_int("cluster.workers"));
+  c.cluster.embedding_shards = std::size_t(o.get_int("cluster.embedding-shards"));
+  c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
+  c.cluster.timeout = std::chrono::milliseconds(o.get_int("cluster.timeout-ms"));
+  c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
+  auto& y = c.sync;
+  y.algorithm = *model::parse_sync_algorithm(o.get_string("sync.algorithm"));
+  y.k = std::uint64_t(o.get_int("sync.k"));
+  const float n = float(c.cluster.trainers);
+  y.alpha = o.get_real("sync.alpha") > 0 ? float(o.get_real("sync.alpha")) : 0.5f / n;
+  y.momentum = o.get_real("sync.momentum") >= 0 ? float(o.get_real("sync.momentum")) : 1.0f - 1.0f / n;
+  y.block_lr = float(o.get_real("sync.block-lr"));
+  y.nesterov = o.get_bool("sync.nesterov");
+  y.merge = *model::parse_merge_mode(o.get_string("sync.merge"));
+  y.min_pause = std::chrono::milliseconds(o.get_int("sync.min-pause-ms"));
+  y.eval_model = o.get_string("sync.eval-model");
+  if (y.eval_model == "centre" && !model::is_easgd(y.algorithm))
+    return "option 'sync.eval-model' = 'centre': only EASGD methods have a centre variable (sync.algorithm = " +
+           o.get_string("sync.algorithm") + ")";
   c.output.metrics = o.get_string("output.metrics");
   c.output.config = o.get_string("output.config");
   c.output.progress = o.get_string("output.progress");

@@ -3,6 +3,7 @@
 // default, help) is declared once in add_train_options(); build_train_config()
 // turns the validated option_set into typed settings and checks the
 // cross-option rules. config/default.ini documents the same keys.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "data/schema.hpp"
 #include "model/arch.hpp"
 #include "model/optimizer.hpp"
+#include "model/sync_rules.hpp"
 #include "runtime/options.hpp"
 
 namespace runtime {
@@ -48,7 +50,25 @@ struct output_settings {
 };
 
 struct cluster_settings {
-  std::string mode = "sequential";
+  std::string mode = "simulated";     // simulated | sequential
+  std::size_t trainers = 2;
+  std::size_t workers = 1;            // Hogwild workers per trainer
+  std::size_t embedding_shards = 2;
+  std::size_t dense_shards = 1;
+  std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
+  std::chrono::milliseconds timeout{30000}; // every request between actors
+};
+
+struct sync_settings {
+  model::sync_algorithm algorithm = model::sync_algorithm::s_easgd;
+  std::uint64_t k = 10;               // FR-*: batches between rounds (per worker)
+  float alpha = 0.0f;                 // EASGD elasticity; 0 = 0.5 / trainers
+  float momentum = -1.0f;             // BMUF block momentum; < 0 = 1 - 1 / trainers
+  float block_lr = 1.0f;              // BMUF block learning rate
+  bool nesterov = true;
+  model::merge_mode merge = model::merge_mode::delta;
+  std::chrono::milliseconds min_pause{0};
+  std::string eval_model = "auto";    // auto | average | trainer0 | centre
 };
 
 struct train_config {
@@ -57,6 +77,7 @@ struct train_config {
   model::arch arch;
   train_settings train;
   cluster_settings cluster;
+  sync_settings sync;
   output_settings output;
 };
 

@@ -1,0 +1,82 @@
+#include "runtime/cluster_metrics.hpp"
+
+#include <algorithm>
+
+#include "model/metrics.hpp"
+
+namespace runtime {
+
+std::vector<double> sync_gaps(const messages::sync_stats& s) {
+  std::vector<double> out;
+  std::uint64_t prev = 0;
+  for (auto b : s.batches_at_round) {
+    out.push_back(double(b - std::min(b, prev)));
+    prev = b;
+  }
+  return out;
+}
+
+namespace {
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const std::size_t i = std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5));
+  return v[i];
+}
+} // namespace
+
+void aggregate_reports(const std::vector<messages::trainer_report>& reports, double seconds,
+                       run_metrics& out) {
+  model::ne_accumulator ne;
+  double busy = 0, blocked = 0, lookup_wait = 0;
+  std::vector<double> gaps;
+  out.examples = 0;
+  out.sync.rounds = 0;
+  out.sync.bytes = 0;
+  out.trainer_examples_per_second.clear();
+  for (const auto& r : reports) {
+    const auto& w = r.work;
+    out.examples += w.examples;
+    ne.add_batch(w.loss_sum, w.prob_sum, w.examples, w.positives);
+    busy += w.busy_seconds;
+    blocked += w.blocked_seconds;
+    lookup_wait += w.lookup_wait_seconds;
+    out.bytes.lookup += w.lookup_bytes;
+    out.bytes.push += w.push_bytes;
+    out.sync.rounds += r.sync.rounds;
+    out.sync.bytes += r.sync.bytes_sent;
+    // Per trainer: its examples over the time its workers ran (mean over workers).
+    out.trainer_examples_per_second.push_back(seconds > 0 ? double(w.examples) / seconds : 0);
+    auto g = sync_gaps(r.sync);
+    gaps.insert(gaps.end(), g.begin(), g.end());
+  }
+  out.bytes.dense_sync = out.sync.bytes;
+  out.seconds = seconds;
+  out.train_ne = ne.ne();
+  out.sync.worker_blocked_fraction = busy > 0 ? blocked / busy : 0;
+  out.lookup_wait_fraction = busy > 0 ? lookup_wait / busy : 0;
+  if (!gaps.empty()) {
+    double sum = 0;
+    for (double g : gaps)
+      sum += g;
+    out.sync.sync_gap_mean = sum / double(gaps.size());
+    out.sync.sync_gap_p50 = percentile(gaps, 0.5);
+    out.sync.sync_gap_p90 = percentile(gaps, 0.9);
+    out.sync.sync_gap_max = *std::max_element(gaps.begin(), gaps.end());
+  }
+}
+
+std::vector<float> average_replicas(const std::vector<messages::trainer_report>& reports) {
+  std::vector<float> avg;
+  if (reports.empty())
+    return avg;
+  avg.assign(reports[0].replica.size(), 0.0f);
+  for (const auto& r : reports)
+    for (std::size_t i = 0; i < avg.size() && i < r.replica.size(); ++i)
+      avg[i] += r.replica.values[i];
+  const float inv = 1.0f / float(reports.size());
+  for (auto& x : avg)
+    x *= inv;
+  return avg;
+}
+
+} // namespace runtime

@@ -1,0 +1,23 @@
+#pragma once
+// Turns the trainers' final reports into the run's metrics: examples, train
+// NE, sync rounds, the sync-gap distribution, the blocked fraction and bytes
+// per link type. Pure: unit-testable without actors.
+#include <vector>
+
+#include "messages/messages.hpp"
+#include "runtime/run_metrics.hpp"
+
+namespace runtime {
+
+// `seconds` is the wall time of the training phase (start to last trainer done).
+void aggregate_reports(const std::vector<messages::trainer_report>& reports, double seconds,
+                       run_metrics& out);
+
+// Batches between consecutive completed rounds of one trainer; the first gap
+// counts from 0 batches.
+std::vector<double> sync_gaps(const messages::sync_stats& s);
+
+// Element-wise mean of the replicas (all of equal size).
+std::vector<float> average_replicas(const std::vector<messages::trainer_report>& reports);
+
+} // namespace runtime
