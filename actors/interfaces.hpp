@@ -16,7 +16,7 @@
 
 #include <caf/actor_addr.hpp>
 #include <caf/replies_to.hpp>
-#include <caf/strong_actor_ptr.hpp>
+#include <caf/actor_control_block.hpp>
 #include <caf/typed_actor.hpp>
 
 #include "messages/messages.hpp"
