@@ -68,9 +68,10 @@ embedding_tables::embedding_tables(std::size_t num_tables, std::uint64_t rows_pe
     weights_(num_tables * rows_per_table * dim, 0.0f),
     accum_(num_tables * rows_per_table * state_per_row, 0.0f) {}
 
-void embedding_tables::init(std::uint64_t seed) {
+void embedding_tables::init(std::uint64_t seed, float bound) {
   std::mt19937_64 rng(seed);
-  const float bound = std::sqrt(1.0f / static_cast<float>(rows_));
+  if (bound <= 0.0f)
+    bound = std::sqrt(1.0f / static_cast<float>(rows_));
   std::uniform_real_distribution<float> u(-bound, bound);
   for (auto& w : weights_)
     w = u(rng);

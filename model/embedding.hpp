@@ -58,8 +58,10 @@ public:
   embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table, std::size_t dim,
                    std::size_t state_per_row = 1);
 
-  // Uniform(-sqrt(1/rows), sqrt(1/rows)), as in the public DLRM code.
-  void init(std::uint64_t seed);
+  // Uniform(-bound, bound) weights and zero accumulators. bound <= 0 means
+  // sqrt(1/rows_per_table), as in the public DLRM code; a sharded table passes
+  // the bound of the full table (its rows_per_table is only its local rows).
+  void init(std::uint64_t seed, float bound = 0.0f);
 
   float* row(std::uint64_t key) { return weights_.data() + index(key) * dim_; }
   // The row's accumulators (nullptr-safe to pass on when state_per_row is 0).
@@ -72,6 +74,12 @@ public:
   void apply(const sparse_index& idx, const float* grad_unique, const sparse_optimizer& opt);
 
   std::size_t dim() const { return dim_; }
+  // All weights, [num_tables * rows, dim] row-major (row = table * rows + r),
+  // and the optimiser state, [num_tables * rows, state_per_row]; for
+  // diagnostics (bench/trace_engine.cpp).
+  std::vector<float>& weights() { return weights_; }
+  const std::vector<float>& weights() const { return weights_; }
+  const std::vector<float>& accumulators() const { return accum_; }
   std::size_t bytes() const { return (weights_.size() + accum_.size()) * sizeof(float); }
 
 private:

@@ -40,6 +40,11 @@ public:
 
   const model::dlrm& net() const { return net_; }
   const std::vector<float>& params() const { return params_; }
+  // Read/write access for diagnostics (bench/trace_engine.cpp): the flat dense
+  // parameters and the embedding tables.
+  std::vector<float>& mutable_params() { return params_; }
+  model::embedding_tables& tables() { return tables_; }
+  const model::embedding_tables& tables() const { return tables_; }
 
   // Keys, de-duplicated index and gathered rows of the current batch.
   struct batch_rows {

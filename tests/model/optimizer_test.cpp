@@ -1,4 +1,5 @@
 // Optimiser steps against values computed by hand.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -105,4 +106,23 @@ TEST_CASE("embedding tables apply row-wise Adagrad only to touched rows") {
   CHECK(*t.accumulator(keys[0]) == doctest::Approx(2.0));
   CHECK(t.row(keys[0])[0] == doctest::Approx(w0 - 0.2 / std::sqrt(2.0)));
   CHECK(t.row(model::row_key(1, 3))[0] == before_untouched);
+}
+
+TEST_CASE("embedding tables init: default bound sqrt(1/rows), or the one given") {
+  model::embedding_tables t(2, 4, 8); // 2 tables x 4 rows: default bound sqrt(1/4) = 0.5
+  auto max_abs = [&t] {
+    float m = 0.0f;
+    for (std::size_t table = 0; table < 2; ++table)
+      for (std::uint64_t r = 0; r < 4; ++r)
+        for (std::size_t j = 0; j < 8; ++j)
+          m = std::max(m, std::abs(t.row(model::row_key(table, r))[j]));
+    return m;
+  };
+  t.init(7);
+  CHECK(max_abs() <= 0.5f);
+  CHECK(max_abs() > 0.25f); // 64 draws from U(-0.5, 0.5): some exceed 0.25
+  t.init(7, 0.01f);         // e.g. a shard of a 10000-row table: sqrt(1/10000)
+  CHECK(max_abs() <= 0.01f);
+  CHECK(max_abs() > 0.005f);
+  CHECK(*t.accumulator(model::row_key(1, 3)) == 0.0f);
 }

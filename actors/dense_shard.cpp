@@ -1,0 +1,73 @@
+// Message flow:
+//   syncer -> dense shard: exchange(offset, w); dense shard -> syncer: (offset, d) or bad_request
+//   coordinator -> dense shard: dump; dense shard -> coordinator: (offset, centre)
+#include "actors/dense_shard.hpp"
+
+#include <cmath>
+
+#include <caf/actor_system.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+#include "model/sync_rules.hpp"
+
+namespace actors {
+
+using messages::errc;
+using messages::make_error;
+
+std::string dense_shard_state::who() const {
+  return std::string{name} + "-" + std::to_string(shard);
+}
+
+caf::error dense_shard_state::init(dense_shard_config cfg) {
+  shard = cfg.shard;
+  offset = cfg.offset;
+  alpha = cfg.alpha;
+  centre = std::move(cfg.initial);
+  if (!std::isfinite(alpha) || alpha < 0.0f || alpha > 1.0f)
+    return make_error(errc::bad_request,
+                      who() + ": alpha " + std::to_string(alpha) + " outside [0, 1]");
+  return {};
+}
+
+caf::expected<messages::dense_range> dense_shard_state::exchange(const messages::dense_range& w) {
+  if (w.offset != offset || w.values.size() != centre.size())
+    return make_error(errc::bad_request,
+                      who() + ": exchange of [" + std::to_string(w.offset) + ", +" +
+                        std::to_string(w.values.size()) + "), this shard owns [" +
+                        std::to_string(offset) + ", +" + std::to_string(centre.size()) + ")");
+  messages::dense_range d;
+  d.offset = offset;
+  d.values.values.resize(centre.size());
+  model::easgd_centre_step(centre.data(), w.values.data(), alpha, d.values.data(), centre.size());
+  ++exchanges;
+  return d;
+}
+
+messages::dense_range dense_shard_state::dump() const {
+  messages::dense_range out;
+  out.offset = offset;
+  out.values.values = centre;
+  return out;
+}
+
+dense_shard_actor::behavior_type
+dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_shard_config cfg) {
+  if (auto err = self->state.init(std::move(cfg))) {
+    const auto& ctx = err.context();
+    spdlog::error("{}", ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
+                                                          : self->system().render(err));
+    self->quit(std::move(err));
+    return dense_shard_actor::behavior_type::make_empty_behavior();
+  }
+  return {
+    [=](messages::exchange_atom,
+        const messages::dense_range& w) -> caf::result<messages::dense_range> {
+      return self->state.exchange(w);
+    },
+    [=](messages::dump_atom) { return self->state.dump(); },
+  };
+}
+
+} // namespace actors

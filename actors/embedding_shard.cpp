@@ -1,0 +1,156 @@
+// Message flow:
+//   worker -> shard: lookup(batch, keys); shard -> worker: rows(batch, rows) or bad_request
+//   worker -> shard: push(keys, grads)                 (no reply; bad ones dropped)
+//   coordinator -> shard: dump; shard -> coordinator: the whole local table
+#include "actors/embedding_shard.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include <caf/actor_system.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+
+namespace actors {
+
+using messages::errc;
+using messages::make_error;
+
+namespace {
+
+// Rows are scattered over a table far larger than the caches: fetch a few
+// ahead (as model::embedding_tables::gather does).
+constexpr std::size_t prefetch_distance = 8;
+
+// An error's text for the log: its string context, else CAF's rendering.
+std::string text(const caf::actor_system& sys, const caf::error& err) {
+  const auto& ctx = err.context();
+  return ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0) : sys.render(err);
+}
+
+} // namespace
+
+std::string embedding_shard_state::who() const {
+  return std::string{name} + "-" + std::to_string(cfg.shard);
+}
+
+caf::error embedding_shard_state::init(embedding_shard_config c) {
+  cfg = std::move(c);
+  std::string bad;
+  if (cfg.num_shards == 0 || cfg.shard >= cfg.num_shards)
+    bad = "shard " + std::to_string(cfg.shard) + " of " + std::to_string(cfg.num_shards);
+  else if (cfg.num_tables == 0 || cfg.num_tables >= (std::size_t{1} << (64 - model::row_key_shift)))
+    bad = "num_tables " + std::to_string(cfg.num_tables) + " out of range";
+  else if (cfg.rows_per_table == 0 ||
+           cfg.rows_per_table > (std::uint64_t{1} << model::row_key_shift))
+    bad = "rows_per_table " + std::to_string(cfg.rows_per_table) + " out of range";
+  else if (cfg.dim == 0)
+    bad = "dim 0";
+  if (!bad.empty())
+    return make_error(errc::bad_request, who() + ": bad config: " + bad);
+  local_rows = (cfg.rows_per_table + cfg.num_shards - 1) / cfg.num_shards;
+  tables.emplace(cfg.num_tables, local_rows, cfg.dim, cfg.optimizer.state_per_row(cfg.dim));
+  tables->init(cfg.seed, std::sqrt(1.0f / static_cast<float>(cfg.rows_per_table)));
+  return {};
+}
+
+bool embedding_shard_state::owns(std::uint64_t key, std::string* why) const {
+  const auto t = model::key_table(key);
+  const auto row = model::key_row(key);
+  if (t >= cfg.num_tables || row >= cfg.rows_per_table) {
+    *why = "key " + std::to_string(key) + " (table " + std::to_string(t) + ", row " +
+           std::to_string(row) + ") out of range";
+    return false;
+  }
+  if (row % cfg.num_shards != cfg.shard) {
+    *why = "key " + std::to_string(key) + " (table " + std::to_string(t) + ", row " +
+           std::to_string(row) + ") belongs to shard " + std::to_string(row % cfg.num_shards);
+    return false;
+  }
+  return true;
+}
+
+caf::expected<messages::embedding_rows>
+embedding_shard_state::lookup(const messages::lookup_request& req) const {
+  const auto& keys = req.keys.values;
+  const std::size_t dim = cfg.dim;
+  messages::embedding_rows out;
+  out.batch = req.batch;
+  out.rows.values.resize(keys.size() * dim);
+  std::string why;
+  for (auto k : keys)
+    if (!owns(k, &why))
+      return make_error(errc::bad_request,
+                        who() + ": lookup of batch " + std::to_string(req.batch) + ": " + why);
+  const std::size_t n = keys.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + prefetch_distance < n)
+      __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])));
+    std::memcpy(out.rows.data() + i * dim, tables->row(local_key(keys[i])), sizeof(float) * dim);
+  }
+  return out;
+}
+
+caf::error embedding_shard_state::push(const messages::embedding_grads& g) {
+  const auto& keys = g.keys.values;
+  const std::size_t dim = cfg.dim;
+  if (g.grads.size() != keys.size() * dim)
+    return make_error(errc::bad_request, who() + ": push of " + std::to_string(keys.size()) +
+                                             " keys with " + std::to_string(g.grads.size()) +
+                                             " gradient floats, expected " +
+                                             std::to_string(keys.size() * dim));
+  // Validate everything first so that a bad push changes nothing.
+  std::string why;
+  for (auto k : keys)
+    if (!owns(k, &why))
+      return make_error(errc::bad_request, who() + ": push: " + why);
+  const std::size_t n = keys.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + prefetch_distance < n)
+      __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])), 1);
+    const auto local = local_key(keys[i]);
+    cfg.optimizer.apply(tables->row(local), tables->accumulator(local), g.grads.data() + i * dim,
+                        dim);
+  }
+  return {};
+}
+
+messages::float_blob embedding_shard_state::dump() const {
+  const std::size_t dim = cfg.dim;
+  messages::float_blob out;
+  out.values.resize(cfg.num_tables * local_rows * dim);
+  float* dst = out.data();
+  for (std::size_t t = 0; t < cfg.num_tables; ++t)
+    for (std::uint64_t l = 0; l < local_rows; ++l, dst += dim)
+      std::memcpy(dst, tables->row(model::row_key(t, l)), sizeof(float) * dim);
+  return out;
+}
+
+embedding_shard_actor::behavior_type
+embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> self,
+                embedding_shard_config cfg) {
+  if (auto err = self->state.init(std::move(cfg))) {
+    spdlog::error("{}", text(self->system(), err));
+    self->quit(std::move(err));
+    return embedding_shard_actor::behavior_type::make_empty_behavior();
+  }
+  spdlog::debug("{}: {} tables x {} local rows x dim {}", self->state.who(),
+                self->state.cfg.num_tables, self->state.local_rows, self->state.cfg.dim);
+  return {
+    [=](messages::lookup_atom,
+        const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
+      return self->state.lookup(req);
+    },
+    [=](messages::push_atom, const messages::embedding_grads& g) {
+      if (auto err = self->state.push(g)) {
+        ++self->state.dropped_pushes;
+        spdlog::warn("{} (dropped; {} so far)", text(self->system(), err),
+                     self->state.dropped_pushes);
+      }
+    },
+    [=](messages::dump_atom) { return self->state.dump(); },
+  };
+}
+
+} // namespace actors

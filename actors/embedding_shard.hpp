@@ -1,0 +1,86 @@
+#pragma once
+// embedding_shard: owns one slice of the rows of every embedding table, with
+// their sparse-optimiser state; serves lookups and applies pushed gradients.
+//
+// Ownership. Global row keys are model::row_key(t, row) with t < num_tables
+// and row < rows_per_table. Shard s of E owns (t, row) iff row % E == s and
+// stores it as local row row / E of table t. Every table has
+// local_rows = ceil(rows_per_table / E) local rows; on shards with
+// s >= rows_per_table % E (when E does not divide rows_per_table) the last
+// local row of each table is padding: initialised, never looked up or pushed.
+//
+// Initialisation: Uniform(-sqrt(1/rows_per_table), +sqrt(1/rows_per_table))
+// (the bound of the FULL table, as in the public DLRM code) from cfg.seed,
+// accumulators 0. The runtime gives each shard its own seed.
+//
+// Protocol (embedding_shard_actor in interfaces.hpp):
+// - lookup(lookup_request{batch, keys}) -> embedding_rows{batch, rows}: rows
+//   [keys * dim], the rows of the keys in request order (duplicates allowed).
+//   A key this shard does not own, or out of range, fails the whole request
+//   with errc::bad_request "embedding-shard-S: ...".
+// - push(embedding_grads{keys, grads}): grads [keys * dim]; cfg.optimizer is
+//   applied to each key's row with its gradient, in order (a duplicated key is
+//   updated twice; callers de-duplicate). No reply: a malformed push (size
+//   mismatch, a key not owned) is logged with spdlog::warn and dropped whole.
+// - dump -> float_blob [num_tables * local_rows * dim]: table-major, then
+//   local row, dim floats each; element (t, l, j) is at
+//   (t * local_rows + l) * dim + j and holds global row l * E + s of table t
+//   (padding rows included, see above).
+//
+// Hogwild: all trainers push to the same shards; updates of a row by
+// different trainers interleave in mailbox order (one message at a time).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/interfaces.hpp"
+#include "model/embedding.hpp"
+#include "model/optimizer.hpp"
+
+namespace actors {
+
+struct embedding_shard_config {
+  std::uint32_t shard = 0, num_shards = 1; // this shard s of E
+  std::size_t num_tables = 26;             // one per categorical column
+  std::uint64_t rows_per_table = 100000;   // full (unsharded) table size
+  std::size_t dim = 16;                    // floats per row
+  model::sparse_optimizer optimizer;       // row-wise Adagrad by default
+  std::uint64_t seed = 1;                  // initialisation
+};
+
+struct embedding_shard_state {
+  static inline const char* name = "embedding-shard";
+
+  embedding_shard_config cfg;
+  std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
+  std::optional<model::embedding_tables> tables; // [num_tables * local_rows, dim]
+  std::uint64_t dropped_pushes = 0;
+
+  // "embedding-shard-S", for logs and error messages.
+  std::string who() const;
+  // Checks the config and builds and initialises the tables.
+  caf::error init(embedding_shard_config c);
+  // Whether this shard owns the global key; if not, *why says why.
+  bool owns(std::uint64_t key, std::string* why) const;
+  // The local key of an owned global key.
+  std::uint64_t local_key(std::uint64_t key) const {
+    return model::row_key(model::key_table(key), model::key_row(key) / cfg.num_shards);
+  }
+  // The request's rows, or bad_request.
+  caf::expected<messages::embedding_rows> lookup(const messages::lookup_request& req) const;
+  // Applies the optimiser; on a malformed push changes nothing and says why.
+  caf::error push(const messages::embedding_grads& g);
+  // The whole local table in the documented layout.
+  messages::float_blob dump() const;
+};
+
+embedding_shard_actor::behavior_type
+embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> self,
+                embedding_shard_config cfg);
+
+} // namespace actors

@@ -1,0 +1,85 @@
+#pragma once
+// reader: serves one trainer's part of the input as mini-batches, one per
+// request (data::reader does the parsing and hashing; see data/reader.hpp).
+//
+// Protocol (reader_actor in interfaces.hpp):
+// - next -> example_batch: the next batch of up to batch_size examples, seq
+//   0, 1, 2, ... with num_dense / num_cat from the schema; labels [size],
+//   dense [size * num_dense], cat [size * num_cat] (example-major, as
+//   data::batch). Only the last batch may be short. At the end of the data
+//   the reply is an EMPTY batch (size 0, seq = number of batches served), and
+//   every later next gets one too.
+// - The end comes after `epochs` passes over the part (a batch may span two
+//   passes), or after exactly max_examples examples (the batch that reaches it
+//   is trimmed), whichever is first. max_examples 0 means no limit.
+// - Failures reply errc::input_error with the reader's message, which names
+//   the file (and line, for a malformed line in strict mode), e.g.
+//   "train.tsv:2: column label: expected a label 0 or 1, got '2'". A failure
+//   is final: every later next gets the same error, and the examples read
+//   before the failing line in that batch are not served. batch_size 0 or
+//   epochs 0 is errc::bad_request ("reader config: ...").
+//
+// The files are opened at the first next (not at spawn). Malformed lines that
+// are skipped (non-strict mode) are counted; at the end of the first pass the
+// reader's first errors are logged with spdlog::warn, and with the first
+// empty batch a summary (examples, batches, malformed lines) is logged.
+//
+// Each next reads one batch synchronously from disk (one batch per message).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/interfaces.hpp"
+#include "data/batch.hpp"
+#include "data/reader.hpp"
+
+namespace actors {
+
+struct reader_config {
+  data::reader_options options; // files, schema, strict, part / num_parts
+  std::size_t batch_size = 128; // examples per batch
+  std::uint64_t max_examples = 0; // 0 = all
+  std::size_t epochs = 1;         // passes over the part
+};
+
+struct reader_state {
+  static inline const char* name = "reader";
+
+  reader_config cfg;
+  std::unique_ptr<data::reader> input; // opened at the first next
+  data::batch buffer;                  // reused between batches
+  std::uint64_t seq = 0;               // batches served
+  std::uint64_t served = 0;            // examples served
+  std::uint64_t malformed = 0;         // skipped lines, all passes so far
+  std::size_t passes = 0;              // completed passes
+  bool finished = false;               // the end was reached
+  bool end_served = false;             // an empty batch was replied
+  caf::error failure;                  // final error, replied to every next
+
+  // "reader-P" (P = options.part), for logs and error messages.
+  std::string who() const;
+  // The next batch (empty at the end), or the failure.
+  caf::expected<messages::example_batch> next();
+
+private:
+  caf::error open();
+  // Adds the current pass's malformed lines; logs its first errors (pass 0).
+  void count_pass();
+  // At the end of a pass: counts it and resets for another one. Returns false
+  // when no pass is left.
+  bool end_pass();
+  // The end of the data; mid_pass: stopped by max_examples inside a pass.
+  void finish(bool mid_pass);
+  void log_end(); // the summary, when the first empty batch goes out
+  messages::example_batch take_batch();
+};
+
+reader_actor::behavior_type reader(reader_actor::stateful_pointer<reader_state> self,
+                                   reader_config cfg);
+
+} // namespace actors

@@ -1,0 +1,110 @@
+#include "actors/ring_allreduce.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace actors {
+
+ring_allreduce::ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send)
+  : rank_(rank), n_(n), send_(std::move(send)) {
+  assert(n >= 1 && rank < n);
+}
+
+std::uint32_t ring_allreduce::send_chunk_index(std::uint32_t step) const {
+  // reduce-scatter: rank - s; all-gather (t = s - (N-1)): rank + 1 - t.
+  // Written as (rank + k N - s') mod N to stay in unsigned arithmetic.
+  if (step < n_ - 1)
+    return (rank_ + n_ - step) % n_;
+  const std::uint32_t t = step - (n_ - 1);
+  return (rank_ + 1 + n_ - t) % n_;
+}
+
+std::uint32_t ring_allreduce::recv_chunk_index(std::uint32_t step) const {
+  // What the previous member sends at the same step.
+  return (send_chunk_index(step) + n_ - 1) % n_;
+}
+
+std::string ring_allreduce::begin(std::uint64_t round, float* data, std::size_t size) {
+  assert(!active() && round > round_);
+  round_ = round;
+  step_ = 0;
+  data_ = data;
+  done_ = n_ == 1;
+  if (done_)
+    return {};
+  chunks_ = model::split_range(size, n_);
+  send_step();
+  // A faster neighbour may already have sent chunks of this round.
+  return drain();
+}
+
+void ring_allreduce::send_step() {
+  const auto idx = send_chunk_index(step_);
+  const auto& r = chunks_[idx];
+  messages::ring_chunk out;
+  out.round = round_;
+  out.step = step_;
+  out.chunk = idx;
+  out.values.values.assign(data_ + r.offset, data_ + r.offset + r.size);
+  bytes_sent_ += out.values.bytes();
+  send_(std::move(out));
+}
+
+std::string ring_allreduce::receive(messages::ring_chunk&& chunk) {
+  if (chunk.step >= steps())
+    return "ring chunk with step " + std::to_string(chunk.step) + " of " +
+           std::to_string(steps());
+  const bool current = chunk.round == round_ && active();
+  if (chunk.round < round_ || (chunk.round == round_ && !current) ||
+      (current && chunk.step < step_))
+    return "stale ring chunk: round " + std::to_string(chunk.round) + " step " +
+           std::to_string(chunk.step) + ", expected round " + std::to_string(round_) +
+           " step " + std::to_string(step_);
+  const auto key = std::make_pair(chunk.round, chunk.step);
+  if (!current || chunk.step > step_) {
+    if (!stash_.emplace(key, std::move(chunk)).second)
+      return "duplicate ring chunk: round " + std::to_string(key.first) + " step " +
+             std::to_string(key.second);
+    return {};
+  }
+  if (auto err = apply(std::move(chunk)); !err.empty())
+    return err;
+  return drain();
+}
+
+std::string ring_allreduce::apply(messages::ring_chunk&& chunk) {
+  const auto idx = recv_chunk_index(step_);
+  const auto& r = chunks_[idx];
+  if (chunk.chunk != idx || chunk.values.size() != r.size)
+    return "ring chunk " + std::to_string(chunk.chunk) + " with " +
+           std::to_string(chunk.values.size()) + " values at step " + std::to_string(step_) +
+           ", expected chunk " + std::to_string(idx) + " with " + std::to_string(r.size);
+  const float* in = chunk.values.data();
+  float* dst = data_ + r.offset;
+  if (step_ < n_ - 1) {
+    for (std::size_t i = 0; i < r.size; ++i)
+      dst[i] += in[i];
+  } else {
+    std::copy(in, in + r.size, dst);
+  }
+  if (++step_ == steps())
+    done_ = true;
+  else
+    send_step();
+  return {};
+}
+
+std::string ring_allreduce::drain() {
+  while (active()) {
+    auto i = stash_.find(std::make_pair(round_, step_));
+    if (i == stash_.end())
+      return {};
+    auto chunk = std::move(i->second);
+    stash_.erase(i);
+    if (auto err = apply(std::move(chunk)); !err.empty())
+      return err;
+  }
+  return {};
+}
+
+} // namespace actors

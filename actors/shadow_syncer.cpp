@@ -1,0 +1,350 @@
+// Message flow:
+//   trainer/coordinator -> syncer: peers, start, end, stop, stats
+//   worker -> syncer: sync (FR); syncer -> worker: round number
+//   syncer -> dense shard: exchange(range); shard -> syncer: d      (EASGD)
+//   syncer -> next syncer: ring(chunk)                               (MA / BMUF)
+//   syncer -> syncer: tick (after min_pause)
+#include "actors/shadow_syncer.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <caf/actor_system.hpp>
+#include <caf/sec.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+
+namespace actors {
+
+using messages::errc;
+using messages::make_error;
+
+std::string syncer_state::who() const {
+  return std::string{name} + " " + std::to_string(cfg.trainer);
+}
+
+caf::error syncer_state::init() {
+  const auto& r = cfg.replica;
+  if (!r)
+    return make_error(errc::bad_request, who() + ": no replica");
+  if (model::is_easgd(cfg.algorithm)) {
+    if (cfg.dense_shards.size() != cfg.dense_ranges.size())
+      return make_error(errc::bad_request, who() + ": dense shards and ranges differ in number");
+    for (const auto& x : cfg.dense_ranges)
+      if (x.offset + x.size > r->size())
+        return make_error(errc::bad_request, who() + ": dense range beyond the replica");
+    for (const auto& s : cfg.dense_shards)
+      self->monitor(s);
+  }
+  if (ring_method()) {
+    snapshot.resize(r->size());
+    reduced.resize(r->size());
+    if (cfg.num_trainers <= 1)
+      ring = std::make_unique<ring_allreduce>(0, 1, nullptr);
+  }
+  if (model::is_bmuf(cfg.algorithm)) {
+    global = cfg.initial.empty() ? r->snapshot() : cfg.initial;
+    if (global.size() != r->size())
+      return make_error(errc::bad_request, who() + ": BMUF initial w_g has the wrong size");
+    momentum.assign(r->size(), 0.0f);
+  }
+  return {};
+}
+
+caf::error syncer_state::set_peers(std::uint32_t rank,
+                                   const std::vector<caf::strong_actor_ptr>& all) {
+  const auto n = static_cast<std::uint32_t>(all.size());
+  if (!ring_method())
+    return {}; // EASGD and none have no ring
+  if (ring && ring->round() > 0)
+    return make_error(errc::protocol_mismatch, who() + ": peers after the first round");
+  const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
+  if (n == 0 || rank >= n || n != cfg.num_trainers || all[rank] != me)
+    return make_error(errc::protocol_mismatch,
+                      who() + ": bad ring (rank " + std::to_string(rank) + " of " +
+                        std::to_string(n) + ", " + std::to_string(cfg.num_trainers) +
+                        " trainers, or not this syncer at its rank)");
+  peers.clear();
+  for (const auto& p : all) {
+    peers.push_back(caf::actor_cast<syncer_actor>(p));
+    if (p != me)
+      self->monitor(peers.back());
+  }
+  next = peers[(rank + 1) % n];
+  prev = peers[(rank + n - 1) % n];
+  ring = std::make_unique<ring_allreduce>(rank, n, [this](messages::ring_chunk&& c) {
+    stats.bytes_sent += c.values.bytes();
+    self->send(next, messages::ring_atom::value, std::move(c));
+  });
+  auto early = std::move(early_chunks);
+  early_chunks.clear();
+  for (auto& c : early)
+    if (auto err = ring->receive(std::move(c)); !err.empty())
+      return make_error(errc::protocol_mismatch, who() + ": " + err);
+  return {};
+}
+
+bool syncer_state::want_round() const {
+  if (cfg.algorithm == model::sync_algorithm::none)
+    return false;
+  if (stop_after)
+    return ring_method() && stats.rounds < *stop_after;
+  if (model::is_foreground(cfg.algorithm))
+    return !waiting_next.empty() || (ring_method() && free_running);
+  return started;
+}
+
+void syncer_state::advance() {
+  if (stopped || in_round)
+    return;
+  if (stop_after && !want_round()) {
+    finish_stop();
+    return;
+  }
+  if (!want_round() || tick_pending)
+    return;
+  if (pause_due && !model::is_foreground(cfg.algorithm) && cfg.min_pause.count() > 0) {
+    tick_pending = true;
+    self->delayed_send(self, cfg.min_pause, messages::tick_atom::value);
+    return;
+  }
+  start_round();
+}
+
+void syncer_state::start_round() {
+  in_round = true;
+  pause_due = false;
+  waiting_current = std::move(waiting_next);
+  waiting_next.clear();
+  round_start = std::chrono::steady_clock::now();
+  if (model::is_easgd(cfg.algorithm))
+    start_easgd();
+  else
+    start_ring();
+}
+
+void syncer_state::start_easgd() {
+  const float* w = cfg.replica->params();
+  replies_pending = cfg.dense_ranges.size();
+  if (replies_pending == 0) {
+    finish_round();
+    return;
+  }
+  for (std::size_t i = 0; i < cfg.dense_ranges.size(); ++i) {
+    const auto r = cfg.dense_ranges[i];
+    messages::dense_range req;
+    req.offset = r.offset;
+    req.values.values.assign(w + r.offset, w + r.offset + r.size); // the snapshot of this range
+    stats.bytes_sent += req.values.bytes();
+    self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value, std::move(req))
+      .then([this, i](messages::dense_range& d) { on_exchange_reply(i, d); },
+            [this, i](caf::error& err) {
+              const auto what = "dense shard " + std::to_string(i);
+              if (err == caf::sec::request_timeout)
+                fail(errc::request_timeout, what + ": no reply within " +
+                                              std::to_string(cfg.timeout.count()) + " ms");
+              else if (err == caf::sec::request_receiver_down)
+                fail(errc::shard_down, what + " is down");
+              else if (err.category() == messages::error_category)
+                fail(std::move(err));
+              else
+                fail(errc::shard_down, what + ": " + self->system().render(err));
+            });
+  }
+}
+
+void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d) {
+  const auto r = cfg.dense_ranges[shard];
+  if (d.offset != r.offset || d.values.size() != r.size) {
+    fail(errc::bad_request,
+         "dense shard " + std::to_string(shard) + " replied with a range of the wrong shape");
+    return;
+  }
+  float* w = cfg.replica->params() + r.offset; // the live buffer: element-wise w -= d
+  const float* x = d.values.data();
+  for (std::size_t j = 0; j < r.size; ++j)
+    w[j] -= x[j];
+  if (--replies_pending == 0)
+    finish_round();
+}
+
+void syncer_state::start_ring() {
+  if (!ring) {
+    fail(errc::protocol_mismatch, "a ring round before peers_atom");
+    return;
+  }
+  const float* w = cfg.replica->params();
+  std::memcpy(snapshot.data(), w, snapshot.size() * sizeof(float));
+  reduced = snapshot;
+  if (auto err = ring->begin(stats.rounds + 1, reduced.data(), reduced.size()); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_ring();
+}
+
+void syncer_state::on_ring(messages::ring_chunk&& chunk) {
+  if (stopped)
+    return;
+  if (!ring_method()) {
+    fail(errc::protocol_mismatch, "ring chunk for a non-ring method");
+    return;
+  }
+  if (!ring) {
+    early_chunks.push_back(std::move(chunk));
+    return;
+  }
+  if (auto err = ring->receive(std::move(chunk)); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_ring();
+}
+
+// After every step of the ring: complete the round, or fail when it can never
+// complete (the previous member is gone and everything it sent is applied).
+void syncer_state::check_ring() {
+  if (!in_round || ring->round() != stats.rounds + 1)
+    return;
+  if (!ring->done()) {
+    if (prev_down)
+      fail(errc::trainer_down,
+           "previous ring member down during round " + std::to_string(ring->round()));
+    return;
+  }
+  const float n = static_cast<float>(peers.empty() ? 1 : peers.size());
+  for (auto& x : reduced)
+    x /= n; // avg = sum / N
+  if (model::is_bmuf(cfg.algorithm)) // target written over avg, element by element
+    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), reduced.data(), reduced.data(),
+                     reduced.size());
+  model::merge(cfg.merge, cfg.replica->params(), snapshot.data(), reduced.data(), reduced.size());
+  finish_round();
+}
+
+void syncer_state::finish_round() {
+  in_round = false;
+  pause_due = true;
+  ++stats.rounds;
+  stats.seconds +=
+    std::chrono::duration<double>(std::chrono::steady_clock::now() - round_start).count();
+  stats.batches_at_round.push_back(cfg.replica->batches.load(std::memory_order_relaxed));
+  for (auto& p : waiting_current)
+    p.deliver(stats.rounds);
+  waiting_current.clear();
+  advance();
+}
+
+void syncer_state::on_sync(promise p) {
+  waiting_next.push_back(std::move(p));
+  advance();
+}
+
+void syncer_state::on_stop(std::uint64_t last_round) {
+  stop_after = std::max(stop_after.value_or(0), last_round);
+  if (in_round && ring_method() && stats.rounds >= *stop_after) {
+    in_round = false; // abandoned: no one needs this round any more
+    for (auto& p : waiting_current)
+      waiting_next.push_back(std::move(p));
+    waiting_current.clear();
+  }
+  advance();
+}
+
+void syncer_state::finish_stop() {
+  stopped = true;
+  for (auto& p : waiting_next)
+    p.deliver(stats.rounds);
+  waiting_next.clear();
+  for (auto& p : stop_promises)
+    p.deliver(stats);
+  stop_promises.clear();
+  spdlog::debug("{}: stopped after {} rounds", who(), stats.rounds);
+}
+
+void syncer_state::on_down(const caf::down_msg& dm) {
+  if (stopped)
+    return; // shutdown order no longer matters
+  const auto reason = self->system().render(dm.reason);
+  for (std::size_t i = 0; i < cfg.dense_shards.size(); ++i)
+    if (dm.source == cfg.dense_shards[i].address())
+      return fail(errc::shard_down, "dense shard " + std::to_string(i) + " down: " + reason);
+  if (!stop_after)
+    return fail(errc::trainer_down, "ring peer down before the stop: " + reason);
+  if (prev && dm.source == prev.address()) {
+    prev_down = true; // everything it sent is in our mailbox already (FIFO)
+    check_ring();
+  } // another member: its loss reaches us through our predecessor, if it matters
+}
+
+void syncer_state::fail(errc code, const std::string& what) {
+  fail(make_error(code, who() + ": " + what));
+}
+
+void syncer_state::fail(caf::error err) {
+  spdlog::error("{}: {}", who(), self->system().render(err));
+  stopped = true; // nothing more happens here, even later in this handler
+  for (auto* v : {&waiting_next, &waiting_current})
+    for (auto& p : *v)
+      p.deliver(err);
+  for (auto& p : stop_promises)
+    p.deliver(err);
+  waiting_next.clear();
+  waiting_current.clear();
+  stop_promises.clear();
+  self->quit(std::move(err));
+}
+
+syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_state> self,
+                                          syncer_config cfg) {
+  using namespace messages;
+  auto& st = self->state;
+  st.self = self;
+  st.cfg = std::move(cfg);
+  self->set_down_handler([self](caf::down_msg& dm) { self->state.on_down(dm); });
+  if (auto err = st.init())
+    st.fail(std::move(err));
+  return {
+    [self](peers_atom, std::uint32_t rank, std::vector<caf::strong_actor_ptr>& all) {
+      if (auto err = self->state.set_peers(rank, all))
+        self->state.fail(std::move(err));
+      else
+        self->state.advance();
+    },
+    [self](start_atom) {
+      self->state.started = true;
+      self->state.advance();
+    },
+    [self](ring_atom, ring_chunk& chunk) { self->state.on_ring(std::move(chunk)); },
+    [self](sync_atom) -> caf::result<std::uint64_t> {
+      auto& st = self->state;
+      if (st.cfg.algorithm == model::sync_algorithm::none || st.stopped)
+        return st.stats.rounds;
+      auto p = self->make_response_promise<std::uint64_t>();
+      st.on_sync(p);
+      return p;
+    },
+    [self](end_atom) {
+      self->state.free_running = true;
+      self->state.advance();
+    },
+    [self](stats_atom) { return self->state.stats.rounds; },
+    [self](stop_atom, std::uint64_t last_round) -> caf::result<sync_stats> {
+      auto& st = self->state;
+      if (st.stopped)
+        return st.stats;
+      auto p = self->make_response_promise<sync_stats>();
+      st.stop_promises.push_back(p);
+      st.on_stop(last_round);
+      return p;
+    },
+    [self](tick_atom) {
+      self->state.tick_pending = false;
+      self->state.pause_due = false;
+      self->state.advance();
+    },
+  };
+}
+
+} // namespace actors

@@ -1,0 +1,161 @@
+#pragma once
+// shadow_syncer: one per trainer; synchronises the trainer's dense replica
+// (hogwild_replica) with the other trainers, never blocking its workers.
+//
+// Rounds. A round snapshots the live replica (a copy while the workers keep
+// writing), synchronises, and merges element-wise into the live buffer:
+// - EASGD (s-easgd, fr-easgd): one exchange request per dense shard range, all
+//   sent at once, carrying the replica's range; each reply d is applied in
+//   place, w -= d. The round completes with the last reply.
+// - MA / BMUF (s-ma, s-bmuf, fr-ma, fr-bmuf): chunked ring all-reduce of the
+//   snapshot among the N syncers (ring_allreduce.hpp), avg = sum / N; MA's
+//   target is avg, BMUF's comes from model::bmuf_step on identical copies of
+//   w_g and Delta in every syncer; then model::merge(cfg.merge, ...). With
+//   N == 1 the all-reduce is the identity and sends nothing.
+// Shadow methods run rounds back to back after start_atom, with an optional
+// pause of min_pause between them (a delayed tick_atom). `none` never runs one.
+//
+// Foreground protocol (fr-*; the same request also works for shadow methods):
+// - sync_atom is answered with the number of the first round that STARTED
+//   after the request arrived, once that round has completed; requests that
+//   arrive while a round runs coalesce into the next round. With no request
+//   no round runs. For ring methods the ring is the barrier: a round started
+//   here completes only when every syncer has started it.
+// - end_atom (this trainer's workers are done): a ring syncer then runs rounds
+//   back to back (free-running) so the other trainers' requests still complete.
+//   EASGD needs nothing.
+// - `none`, or after the stop reply: sync_atom is answered at once with the
+//   rounds completed so far.
+//
+// Stop protocol (stop_atom, last_round -> sync_stats):
+// - Ring methods: the coordinator asks every syncer for stats_atom and sends
+//   all of them the same last_round = max(rounds completed) + 1. Completed
+//   counts of ring members differ by at most one, so each member can reach
+//   last_round; a syncer keeps running rounds (shadow or not, pause included)
+//   until rounds >= last_round, then replies. A round in progress beyond
+//   last_round is abandoned unmerged (the others no longer need it).
+// - EASGD and none: last_round is ignored; the in-flight round (if any) is
+//   finished, then the reply is sent.
+// - FR requests still waiting when the reply goes are answered with the rounds
+//   completed. After the reply no round starts and ring chunks are ignored.
+// - The runtime must not terminate ring members before ALL of them have
+//   replied to stop: a ring peer going down before stop arrived here is an
+//   error, and during the stop it is one if this syncer still waits for a
+//   chunk from its previous ring member.
+//
+// Failures: every request has cfg.timeout. A timeout, a dense shard going down
+// (request error or DOWN message; shards and ring peers are monitored), or a
+// protocol violation is logged (spdlog::error) and the actor quits with a
+// messages::errc error (request_timeout, shard_down, trainer_down,
+// protocol_mismatch, bad_request), after failing every pending promise with it.
+// Ring chunks are one-way sends, without a timeout: a ring member that is
+// alive but stuck shows up only as a DOWN (remote: middleman heartbeats).
+// A config that does not fit the replica quits at spawn with bad_request.
+// A syncer holds strong handles to its dense shards and ring peers: the
+// runtime ends it with an exit message (the trainer does), never by dropping it.
+//
+// Metrics (sync_stats): rounds completed, payload bytes of the dense_range and
+// ring_chunk values this syncer sent, wall seconds inside rounds, and
+// replica->batches at the end of each round (the sync gap).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/error.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "actors/hogwild_replica.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/ring_allreduce.hpp"
+#include "messages/errors.hpp"
+#include "model/sync_rules.hpp"
+
+namespace actors {
+
+struct syncer_config {
+  std::uint32_t trainer = 0, num_trainers = 1;
+  model::sync_algorithm algorithm = model::sync_algorithm::s_easgd;
+  model::merge_mode merge = model::merge_mode::delta;
+  model::bmuf_params bmuf;                  // eta, zeta, nesterov
+  std::chrono::milliseconds min_pause{0};   // pause between shadow rounds (0: none)
+  std::chrono::milliseconds timeout{30000}; // every request's timeout
+  replica_ptr replica;                      // the trainer's hogwild_replica
+  std::vector<dense_shard_actor> dense_shards; // EASGD: one per range
+  std::vector<model::range> dense_ranges;      // EASGD: [offset, size) of each shard
+  // BMUF: initial w_g; Delta starts at 0. Empty: the replica at spawn, which is
+  // right only when every trainer starts from the same parameters (it must
+  // be identical in all syncers).
+  std::vector<float> initial;
+};
+
+// The syncer's state; the logic lives in its member functions (.cpp).
+struct syncer_state {
+  static inline const char* name = "shadow-syncer";
+  using promise = caf::typed_response_promise<std::uint64_t>;
+
+  syncer_actor::stateful_pointer<syncer_state> self = nullptr;
+  syncer_config cfg;
+  messages::sync_stats stats;
+
+  // Lifecycle.
+  bool started = false;      // start_atom received
+  bool free_running = false; // end_atom received (FR ring: serve the others)
+  bool in_round = false;
+  bool pause_due = false;    // a round completed; shadow: wait min_pause first
+  bool tick_pending = false;
+  std::optional<std::uint64_t> stop_after; // last_round of a pending stop
+  bool stopped = false;                    // the stop reply went out
+  std::vector<caf::typed_response_promise<messages::sync_stats>> stop_promises;
+
+  // FR requests: waiting for a round to start, and served by the current one.
+  std::vector<promise> waiting_next, waiting_current;
+  std::chrono::steady_clock::time_point round_start;
+
+  // EASGD.
+  std::size_t replies_pending = 0;
+
+  // Ring (MA / BMUF).
+  std::vector<syncer_actor> peers; // ring order
+  syncer_actor next, prev;
+  bool prev_down = false;
+  std::unique_ptr<ring_allreduce> ring;
+  std::vector<messages::ring_chunk> early_chunks; // arrived before peers_atom
+  std::vector<float> snapshot, reduced; // [replica size]
+  std::vector<float> global, momentum;  // BMUF w_g and Delta, [replica size]
+
+  // Checks cfg against the replica; an error means the actor must quit.
+  caf::error init();
+  caf::error set_peers(std::uint32_t rank, const std::vector<caf::strong_actor_ptr>& all);
+  void on_sync(promise p);
+  void on_stop(std::uint64_t last_round);
+  void on_ring(messages::ring_chunk&& chunk);
+  void on_down(const caf::down_msg& dm);
+  // Starts the next round, schedules the pause, or completes the stop.
+  void advance();
+  // Logs, fails every pending promise with err, quits with err.
+  void fail(caf::error err);
+  void fail(messages::errc code, const std::string& what); // what: after "<name> <trainer>: "
+
+private:
+  bool ring_method() const { return model::uses_ring(cfg.algorithm); }
+  bool want_round() const;
+  void start_round();
+  void start_easgd();
+  void on_exchange_reply(std::size_t shard, messages::dense_range& d);
+  void start_ring();
+  void check_ring();
+  void finish_round();
+  void finish_stop();
+  std::string who() const;
+};
+
+syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_state> self,
+                                          syncer_config cfg);
+
+} // namespace actors

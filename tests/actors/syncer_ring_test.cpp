@@ -1,0 +1,245 @@
+// Shadow syncer, ring side (MA, BMUF): N syncers under the deterministic
+// scheduler, compared with model/sync_rules.hpp applied by hand. Replica
+// values are small integers, so the ring's sums are exact in any order.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "tests/actors/syncer_test_util.hpp"
+
+using namespace syncer_test;
+using namespace std::chrono_literals;
+using model::sync_algorithm;
+
+namespace {
+
+// Trainer r's replica: element i = 10 r + i (7 floats: uneven ring chunks).
+std::vector<replica_ptr> distinct_replicas(std::uint32_t n, std::size_t size = 7) {
+  std::vector<replica_ptr> out;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    std::vector<float> v(size);
+    for (std::size_t i = 0; i < size; ++i)
+      v[i] = float(10 * r + i);
+    out.push_back(make_replica(v));
+  }
+  return out;
+}
+
+std::vector<float> average(const std::vector<std::vector<float>>& xs) {
+  std::vector<float> avg(xs[0].size(), 0.0f);
+  for (const auto& x : xs)
+    for (std::size_t i = 0; i < avg.size(); ++i)
+      avg[i] += x[i];
+  for (auto& a : avg)
+    a /= float(xs.size());
+  return avg;
+}
+
+syncer_config ring_config(sync_algorithm alg, model::merge_mode merge) {
+  syncer_config cfg;
+  cfg.algorithm = alg;
+  cfg.merge = merge;
+  cfg.min_pause = 1s; // one round per second of fake time
+  return cfg;
+}
+
+void start_all(test::actor_fixture& fx, const std::vector<syncer_actor>& ss) {
+  for (const auto& s : ss)
+    fx.self->send(s, start_atom::value);
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma overwrite: N = 3 replicas become the average") {
+  auto reps = distinct_replicas(3);
+  std::vector<std::vector<float>> before;
+  for (auto& r : reps)
+    before.push_back(values(r));
+  auto cfg = ring_config(sync_algorithm::s_ma, model::merge_mode::overwrite);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  start_all(*this, ss);
+  run();
+  const auto avg = average(before); // 10 + i: the mean of 10 r + i over r = 0, 1, 2
+  for (auto& r : reps)
+    CHECK(values(r) == avg);
+  // 7 floats in chunks of 3, 2, 2. Rank 0 sends chunks 0, 2 (reduce-scatter)
+  // and 1, 0 (all-gather): 10 floats; ranks 1 and 2 send 9 floats each.
+  const std::uint64_t bytes[] = {40, 36, 36};
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    CHECK(state_of(ss[r]).stats.rounds == 1);
+    CHECK(state_of(ss[r]).stats.bytes_sent == bytes[r]);
+  }
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma delta: keeps a write made during the round") {
+  auto reps = distinct_replicas(3);
+  auto ss = spawn_ring(*this, ring_config(sync_algorithm::s_ma, model::merge_mode::delta), reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  std::vector<std::vector<float>> snaps;
+  for (auto& r : reps)
+    snaps.push_back(values(r));
+  start_all(*this, ss);
+  // Step until every syncer has taken its snapshot (round 1 in progress).
+  auto all_began = [&] {
+    return std::all_of(ss.begin(), ss.end(), [](auto& s) { return state_of(s).in_round; });
+  };
+  for (int i = 0; i < 10 && !all_began(); ++i)
+    run_once();
+  REQUIRE(all_began());
+  reps[0]->params()[2] += 100.0f; // a worker's update to the live replica, mid-round
+  run();
+  const auto avg = average(snaps);
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    auto got = values(reps[r]);
+    for (std::size_t i = 0; i < 7; ++i) {
+      const float live = snaps[r][i] + (r == 0 && i == 2 ? 100.0f : 0.0f);
+      CHECK(got[i] == live + (avg[i] - snaps[r][i])); // w += target - snapshot
+    }
+  }
+  CHECK(values(reps[0])[2] != values(reps[1])[2]); // the write survived
+}
+
+namespace {
+
+// Two S-BMUF rounds with N = 2, checked against bmuf_step on the average.
+void check_bmuf(test::actor_fixture& fx, bool nesterov) {
+  auto reps = distinct_replicas(2, 5);
+  auto cfg = ring_config(sync_algorithm::s_bmuf, model::merge_mode::delta);
+  cfg.bmuf.eta = 0.5f; // 1 - 1/N
+  cfg.bmuf.zeta = 1.0f;
+  cfg.bmuf.nesterov = nesterov;
+  cfg.initial = {1, 1, 1, 1, 1}; // w_g at the start (the initial model)
+  auto ss = spawn_ring(fx, cfg, reps);
+  reaper rip{fx};
+  rip.add_all(ss);
+  std::vector<float> global = cfg.initial, momentum(5, 0.0f), target(5);
+  start_all(fx, ss);
+  for (int round = 1; round <= 2; ++round) {
+    std::vector<std::vector<float>> snaps{values(reps[0]), values(reps[1])};
+    if (round == 1)
+      fx.run();
+    else
+      fx.advance(1s); // the pause, then round 2
+    auto avg = average(snaps);
+    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), avg.data(), target.data(), 5);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      auto got = values(reps[r]);
+      for (std::size_t i = 0; i < 5; ++i)
+        CHECK(got[i] == snaps[r][i] + (target[i] - snaps[r][i]));
+      CHECK(state_of(ss[r]).global == global);
+      CHECK(state_of(ss[r]).momentum == momentum);
+    }
+    // Training goes on between rounds: the replicas drift apart again.
+    reps[0]->params()[0] += 4.0f;
+    reps[1]->params()[4] -= 2.0f;
+  }
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-bmuf nesterov: matches bmuf_step by hand") {
+  check_bmuf(*this, true);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-bmuf classic: matches bmuf_step by hand") {
+  check_bmuf(*this, false);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma N = 1: the identity, no messages") {
+  auto reps = distinct_replicas(1);
+  auto before = values(reps[0]);
+  auto cfg = ring_config(sync_algorithm::s_ma, model::merge_mode::overwrite);
+  cfg.replica = reps[0];
+  auto s = sys.spawn(actors::shadow_syncer, cfg); // no peers_atom needed
+  reaper rip{*this};
+  rip.add(s);
+  self->send(s, start_atom::value);
+  run();
+  CHECK(values(reps[0]) == before);
+  auto st = request<sync_stats>(s, stop_atom::value, std::uint64_t{1});
+  REQUIRE(st);
+  CHECK(st->rounds == 1);
+  CHECK(st->bytes_sent == 0);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer stop: every ring member reaches last_round") {
+  auto cfg = ring_config(sync_algorithm::s_ma, model::merge_mode::delta);
+  cfg.min_pause = 0ms; // back to back: run() could not return without the stop
+  auto reps = distinct_replicas(3);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  start_all(*this, ss);
+  for (int i = 0; i < 40; ++i) // let the ring turn for a while, unevenly
+    run_once();
+  // The coordinator's rule: last_round = max(rounds completed) + 1.
+  std::uint64_t max_rounds = 0;
+  for (auto& s : ss)
+    max_rounds = std::max(max_rounds, state_of(s).stats.rounds);
+  const std::uint64_t last = max_rounds + 1;
+  std::vector<std::shared_ptr<test::reply_slot<sync_stats>>> stops;
+  for (auto& s : ss)
+    stops.push_back(request_async<sync_stats>(s, stop_atom::value, last));
+  run(); // returns: every syncer stops starting rounds
+  for (auto& st : stops) {
+    REQUIRE(st->done());
+    auto x = st->get();
+    REQUIRE(x);
+    CHECK(x->rounds >= last);
+    CHECK(x->batches_at_round.size() == x->rounds);
+  }
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-ma: the ring is a barrier; after end it "
+                                       "free-runs so others' requests complete") {
+  auto cfg = ring_config(sync_algorithm::fr_ma, model::merge_mode::overwrite);
+  auto reps = distinct_replicas(2, 4);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  start_all(*this, ss);
+  auto a = request_async<std::uint64_t>(ss[0], sync_atom::value);
+  run();
+  CHECK_FALSE(a->done()); // trainer 1 has not asked yet
+  auto b = request_async<std::uint64_t>(ss[1], sync_atom::value);
+  run();
+  REQUIRE(a->done());
+  CHECK(*a->get() == 1);
+  CHECK(*b->get() == 1);
+  CHECK(values(reps[0]) == values(reps[1]));
+
+  self->send(ss[1], end_atom::value); // trainer 1 is done: its syncer serves the ring
+  auto c = request_async<std::uint64_t>(ss[0], sync_atom::value);
+  run();
+  REQUIRE(c->done());
+  CHECK(*c->get() == 2);
+  // Stop both: trainer 0 runs the rounds up to last_round without requests.
+  const std::uint64_t last =
+    std::max(state_of(ss[0]).stats.rounds, state_of(ss[1]).stats.rounds) + 1;
+  auto s0 = request_async<sync_stats>(ss[0], stop_atom::value, last);
+  auto s1 = request_async<sync_stats>(ss[1], stop_atom::value, last);
+  run();
+  REQUIRE(s0->done());
+  REQUIRE(s1->done());
+  CHECK(s0->get()->rounds >= last);
+  CHECK(s1->get()->rounds >= last);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma: a ring peer going down ends the syncer") {
+  auto ss = spawn_ring(*this, ring_config(sync_algorithm::s_ma, model::merge_mode::delta),
+                       distinct_replicas(2));
+  reaper rip{*this};
+  rip.add_all(ss);
+  auto down = watch(sys, ss[0]);
+  rip.add(down.watcher);
+  start_all(*this, ss);
+  run();
+  self->send_exit(ss[1], caf::exit_reason::kill);
+  run();
+  REQUIRE(down.reason->has_value());
+  CHECK(code_of(**down.reason) == errc::trainer_down);
+}

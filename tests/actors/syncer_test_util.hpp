@@ -1,0 +1,153 @@
+#pragma once
+// Helpers for the shadow syncer tests: a mock dense shard (the EASGD centre
+// step of model/sync_rules.hpp, optionally holding its replies until told),
+// replicas, a ring of syncers, peeking at a syncer's state, and watching an
+// actor's exit reason.
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/shadow_syncer.hpp"
+#include "tests/actors/test_fixture.hpp"
+
+namespace syncer_test {
+
+using namespace messages;
+using actors::dense_shard_actor;
+using actors::replica_ptr;
+using actors::syncer_actor;
+using actors::syncer_config;
+using actors::syncer_state;
+
+// A dense shard plus a tick that releases held exchange replies.
+using mock_shard_actor = dense_shard_actor::extend<caf::reacts_to<tick_atom>>;
+
+struct mock_shard_state {
+  static inline const char* name = "mock-dense-shard";
+  std::vector<float> centre;
+  std::uint64_t offset = 0;
+  float alpha = 0.5f;
+  bool hold = false; // keep exchange replies until a tick
+  std::size_t exchanges = 0;
+  std::vector<std::pair<caf::typed_response_promise<dense_range>, dense_range>> held;
+};
+
+inline mock_shard_actor::behavior_type
+mock_shard(mock_shard_actor::stateful_pointer<mock_shard_state> self, std::vector<float> centre,
+           std::uint64_t offset, float alpha, bool hold) {
+  auto& st = self->state;
+  st.centre = std::move(centre);
+  st.offset = offset;
+  st.alpha = alpha;
+  st.hold = hold;
+  return {
+    [self](exchange_atom, dense_range& w) -> caf::result<dense_range> {
+      auto& st = self->state;
+      CHECK(w.offset == st.offset);
+      if (w.values.size() != st.centre.size())
+        return make_error(errc::bad_request, "mock shard: wrong size");
+      ++st.exchanges;
+      dense_range d{st.offset, float_blob{std::vector<float>(st.centre.size())}};
+      model::easgd_centre_step(st.centre.data(), w.values.data(), st.alpha, d.values.data(),
+                               st.centre.size());
+      if (!st.hold)
+        return d;
+      auto p = self->make_response_promise<dense_range>();
+      st.held.emplace_back(p, std::move(d));
+      return p;
+    },
+    [self](dump_atom) { return dense_range{self->state.offset, float_blob{self->state.centre}}; },
+    [self](tick_atom) {
+      for (auto& [p, d] : self->state.held)
+        p.deliver(std::move(d));
+      self->state.held.clear();
+    },
+  };
+}
+
+inline replica_ptr make_replica(const std::vector<float>& v) {
+  return std::make_shared<actors::hogwild_replica>(v);
+}
+
+inline std::vector<float> values(const replica_ptr& r) { return r->snapshot(); }
+
+// The state of a running syncer (the test scheduler runs nothing concurrently).
+inline syncer_state& state_of(const syncer_actor& h) {
+  using impl = std::remove_pointer_t<syncer_actor::stateful_pointer<syncer_state>>;
+  return dynamic_cast<impl&>(*caf::actor_cast<caf::abstract_actor*>(h)).state;
+}
+
+// The exit reason of `h` lands in `reason` once it has terminated; keep the
+// watch (its `watcher` handle keeps the monitoring actor alive).
+struct exit_watch {
+  caf::actor watcher;
+  std::shared_ptr<std::optional<caf::error>> reason;
+};
+template <class Handle>
+exit_watch watch(caf::actor_system& sys, const Handle& h) {
+  auto out = std::make_shared<std::optional<caf::error>>();
+  auto w = sys.spawn([h, out](caf::event_based_actor* s) -> caf::behavior {
+    s->monitor(h);
+    s->set_down_handler([s, out](caf::down_msg& dm) {
+      *out = dm.reason;
+      s->quit();
+    });
+    return {[](int) {}};
+  });
+  return {w, out};
+}
+
+// N ring syncers over the given replicas, wired with peers_atom (not started).
+inline std::vector<syncer_actor> spawn_ring(test::actor_fixture& fx, syncer_config base,
+                                            const std::vector<replica_ptr>& replicas) {
+  std::vector<syncer_actor> out;
+  std::vector<caf::strong_actor_ptr> ptrs;
+  for (std::uint32_t r = 0; r < replicas.size(); ++r) {
+    auto cfg = base;
+    cfg.trainer = r;
+    cfg.num_trainers = static_cast<std::uint32_t>(replicas.size());
+    cfg.replica = replicas[r];
+    out.push_back(fx.sys.spawn(actors::shadow_syncer, cfg));
+    ptrs.push_back(caf::actor_cast<caf::strong_actor_ptr>(out.back()));
+  }
+  for (std::uint32_t r = 0; r < out.size(); ++r)
+    fx.self->send(out[r], peers_atom::value, r, ptrs);
+  fx.run();
+  return out;
+}
+
+// Kills the registered actors when the test ends, passed or failed (mock
+// shards holding promises and syncers holding shards would keep each other
+// alive and hang the actor system's shutdown). Mutes the error logs their
+// ring peers write when they see them go (that path has its own test).
+struct reaper {
+  test::actor_fixture& fx;
+  std::vector<caf::strong_actor_ptr> actors;
+  explicit reaper(test::actor_fixture& f) : fx(f) {}
+  reaper(const reaper&) = delete;
+  reaper& operator=(const reaper&) = delete;
+  template <class Handle>
+  void add(const Handle& h) {
+    actors.push_back(caf::actor_cast<caf::strong_actor_ptr>(h));
+  }
+  template <class List>
+  void add_all(const List& hs) {
+    for (const auto& h : hs)
+      add(h);
+  }
+  ~reaper() {
+    auto level = spdlog::get_level();
+    spdlog::set_level(spdlog::level::off);
+    for (const auto& a : actors)
+      fx.self->send_exit(caf::actor_cast<caf::actor>(a), caf::exit_reason::kill);
+    fx.run();
+    spdlog::set_level(level);
+  }
+};
+
+} // namespace syncer_test
