@@ -19,10 +19,12 @@
 //   sparse-in-time perturbations (the Hogwild and ShadowSync analyses).
 // - The buffer is allocated once at construction and never resized or freed
 //   while any actor holds the shared_ptr, so no access is out of bounds.
-// - Formally these are data races (undefined behaviour in C++). The
-//   ThreadSanitizer build suppresses reports whose stack passes through the
-//   functions named in tests/tsan.supp (the Hogwild kernels only), and still
-//   reports every other race.
+// - Formally these are data races (undefined behaviour in C++). Every WRITE
+//   to the shared floats goes through a member function of this class
+//   (apply_dense, subtract, merge); the ThreadSanitizer build suppresses
+//   reports with `race:actors::hogwild_replica::` (tests/tsan.supp) and so
+//   still reports every race that does not involve these writers. Readers
+//   (the workers' forward/backward, snapshots) may read params() directly.
 // The counters are real atomics: the syncer reads `batches` to measure the
 // sync gap, the trainer reads them for progress reports.
 #include <atomic>
@@ -30,6 +32,9 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "model/optimizer.hpp"
+#include "model/sync_rules.hpp"
 
 namespace actors {
 
@@ -47,6 +52,16 @@ public:
   float* accumulators() { return acc_.get(); }
 
   std::vector<float> snapshot() const { return {params_.get(), params_.get() + size_}; }
+  // Copies [offset, offset + n) of the live parameters into dst.
+  void copy_out(std::size_t offset, std::size_t n, float* dst) const;
+
+  // -- the lock-free writers (Hogwild) ------------------------------------------
+  // One dense optimiser step with the worker's gradient (size() floats).
+  void apply_dense(const model::dense_optimizer& opt, const float* grads);
+  // EASGD: w[offset + j] -= d[j] for j < n.
+  void subtract(std::size_t offset, const float* d, std::size_t n);
+  // MA/BMUF: merge a round's target given the snapshot it started from.
+  void merge(model::merge_mode mode, const float* snapshot, const float* target);
 
   // Progress counters (relaxed atomics; exact totals come from worker_stats).
   std::atomic<std::uint64_t> batches{0};

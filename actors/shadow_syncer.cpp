@@ -125,7 +125,6 @@ void syncer_state::start_round() {
 }
 
 void syncer_state::start_easgd() {
-  const float* w = cfg.replica->params();
   replies_pending = cfg.dense_ranges.size();
   if (replies_pending == 0) {
     finish_round();
@@ -135,7 +134,8 @@ void syncer_state::start_easgd() {
     const auto r = cfg.dense_ranges[i];
     messages::dense_range req;
     req.offset = r.offset;
-    req.values.values.assign(w + r.offset, w + r.offset + r.size); // the snapshot of this range
+    req.values.values.resize(r.size); // the snapshot of this range
+    cfg.replica->copy_out(r.offset, r.size, req.values.data());
     stats.bytes_sent += req.values.bytes();
     self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value, std::move(req))
       .then([this, i](messages::dense_range& d) { on_exchange_reply(i, d); },
@@ -161,10 +161,7 @@ void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d
          "dense shard " + std::to_string(shard) + " replied with a range of the wrong shape");
     return;
   }
-  float* w = cfg.replica->params() + r.offset; // the live buffer: element-wise w -= d
-  const float* x = d.values.data();
-  for (std::size_t j = 0; j < r.size; ++j)
-    w[j] -= x[j];
+  cfg.replica->subtract(r.offset, d.values.data(), r.size); // the live buffer: w -= d
   if (--replies_pending == 0)
     finish_round();
 }
@@ -174,8 +171,7 @@ void syncer_state::start_ring() {
     fail(errc::protocol_mismatch, "a ring round before peers_atom");
     return;
   }
-  const float* w = cfg.replica->params();
-  std::memcpy(snapshot.data(), w, snapshot.size() * sizeof(float));
+  cfg.replica->copy_out(0, snapshot.size(), snapshot.data());
   reduced = snapshot;
   if (auto err = ring->begin(stats.rounds + 1, reduced.data(), reduced.size()); !err.empty()) {
     fail(errc::protocol_mismatch, err);
@@ -219,7 +215,7 @@ void syncer_state::check_ring() {
   if (model::is_bmuf(cfg.algorithm)) // target written over avg, element by element
     model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), reduced.data(), reduced.data(),
                      reduced.size());
-  model::merge(cfg.merge, cfg.replica->params(), snapshot.data(), reduced.data(), reduced.size());
+  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
   finish_round();
 }
 

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "data/meta.hpp"
+#include "runtime/cluster.hpp"
 #include "runtime/logging.hpp"
 #include "runtime/sequential_engine.hpp"
 #include "runtime/synthetic_data.hpp"
@@ -65,17 +66,29 @@ int train_command(const std::vector<std::string>& args) {
   runtime::run_metrics m;
   m.mode = cfg.cluster.mode;
   m.arch = cfg.arch_name;
-  runtime::sequential_engine engine(cfg);
   runtime::progress_reporter progress(cfg.output.progress, cfg.output.progress_seconds, "train");
-  if (auto err = engine.train(progress, m)) {
-    spdlog::error("training stopped: {}", *err);
-    return exit_failure;
-  }
-  if (!cfg.data.eval.empty()) {
-    if (auto err = engine.evaluate(cfg.data.eval, m)) {
-      spdlog::error("evaluation failed: {}", *err);
+  if (cfg.cluster.mode == "simulated") {
+    spdlog::info("simulated cluster: {} trainers x {} workers, {} embedding shards, {} dense "
+                 "shards, sync {}",
+                 cfg.cluster.trainers, cfg.cluster.workers, cfg.cluster.embedding_shards,
+                 cfg.cluster.dense_shards, model::to_string(cfg.sync.algorithm));
+    if (auto err = runtime::run_simulated(cfg, progress, m)) {
+      spdlog::error("training failed: {}", *err);
       return exit_failure;
     }
+  } else {
+    runtime::sequential_engine engine(cfg);
+    if (auto err = engine.train(progress, m)) {
+      spdlog::error("training stopped: {}", *err);
+      return exit_failure;
+    }
+    if (!cfg.data.eval.empty())
+      if (auto err = engine.evaluate(cfg.data.eval, m)) {
+        spdlog::error("evaluation failed: {}", *err);
+        return exit_failure;
+      }
+  }
+  if (!cfg.data.eval.empty()) {
     std::string ignored;
     if (cfg.data.eval.size() == 1)
       if (auto meta = data::read_meta(data::meta_path_for(cfg.data.eval[0]), &ignored))

@@ -1,0 +1,257 @@
+// hogwild_worker message flow (one mini-batch per message, see the header):
+//   worker -> reader: next;             reader -> worker: example_batch
+//   worker -> shard s: lookup;          shard s -> worker: embedding_rows
+//   worker -> reader: next (prefetch);  ... batch i+1's lookups go out
+//   worker -> shard s: push (batch i's summed row gradients)
+//   worker -> syncer: sync (FR only);   syncer -> worker: rounds
+//   worker -> trainer: done + worker_stats, then quit
+#include "actors/hogwild_worker.hpp"
+
+#include <utility>
+
+#include <caf/actor_system.hpp>
+#include <caf/sec.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+#include "model/metrics.hpp"
+
+namespace actors {
+
+namespace {
+
+using self_ptr = worker_actor::stateful_pointer<worker_state>;
+using clock_type = worker_state::clock_type;
+
+double seconds_between(clock_type::time_point a, clock_type::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Logs `what` and quits with a project error (once).
+void quit_with(self_ptr self, messages::errc code, std::string what) {
+  auto& st = self->state;
+  if (st.finished)
+    return;
+  st.finished = true;
+  spdlog::error("{}", what);
+  self->quit(messages::make_error(code, std::move(what)));
+}
+
+// A failed request to `peer`. `down_code` is what a dead peer (or an error of
+// another category) means; timeouts and project errors keep their own code.
+void fail(self_ptr self, const std::string& peer, messages::errc down_code,
+          const caf::error& err) {
+  auto code = down_code;
+  if (err == caf::sec::request_timeout)
+    code = messages::errc::request_timeout;
+  else if (err.category() == messages::error_category)
+    code = static_cast<messages::errc>(err.code());
+  quit_with(self, code, self->state.name + ": " + peer + ": " + self->system().render(err));
+}
+
+void fail(self_ptr self, const std::string& peer, messages::errc code, const std::string& what) {
+  quit_with(self, code, self->state.name + ": " + peer + ": " + what);
+}
+
+std::string shard_name(std::size_t s) { return "embedding-shard-" + std::to_string(s); }
+
+void advance(self_ptr self);
+
+void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
+  auto& st = self->state;
+  auto& slot = st.slots[seq % 2];
+  if (st.finished)
+    return;
+  if (r.batch != seq || slot.seq() != seq || !slot.set_rows(s, r.rows.data(), r.rows.size())) {
+    fail(self, shard_name(s), messages::errc::bad_request,
+         "reply for batch " + std::to_string(r.batch) + " with " + std::to_string(r.rows.size()) +
+           " floats, expected batch " + std::to_string(seq) + " with " +
+           std::to_string(slot.shard_size(s) * st.cfg.arch.dim));
+    return;
+  }
+  st.stats.lookup_bytes += r.rows.bytes();
+  advance(self);
+}
+
+void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
+  auto& st = self->state;
+  st.reader_pending = false;
+  if (st.finished)
+    return;
+  if (b.size() == 0) {
+    st.end_of_data = true;
+    advance(self);
+    return;
+  }
+  if (auto what = worker_batch::validate(b, st.cfg.arch); !what.empty()) {
+    fail(self, "reader", messages::errc::input_error, "batch " + std::to_string(seq) + ": " + what);
+    return;
+  }
+  auto& slot = st.slots[seq % 2];
+  slot.prepare(seq, std::move(b), st.cfg.arch, st.cfg.shards.size());
+  st.has_inflight = true;
+  st.inflight = seq;
+  for (std::size_t s = 0; s < slot.num_shards(); ++s) {
+    if (slot.shard_size(s) == 0)
+      continue;
+    messages::lookup_request req;
+    req.batch = seq;
+    slot.shard_keys(s, req.keys.values);
+    self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
+      .then([=](messages::embedding_rows& r) { on_rows(self, seq, s, r); },
+            [=](caf::error& err) {
+              fail(self, shard_name(s), messages::errc::shard_down, err);
+            });
+  }
+  advance(self);
+}
+
+void request_batch(self_ptr self) {
+  auto& st = self->state;
+  const auto seq = st.next_seq++;
+  st.reader_pending = true;
+  self->request(st.cfg.reader, st.cfg.timeout, messages::next_atom::value)
+    .then([=](messages::example_batch& b) { on_batch(self, seq, b); },
+          [=](caf::error& err) { fail(self, "reader", messages::errc::input_error, err); });
+}
+
+// forward/backward on the shared replica, dense update, one push per shard.
+void train(self_ptr self, const worker_batch& slot) {
+  auto& st = self->state;
+  const auto& cfg = st.cfg;
+  const auto& b = slot.examples();
+  const std::size_t n = b.size();
+  auto& rep = *cfg.replica;
+  st.grad_unique.resize(slot.num_unique() * cfg.arch.dim);
+  st.net->forward_backward(rep.params(), b.dense.data(), slot.input(), b.labels.data(), n, st.ws,
+                           st.grads.data(), st.grad_unique.data());
+  double prob_sum = 0;
+  std::uint64_t positives = 0;
+  for (std::size_t e = 0; e < n; ++e) {
+    prob_sum += model::sigmoid(st.ws.logits[Eigen::Index(e)]);
+    positives += b.labels.values[e] > 0.5f ? 1 : 0;
+  }
+  rep.apply_dense(cfg.dense_opt, st.grads.data()); // lock-free Hogwild step
+  for (std::size_t s = 0; s < slot.num_shards(); ++s) {
+    if (slot.shard_size(s) == 0)
+      continue;
+    messages::embedding_grads g;
+    slot.shard_keys(s, g.keys.values);
+    slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
+    st.stats.push_bytes += g.keys.bytes() + g.grads.bytes();
+    self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
+  }
+  st.stats.examples += n;
+  st.stats.batches += 1;
+  st.stats.loss_sum += st.ws.loss_sum;
+  st.stats.prob_sum += prob_sum;
+  st.stats.positives += positives;
+  if (cfg.progress)
+    cfg.progress->add(st.ws.loss_sum, prob_sum, positives);
+  rep.batches.fetch_add(1, std::memory_order_relaxed);
+  rep.examples.fetch_add(n, std::memory_order_relaxed);
+  st.idle_since = clock_type::now();
+  st.idle = true;
+}
+
+void request_sync(self_ptr self) {
+  auto& st = self->state;
+  st.sync_pending = true;
+  st.sync_sent = clock_type::now();
+  self->request(st.cfg.syncer, st.cfg.timeout, messages::sync_atom::value)
+    .then(
+      [=](std::uint64_t) {
+        auto& st = self->state;
+        const auto now = clock_type::now();
+        st.sync_pending = false;
+        st.stats.blocked_seconds += seconds_between(st.sync_sent, now);
+        st.idle_since = now; // waiting for rows starts after the sync wait
+        advance(self);
+      },
+      [=](caf::error& err) { fail(self, "syncer", messages::errc::trainer_down, err); });
+}
+
+void finish(self_ptr self) {
+  auto& st = self->state;
+  st.finished = true;
+  st.stats.busy_seconds = seconds_between(st.started, clock_type::now());
+  self->send(st.cfg.trainer_handle, messages::done_atom::value, st.stats);
+  self->quit();
+}
+
+// The pipeline's one decision point, called after every event: compute the
+// ready batch once the next one's lookups are out (or the data has ended),
+// promote the in-flight batch when its rows are in, fetch the next batch
+// when none is in flight. Stops while a foreground sync is pending.
+void advance(self_ptr self) {
+  auto& st = self->state;
+  while (!st.finished && !st.sync_pending) {
+    if (st.has_ready && (st.has_inflight || st.end_of_data)) {
+      st.has_ready = false;
+      train(self, st.slots[st.ready % 2]);
+      if (st.sync_due())
+        request_sync(self);
+      continue;
+    }
+    if (!st.has_ready && st.has_inflight && st.slots[st.inflight % 2].missing() == 0) {
+      if (st.idle)
+        st.stats.lookup_wait_seconds += seconds_between(st.idle_since, clock_type::now());
+      st.idle = false;
+      st.has_ready = true;
+      st.ready = st.inflight;
+      st.has_inflight = false;
+      continue;
+    }
+    if (!st.has_inflight && !st.reader_pending && !st.end_of_data) {
+      request_batch(self);
+      continue;
+    }
+    if (st.end_of_data && !st.has_ready && !st.has_inflight && !st.reader_pending)
+      finish(self);
+    return;
+  }
+}
+
+// Empty when the configuration can run, else what is wrong.
+std::string check_config(const worker_config& cfg, std::size_t layout_size) {
+  if (!cfg.replica)
+    return "no replica";
+  if (cfg.replica->size() != layout_size)
+    return "replica has " + std::to_string(cfg.replica->size()) + " floats, the model needs " +
+           std::to_string(layout_size);
+  if (cfg.shards.empty())
+    return "no embedding shards";
+  if (!cfg.reader)
+    return "no reader";
+  if (model::is_foreground(cfg.algorithm) && cfg.sync_every > 0 && !cfg.syncer)
+    return "foreground sync without a syncer";
+  return {};
+}
+
+} // namespace
+
+worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker_state> self,
+                                           worker_config cfg) {
+  auto& st = self->state;
+  st.name = "worker-" + std::to_string(cfg.trainer) + "-" + std::to_string(cfg.worker);
+  st.net = std::make_unique<model::dlrm>(cfg.arch);
+  st.grads.resize(st.net->layout().size());
+  st.cfg = std::move(cfg);
+  return {
+    [=](messages::start_atom) {
+      auto& st = self->state;
+      if (st.running || st.finished)
+        return; // a second start changes nothing
+      st.running = true;
+      st.started = clock_type::now();
+      if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
+        fail(self, "config", messages::errc::bad_request, what);
+        return;
+      }
+      advance(self);
+    },
+  };
+}
+
+} // namespace actors

@@ -1,0 +1,124 @@
+#pragma once
+// hogwild_worker: trains one trainer's shared dense replica without locks
+// (Hogwild) on the batches of its reader, one mini-batch per message.
+//
+// Per batch i (DESIGN.md section 2):
+//   reader  -> next_atom                       (batch i, request)
+//   shard s -> lookup_atom, lookup_request     (ONE per shard with keys, de-duplicated)
+//   ... all rows of batch i in:
+//   reader  -> next_atom                       (batch i+1: prefetch)
+//   ... batch i+1 in: its lookups go out, THEN batch i is computed:
+//   forward_backward on replica->params() (racy reads, by design)
+//   dense optimiser on the replica (racy writes, by design)
+//   shard s -> push_atom, embedding_grads      (ONE per shard, same keys as the lookup)
+//   FR only, every sync_every batches: syncer -> sync_atom; nothing else
+//   starts until its reply (the wait is worker_stats::blocked_seconds)
+// So the shards' latency for batch i+1 hides behind the computation of batch
+// i; at most one batch is in flight ahead. At the end of data (an empty
+// batch) the worker sends done_atom + worker_stats to its trainer and quits
+// normally.
+//
+// Failures: every request has cfg.timeout. A failed request (a dead shard:
+// shard_down; no answer: request_timeout; a reader error or a malformed
+// batch: input_error; bad rows: bad_request) is logged with spdlog::error and
+// the worker quits with that error, context "worker-T-W: <peer>: <error>",
+// so its trainer's down handler reports it.
+//
+// Statistics: busy_seconds (wall, start to end of data), blocked_seconds (FR
+// sync waits), lookup_wait_seconds (from the end of a computation, or of a
+// sync wait, until the next batch's rows were all in), lookup_bytes (row
+// floats received), push_bytes (keys + gradient floats sent).
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/hogwild_replica.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/worker_batch.hpp"
+#include "model/arch.hpp"
+#include "model/dlrm.hpp"
+#include "model/optimizer.hpp"
+#include "model/sync_rules.hpp"
+
+namespace actors {
+
+// The training loss of one trainer's workers so far, for the trainer's live
+// progress reports (train NE while training; worker_stats only come at the
+// end). Real atomics, updated once per batch, so no Hogwild race here.
+struct live_progress {
+  std::atomic<double> loss_sum{0}, prob_sum{0};
+  std::atomic<std::uint64_t> positives{0};
+  void add(double loss, double prob, std::uint64_t pos) {
+    add_to(loss_sum, loss);
+    add_to(prob_sum, prob);
+    positives.fetch_add(pos, std::memory_order_relaxed);
+  }
+
+private:
+  static void add_to(std::atomic<double>& a, double x) { // fetch_add for double is C++20
+    double old = a.load(std::memory_order_relaxed);
+    while (!a.compare_exchange_weak(old, old + x, std::memory_order_relaxed))
+      ;
+  }
+};
+
+struct worker_config {
+  std::uint32_t trainer = 0, worker = 0; // ids for logs: "worker-<trainer>-<worker>"
+  model::arch arch;
+  model::dense_optimizer dense_opt;
+  replica_ptr replica;                       // shared with the other workers and the syncer
+  reader_actor reader;
+  std::vector<embedding_shard_actor> shards; // shard s owns keys whose row % E == s
+  syncer_actor syncer;                       // FR: sync_atom every k batches
+  model::sync_algorithm algorithm = model::sync_algorithm::none;
+  std::uint64_t sync_every = 0;              // k for FR methods (0 = never)
+  std::chrono::milliseconds timeout{30000};  // every request
+  // (named trainer_handle: `trainer` is the id above)
+  trainer_actor trainer_handle;              // gets done_atom + worker_stats at the end
+  std::shared_ptr<live_progress> progress;   // optional: per-batch loss for progress reports
+};
+
+struct worker_state {
+  using clock_type = std::chrono::steady_clock;
+
+  std::string name = "hogwild-worker"; // "worker-T-W" once configured
+  worker_config cfg;
+  std::unique_ptr<model::dlrm> net;
+  model::workspace ws;            // forward/backward scratch, reused
+  std::vector<float> grads;       // [layout size], the dense gradient of one batch
+  std::vector<float> grad_unique; // [unique rows * dim]
+  worker_batch slots[2];          // batch seq uses slots[seq % 2]
+  worker_stats stats;
+
+  // Pipeline (at most one batch computed-or-ready plus one in flight).
+  std::uint64_t next_seq = 0;     // sequence number of the next reader request
+  bool reader_pending = false;    // a next_atom request is out
+  bool has_inflight = false;      // slots[inflight] has lookups out
+  std::uint64_t inflight = 0;
+  bool has_ready = false;         // slots[ready] has all rows, not computed yet
+  std::uint64_t ready = 0;
+  bool end_of_data = false;
+  bool sync_pending = false;      // FR: waiting for the syncer's reply
+  bool running = false;           // start_atom received
+  bool finished = false;          // done sent or failed
+
+  clock_type::time_point started;
+  clock_type::time_point sync_sent;
+  clock_type::time_point idle_since; // end of the last computation or sync wait
+  bool idle = false;                 // idle_since is set and not yet charged
+
+  bool sync_due() const {
+    return model::is_foreground(cfg.algorithm) && cfg.sync_every > 0 &&
+           stats.batches % cfg.sync_every == 0;
+  }
+};
+
+// The behaviour; `start_atom` begins the loop. Spawn options (detached or
+// not) are the caller's choice.
+worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker_state> self,
+                                           worker_config cfg);
+
+} // namespace actors

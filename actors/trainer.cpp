@@ -1,0 +1,275 @@
+// trainer message flow (see the header):
+//   coordinator -> trainer: start;  trainer -> syncer, workers: start
+//   worker -> trainer: done + worker_stats (xW);  trainer -> syncer: end
+//   trainer -> coordinator: worker_stats (the start reply)
+//   coordinator -> trainer: stats / sync;  trainer -> syncer: stats
+//   coordinator -> trainer: stop(last);  trainer -> syncer: stop(last)
+//   trainer -> coordinator: trainer_report
+//   DOWN (worker, reader, syncer, shard) -> error reply, exit children, quit
+#include "actors/trainer.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+#include <caf/system_messages.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+#include "model/dense_layout.hpp"
+
+namespace actors {
+
+void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
+  into.examples += x.examples;
+  into.batches += x.batches;
+  into.loss_sum += x.loss_sum;
+  into.prob_sum += x.prob_sum;
+  into.positives += x.positives;
+  into.busy_seconds += x.busy_seconds;
+  into.blocked_seconds += x.blocked_seconds;
+  into.lookup_wait_seconds += x.lookup_wait_seconds;
+  into.lookup_bytes += x.lookup_bytes;
+  into.push_bytes += x.push_bytes;
+}
+
+std::string trainer_state::describe(const caf::actor_addr& who) const {
+  for (std::size_t w = 0; w < workers.size(); ++w)
+    if (who == workers[w].address())
+      return "worker-" + std::to_string(cfg.trainer) + "-" + std::to_string(w);
+  if (who == reader.address())
+    return "reader";
+  if (who == syncer.address())
+    return "syncer";
+  for (std::size_t s = 0; s < cfg.shards.size(); ++s)
+    if (who == cfg.shards[s].address())
+      return "embedding-shard-" + std::to_string(s);
+  return {};
+}
+
+namespace {
+
+using self_ptr = trainer_actor::stateful_pointer<trainer_state>;
+using messages::errc;
+
+// Answers the pending replies with err, logs it and quits; the attached
+// functor then stops the children.
+void fail(self_ptr self, errc code, const std::string& what) {
+  auto& st = self->state;
+  if (st.failed)
+    return;
+  st.failed = true;
+  auto err = messages::make_error(code, st.name + ": " + what);
+  spdlog::error("{}: {}", st.name, what);
+  if (st.start_promise.pending())
+    st.start_promise.deliver(err);
+  if (st.stop_promise.pending())
+    st.stop_promise.deliver(err);
+  self->quit(err);
+}
+
+void on_down(self_ptr self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  const auto who = st.describe(dm.source);
+  if (!dm.reason || who.empty())
+    return; // a normal exit (a worker after done_atom) or not ours
+  if (st.trained && who != "syncer") {
+    // Workers, reader and shards are no longer needed here (a stop ends the
+    // workers and the reader itself); only the syncer still has work.
+    spdlog::debug("{}: {} down after training: {}", st.name, who, self->system().render(dm.reason));
+    return;
+  }
+  const bool shard = who.compare(0, 10, "embedding-") == 0;
+  auto code = errc::trainer_down;
+  if (shard)
+    code = errc::shard_down;
+  else if (dm.reason.category() == messages::error_category)
+    code = static_cast<errc>(dm.reason.code());
+  fail(self, code, who + " failed: " + self->system().render(dm.reason));
+}
+
+// Training is over (all workers done, or stopped): tell the syncer, reply.
+void finish_training(self_ptr self) {
+  auto& st = self->state;
+  st.trained = true;
+  self->send(st.syncer, messages::end_atom::value);
+  if (st.start_promise.pending())
+    st.start_promise.deliver(st.total);
+}
+
+messages::progress_report progress_of(const trainer_state& st) {
+  messages::progress_report p;
+  p.examples = st.replica->examples.load(std::memory_order_relaxed);
+  p.batches = st.replica->batches.load(std::memory_order_relaxed);
+  p.loss_sum = st.progress->loss_sum.load(std::memory_order_relaxed);
+  p.prob_sum = st.progress->prob_sum.load(std::memory_order_relaxed);
+  p.positives = st.progress->positives.load(std::memory_order_relaxed);
+  p.sync_rounds = st.rounds;
+  return p;
+}
+
+void spawn_children(self_ptr self) {
+  auto& st = self->state;
+  auto& cfg = st.cfg;
+  st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system()) : self->spawn(reader, cfg.reader);
+  auto sc = cfg.syncer;
+  sc.replica = st.replica;
+  st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
+                               : self->spawn(shadow_syncer, std::move(sc));
+  const auto me = caf::actor_cast<trainer_actor>(self);
+  for (std::size_t w = 0; w < cfg.workers; ++w) {
+    worker_config wc;
+    wc.trainer = cfg.trainer;
+    wc.worker = static_cast<std::uint32_t>(w);
+    wc.arch = cfg.arch;
+    wc.dense_opt = cfg.dense_opt;
+    wc.replica = st.replica;
+    wc.reader = st.reader;
+    wc.shards = cfg.shards;
+    wc.syncer = st.syncer;
+    wc.algorithm = cfg.syncer.algorithm;
+    wc.sync_every = cfg.sync_every;
+    wc.timeout = cfg.timeout;
+    wc.trainer_handle = me;
+    wc.progress = st.progress;
+    st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
+                                              : self->spawn(hogwild_worker, wc));
+  }
+  st.worker_done.assign(st.workers.size(), 0);
+  self->monitor(st.reader);
+  self->monitor(st.syncer);
+  for (auto& w : st.workers)
+    self->monitor(w);
+  for (auto& s : cfg.shards)
+    self->monitor(s);
+  // Whatever ends the trainer ends its children too.
+  self->attach_functor([reader = st.reader, syncer = st.syncer, workers = st.workers] {
+    caf::anon_send_exit(reader, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(syncer, caf::exit_reason::user_shutdown);
+    for (auto& w : workers)
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  });
+}
+
+} // namespace
+
+trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_state> self,
+                                     trainer_config cfg) {
+  auto& st = self->state;
+  st.name = "trainer-" + std::to_string(cfg.trainer);
+  const std::size_t need = model::dense_layout(cfg.arch).size();
+  if (cfg.initial_params.size() != need) { // the runtime builds both from one arch
+    std::fprintf(stderr, "%s:%d: %s: initial_params has %zu floats, the model needs %zu\n",
+                 __FILE__, __LINE__, st.name.c_str(), cfg.initial_params.size(), need);
+    std::abort();
+  }
+  st.replica = std::make_shared<hogwild_replica>(cfg.initial_params);
+  st.progress = std::make_shared<live_progress>();
+  st.cfg = std::move(cfg);
+  st.cfg.initial_params = {}; // the replica holds them now
+  spawn_children(self);
+  self->set_down_handler([=](caf::down_msg& dm) { on_down(self, dm); });
+  // Killed from outside (the runtime's shutdown or failure path): answer the
+  // pending replies instead of leaving them to their requesters' timeouts.
+  self->set_exit_handler([=](caf::exit_msg& em) {
+    if (!em.reason)
+      return;
+    auto& st = self->state;
+    auto err = messages::make_error(errc::trainer_down,
+                                    st.name + ": stopped: " + self->system().render(em.reason));
+    if (st.start_promise.pending())
+      st.start_promise.deliver(err);
+    if (st.stop_promise.pending())
+      st.stop_promise.deliver(err);
+    self->quit(em.reason);
+  });
+  return {
+    [=](messages::start_atom) -> caf::typed_response_promise<messages::worker_stats> {
+      auto& st = self->state;
+      auto rp = self->make_response_promise<messages::worker_stats>();
+      if (st.started) {
+        rp.deliver(messages::make_error(errc::bad_request, st.name + ": started twice"));
+        return rp;
+      }
+      st.started = true;
+      st.start_promise = rp;
+      self->send(st.syncer, messages::start_atom::value);
+      for (auto& w : st.workers)
+        self->send(w, messages::start_atom::value);
+      if (st.workers.empty())
+        finish_training(self);
+      return rp;
+    },
+    [=](messages::done_atom, const messages::worker_stats& ws) {
+      auto& st = self->state;
+      const auto who = caf::actor_cast<caf::actor_addr>(self->current_sender());
+      for (std::size_t w = 0; w < st.workers.size(); ++w)
+        if (who == st.workers[w].address() && !st.worker_done[w]) {
+          st.worker_done[w] = 1;
+          accumulate(st.total, ws);
+          if (++st.workers_done == st.workers.size() && !st.trained)
+            finish_training(self);
+        }
+    },
+    [=](messages::stats_atom) -> caf::typed_response_promise<messages::progress_report> {
+      auto rp = self->make_response_promise<messages::progress_report>();
+      self->request(self->state.syncer, self->state.cfg.timeout, messages::stats_atom::value)
+        .then(
+          [=](std::uint64_t rounds) mutable {
+            self->state.rounds = rounds;
+            rp.deliver(progress_of(self->state));
+          },
+          [=](caf::error&) mutable { rp.deliver(progress_of(self->state)); });
+      return rp;
+    },
+    [=](messages::peers_atom) {
+      return caf::actor_cast<caf::strong_actor_ptr>(self->state.syncer);
+    },
+    [=](messages::sync_atom) -> caf::typed_response_promise<std::uint64_t> {
+      auto rp = self->make_response_promise<std::uint64_t>();
+      self->request(self->state.syncer, self->state.cfg.timeout, messages::stats_atom::value)
+        .then(
+          [=](std::uint64_t rounds) mutable {
+            self->state.rounds = rounds;
+            rp.deliver(rounds);
+          },
+          [=](caf::error& err) mutable {
+            rp.deliver(messages::make_error(errc::trainer_down, self->state.name + ": syncer: " +
+                                                                  self->system().render(err)));
+          });
+      return rp;
+    },
+    [=](messages::stop_atom, std::uint64_t last_round)
+      -> caf::typed_response_promise<messages::trainer_report> {
+      auto& st = self->state;
+      auto rp = self->make_response_promise<messages::trainer_report>();
+      if (!st.trained) { // stop before the end of the data: end the workers first
+        for (auto& w : st.workers)
+          self->send_exit(w, caf::exit_reason::user_shutdown);
+        finish_training(self);
+      }
+      self->send_exit(st.reader, caf::exit_reason::user_shutdown); // no more batches needed
+      st.stop_promise = rp;
+      self->request(st.syncer, st.cfg.timeout, messages::stop_atom::value, last_round)
+        .then(
+          [=](messages::sync_stats& s) {
+            auto& st = self->state;
+            messages::trainer_report r;
+            r.trainer = st.cfg.trainer;
+            r.work = st.total;
+            r.sync = std::move(s);
+            r.replica.values = st.replica->snapshot();
+            st.stop_promise.deliver(std::move(r));
+          },
+          [=](caf::error& err) {
+            fail(self, errc::trainer_down, "syncer stop failed: " + self->system().render(err));
+          });
+      return rp;
+    },
+  };
+}
+
+} // namespace actors

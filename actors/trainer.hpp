@@ -1,0 +1,106 @@
+#pragma once
+// trainer: owns one dense replica (hogwild_replica) and the actors that work
+// on it: its reader, its shadow syncer and W Hogwild workers.
+//
+// Lifecycle:
+//   spawn   create the replica from initial_params, spawn reader, syncer and
+//           workers (all monitored, as are the embedding shards); peers_atom
+//           works from here on (ring wiring before start)
+//   start   -> syncer: start; -> each worker: start. The reply (the workers'
+//           worker_stats summed) comes when every worker sent done_atom; the
+//           syncer then gets end_atom.
+//   stats   progress_report: examples and batches from the replica's atomics,
+//           the loss so far from the workers' live_progress, and the syncer's
+//           rounds (asked with stats_atom; the last known value on error)
+//   sync    the syncer's completed rounds (its stats_atom)
+//   stop    -> syncer: stop(last_round); reply trainer_report{trainer, summed
+//           worker stats, sync stats, replica snapshot}. The reader is stopped
+//           then; the syncer stays up (ring peers may still need it, see
+//           shadow_syncer.hpp) until the trainer itself exits.
+//   exit    an exit message with a non-normal reason answers the pending
+//           start/stop replies with trainer_down and ends the trainer.
+//           Whenever the trainer terminates, for any reason, it sends exit
+//           (user_shutdown) to every actor it spawned, so none outlives it.
+//   A stop before the workers are done ends the workers first; the pending
+//   start reply then gets the stats of the workers that had finished.
+//
+// Failures: a DOWN with a non-normal reason from the syncer at any time, or
+// from a worker, the reader or an embedding shard before training ended, fails
+// the trainer: the pending start (and stop) reply gets
+//   make_error(code, "trainer-T: <who> failed: <reason>")
+// (code: shard_down for a shard; for the others the child's own project error
+// code when it has one, e.g. a worker's shard_down or input_error, else
+// trainer_down), the error is logged, and the trainer quits with it. Normal
+// exits are fine. Every request has cfg.timeout.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/typed_response_promise.hpp>
+
+#include "actors/hogwild_replica.hpp"
+#include "actors/hogwild_worker.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/reader.hpp"
+#include "actors/shadow_syncer.hpp"
+#include "model/arch.hpp"
+#include "model/optimizer.hpp"
+
+namespace caf {
+class actor_system;
+}
+
+namespace actors {
+
+struct trainer_config {
+  std::uint32_t trainer = 0;
+  std::size_t workers = 1;
+  model::arch arch;
+  model::dense_optimizer dense_opt;
+  std::vector<float> initial_params; // the replica's start (identical on all trainers)
+  reader_config reader;              // this trainer's part of the data
+  std::vector<embedding_shard_actor> shards;
+  syncer_config syncer;              // replica field filled in by the trainer
+  std::uint64_t sync_every = 0;      // FR methods: k (0 = never)
+  std::chrono::milliseconds timeout{30000};
+  bool detached_workers = false;     // spawn the workers detached (own threads)
+
+  // Test seams: when set, called instead of spawning the real reader/syncer
+  // (the trainer monitors and stops what they return like its own).
+  std::function<reader_actor(caf::actor_system&)> spawn_reader;
+  std::function<syncer_actor(caf::actor_system&, const syncer_config&)> spawn_syncer;
+};
+
+struct trainer_state {
+  std::string name = "trainer"; // "trainer-T" once configured
+  trainer_config cfg;
+  replica_ptr replica;
+  std::shared_ptr<live_progress> progress;
+  reader_actor reader;
+  syncer_actor syncer;
+  std::vector<worker_actor> workers;
+  std::vector<char> worker_done;   // per worker: done_atom received
+  std::size_t workers_done = 0;
+  messages::worker_stats total;    // summed over the workers that reported
+  std::uint64_t rounds = 0;        // the syncer's rounds, last known
+  bool started = false;
+  bool trained = false;            // every worker reported (or stop ended them)
+  bool failed = false;
+  caf::typed_response_promise<messages::worker_stats> start_promise;
+  caf::typed_response_promise<messages::trainer_report> stop_promise;
+
+  // "worker-T-W", "reader", "syncer", "embedding-shard-S" or "" (a stranger).
+  std::string describe(const caf::actor_addr& who) const;
+};
+
+// The behaviour. Spawn options for the trainer itself are the caller's.
+trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_state> self,
+                                     trainer_config cfg);
+
+// Adds x's counters to `into` (all fields are sums).
+void accumulate(messages::worker_stats& into, const messages::worker_stats& x);
+
+} // namespace actors

@@ -1,0 +1,68 @@
+#include "actors/worker_batch.hpp"
+
+#include <cstring>
+
+namespace actors {
+
+std::string worker_batch::validate(const messages::example_batch& b, const model::arch& a) {
+  const std::size_t n = b.size();
+  if (b.num_dense != a.num_dense || b.num_cat != a.num_tables)
+    return "batch has " + std::to_string(b.num_dense) + " dense and " + std::to_string(b.num_cat) +
+           " categorical columns, the model expects " + std::to_string(a.num_dense) + " and " +
+           std::to_string(a.num_tables);
+  if (b.dense.size() != n * a.num_dense || b.cat.size() != n * a.num_tables)
+    return "batch buffers do not match its " + std::to_string(n) + " labels";
+  return {};
+}
+
+void worker_batch::prepare(std::uint64_t seq, messages::example_batch&& b, const model::arch& a,
+                           std::size_t num_shards) {
+  seq_ = seq;
+  dim_ = a.dim;
+  batch_ = std::move(b);
+  const std::size_t n = batch_.cat.size();
+  keys_.resize(n);
+  model::make_keys(batch_.cat.data(), n, a.num_tables, a.rows_per_table, keys_.data());
+  index_.build(keys_.data(), n);
+  shard_pos_.resize(num_shards);
+  for (auto& p : shard_pos_)
+    p.clear();
+  const auto& unique = index_.unique();
+  for (std::size_t u = 0; u < unique.size(); ++u)
+    shard_pos_[model::key_row(unique[u]) % num_shards].push_back(static_cast<std::uint32_t>(u));
+  answered_.assign(num_shards, 0);
+  missing_ = 0;
+  for (const auto& p : shard_pos_)
+    missing_ += p.empty() ? 0 : 1;
+  rows_.resize(unique.size() * dim_);
+}
+
+void worker_batch::shard_keys(std::size_t s, std::vector<std::uint64_t>& out) const {
+  const auto& unique = index_.unique();
+  out.clear();
+  out.reserve(shard_pos_[s].size());
+  for (auto u : shard_pos_[s])
+    out.push_back(unique[u]);
+}
+
+bool worker_batch::set_rows(std::size_t s, const float* rows, std::size_t n_floats) {
+  const auto& pos = shard_pos_[s];
+  if (pos.empty() || answered_[s] || n_floats != pos.size() * dim_)
+    return false;
+  for (std::size_t j = 0; j < pos.size(); ++j)
+    std::memcpy(rows_.data() + std::size_t{pos[j]} * dim_, rows + j * dim_, sizeof(float) * dim_);
+  answered_[s] = 1;
+  --missing_;
+  return true;
+}
+
+void worker_batch::shard_grads(std::size_t s, const float* grad_unique,
+                               std::vector<float>& out) const {
+  const auto& pos = shard_pos_[s];
+  out.resize(pos.size() * dim_);
+  for (std::size_t j = 0; j < pos.size(); ++j)
+    std::memcpy(out.data() + j * dim_, grad_unique + std::size_t{pos[j]} * dim_,
+                sizeof(float) * dim_);
+}
+
+} // namespace actors

@@ -1,0 +1,82 @@
+#pragma once
+// worker_batch: one mini-batch in a Hogwild worker's pipeline, with the
+// lookup bookkeeping that the worker actor would otherwise carry inline.
+//
+//   prepare(batch)      keys = make_keys(cat); index = sparse_index(keys);
+//                       unique keys split by owning shard (key_row(k) % E)
+//   shard_keys(s)       the keys of shard s's ONE lookup_request
+//   set_rows(s, rows)   scatters the reply into the unique-rows buffer, which
+//                       is in sparse_index order (what model::dlrm expects)
+//   input()             model::embedding_input{rows, inverse, num_unique}
+//   shard_grads(s, g)   the summed row gradients of shard s, in the order of
+//                       shard_keys(s), for its ONE embedding_grads push
+//
+// Within a shard, keys keep their order of first appearance in the batch.
+// Buffers are kept across prepare() calls, so steady state does not allocate
+// (the example_batch itself is moved in from the reader's message).
+// Not thread-safe: owned by one worker actor. No CAF here.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/sec.hpp> // (blobs.hpp uses caf::sec without including it)
+
+#include "messages/messages.hpp"
+#include "model/arch.hpp"
+#include "model/embedding.hpp"
+#include "model/interaction.hpp"
+
+namespace actors {
+
+class worker_batch {
+public:
+  // Checks that `b` matches the model (num_dense, num_cat == tables, buffer
+  // sizes). Returns an empty string when it does, else what is wrong.
+  static std::string validate(const messages::example_batch& b, const model::arch& a);
+
+  // Takes over `b` (moved in), computes its row keys, de-duplicates them and
+  // splits the unique keys over `num_shards` shards. Pre: validate(b) passed.
+  void prepare(std::uint64_t seq, messages::example_batch&& b, const model::arch& a,
+               std::size_t num_shards);
+
+  std::uint64_t seq() const { return seq_; }
+  const messages::example_batch& examples() const { return batch_; }
+  std::size_t size() const { return batch_.size(); }
+  std::size_t num_unique() const { return index_.unique().size(); }
+  std::size_t num_shards() const { return shard_pos_.size(); }
+
+  // Unique keys owned by shard s (0 when the batch uses none of its rows).
+  std::size_t shard_size(std::size_t s) const { return shard_pos_[s].size(); }
+  // out = the unique keys of shard s, in the order its reply must follow.
+  void shard_keys(std::size_t s, std::vector<std::uint64_t>& out) const;
+
+  // Shards with keys that have not answered yet; 0 = the rows are complete.
+  std::size_t missing() const { return missing_; }
+  // Stores shard s's rows (dim floats per key of shard_keys(s)). False when
+  // the size is wrong or shard s has no keys or already answered.
+  bool set_rows(std::size_t s, const float* rows, std::size_t n_floats);
+
+  // The batch's rows for model::dlrm. Valid while missing() == 0 and until
+  // the next prepare().
+  model::embedding_input input() const {
+    return {rows_.data(), index_.inverse().data(), index_.unique().size()};
+  }
+
+  // out = rows of `grad_unique` ([num_unique * dim], sparse_index order) that
+  // belong to shard s, in the order of shard_keys(s).
+  void shard_grads(std::size_t s, const float* grad_unique, std::vector<float>& out) const;
+
+private:
+  std::uint64_t seq_ = 0;
+  std::size_t dim_ = 0;
+  messages::example_batch batch_;
+  std::vector<std::uint64_t> keys_;                   // [size * tables]
+  model::sparse_index index_;
+  std::vector<std::vector<std::uint32_t>> shard_pos_; // per shard: positions in unique()
+  std::vector<char> answered_;                        // per shard
+  std::size_t missing_ = 0;
+  std::vector<float> rows_;                           // [num_unique * dim]
+};
+
+} // namespace actors
