@@ -48,6 +48,7 @@ caf::error syncer_state::init() {
     if (global.size() != r->size())
       return make_error(errc::bad_request, who() + ": BMUF initial w_g has the wrong size");
     momentum.assign(r->size(), 0.0f);
+    block_start = global;
   }
   return {};
 }
@@ -109,11 +110,23 @@ void syncer_state::advance() {
     self->delayed_send(self, cfg.min_pause, messages::tick_atom::value);
     return;
   }
+  // Shadow pacing: a round on an unchanged replica moves nothing, so wait
+  // until the trainer has completed min_gap_batches batches since the last
+  // round started (re-checked every millisecond). Not while stopping or after
+  // the trainer's end, when ring peers may be waiting for this syncer.
+  if (!model::is_foreground(cfg.algorithm) && !stop_after && !free_running &&
+      cfg.min_gap_batches > 0 &&
+      cfg.replica->batches.load(std::memory_order_relaxed) < batches_at_start + cfg.min_gap_batches) {
+    tick_pending = true;
+    self->delayed_send(self, std::chrono::milliseconds(1), messages::tick_atom::value);
+    return;
+  }
   start_round();
 }
 
 void syncer_state::start_round() {
   in_round = true;
+  batches_at_start = cfg.replica->batches.load(std::memory_order_relaxed);
   pause_due = false;
   waiting_current = std::move(waiting_next);
   waiting_next.clear();
@@ -212,9 +225,11 @@ void syncer_state::check_ring() {
   const float n = static_cast<float>(peers.empty() ? 1 : peers.size());
   for (auto& x : reduced)
     x /= n; // avg = sum / N
-  if (model::is_bmuf(cfg.algorithm)) // target written over avg, element by element
-    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), reduced.data(), reduced.data(),
-                     reduced.size());
+  if (model::is_bmuf(cfg.algorithm)) { // block_start becomes the new target
+    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
+                     reduced.data(), reduced.size());
+    reduced = block_start;
+  }
   cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
   finish_round();
 }

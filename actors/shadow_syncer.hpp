@@ -83,7 +83,10 @@ struct syncer_config {
   model::sync_algorithm algorithm = model::sync_algorithm::s_easgd;
   model::merge_mode merge = model::merge_mode::delta;
   model::bmuf_params bmuf;                  // eta, zeta, nesterov
-  std::chrono::milliseconds min_pause{0};   // pause between shadow rounds (0: none)
+  std::chrono::milliseconds min_pause{0};
+  // Shadow methods: start a round only after the trainer completed this many
+  // batches since the previous round started (0 = back to back regardless).
+  std::uint64_t min_gap_batches = 0;   // pause between shadow rounds (0: none)
   std::chrono::milliseconds timeout{30000}; // every request's timeout
   replica_ptr replica;                      // the trainer's hogwild_replica
   std::vector<dense_shard_actor> dense_shards; // EASGD: one per range
@@ -128,6 +131,8 @@ struct syncer_state {
   std::vector<messages::ring_chunk> early_chunks; // arrived before peers_atom
   std::vector<float> snapshot, reduced; // [replica size]
   std::vector<float> global, momentum;  // BMUF w_g and Delta, [replica size]
+  std::vector<float> block_start;       // BMUF: where the current block started
+  std::uint64_t batches_at_start = 0;   // replica->batches when the last round started
 
   // Checks cfg against the replica; an error means the actor must quit.
   caf::error init();

@@ -198,6 +198,48 @@ def train_step(model, loss_fn, dense_opt, sparse_opt, dense, idx, y):
     return loss
 
 
+def load_init(model, directory):
+    """Loads the C++ engine's initial parameters (bench/trace_engine.cpp --dump-init=DIR).
+
+    DIR/dense.f32: the flat dense_layout buffer (per layer W [out, in] column-major, then b;
+    bottom layers, then top). DIR/emb.f32: [26 * rows, dim] row-major, row = table * rows + r.
+    """
+    flat = np.fromfile(f"{directory}/dense.f32", dtype=np.float32)
+    off = 0
+    with torch.no_grad():
+        for lin in [m for m in list(model.bottom) + list(model.top) if isinstance(m, nn.Linear)]:
+            out_f, in_f = lin.weight.shape
+            w = flat[off:off + in_f * out_f].reshape(in_f, out_f).T  # column-major [out, in]
+            lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+            off += in_f * out_f
+            lin.bias.copy_(torch.from_numpy(flat[off:off + out_f].copy()))
+            off += out_f
+        if off != flat.size:
+            raise SystemExit(f"{directory}/dense.f32: {flat.size} floats, the model has {off}")
+        emb = np.fromfile(f"{directory}/emb.f32", dtype=np.float32)
+        if emb.size != model.emb.weight.numel():
+            raise SystemExit(f"{directory}/emb.f32: {emb.size} floats, expected "
+                             f"{model.emb.weight.numel()}")
+        model.emb.weight.copy_(torch.from_numpy(emb.reshape(model.emb.weight.shape)))
+
+
+def save_params(model, sparse_opt, directory):
+    """The inverse of load_init (plus the row-wise Adagrad state as DIR/rowacc.f32)."""
+    parts = []
+    for lin in [m for m in list(model.bottom) + list(model.top) if isinstance(m, nn.Linear)]:
+        parts.append(lin.weight.detach().numpy().T.reshape(-1))  # column-major [out, in]
+        parts.append(lin.bias.detach().numpy().reshape(-1))
+    np.concatenate(parts).astype(np.float32).tofile(f"{directory}/dense.f32")
+    model.emb.weight.detach().numpy().astype(np.float32).tofile(f"{directory}/emb.f32")
+    if sparse_opt.acc is not None:
+        sparse_opt.acc.numpy().astype(np.float32).tofile(f"{directory}/rowacc.f32")
+
+
+def dense_norm(model):
+    return math.sqrt(sum(float(p.detach().double().pow(2).sum())
+                         for n, p in model.named_parameters() if not n.startswith("emb.")))
+
+
 # ----------------------------------------------------------------------------- metrics
 def entropy(p):
     if p <= 0.0 or p >= 1.0:
@@ -237,25 +279,53 @@ def evaluate(model, dense, idx, y, batch=4096):
 def run_train(args):
     t0 = time.perf_counter()
     dense, idx, y, bad_train = load_tsv(args.train, args.rows_per_table)
+    if args.max_examples:
+        dense, idx, y = dense[:args.max_examples], idx[:args.max_examples], y[:args.max_examples]
     ev = load_tsv([args.eval], args.rows_per_table) if args.eval else None
     parse_s = time.perf_counter() - t0
     n = len(y)
     print(f"parsed {n} train / {len(ev[2]) if ev else 0} eval examples in {parse_s:.1f}s")
     model = DLRM(args.arch, args.rows_per_table, args.dim)
+    if args.init_from:
+        load_init(model, args.init_from)
+    if args.trace or args.every:
+        print(f"init |dense| {dense_norm(model):.9g} "
+              f"|emb| {model.emb.weight.detach().double().norm().item():.9g}")
     dense_opt, sparse_opt = make_optimizers(model, args)
     loss_fn = nn.BCEWithLogitsLoss()
     bs = args.batch_size
     train_ne, seconds = float("nan"), 0.0
+    step = 0
     for epoch in range(args.epochs):
         loss_sum = 0.0  # progressive: losses of predictions made before each batch's update
+        window, window_n = 0.0, 0
         t0 = time.perf_counter()
         for i in range(0, n, bs):
             loss = train_step(model, loss_fn, dense_opt, sparse_opt,
                               dense[i:i + bs], idx[i:i + bs], y[i:i + bs])
             loss_sum += loss.item() * len(y[i:i + bs])
+            if step < args.trace:
+                print(f"batch {step} loss {loss.item():.9g}")
+            step += 1
+            if args.every:
+                window += loss.item() * len(y[i:i + bs])
+                window_n += len(y[i:i + bs])
+                if step % args.every == 0:
+                    ne_so_far = loss_sum / (i + len(y[i:i + bs])) / entropy(
+                        y[:i + bs].double().mean().item())
+                    print(f"step {step} examples {i + len(y[i:i + bs])} avg_loss "
+                          f"{window / window_n:.6f} ne {ne_so_far:.6f} |dense| "
+                          f"{dense_norm(model):.6f} "
+                          f"|emb| {model.emb.weight.detach().double().norm().item():.6f}")
+                    window, window_n = 0.0, 0
         seconds += time.perf_counter() - t0
         train_ne = loss_sum / n / entropy(y.double().mean().item())
         print(f"epoch {epoch + 1}: progressive train NE {train_ne:.4f}")
+    if args.trace or args.every:
+        print(f"final |dense| {dense_norm(model):.9g} "
+              f"|emb| {model.emb.weight.detach().double().norm().item():.9g}")
+    if args.dump_final:
+        save_params(model, sparse_opt, args.dump_final)
     res = {"arch": args.arch, "batch_size": bs, "train_examples": n * args.epochs,
            "eval_examples": len(ev[2]) if ev else 0, "train_ne": train_ne,
            "eval_ne": None, "eval_auc": None, "eval_logloss": None, "eval_calibration": None,
@@ -313,6 +383,17 @@ def main():
     p.add_argument("--iterations", type=int, default=100, help="bench: timed iterations per repeat")
     p.add_argument("--repeats", type=int, default=5, help="bench: number of timed repeats")
     p.add_argument("--output", help="write the result as JSON to this path")
+    p.add_argument("--init-from", metavar="DIR",
+                   help="start from the C++ engine's initial parameters (DIR/dense.f32, "
+                        "DIR/emb.f32 as written by bench_trace --dump-init=DIR)")
+    p.add_argument("--trace", type=int, default=0, metavar="N",
+                   help="print the loss of each of the first N batches")
+    p.add_argument("--every", type=int, default=0, metavar="K",
+                   help="print window loss, NE and parameter norms every K batches")
+    p.add_argument("--max-examples", type=int, default=0,
+                   help="train on the first N examples only (0: all)")
+    p.add_argument("--dump-final", metavar="DIR",
+                   help="write the trained parameters as DIR/dense.f32, DIR/emb.f32, DIR/rowacc.f32")
     args = p.parse_args()
     if not args.bench and not args.train:
         p.error("--train is required unless --bench is given")

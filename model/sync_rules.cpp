@@ -51,13 +51,13 @@ void easgd_centre_step(float* centre, const float* w, float alpha, float* delta,
   }
 }
 
-void bmuf_step(const bmuf_params& p, float* global, float* momentum, const float* avg,
-               float* target, std::size_t n) {
+void bmuf_step(const bmuf_params& p, float* global, float* momentum, float* start,
+               const float* avg, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
-    const float g = avg[i] - global[i];
+    const float g = avg[i] - start[i];
     momentum[i] = p.eta * momentum[i] + p.zeta * g;
     global[i] += momentum[i];
-    target[i] = p.nesterov ? global[i] + p.eta * momentum[i] : global[i];
+    start[i] = p.nesterov ? global[i] + p.eta * momentum[i] : global[i];
   }
 }
 

@@ -40,16 +40,22 @@ std::vector<range> split_range(std::size_t n, std::size_t parts);
 // The syncer then applies w -= d to its live replica.
 void easgd_centre_step(float* centre, const float* w, float alpha, float* delta, std::size_t n);
 
-// Block momentum (BMUF) on the all-reduced average `avg`:
-//   G = avg - w_g; Delta = eta Delta + zeta G; w_g += Delta;
-//   target = w_g + eta Delta (Nesterov) or w_g (classic).
+// Block momentum (BMUF, Chen & Huo 2016) on the all-reduced average `avg`.
+// `start` is where this block's training started (the previous target; the
+// initial model before the first round):
+//   G = avg - start; Delta = eta Delta + zeta G; w_g += Delta;
+//   target = w_g + eta Delta (Nesterov) or w_g (classic); start = target.
+// With Nesterov, measuring G from w_g instead of from the block's start point
+// would count eta Delta twice (Delta then never decays and training
+// diverges); with classic BMUF both are the same since start == w_g.
 struct bmuf_params {
   float eta = 0.75f;  // block momentum; 1 - 1/N is a good default
   float zeta = 1.0f;  // block learning rate
   bool nesterov = true;
 };
-void bmuf_step(const bmuf_params& p, float* global, float* momentum, const float* avg,
-               float* target, std::size_t n);
+// On return `start` holds the new target.
+void bmuf_step(const bmuf_params& p, float* global, float* momentum, float* start,
+               const float* avg, std::size_t n);
 
 // Merge `target` into the live replica w, given the snapshot the round used:
 //   delta:     w += target - snapshot   (keeps the updates made during the round)

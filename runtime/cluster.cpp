@@ -80,6 +80,7 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
     sc.merge = cfg.sync.merge;
     sc.bmuf = model::bmuf_params{cfg.sync.momentum, cfg.sync.block_lr, cfg.sync.nesterov};
     sc.min_pause = cfg.sync.min_pause;
+    sc.min_gap_batches = cfg.sync.min_gap_batches;
     sc.timeout = cl.timeout;
     sc.dense_shards = c.dense;
     sc.dense_ranges = c.dense_ranges;

@@ -95,6 +95,9 @@ void add_train_options(option_set& o) {
   add(o, "sync.merge", s, "delta", "MA/BMUF merge: delta keeps updates made during a round, overwrite drops them",
       {"delta", "overwrite"});
   add(o, "sync.min-pause-ms", i, "0", "shadow methods: pause between rounds", {}, 0);
+  add(o, "sync.min-gap-batches", i, "1",
+      "shadow methods: a round starts only after the trainer completed this many batches since "
+      "the previous one started (0 = back to back even on an unchanged replica)", {}, 0);
   add(o, "sync.eval-model", s, "auto",
       "dense parameters evaluated: average of replicas, trainer0's, or the EASGD centre "
       "(auto: trainer0 for none, average otherwise)",
@@ -207,6 +210,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   y.nesterov = o.get_bool("sync.nesterov");
   y.merge = *model::parse_merge_mode(o.get_string("sync.merge"));
   y.min_pause = std::chrono::milliseconds(o.get_int("sync.min-pause-ms"));
+  y.min_gap_batches = std::uint64_t(o.get_int("sync.min-gap-batches"));
   y.eval_model = o.get_string("sync.eval-model");
   if (y.eval_model == "centre" && !model::is_easgd(y.algorithm))
     return "option 'sync.eval-model' = 'centre': only EASGD methods have a centre variable (sync.algorithm = " +

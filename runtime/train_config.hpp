@@ -68,6 +68,7 @@ struct sync_settings {
   bool nesterov = true;
   model::merge_mode merge = model::merge_mode::delta;
   std::chrono::milliseconds min_pause{0};
+  std::uint64_t min_gap_batches = 1;  // shadow: batches between round starts
   std::string eval_model = "auto";    // auto | average | trainer0 | centre
 };
 

@@ -116,7 +116,7 @@ void check_bmuf(test::actor_fixture& fx, bool nesterov) {
   auto ss = spawn_ring(fx, cfg, reps);
   reaper rip{fx};
   rip.add_all(ss);
-  std::vector<float> global = cfg.initial, momentum(5, 0.0f), target(5);
+  std::vector<float> global = cfg.initial, momentum(5, 0.0f), target = cfg.initial;
   start_all(fx, ss);
   for (int round = 1; round <= 2; ++round) {
     std::vector<std::vector<float>> snaps{values(reps[0]), values(reps[1])};
@@ -125,7 +125,7 @@ void check_bmuf(test::actor_fixture& fx, bool nesterov) {
     else
       fx.advance(1s); // the pause, then round 2
     auto avg = average(snaps);
-    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), avg.data(), target.data(), 5);
+    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), target.data(), avg.data(), 5);
     for (std::uint32_t r = 0; r < 2; ++r) {
       auto got = values(reps[r]);
       for (std::size_t i = 0; i < 5; ++i)

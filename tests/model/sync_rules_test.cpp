@@ -1,4 +1,5 @@
 // The synchronisation rules against hand-computed values.
+#include <cmath>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -15,18 +16,32 @@ TEST_CASE("EASGD centre step: d = alpha (w - c), c += d") {
 }
 
 TEST_CASE("BMUF: Nesterov and classic targets") {
-  // w_g = 1, Delta = 0.5, avg = 2, eta = 0.5, zeta = 1:
-  // G = 1; Delta = 0.25 + 1 = 1.25; w_g = 2.25; Nesterov target = 2.25 + 0.625 = 2.875.
+  // w_g = 1, Delta = 0.5, the block started at 1.25 (= w_g + eta Delta), avg = 2,
+  // eta = 0.5, zeta = 1: G = 2 - 1.25 = 0.75; Delta = 0.25 + 0.75 = 1;
+  // w_g = 2; Nesterov target = 2 + 0.5 = 2.5.
   model::bmuf_params p{0.5f, 1.0f, true};
-  std::vector<float> g{1.0f}, m{0.5f}, avg{2.0f}, t(1);
-  model::bmuf_step(p, g.data(), m.data(), avg.data(), t.data(), 1);
-  CHECK(m[0] == doctest::Approx(1.25));
-  CHECK(g[0] == doctest::Approx(2.25));
-  CHECK(t[0] == doctest::Approx(2.875));
+  std::vector<float> g{1.0f}, m{0.5f}, start{1.25f}, avg{2.0f};
+  model::bmuf_step(p, g.data(), m.data(), start.data(), avg.data(), 1);
+  CHECK(m[0] == doctest::Approx(1.0));
+  CHECK(g[0] == doctest::Approx(2.0));
+  CHECK(start[0] == doctest::Approx(2.5));
+  // Classic: the block starts at w_g = 1: G = 1; Delta = 1.25; w_g = target = 2.25.
   p.nesterov = false;
-  std::vector<float> g2{1.0f}, m2{0.5f};
-  model::bmuf_step(p, g2.data(), m2.data(), avg.data(), t.data(), 1);
-  CHECK(t[0] == doctest::Approx(2.25));
+  std::vector<float> g2{1.0f}, m2{0.5f}, start2{1.0f};
+  model::bmuf_step(p, g2.data(), m2.data(), start2.data(), avg.data(), 1);
+  CHECK(start2[0] == doctest::Approx(2.25));
+}
+
+TEST_CASE("BMUF with no local progress settles instead of drifting") {
+  // Every block returns exactly where it started (avg == start): the momentum
+  // must decay geometrically (eta^k), not persist.
+  model::bmuf_params p{0.5f, 1.0f, true};
+  std::vector<float> g{0.0f}, m{1.0f}, start{0.5f};
+  for (int k = 0; k < 20; ++k) {
+    std::vector<float> avg = start;
+    model::bmuf_step(p, g.data(), m.data(), start.data(), avg.data(), 1);
+  }
+  CHECK(std::abs(m[0]) < 1e-5); // 0.5^20 ~ 1e-6
 }
 
 TEST_CASE("merge modes: delta keeps concurrent updates, overwrite drops them") {
