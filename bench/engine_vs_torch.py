@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Sequential engine vs the PyTorch reference, measured in one run.
+
+  /usr/bin/python3 bench/engine_vs_torch.py [--arch small dlrm-kaggle] [--batch 256] [--rounds 3]
+
+Alternates build/bench/bench_engine and bench/torch_reference.py --bench
+(1 thread each) for every (arch, batch) and reports medians over the rounds of
+each tool's own median, the speed-up ratio, and the engine's GFLOP/s against
+the Eigen SGEMM peak bench_engine measures in the same process. Writes
+bench/results/engine.{json,md}.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def engine(arch, batch):
+    out = subprocess.run([os.path.join(ROOT, "build", "bench", "bench_engine"), "--arch=" + arch,
+                          "--batch=%d" % batch, "--iterations=200", "--repeats=5"],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    rows = [json.loads(l) for l in out.splitlines() if l.startswith('{"bench"')]
+    gemm = [r for r in rows if r["bench"] == "gemm"][0]
+    eng = [r for r in rows if r["bench"] == "engine"][0]
+    return eng["examples_per_second_median"], eng["gflops"], gemm["gflops_median"]
+
+
+def torch(arch, batch):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "torch_reference.py"),
+                        "--bench", "--arch", arch, "--batch-size", str(batch), "--threads", "1",
+                        "--output", f.name], stdout=subprocess.DEVNULL, check=True)
+        return json.load(open(f.name))["examples_per_second_median"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", nargs="+", default=["small", "dlrm-kaggle"])
+    ap.add_argument("--batch", nargs="+", type=int, default=[256])
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    res = []
+    for arch in a.arch:
+        for b in a.batch:
+            e, t, g, p = [], [], [], []
+            for r in range(a.rounds):
+                eps, gf, peak = engine(arch, b)
+                e.append(eps), g.append(gf), p.append(peak)
+                t.append(torch(arch, b))
+                print("  %s batch %d round %d: engine %.0f ex/s, torch %.0f ex/s" % (arch, b, r + 1, eps, t[-1]),
+                      flush=True)
+            res.append({"arch": arch, "batch": b, "engine_eps": e, "torch_eps": t, "engine_gflops": g,
+                        "gemm_peak_gflops": p})
+    lines = ["| arch | batch | engine ex/s median (min-max) | PyTorch ex/s median (min-max) | speed-up | "
+             "engine GFLOP/s | SGEMM peak GFLOP/s | % of peak |", "|---|---|---|---|---|---|---|---|"]
+    for r in res:
+        me, mt = statistics.median(r["engine_eps"]), statistics.median(r["torch_eps"])
+        mg, mp = statistics.median(r["engine_gflops"]), statistics.median(r["gemm_peak_gflops"])
+        lines.append("| %s | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.1fx | %.1f | %.1f | %.0f%% |" % (
+            r["arch"], r["batch"], me, min(r["engine_eps"]), max(r["engine_eps"]), mt, min(r["torch_eps"]),
+            max(r["torch_eps"]), me / mt, mg, mp, 100 * mg / mp))
+    md = "\n".join(lines)
+    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+    json.dump(res, open(os.path.join(ROOT, "bench", "results", "engine.json"), "w"), indent=1)
+    open(os.path.join(ROOT, "bench", "results", "engine.md"), "w").write(md + "\n")
+    print("\n" + md)
+
+
+if __name__ == "__main__":
+    main()
