@@ -5,6 +5,7 @@
 //   worker -> shard s: push (batch i's summed row gradients)
 //   worker -> syncer: sync (FR only);   syncer -> worker: rounds
 //   worker -> trainer: done + worker_stats, then quit
+//   worker -> worker: tick(seq, shard) (network model: held rows arrive)
 #include "actors/hogwild_worker.hpp"
 
 #include <utility>
@@ -74,6 +75,65 @@ void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embeddin
   advance(self);
 }
 
+// -- network model (cfg.net set; see the header) --------------------------------
+
+constexpr std::uint64_t header_bytes = 16; // batch id and lengths of a message
+
+// When the rows of a lookup of n_keys keys to shard s, sent now, count as arrived.
+clock_type::time_point lookup_due(self_ptr self, std::size_t s, std::size_t n_keys) {
+  const auto& cfg = self->state.cfg;
+  const auto me = cfg.place.host_of_trainer(cfg.trainer);
+  const auto there = cfg.place.host_of_embedding(s);
+  const auto sent = self->clock().now();
+  const auto d_req = cfg.net->transfer(me, there, header_bytes + 8 * n_keys, sent);
+  const auto d_rep =
+    cfg.net->transfer(there, me, header_bytes + 4 * cfg.arch.dim * n_keys, sent + d_req);
+  return sent + d_req + d_rep;
+}
+
+// A lookup reply: use it now, or hold it until its simulated arrival.
+void on_reply(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
+  auto& st = self->state;
+  if (st.cfg.net && !st.finished) {
+    const auto now = self->clock().now();
+    const auto due = st.rows_due[seq % 2][s];
+    if (due > now) {
+      st.held.push_back({seq, s, std::move(r)});
+      self->delayed_send(self, due - now, messages::tick_atom::value, seq, std::uint64_t{s});
+      return;
+    }
+  }
+  on_rows(self, seq, s, r);
+}
+
+// The simulated arrival of held rows.
+void on_tick(self_ptr self, std::uint64_t seq, std::uint64_t s) {
+  auto& held = self->state.held;
+  for (auto i = held.begin(); i != held.end(); ++i)
+    if (i->seq == seq && i->shard == s) {
+      auto rows = std::move(i->rows);
+      held.erase(i);
+      if (!self->state.finished)
+        on_rows(self, seq, s, rows);
+      return;
+    }
+}
+
+// One push to shard s, delayed by its transfer when the network model is on.
+void push_grads(self_ptr self, std::size_t s, messages::embedding_grads&& g) {
+  const auto& cfg = self->state.cfg;
+  if (cfg.net) {
+    const auto bytes = header_bytes + g.keys.bytes() + g.grads.bytes();
+    const auto d = cfg.net->transfer(cfg.place.host_of_trainer(cfg.trainer),
+                                     cfg.place.host_of_embedding(s), bytes, self->clock().now());
+    if (d.count() > 0) {
+      self->delayed_send(cfg.shards[s], d, messages::push_atom::value, std::move(g));
+      return;
+    }
+  }
+  self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
+}
+
 void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   auto& st = self->state;
   st.reader_pending = false;
@@ -81,6 +141,7 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
     return;
   if (b.size() == 0) {
     st.end_of_data = true;
+    st.stats.malformed_lines = b.malformed;
     advance(self);
     return;
   }
@@ -98,8 +159,10 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
     messages::lookup_request req;
     req.batch = seq;
     slot.shard_keys(s, req.keys.values);
+    if (st.cfg.net)
+      st.rows_due[seq % 2][s] = lookup_due(self, s, req.keys.values.size());
     self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
-      .then([=](messages::embedding_rows& r) { on_rows(self, seq, s, r); },
+      .then([=](messages::embedding_rows& r) { on_reply(self, seq, s, r); },
             [=](caf::error& err) {
               fail(self, shard_name(s), messages::errc::shard_down, err);
             });
@@ -140,7 +203,7 @@ void train(self_ptr self, const worker_batch& slot) {
     slot.shard_keys(s, g.keys.values);
     slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
     st.stats.push_bytes += g.keys.bytes() + g.grads.bytes();
-    self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
+    push_grads(self, s, std::move(g));
   }
   st.stats.examples += n;
   st.stats.batches += 1;
@@ -238,6 +301,9 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   st.net = std::make_unique<model::dlrm>(cfg.arch);
   st.grads.resize(st.net->layout().size());
   st.cfg = std::move(cfg);
+  if (st.cfg.net)
+    for (auto& due : st.rows_due)
+      due.resize(st.cfg.shards.size());
   return {
     [=](messages::start_atom) {
       auto& st = self->state;
@@ -251,6 +317,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       }
       advance(self);
     },
+    [=](messages::tick_atom, std::uint64_t seq, std::uint64_t shard) { on_tick(self, seq, shard); },
   };
 }
 

@@ -49,7 +49,9 @@ using reader_actor = caf::typed_actor<
 // Pulls batches, looks up rows, trains lock-free on its trainer's replica.
 using worker_actor = caf::typed_actor<
   // begin the loop; the worker reports done_atom + worker_stats to its trainer
-  caf::reacts_to<start_atom>>;
+  caf::reacts_to<start_atom>,
+  // network model timer: the held rows of (batch seq, shard) have arrived
+  caf::reacts_to<tick_atom, std::uint64_t, std::uint64_t>>;
 
 // Synchronises its trainer's replica in the background (S-*) or on demand (FR-*).
 using syncer_actor = caf::typed_actor<
@@ -68,7 +70,9 @@ using syncer_actor = caf::typed_actor<
   // finish every round up to and including `last_round`, then report
   caf::replies_to<stop_atom, std::uint64_t>::with<sync_stats>,
   // timer for the optional pause between rounds
-  caf::reacts_to<tick_atom>>;
+  caf::reacts_to<tick_atom>,
+  // network model timer: the held exchange reply of this dense shard index has arrived
+  caf::reacts_to<tick_atom, std::uint64_t>>;
 
 // Owns the replica; spawns and monitors its workers, reader and syncer.
 using trainer_actor = caf::typed_actor<

@@ -106,6 +106,7 @@ caf::expected<messages::example_batch> reader_state::next() {
     end.seq = seq;
     end.num_dense = static_cast<std::uint32_t>(input ? input->num_dense() : 0);
     end.num_cat = static_cast<std::uint32_t>(input ? input->num_cat() : 0);
+    end.malformed = malformed;
     return end;
   }
   served += buffer.size;

@@ -4,6 +4,7 @@
 //   syncer -> dense shard: exchange(range); shard -> syncer: d      (EASGD)
 //   syncer -> next syncer: ring(chunk)                               (MA / BMUF)
 //   syncer -> syncer: tick (after min_pause)
+//   syncer -> syncer: tick(shard) (network model: a held exchange reply arrives)
 #include "actors/shadow_syncer.hpp"
 
 #include <algorithm>
@@ -36,6 +37,10 @@ caf::error syncer_state::init() {
         return make_error(errc::bad_request, who() + ": dense range beyond the replica");
     for (const auto& s : cfg.dense_shards)
       self->monitor(s);
+    if (cfg.net) {
+      exchange_due.resize(cfg.dense_shards.size());
+      held.resize(cfg.dense_shards.size());
+    }
   }
   if (ring_method()) {
     snapshot.resize(r->size());
@@ -74,9 +79,10 @@ caf::error syncer_state::set_peers(std::uint32_t rank,
   }
   next = peers[(rank + 1) % n];
   prev = peers[(rank + n - 1) % n];
+  next_host = cfg.place.host_of_trainer((rank + 1) % n); // rank = trainer id
   ring = std::make_unique<ring_allreduce>(rank, n, [this](messages::ring_chunk&& c) {
     stats.bytes_sent += c.values.bytes();
-    self->send(next, messages::ring_atom::value, std::move(c));
+    send_chunk(std::move(c));
   });
   auto early = std::move(early_chunks);
   early_chunks.clear();
@@ -150,8 +156,10 @@ void syncer_state::start_easgd() {
     req.values.values.resize(r.size); // the snapshot of this range
     cfg.replica->copy_out(r.offset, r.size, req.values.data());
     stats.bytes_sent += req.values.bytes();
+    if (cfg.net)
+      note_exchange(i, req.values.bytes());
     self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value, std::move(req))
-      .then([this, i](messages::dense_range& d) { on_exchange_reply(i, d); },
+      .then([this, i](messages::dense_range& d) { on_exchange_arrival(i, d); },
             [this, i](caf::error& err) {
               const auto what = "dense shard " + std::to_string(i);
               if (err == caf::sec::request_timeout)
@@ -355,6 +363,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       self->state.pause_due = false;
       self->state.advance();
     },
+    [self](tick_atom, std::uint64_t shard) { self->state.on_held_exchange(shard); },
   };
 }
 

@@ -21,11 +21,24 @@
 // Thread safety: all members may be called concurrently (one mutex; calls
 // are short). Shared by every actor of one simulated cluster.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
 namespace actors {
+
+// Where each role of the simulated cluster lives (DESIGN.md section 6):
+// trainer t (its workers, syncer and reader) on host t, embedding shard s on
+// host N + s, dense shard d on host N + E + d (N trainers, E embedding shards).
+struct placement {
+  std::size_t trainers = 1, embedding_shards = 1, dense_shards = 1;
+
+  std::size_t hosts() const { return trainers + embedding_shards + dense_shards; }
+  std::size_t host_of_trainer(std::size_t t) const { return t; }
+  std::size_t host_of_embedding(std::size_t s) const { return trainers + s; }
+  std::size_t host_of_dense(std::size_t d) const { return trainers + embedding_shards + d; }
+};
 
 class sim_network {
 public:

@@ -34,6 +34,8 @@ void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
   into.lookup_wait_seconds += x.lookup_wait_seconds;
   into.lookup_bytes += x.lookup_bytes;
   into.push_bytes += x.push_bytes;
+  // All workers of a trainer share its reader: each reports the same count.
+  into.malformed_lines = std::max(into.malformed_lines, x.malformed_lines);
 }
 
 std::string trainer_state::describe(const caf::actor_addr& who) const {
@@ -117,6 +119,8 @@ void spawn_children(self_ptr self) {
   st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system()) : self->spawn(reader, cfg.reader);
   auto sc = cfg.syncer;
   sc.replica = st.replica;
+  sc.net = cfg.net;
+  sc.place = cfg.place;
   st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
                                : self->spawn(shadow_syncer, std::move(sc));
   const auto me = caf::actor_cast<trainer_actor>(self);
@@ -135,6 +139,8 @@ void spawn_children(self_ptr self) {
     wc.timeout = cfg.timeout;
     wc.trainer_handle = me;
     wc.progress = st.progress;
+    wc.net = cfg.net;
+    wc.place = cfg.place;
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
                                               : self->spawn(hogwild_worker, wc));
   }

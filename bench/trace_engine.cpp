@@ -52,7 +52,8 @@ bool read_file(const std::string& path, void* p, std::size_t bytes) {
   return bool(in);
 }
 
-double norm(const std::vector<float>& v) {
+template <class V>
+double norm(const V& v) {
   double s = 0;
   for (float x : v)
     s += double(x) * x;

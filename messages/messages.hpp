@@ -115,16 +115,18 @@ struct example_batch {
   float_blob labels; // [size]
   float_blob dense;  // [size * num_dense]
   key_blob cat;      // [size * num_cat] hashes
+  std::uint64_t malformed = 0; // end-of-data batch: malformed lines the reader skipped
   std::size_t size() const { return labels.size(); }
   friend bool operator==(const example_batch& a, const example_batch& b) {
     return a.seq == b.seq && a.num_dense == b.num_dense && a.num_cat == b.num_cat &&
-           a.labels == b.labels && a.dense == b.dense && a.cat == b.cat;
+           a.labels == b.labels && a.dense == b.dense && a.cat == b.cat &&
+           a.malformed == b.malformed;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, example_batch& x) {
   return f(caf::meta::type_name("example_batch"), x.seq, x.num_dense, x.num_cat, x.labels, x.dense,
-           x.cat);
+           x.cat, x.malformed);
 }
 
 // -- reports ---------------------------------------------------------------------
@@ -141,19 +143,20 @@ struct worker_stats {
   double lookup_wait_seconds = 0; // waiting for embedding rows not yet there
   std::uint64_t lookup_bytes = 0; // rows received
   std::uint64_t push_bytes = 0;   // gradients sent
+  std::uint64_t malformed_lines = 0; // skipped by this worker's reader (shared per trainer)
   friend bool operator==(const worker_stats& a, const worker_stats& b) {
     return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
            a.prob_sum == b.prob_sum && a.positives == b.positives &&
            a.busy_seconds == b.busy_seconds && a.blocked_seconds == b.blocked_seconds &&
            a.lookup_wait_seconds == b.lookup_wait_seconds && a.lookup_bytes == b.lookup_bytes &&
-           a.push_bytes == b.push_bytes;
+           a.push_bytes == b.push_bytes && a.malformed_lines == b.malformed_lines;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
   return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, x.loss_sum, x.prob_sum,
            x.positives, x.busy_seconds, x.blocked_seconds, x.lookup_wait_seconds, x.lookup_bytes,
-           x.push_bytes);
+           x.push_bytes, x.malformed_lines);
 }
 
 // What a shadow syncer reports.

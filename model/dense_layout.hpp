@@ -40,6 +40,12 @@ private:
   std::size_t size_ = 0;
 };
 
+// Buffers of dense parameters, gradients and accumulators: 64-byte aligned, so
+// Eigen's vectorised kernels take the same path (and summation order) in
+// every run; with std::vector's 16-byte alignment results drift in the last
+// bits from run to run and runs stop being reproducible.
+using float_buffer = std::vector<float, Eigen::aligned_allocator<float>>;
+
 using const_matrix_map = Eigen::Map<const Eigen::MatrixXf>;
 using matrix_map = Eigen::Map<Eigen::MatrixXf>;
 using const_vector_map = Eigen::Map<const Eigen::VectorXf>;

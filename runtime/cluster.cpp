@@ -11,6 +11,7 @@
 
 #include "actors/dense_shard.hpp"
 #include "actors/embedding_shard.hpp"
+#include "actors/sim_network.hpp"
 #include "actors/trainer.hpp"
 #include "messages/registry.hpp"
 #include "runtime/cluster_metrics.hpp"
@@ -29,11 +30,18 @@ struct cluster {
   std::vector<dense_shard_actor> dense;
   std::vector<model::range> dense_ranges;
   std::vector<trainer_actor> trainers;
+  placement place;                   // trainers, then embedding shards, then dense shards
+  std::shared_ptr<sim_network> net;  // network model; null = off
 };
 
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
            cluster& c) {
   const auto& cl = cfg.cluster;
+  c.place = placement{cl.trainers, cl.embedding_shards, cl.dense_shards};
+  if (cfg.net.enabled)
+    c.net = std::make_shared<sim_network>(
+      c.place.hosts(),
+      sim_network::settings{cfg.net.latency_us, cfg.net.bandwidth_gbps, effective_dilation(cfg)});
   for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
     embedding_shard_config ec;
     ec.shard = std::uint32_t(s);
@@ -71,6 +79,8 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
                                ? (cfg.train.max_examples + t) / cl.trainers
                                : 0;
     tc.shards = c.shards;
+    tc.net = c.net;
+    tc.place = c.place;
     tc.timeout = cl.timeout;
     tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;
     auto& sc = tc.syncer;
@@ -223,6 +233,9 @@ std::optional<std::string> run_simulated(const train_config& cfg, progress_repor
   out.workers_per_trainer = cfg.cluster.workers;
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
+  if (c.net)
+    out.net = net_metrics{c.net->config().latency_us, c.net->config().bandwidth_gbps,
+                          c.net->config().dilation, c.net->bytes_moved()};
   progress_sample fin;
   fin.examples = out.examples;
   fin.train_ne = out.train_ne;

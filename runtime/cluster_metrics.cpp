@@ -30,6 +30,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
   double busy = 0, blocked = 0, lookup_wait = 0;
   std::vector<double> gaps;
   out.examples = 0;
+  out.malformed_lines = 0;
   out.sync.rounds = 0;
   out.sync.bytes = 0;
   out.trainer_examples_per_second.clear();
@@ -42,6 +43,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
     lookup_wait += w.lookup_wait_seconds;
     out.bytes.lookup += w.lookup_bytes;
     out.bytes.push += w.push_bytes;
+    out.malformed_lines += w.malformed_lines;
     out.sync.rounds += r.sync.rounds;
     out.sync.bytes += r.sync.bytes_sent;
     // Per trainer: its examples over the time its workers ran (mean over workers).

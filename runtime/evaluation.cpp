@@ -20,7 +20,7 @@ std::optional<std::string> evaluate_model(const train_config& cfg, const model::
   data::batch b;
   std::vector<std::uint64_t> keys;
   model::sparse_index index;
-  std::vector<float> rows;
+  model::float_buffer rows;
   model::workspace ws;
   model::evaluator ev;
   while (r->next(b, cfg.train.eval_batch_size)) {

@@ -12,11 +12,13 @@ std::string to_json(const run_metrics& m) {
   w.field("mode", m.mode).field("arch", m.arch);
   w.field("examples", m.examples).field("seconds", m.seconds);
   w.field("examples_per_second", m.examples_per_second());
-  w.field("train_ne", m.train_ne);
   auto opt = [&](const char* k, bool has, double v) {
     w.key(k);
     has ? w.value(v) : w.null();
   };
+  const auto sim = m.simulated_examples_per_second();
+  opt("simulated_examples_per_second", sim.has_value(), sim.value_or(0));
+  w.field("train_ne", m.train_ne);
   const bool e = m.eval.has_value();
   opt("eval_ne", e, e ? m.eval->ne : 0);
   opt("eval_auc", e, e ? m.eval->auc : 0);
@@ -51,6 +53,15 @@ std::string to_json(const run_metrics& m) {
   w.field("worker_blocked_fraction", m.sync.worker_blocked_fraction);
   w.field("bytes", m.sync.bytes);
   w.end_object();
+  w.key("net");
+  if (m.net) {
+    w.begin_object();
+    w.field("latency_us", m.net->latency_us).field("bandwidth_gbps", m.net->bandwidth_gbps);
+    w.field("dilation", m.net->dilation).field("bytes", m.net->bytes);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.end_object();
   return w.str() + "\n";
 }
@@ -79,6 +90,13 @@ std::string summary(const run_metrics& m) {
                        m.sync.sync_gap_mean ? std::to_string(*m.sync.sync_gap_mean).substr(0, 6).c_str() : "-",
                        100 * m.sync.worker_blocked_fraction, double(m.sync.bytes) / 1e6);
   }
+  if (m.net)
+    n += std::snprintf(buf + n, sizeof buf - n,
+                       "\nnetwork model %g us, %g Gbit/s, dilation %.2f: %.0f simulated ex/s "
+                       "(wall %.0f ex/s x %.2f), %.1f MB between hosts",
+                       m.net->latency_us, m.net->bandwidth_gbps, m.net->dilation,
+                       m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
+                       m.net->dilation, double(m.net->bytes) / 1e6);
   if (m.malformed_lines + m.eval_malformed_lines > 0)
     std::snprintf(buf + n, sizeof buf - n, "\nmalformed lines skipped: %llu train, %llu eval",
                   static_cast<unsigned long long>(m.malformed_lines),

@@ -1,7 +1,8 @@
 #pragma once
 // The result of one training run and its JSON form (DESIGN.md section 8):
-// examples, seconds, examples_per_second, train_ne, eval_*, trainers,
-// workers_per_trainer and a `sync` object.
+// examples, seconds, examples_per_second, simulated_examples_per_second,
+// train_ne, eval_*, trainers, workers_per_trainer, a `sync` object and a
+// `net` object (null without the network model).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,14 @@ struct link_bytes {
   std::uint64_t dense_sync = 0; // EASGD ranges and ring chunks
 };
 
+// The network model of the simulated cluster (net.enabled).
+struct net_metrics {
+  double latency_us = 0;
+  double bandwidth_gbps = 0;
+  double dilation = 1;        // simulated time runs this many times slower than wall time
+  std::uint64_t bytes = 0;    // bytes that crossed between simulated hosts
+};
+
 struct run_metrics {
   std::string mode = "sequential";
   std::string arch;
@@ -46,8 +55,16 @@ struct run_metrics {
   std::string eval_model = "trainer0";            // which dense parameters were evaluated
   std::vector<double> trainer_examples_per_second;
   double lookup_wait_fraction = 0;                // of worker wall time, waiting for rows
+  std::optional<net_metrics> net;                 // set when the network model was on
 
   double examples_per_second() const { return seconds > 0 ? double(examples) / seconds : 0; }
+  // Wall examples/s x dilation: the throughput of the simulated hosts
+  // (network model only; nullopt without it).
+  std::optional<double> simulated_examples_per_second() const {
+    if (!net)
+      return std::nullopt;
+    return examples_per_second() * net->dilation;
+  }
   double gflops() const { return examples_per_second() * flops_per_example / 1e9; }
 };
 

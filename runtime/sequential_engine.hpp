@@ -39,10 +39,10 @@ public:
   void train_step(const data::batch& b, model::ne_accumulator& ne);
 
   const model::dlrm& net() const { return net_; }
-  const std::vector<float>& params() const { return params_; }
+  const model::float_buffer& params() const { return params_; }
   // Read/write access for diagnostics (bench/trace_engine.cpp): the flat dense
   // parameters and the embedding tables.
-  std::vector<float>& mutable_params() { return params_; }
+  model::float_buffer& mutable_params() { return params_; }
   model::embedding_tables& tables() { return tables_; }
   const model::embedding_tables& tables() const { return tables_; }
 
@@ -50,7 +50,7 @@ public:
   struct batch_rows {
     std::vector<std::uint64_t> keys;
     model::sparse_index index;
-    std::vector<float> unique_rows;
+    model::float_buffer unique_rows;
     void lookup(const data::batch& b, const model::arch& a, const model::embedding_tables& t);
     model::embedding_input input() const;
   };
@@ -58,11 +58,11 @@ public:
 private:
   train_config cfg_;
   model::dlrm net_;
-  std::vector<float> params_, dense_acc_, grads_;
+  model::float_buffer params_, dense_acc_, grads_;
   model::embedding_tables tables_;
   batch_rows rows_;
   model::workspace ws_;
-  std::vector<float> grad_unique_;
+  model::float_buffer grad_unique_;
 };
 
 } // namespace runtime

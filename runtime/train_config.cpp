@@ -1,5 +1,8 @@
 #include "runtime/train_config.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "data/reader.hpp"
 
 namespace runtime {
@@ -102,6 +105,19 @@ void add_train_options(option_set& o) {
       "dense parameters evaluated: average of replicas, trainer0's, or the EASGD centre "
       "(auto: trainer0 for none, average otherwise)",
       {"auto", "average", "trainer0", "centre"});
+  // [net]
+  add(o, "net.enabled", b, "false",
+      "simulated cluster: delay every message between hosts by a NIC model (latency, bandwidth, "
+      "queueing at sender and receiver); trainer t on host t, embedding shard s on host "
+      "trainers + s, dense shard d after those");
+  add(o, "net.latency-us", r, "20", "network model: one-way latency per message, microseconds",
+      {}, 0.0, 1e9);
+  add(o, "net.bandwidth-gbps", r, "25", "network model: bandwidth of each host's NIC per direction, Gbit/s",
+      {}, 1e-6, 1e6);
+  add(o, "net.dilation", r, "0",
+      "network model: time dilation, every network delay times this factor so each host keeps its "
+      "real compute-to-network ratio; simulated ex/s = wall ex/s x dilation "
+      "(0 = auto: max(1, trainers x workers / scheduler threads); else >= 1)", {}, 0.0, 1e6);
   // [output]
   add(o, "output.metrics", s, "", "write the final metrics JSON object to this path");
   add(o, "output.config", s, "", "write the configuration actually used (after overrides) as INI to this path");
@@ -215,12 +231,32 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (y.eval_model == "centre" && !model::is_easgd(y.algorithm))
     return "option 'sync.eval-model' = 'centre': only EASGD methods have a centre variable (sync.algorithm = " +
            o.get_string("sync.algorithm") + ")";
+  auto& net = c.net;
+  net.enabled = o.get_bool("net.enabled");
+  net.latency_us = o.get_real("net.latency-us");
+  net.bandwidth_gbps = o.get_real("net.bandwidth-gbps");
+  net.dilation = o.get_real("net.dilation");
+  if (net.dilation > 0 && net.dilation < 1)
+    return "option 'net.dilation' = " + o.value_text("net.dilation") +
+           ": expected 0 (auto) or a factor >= 1";
+  if (net.enabled && c.cluster.mode != "simulated")
+    return "option 'net.enabled' (" + o.source("net.enabled") +
+           ") applies only with cluster.mode=simulated (cluster.mode = " + c.cluster.mode + ")";
   c.output.metrics = o.get_string("output.metrics");
   c.output.config = o.get_string("output.config");
   c.output.progress = o.get_string("output.progress");
   c.output.progress_seconds = o.get_real("output.progress-seconds");
   c.output.log_level = o.get_string("output.log-level");
   return std::nullopt;
+}
+
+double effective_dilation(const train_config& c) {
+  if (c.net.dilation > 0)
+    return c.net.dilation;
+  std::size_t threads = c.cluster.max_threads;
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1.0, double(c.cluster.trainers * c.cluster.workers) / double(threads));
 }
 
 } // namespace runtime

@@ -72,6 +72,14 @@ struct sync_settings {
   std::string eval_model = "auto";    // auto | average | trainer0 | centre
 };
 
+// The simulated network (cluster.mode=simulated, DESIGN.md section 6).
+struct net_settings {
+  bool enabled = false;
+  double latency_us = 20;      // one-way, per message between hosts
+  double bandwidth_gbps = 25;  // per NIC and direction
+  double dilation = 0;         // 0 = auto, see effective_dilation()
+};
+
 struct train_config {
   data_settings data;
   std::string arch_name = "small";
@@ -79,8 +87,13 @@ struct train_config {
   train_settings train;
   cluster_settings cluster;
   sync_settings sync;
+  net_settings net;
   output_settings output;
 };
+
+// net.dilation, or when it is 0: max(1, trainers x workers / scheduler
+// threads), the threads being scheduler.max-threads or the hardware cores.
+double effective_dilation(const train_config& c);
 
 void add_train_options(option_set& opts);
 

@@ -212,6 +212,7 @@ inline actors::syncer_actor::behavior_type syncer(actors::syncer_actor::pointer 
       return s;
     },
     [=](tick_atom) { rec->run_jobs("syncer"); },
+    [=](tick_atom, std::uint64_t) {},
   };
 }
 

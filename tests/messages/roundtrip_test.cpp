@@ -112,12 +112,14 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   eb.labels.values = {1, 0};
   eb.dense.values = {0.5f, 1.5f, 2.5f, 3.5f};
   eb.cat.values = {11, 22};
+  eb.malformed = 3;
   CHECK(roundtrip(eb) == eb);
   messages::worker_stats ws;
   ws.examples = 10;
   ws.loss_sum = 6.9;
   ws.blocked_seconds = 0.25;
   ws.push_bytes = 77;
+  ws.malformed_lines = 2;
   CHECK(roundtrip(ws) == ws);
   messages::sync_stats ss;
   ss.rounds = 3;

@@ -17,6 +17,7 @@ TEST_CASE("reports aggregate into examples, NE, gap, blocked fraction and bytes"
   a.work.busy_seconds = 10;
   a.work.blocked_seconds = 1;
   a.work.lookup_bytes = 1000;
+  a.work.malformed_lines = 1;
   a.sync.rounds = 2;
   a.sync.bytes_sent = 400;
   a.sync.batches_at_round = {2, 6}; // gaps 2, 4
@@ -36,6 +37,7 @@ TEST_CASE("reports aggregate into examples, NE, gap, blocked fraction and bytes"
   CHECK(*m.sync.sync_gap_max == doctest::Approx(6.0));
   CHECK(m.sync.worker_blocked_fraction == doctest::Approx(0.2)); // (1 + 3) / (10 + 10)
   CHECK(m.bytes.lookup == 2000);
+  CHECK(m.malformed_lines == 2); // one per trainer
   CHECK(m.sync.bytes == 800);
   CHECK(runtime::average_replicas({a, b}) == std::vector<float>{1, 3});
 }
