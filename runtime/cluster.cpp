@@ -152,6 +152,8 @@ std::optional<std::string> run_simulated(const train_config& cfg, progress_repor
                                          run_metrics& out) {
   caf::actor_system_config sys_cfg;
   messages::register_messages(sys_cfg);
+  if (cfg.cluster.scheduler_policy == "sharing")
+    sys_cfg.set("scheduler.policy", caf::atom("sharing"));
   if (cfg.cluster.max_threads > 0)
     sys_cfg.set("scheduler.max-threads", cfg.cluster.max_threads);
   caf::actor_system sys{sys_cfg};

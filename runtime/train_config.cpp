@@ -87,6 +87,10 @@ void add_train_options(option_set& o) {
   add(o, "cluster.dense-shards", i, "1", "dense (EASGD centre) shards", {}, 1, 1024);
   add(o, "cluster.timeout-ms", i, "30000", "timeout of every request between actors", {}, 1);
   add(o, "scheduler.max-threads", i, "0", "CAF scheduler threads (0 = hardware cores)", {}, 0, 1024);
+  add(o, "scheduler.policy", s, "stealing",
+      "CAF scheduler: work stealing (fast) or one shared, mutex-protected queue (lets "
+      "ThreadSanitizer see every hand-over between threads; used by the TSan tests)",
+      {"stealing", "sharing"});
   // [sync]
   add(o, "sync.algorithm", s, "s-easgd", "dense synchronisation between trainers",
       {"none", "s-easgd", "s-ma", "s-bmuf", "fr-easgd", "fr-ma", "fr-bmuf"});
@@ -216,6 +220,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
   c.cluster.timeout = std::chrono::milliseconds(o.get_int("cluster.timeout-ms"));
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
+  c.cluster.scheduler_policy = o.get_string("scheduler.policy");
   auto& y = c.sync;
   y.algorithm = *model::parse_sync_algorithm(o.get_string("sync.algorithm"));
   y.k = std::uint64_t(o.get_int("sync.k"));

@@ -56,6 +56,7 @@ struct cluster_settings {
   std::size_t embedding_shards = 2;
   std::size_t dense_shards = 1;
   std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
+  std::string scheduler_policy = "stealing"; // stealing | sharing
   std::chrono::milliseconds timeout{30000}; // every request between actors
 };
 
