@@ -116,6 +116,19 @@ void syncer_state::advance() {
     self->delayed_send(self, cfg.min_pause, messages::tick_atom::value);
     return;
   }
+  // After this trainer's end its replica no longer changes: S-EASGD has
+  // nothing left to do until stop; a shadow ring member keeps serving its
+  // peers' rounds, paced by 1 ms so it does not take CPU from trainers still
+  // training.
+  if (free_running && !stop_after && !model::is_foreground(cfg.algorithm)) {
+    if (model::is_easgd(cfg.algorithm))
+      return;
+    if (pause_due) {
+      tick_pending = true;
+      self->delayed_send(self, std::chrono::milliseconds(1), messages::tick_atom::value);
+      return;
+    }
+  }
   // Shadow pacing: a round on an unchanged replica moves nothing, so wait
   // until the trainer has completed min_gap_batches batches since the last
   // round started (re-checked every millisecond). Not while stopping or after
@@ -248,7 +261,10 @@ void syncer_state::finish_round() {
   ++stats.rounds;
   stats.seconds +=
     std::chrono::duration<double>(std::chrono::steady_clock::now() - round_start).count();
-  stats.batches_at_round.push_back(cfg.replica->batches.load(std::memory_order_relaxed));
+  // The sync gap covers rounds while the trainer trains; rounds run after its
+  // end only serve the other trainers.
+  if (!free_running)
+    stats.batches_at_round.push_back(cfg.replica->batches.load(std::memory_order_relaxed));
   for (auto& p : waiting_current)
     p.deliver(stats.rounds);
   waiting_current.clear();
