@@ -8,6 +8,7 @@
 //   worker -> worker: tick(seq, shard) (network model: held rows arrive)
 #include "actors/hogwild_worker.hpp"
 
+#include <ctime>
 #include <utility>
 
 #include <caf/actor_system.hpp>
@@ -134,8 +135,31 @@ void push_grads(self_ptr self, std::size_t s, messages::embedding_grads&& g) {
   self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
 }
 
+// CPU time of the calling thread: what this worker's own host would spend,
+// whatever else shares the scheduler thread (the per-host virtual time of the
+// simulated cluster).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// Adds the thread CPU time of its scope to `total`; nested meters (train()
+// runs inside on_batch's scope) count once, in the outermost one.
+struct cpu_meter {
+  static inline thread_local int depth = 0;
+  double& total;
+  double start;
+  explicit cpu_meter(double& t) : total(t), start(depth++ == 0 ? thread_cpu_seconds() : 0.0) {}
+  ~cpu_meter() {
+    if (--depth == 0)
+      total += thread_cpu_seconds() - start;
+  }
+};
+
 void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   auto& st = self->state;
+  cpu_meter meter(st.stats.cpu_seconds);
   st.reader_pending = false;
   if (st.finished)
     return;
@@ -182,6 +206,7 @@ void request_batch(self_ptr self) {
 // forward/backward on the shared replica, dense update, one push per shard.
 void train(self_ptr self, const worker_batch& slot) {
   auto& st = self->state;
+  cpu_meter meter(st.stats.cpu_seconds);
   const auto& cfg = st.cfg;
   const auto& b = slot.examples();
   const std::size_t n = b.size();

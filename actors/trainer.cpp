@@ -34,6 +34,7 @@ void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
   into.lookup_wait_seconds += x.lookup_wait_seconds;
   into.lookup_bytes += x.lookup_bytes;
   into.push_bytes += x.push_bytes;
+  into.cpu_seconds += x.cpu_seconds;
   // All workers of a trainer share its reader: each reports the same count.
   into.malformed_lines = std::max(into.malformed_lines, x.malformed_lines);
 }

@@ -146,7 +146,7 @@ def main():
             configs.append(("fr-easgd k=1 N=%d" % n, base + ["--sync.algorithm=fr-easgd", "--sync.k=1"]))
             configs.append(("fr-easgd k=10 N=%d" % n, base + ["--sync.algorithm=fr-easgd", "--sync.k=10"]))
         res = measure(configs, common, a.repeats, "net")
-        save("network", res, summarize(res, "s-easgd N=1", extra=[("simulated_examples_per_second", 0)]),
+        save("network", res, summarize(res, "s-easgd N=1", extra=[("simulated_examples_per_second", 0), ("host_examples_per_second", 0)]),
              "## Network model (25 Gbit/s, 20 us per host), one dense shard (%s)" % ctx)
     tmp = [f for f in os.listdir(RESULTS) if f.startswith("tmp-")]
     for f in tmp:

@@ -144,19 +144,21 @@ struct worker_stats {
   std::uint64_t lookup_bytes = 0; // rows received
   std::uint64_t push_bytes = 0;   // gradients sent
   std::uint64_t malformed_lines = 0; // skipped by this worker's reader (shared per trainer)
+  double cpu_seconds = 0;     // thread CPU time spent preparing and computing batches
   friend bool operator==(const worker_stats& a, const worker_stats& b) {
     return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
            a.prob_sum == b.prob_sum && a.positives == b.positives &&
            a.busy_seconds == b.busy_seconds && a.blocked_seconds == b.blocked_seconds &&
            a.lookup_wait_seconds == b.lookup_wait_seconds && a.lookup_bytes == b.lookup_bytes &&
-           a.push_bytes == b.push_bytes && a.malformed_lines == b.malformed_lines;
+           a.push_bytes == b.push_bytes && a.malformed_lines == b.malformed_lines &&
+           a.cpu_seconds == b.cpu_seconds;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
   return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, x.loss_sum, x.prob_sum,
            x.positives, x.busy_seconds, x.blocked_seconds, x.lookup_wait_seconds, x.lookup_bytes,
-           x.push_bytes, x.malformed_lines);
+           x.push_bytes, x.malformed_lines, x.cpu_seconds);
 }
 
 // What a shadow syncer reports.

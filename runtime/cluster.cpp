@@ -236,8 +236,12 @@ std::optional<std::string> run_simulated(const train_config& cfg, progress_repor
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   if (c.net)
+  {
     out.net = net_metrics{c.net->config().latency_us, c.net->config().bandwidth_gbps,
                           c.net->config().dilation, c.net->bytes_moved()};
+    out.host_examples_per_second =
+      host_examples_per_second(reports, cfg.cluster.workers, c.net->config().dilation);
+  }
   progress_sample fin;
   fin.examples = out.examples;
   fin.train_ne = out.train_ne;

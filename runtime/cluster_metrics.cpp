@@ -67,6 +67,19 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
   }
 }
 
+double host_examples_per_second(const std::vector<messages::trainer_report>& reports,
+                                std::size_t workers_per_trainer, double dilation) {
+  double total = 0;
+  const double w = double(std::max<std::size_t>(1, workers_per_trainer));
+  for (const auto& r : reports) {
+    const auto& s = r.work;
+    const double t = (s.cpu_seconds + (s.lookup_wait_seconds + s.blocked_seconds) / dilation) / w;
+    if (t > 0)
+      total += double(s.examples) / t;
+  }
+  return total;
+}
+
 std::vector<float> average_replicas(const std::vector<messages::trainer_report>& reports) {
   std::vector<float> avg;
   if (reports.empty())

@@ -17,6 +17,12 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
 // counts from 0 batches.
 std::vector<double> sync_gaps(const messages::sync_stats& s);
 
+// Throughput by per-host virtual time (run_metrics::host_examples_per_second):
+// per trainer, its workers' mean of cpu + (lookup wait + blocked) / dilation,
+// and examples over that; summed over trainers.
+double host_examples_per_second(const std::vector<messages::trainer_report>& reports,
+                                std::size_t workers_per_trainer, double dilation);
+
 // Element-wise mean of the replicas (all of equal size).
 std::vector<float> average_replicas(const std::vector<messages::trainer_report>& reports);
 

@@ -18,6 +18,8 @@ std::string to_json(const run_metrics& m) {
   };
   const auto sim = m.simulated_examples_per_second();
   opt("simulated_examples_per_second", sim.has_value(), sim.value_or(0));
+  opt("host_examples_per_second", m.host_examples_per_second.has_value(),
+      m.host_examples_per_second.value_or(0));
   w.field("train_ne", m.train_ne);
   const bool e = m.eval.has_value();
   opt("eval_ne", e, e ? m.eval->ne : 0);
@@ -93,10 +95,12 @@ std::string summary(const run_metrics& m) {
   if (m.net)
     n += std::snprintf(buf + n, sizeof buf - n,
                        "\nnetwork model %g us, %g Gbit/s, dilation %.2f: %.0f simulated ex/s "
-                       "(wall %.0f ex/s x %.2f), %.1f MB between hosts",
+                       "(wall %.0f ex/s x %.2f), %.0f ex/s by per-host virtual time, %.1f MB "
+                       "between hosts",
                        m.net->latency_us, m.net->bandwidth_gbps, m.net->dilation,
                        m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
-                       m.net->dilation, double(m.net->bytes) / 1e6);
+                       m.net->dilation, m.host_examples_per_second.value_or(0),
+                       double(m.net->bytes) / 1e6);
   if (m.malformed_lines + m.eval_malformed_lines > 0)
     std::snprintf(buf + n, sizeof buf - n, "\nmalformed lines skipped: %llu train, %llu eval",
                   static_cast<unsigned long long>(m.malformed_lines),

@@ -56,6 +56,12 @@ struct run_metrics {
   std::vector<double> trainer_examples_per_second;
   double lookup_wait_fraction = 0;                // of worker wall time, waiting for rows
   std::optional<net_metrics> net;                 // set when the network model was on
+  // Network model only: throughput with per-host virtual time. Each worker's
+  // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
+  // every trainer had its own host; summed over trainers. Unlike wall x
+  // dilation it charges blocked time to the blocked trainer even when the
+  // shared cores ran other actors meanwhile.
+  std::optional<double> host_examples_per_second;
 
   double examples_per_second() const { return seconds > 0 ? double(examples) / seconds : 0; }
   // Wall examples/s x dilation: the throughput of the simulated hosts

@@ -120,6 +120,7 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   ws.blocked_seconds = 0.25;
   ws.push_bytes = 77;
   ws.malformed_lines = 2;
+  ws.cpu_seconds = 0.125;
   CHECK(roundtrip(ws) == ws);
   messages::sync_stats ss;
   ss.rounds = 3;

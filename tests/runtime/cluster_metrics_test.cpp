@@ -40,4 +40,10 @@ TEST_CASE("reports aggregate into examples, NE, gap, blocked fraction and bytes"
   CHECK(m.malformed_lines == 2); // one per trainer
   CHECK(m.sync.bytes == 800);
   CHECK(runtime::average_replicas({a, b}) == std::vector<float>{1, 3});
+  // Per-host virtual time, dilation 2, one worker per trainer: trainer a
+  // computes 4 s and waits 1 s blocked + 1 s for rows (wall) = 4 + 2 / 2 = 5 s
+  // -> 100 / 5 = 20 ex/s; trainer b waits 3 + 1 -> 4 + 4 / 2 = 6 s -> 16.67.
+  a.work.cpu_seconds = b.work.cpu_seconds = 4;
+  a.work.lookup_wait_seconds = b.work.lookup_wait_seconds = 1;
+  CHECK(runtime::host_examples_per_second({a, b}, 1, 2.0) == doctest::Approx(20.0 + 100.0 / 6.0));
 }
