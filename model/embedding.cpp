@@ -44,22 +44,14 @@ void sparse_index::build(const std::uint64_t* keys, std::size_t n) {
   }
 }
 
-void expand_rows(const float* unique_rows, const sparse_index& idx, std::size_t dim, float* emb) {
-  const auto& inv = idx.inverse();
-  for (std::size_t i = 0; i < inv.size(); ++i)
-    std::memcpy(emb + i * dim, unique_rows + std::size_t{inv[i]} * dim, sizeof(float) * dim);
-}
-
-void reduce_grads(const float* grad_emb, const sparse_index& idx, std::size_t dim,
-                  float* grad_unique) {
-  std::memset(grad_unique, 0, sizeof(float) * dim * idx.unique().size());
-  const auto& inv = idx.inverse();
-  for (std::size_t i = 0; i < inv.size(); ++i) {
-    float* dst = grad_unique + std::size_t{inv[i]} * dim;
-    const float* src = grad_emb + i * dim;
-    for (std::size_t j = 0; j < dim; ++j)
-      dst[j] += src[j];
-  }
+void batch_lookup::lookup(const std::uint64_t* hashes, std::size_t examples, const arch& a,
+                          const embedding_tables& t) {
+  const std::size_t n = examples * a.num_tables;
+  keys.resize(n);
+  make_keys(hashes, n, a.num_tables, a.rows_per_table, keys.data());
+  index.build(keys.data(), n);
+  unique_rows.resize(index.unique().size() * a.dim);
+  t.gather(index, unique_rows.data());
 }
 
 embedding_tables::embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table,

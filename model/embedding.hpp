@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/arch.hpp"
+#include "model/dense_layout.hpp"
+#include "model/interaction.hpp"
 #include "model/optimizer.hpp"
 
 namespace model {
@@ -44,12 +47,24 @@ private:
   std::vector<std::uint32_t> slots_; // open addressing: 1 + position, 0 = empty
 };
 
-// emb[:, i] = unique_rows[:, inverse[i]]   (both column-major, dim rows)
-void expand_rows(const float* unique_rows, const sparse_index& idx, std::size_t dim, float* emb);
+class embedding_tables;
 
-// grad_unique[:, u] = sum of grad_emb[:, i] over i with inverse[i] == u.
-void reduce_grads(const float* grad_emb, const sparse_index& idx, std::size_t dim,
-                  float* grad_unique);
+// The rows of one batch from local tables: keys, de-duplication and the
+// gathered unique rows, with buffers reused across batches. Used by the
+// sequential engine and by evaluation (the actors get rows from shards).
+struct batch_lookup {
+  std::vector<std::uint64_t> keys;
+  sparse_index index;
+  float_buffer unique_rows; // [unique keys * dim]
+
+  // hashes: [examples * num_tables] example-major (data::batch::cat).
+  void lookup(const std::uint64_t* hashes, std::size_t examples, const arch& a,
+              const embedding_tables& t);
+  // The rows as the model reads them (interaction.hpp).
+  embedding_input input() const {
+    return {unique_rows.data(), index.inverse().data(), index.unique().size()};
+  }
+};
 
 // All tables of one model in one process: weights [rows, dim] per table and
 // `state_per_row` optimiser accumulators per row (sparse_optimizer::state_per_row).

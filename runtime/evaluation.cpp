@@ -18,20 +18,12 @@ std::optional<std::string> evaluate_model(const train_config& cfg, const model::
   const auto t0 = std::chrono::steady_clock::now();
   const auto& a = net.architecture();
   data::batch b;
-  std::vector<std::uint64_t> keys;
-  model::sparse_index index;
-  model::float_buffer rows;
+  model::batch_lookup rows;
   model::workspace ws;
   model::evaluator ev;
   while (r->next(b, cfg.train.eval_batch_size)) {
-    const std::size_t n = b.size * a.num_tables;
-    keys.resize(n);
-    model::make_keys(b.cat.data(), n, a.num_tables, a.rows_per_table, keys.data());
-    index.build(keys.data(), n);
-    rows.resize(index.unique().size() * a.dim);
-    tables.gather(index, rows.data());
-    net.forward(params, b.dense.data(), {rows.data(), index.inverse().data(), index.unique().size()},
-                b.size, ws);
+    rows.lookup(b.cat.data(), b.size, a, tables);
+    net.forward(params, b.dense.data(), rows.input(), b.size, ws);
     for (std::size_t e = 0; e < b.size; ++e)
       ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
     b.clear();

@@ -29,23 +29,9 @@ sequential_engine::sequential_engine(const train_config& cfg)
   tables_.init(cfg.train.seed + 1);
 }
 
-void sequential_engine::batch_rows::lookup(const data::batch& b, const model::arch& a,
-                                           const model::embedding_tables& t) {
-  const std::size_t n = b.size * a.num_tables;
-  keys.resize(n);
-  model::make_keys(b.cat.data(), n, a.num_tables, a.rows_per_table, keys.data());
-  index.build(keys.data(), n);
-  unique_rows.resize(index.unique().size() * a.dim);
-  t.gather(index, unique_rows.data());
-}
-
-model::embedding_input sequential_engine::batch_rows::input() const {
-  return {unique_rows.data(), index.inverse().data(), index.unique().size()};
-}
-
 void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& ne) {
   const auto& a = cfg_.arch;
-  rows_.lookup(b, a, tables_);
+  rows_.lookup(b.cat.data(), b.size, a, tables_);
   grad_unique_.resize(rows_.unique_rows.size());
   net_.forward_backward(params_.data(), b.dense.data(), rows_.input(), b.labels.data(), b.size,
                         ws_, grads_.data(), grad_unique_.data());

@@ -46,21 +46,12 @@ public:
   model::embedding_tables& tables() { return tables_; }
   const model::embedding_tables& tables() const { return tables_; }
 
-  // Keys, de-duplicated index and gathered rows of the current batch.
-  struct batch_rows {
-    std::vector<std::uint64_t> keys;
-    model::sparse_index index;
-    model::float_buffer unique_rows;
-    void lookup(const data::batch& b, const model::arch& a, const model::embedding_tables& t);
-    model::embedding_input input() const;
-  };
-
 private:
   train_config cfg_;
   model::dlrm net_;
   model::float_buffer params_, dense_acc_, grads_;
   model::embedding_tables tables_;
-  batch_rows rows_;
+  model::batch_lookup rows_;
   model::workspace ws_;
   model::float_buffer grad_unique_;
 };

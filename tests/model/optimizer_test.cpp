@@ -58,7 +58,7 @@ TEST_CASE("element-wise sparse Adagrad keeps one accumulator per value") {
   CHECK(opt.state_per_row(16) == 16);
 }
 
-TEST_CASE("sparse_index de-duplicates and reduce_grads sums duplicates") {
+TEST_CASE("sparse_index de-duplicates keys; batch_lookup gathers each unique row once") {
   // keys: a b a c b a -> unique a b c; inverse 0 1 0 2 1 0
   std::vector<std::uint64_t> keys{model::row_key(0, 5), model::row_key(1, 5),
                                   model::row_key(0, 5), model::row_key(2, 9),
@@ -68,13 +68,25 @@ TEST_CASE("sparse_index de-duplicates and reduce_grads sums duplicates") {
   REQUIRE(idx.unique().size() == 3);
   CHECK(idx.unique()[0] == keys[0]);
   CHECK(idx.inverse() == std::vector<std::uint32_t>{0, 1, 0, 2, 1, 0});
-  // dim 1: grads 1..6; a gets 1+3+6 = 10, b 2+5 = 7, c 4.
-  std::vector<float> g{1, 2, 3, 4, 5, 6}, out(3);
-  model::reduce_grads(g.data(), idx, 1, out.data());
-  CHECK(out == std::vector<float>{10, 7, 4});
-  std::vector<float> rows{0.5f, -1.0f, 2.0f}, emb(6);
-  model::expand_rows(rows.data(), idx, 1, emb.data());
-  CHECK(emb == std::vector<float>{0.5f, -1.0f, 0.5f, 2.0f, -1.0f, 0.5f});
+  // Two examples of 3 tables with hashes 5, 5, 9 | 5, 5, 5 (rows = 10): the keys
+  // (0,5) (1,5) (2,9) (0,5) (1,5) (2,5) have 4 distinct rows; each example's
+  // column reads back the row of its own table.
+  model::arch a;
+  a.num_tables = 3;
+  a.dim = 2;
+  a.rows_per_table = 10;
+  model::embedding_tables t(3, 10, 2);
+  t.init(1);
+  const std::vector<std::uint64_t> hashes{5, 5, 9, 5, 5, 5};
+  model::batch_lookup bl;
+  bl.lookup(hashes.data(), 2, a, t);
+  CHECK(bl.index.unique().size() == 4);
+  const auto in = bl.input();
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    const float* want = t.row(model::row_key(i % 3, hashes[i] % 10));
+    CHECK(in.column(i, 2)[0] == want[0]);
+    CHECK(in.column(i, 2)[1] == want[1]);
+  }
   CHECK(model::key_table(keys[3]) == 2);
   CHECK(model::key_row(keys[3]) == 9);
 }
