@@ -22,35 +22,22 @@ namespace {
 // microseconds the bytes take, and far below the requests' timeouts.
 const actors::sim_network::settings slow_net{1000.0, 1.0, 1.0};
 
-struct net_worker_fixture : test::actor_fixture {
+struct net_worker_fixture : test::actor_fixture, mocks::peers {
   mocks::recorder_ptr rec = std::make_shared<mocks::recorder>();
   model::arch arch = mocks::small_arch();
   model::dense_layout layout{arch};
   actors::placement place{1, 2, 1}; // trainer on host 0, shards on hosts 1 and 2
-  actors::reader_actor reader;
-  std::vector<actors::embedding_shard_actor> shards;
-  actors::syncer_actor syncer;
-  actors::trainer_actor trainer;
   caf::actor watcher;
 
   net_worker_fixture() {
     rec->manual_reader = rec->manual_shards = rec->manual_syncer = false;
-    reader = caf::actor_cast<actors::reader_actor>(sys.spawn(mocks::reader, rec));
-    for (std::size_t s = 0; s < 2; ++s)
-      shards.push_back(
-        caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(mocks::shard, rec, s)));
-    syncer = sys.spawn(mocks::syncer, rec);
-    trainer = sys.spawn(mocks::trainer, rec);
+    spawn_peers(sys, rec);
     run();
   }
 
   ~net_worker_fixture() {
     rec->lookups.clear();
-    self->send_exit(reader, caf::exit_reason::user_shutdown);
-    for (auto& s : shards)
-      self->send_exit(s, caf::exit_reason::user_shutdown);
-    self->send_exit(syncer, caf::exit_reason::user_shutdown);
-    self->send_exit(trainer, caf::exit_reason::user_shutdown);
+    stop_peers(self);
     self->send_exit(watcher, caf::exit_reason::user_shutdown);
     run();
   }

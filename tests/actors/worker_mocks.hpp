@@ -247,4 +247,31 @@ caf::actor watch(caf::actor_system& sys, const Handle& who, recorder_ptr rec, st
   });
 }
 
+// A worker's peers as mocks: its reader, two embedding shards, its syncer and
+// its trainer. Fixtures inherit it; stop() ends them all.
+struct peers {
+  actors::reader_actor reader;
+  std::vector<actors::embedding_shard_actor> shards;
+  actors::syncer_actor syncer;
+  actors::trainer_actor trainer;
+
+  void spawn_peers(caf::actor_system& sys, const recorder_ptr& rec) {
+    reader = caf::actor_cast<actors::reader_actor>(sys.spawn(mocks::reader, rec));
+    for (std::size_t s = 0; s < 2; ++s)
+      shards.push_back(
+        caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(mocks::shard, rec, s)));
+    syncer = sys.spawn(mocks::syncer, rec);
+    trainer = sys.spawn(mocks::trainer, rec);
+  }
+
+  template <class Self>
+  void stop_peers(Self& self) {
+    self->send_exit(reader, caf::exit_reason::user_shutdown);
+    for (auto& s : shards)
+      self->send_exit(s, caf::exit_reason::user_shutdown);
+    self->send_exit(syncer, caf::exit_reason::user_shutdown);
+    self->send_exit(trainer, caf::exit_reason::user_shutdown);
+  }
+};
+
 } // namespace mocks

@@ -19,27 +19,18 @@ namespace {
 using namespace messages;
 using model::sync_algorithm;
 
-struct worker_fixture : test::actor_fixture {
+struct worker_fixture : test::actor_fixture, mocks::peers {
   mocks::recorder_ptr rec = std::make_shared<mocks::recorder>();
   model::arch arch = mocks::small_arch();
   model::dense_layout layout{arch};
   std::vector<float> init;
   actors::replica_ptr replica;
-  actors::reader_actor reader;
-  std::vector<actors::embedding_shard_actor> shards;
-  actors::syncer_actor syncer;
-  actors::trainer_actor trainer;
   std::vector<caf::actor> watchers;
 
   worker_fixture() : init(layout.size()) {
     model::init_dense(layout, init.data(), 7);
     replica = std::make_shared<actors::hogwild_replica>(init);
-    reader = caf::actor_cast<actors::reader_actor>(sys.spawn(mocks::reader, rec));
-    for (std::size_t s = 0; s < 2; ++s)
-      shards.push_back(
-        caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(mocks::shard, rec, s)));
-    syncer = sys.spawn(mocks::syncer, rec);
-    trainer = sys.spawn(mocks::trainer, rec);
+    spawn_peers(sys, rec);
     run();
   }
 
@@ -48,11 +39,7 @@ struct worker_fixture : test::actor_fixture {
     rec->nexts.clear();
     rec->lookups.clear();
     rec->syncs.clear();
-    self->send_exit(reader, caf::exit_reason::user_shutdown);
-    for (auto& s : shards)
-      self->send_exit(s, caf::exit_reason::user_shutdown);
-    self->send_exit(syncer, caf::exit_reason::user_shutdown);
-    self->send_exit(trainer, caf::exit_reason::user_shutdown);
+    stop_peers(self);
     for (auto& w : watchers)
       self->send_exit(w, caf::exit_reason::user_shutdown);
     run();
