@@ -190,23 +190,8 @@ std::optional<std::string> run_simulated(const train_config& cfg, progress_repor
     progress_report total;
     for (auto& t : c.trainers)
       self->request(t, cfg.cluster.timeout, stats_atom::value)
-        .receive([&](progress_report& p) {
-                   total.examples += p.examples;
-                   total.loss_sum += p.loss_sum;
-                   total.prob_sum += p.prob_sum;
-                   total.positives += p.positives;
-                   total.sync_rounds += p.sync_rounds;
-                   total.batches += p.batches;
-                 },
-                 [](caf::error&) {});
-    progress_sample s;
-    s.examples = total.examples;
-    model::ne_accumulator ne;
-    ne.add_batch(total.loss_sum, total.prob_sum, total.examples, total.positives);
-    if (total.examples > 0)
-      s.train_ne = ne.ne();
-    if (total.sync_rounds > 0)
-      s.sync_gap = double(total.batches) / double(total.sync_rounds);
+        .receive([&](progress_report& p) { add_progress(total, p); }, [](caf::error&) {});
+    progress_sample s = progress_of(total);
     progress.update(s);
   };
   std::vector<worker_stats> done;

@@ -94,4 +94,25 @@ std::vector<float> average_replicas(const std::vector<messages::trainer_report>&
   return avg;
 }
 
+void add_progress(messages::progress_report& total, const messages::progress_report& p) {
+  total.examples += p.examples;
+  total.loss_sum += p.loss_sum;
+  total.prob_sum += p.prob_sum;
+  total.positives += p.positives;
+  total.sync_rounds += p.sync_rounds;
+  total.batches += p.batches;
+}
+
+progress_sample progress_of(const messages::progress_report& total) {
+  progress_sample s;
+  s.examples = total.examples;
+  model::ne_accumulator ne;
+  ne.add_batch(total.loss_sum, total.prob_sum, total.examples, total.positives);
+  if (total.examples > 0)
+    s.train_ne = ne.ne();
+  if (total.sync_rounds > 0)
+    s.sync_gap = double(total.batches) / double(total.sync_rounds);
+  return s;
+}
+
 } // namespace runtime

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "messages/messages.hpp"
+#include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
 
 namespace runtime {
@@ -22,6 +23,11 @@ std::vector<double> sync_gaps(const messages::sync_stats& s);
 // and examples over that; summed over trainers.
 double host_examples_per_second(const std::vector<messages::trainer_report>& reports,
                                 std::size_t workers_per_trainer, double dilation);
+
+// Live progress: the sum of the trainers' progress reports, and the progress
+// line's sample for it (train NE, sync gap).
+void add_progress(messages::progress_report& total, const messages::progress_report& p);
+progress_sample progress_of(const messages::progress_report& total);
 
 // Element-wise mean of the replicas (all of equal size).
 std::vector<float> average_replicas(const std::vector<messages::trainer_report>& reports);
