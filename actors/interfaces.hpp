@@ -57,6 +57,9 @@ using worker_actor = caf::typed_actor<
 using syncer_actor = caf::typed_actor<
   // ring position and all syncers in ring order (MA/BMUF); sent once before start
   caf::reacts_to<peers_atom, std::uint32_t, std::vector<caf::strong_actor_ptr>>,
+  // re-form the ring (generation > the current one; multi-node, after a trainer
+  // was lost): the in-flight round is abandoned, rank and members are the survivors'
+  caf::reacts_to<peers_atom, std::uint32_t, std::uint32_t, std::vector<caf::strong_actor_ptr>>,
   // begin (shadow methods: loop rounds back to back until stopped)
   caf::reacts_to<start_atom>,
   // one all-reduce step from the previous syncer in the ring

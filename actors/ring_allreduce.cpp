@@ -5,8 +5,9 @@
 
 namespace actors {
 
-ring_allreduce::ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send)
-  : rank_(rank), n_(n), send_(std::move(send)) {
+ring_allreduce::ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send,
+                               std::uint32_t generation)
+  : rank_(rank), n_(n), send_(std::move(send)), generation_(generation) {
   assert(n >= 1 && rank < n);
 }
 
@@ -42,6 +43,7 @@ void ring_allreduce::send_step() {
   const auto idx = send_chunk_index(step_);
   const auto& r = chunks_[idx];
   messages::ring_chunk out;
+  out.generation = generation_;
   out.round = round_;
   out.step = step_;
   out.chunk = idx;

@@ -41,8 +41,9 @@ public:
   // Called with every chunk to deliver to the next ring member, in order.
   using send_fn = std::function<void(messages::ring_chunk&&)>;
 
-  // Precondition: n >= 1, rank < n.
-  ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send);
+  // Precondition: n >= 1, rank < n. Chunks sent carry `generation` (the ring
+  // membership they belong to); the owner drops chunks of other generations.
+  ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send, std::uint32_t generation = 0);
 
   // Begins round `round` (> every round begun before) on `size` floats at
   // `data`, which must stay valid and untouched by others until done(); on
@@ -76,6 +77,7 @@ private:
 
   std::uint32_t rank_, n_;
   send_fn send_;
+  std::uint32_t generation_;
   std::uint64_t round_ = 0;
   std::uint32_t step_ = 0; // the step whose chunk is expected next
   float* data_ = nullptr;

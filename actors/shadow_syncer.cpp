@@ -58,45 +58,11 @@ caf::error syncer_state::init() {
   return {};
 }
 
-caf::error syncer_state::set_peers(std::uint32_t rank,
-                                   const std::vector<caf::strong_actor_ptr>& all) {
-  const auto n = static_cast<std::uint32_t>(all.size());
-  if (!ring_method())
-    return {}; // EASGD and none have no ring
-  if (ring && ring->round() > 0)
-    return make_error(errc::protocol_mismatch, who() + ": peers after the first round");
-  const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
-  if (n == 0 || rank >= n || n != cfg.num_trainers || all[rank] != me)
-    return make_error(errc::protocol_mismatch,
-                      who() + ": bad ring (rank " + std::to_string(rank) + " of " +
-                        std::to_string(n) + ", " + std::to_string(cfg.num_trainers) +
-                        " trainers, or not this syncer at its rank)");
-  peers.clear();
-  for (const auto& p : all) {
-    peers.push_back(caf::actor_cast<syncer_actor>(p));
-    if (p != me)
-      self->monitor(peers.back());
-  }
-  next = peers[(rank + 1) % n];
-  prev = peers[(rank + n - 1) % n];
-  next_host = cfg.place.host_of_trainer((rank + 1) % n); // rank = trainer id
-  ring = std::make_unique<ring_allreduce>(rank, n, [this](messages::ring_chunk&& c) {
-    stats.bytes_sent += c.values.bytes();
-    send_chunk(std::move(c));
-  });
-  auto early = std::move(early_chunks);
-  early_chunks.clear();
-  for (auto& c : early)
-    if (auto err = ring->receive(std::move(c)); !err.empty())
-      return make_error(errc::protocol_mismatch, who() + ": " + err);
-  return {};
-}
-
 bool syncer_state::want_round() const {
   if (cfg.algorithm == model::sync_algorithm::none)
     return false;
   if (stop_after)
-    return ring_method() && stats.rounds < *stop_after;
+    return ring_method() && ring_rounds() < *stop_after;
   if (model::is_foreground(cfg.algorithm))
     return !waiting_next.empty() || (ring_method() && free_running);
   return started;
@@ -169,6 +135,8 @@ void syncer_state::start_easgd() {
     req.values.values.resize(r.size); // the snapshot of this range
     cfg.replica->copy_out(r.offset, r.size, req.values.data());
     stats.bytes_sent += req.values.bytes();
+    if (cfg.sent_bytes)
+      cfg.sent_bytes->fetch_add(req.values.bytes(), std::memory_order_relaxed);
     if (cfg.net)
       note_exchange(i, req.values.bytes());
     self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value, std::move(req))
@@ -200,61 +168,6 @@ void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d
     finish_round();
 }
 
-void syncer_state::start_ring() {
-  if (!ring) {
-    fail(errc::protocol_mismatch, "a ring round before peers_atom");
-    return;
-  }
-  cfg.replica->copy_out(0, snapshot.size(), snapshot.data());
-  reduced = snapshot;
-  if (auto err = ring->begin(stats.rounds + 1, reduced.data(), reduced.size()); !err.empty()) {
-    fail(errc::protocol_mismatch, err);
-    return;
-  }
-  check_ring();
-}
-
-void syncer_state::on_ring(messages::ring_chunk&& chunk) {
-  if (stopped)
-    return;
-  if (!ring_method()) {
-    fail(errc::protocol_mismatch, "ring chunk for a non-ring method");
-    return;
-  }
-  if (!ring) {
-    early_chunks.push_back(std::move(chunk));
-    return;
-  }
-  if (auto err = ring->receive(std::move(chunk)); !err.empty()) {
-    fail(errc::protocol_mismatch, err);
-    return;
-  }
-  check_ring();
-}
-
-// After every step of the ring: complete the round, or fail when it can never
-// complete (the previous member is gone and everything it sent is applied).
-void syncer_state::check_ring() {
-  if (!in_round || ring->round() != stats.rounds + 1)
-    return;
-  if (!ring->done()) {
-    if (prev_down)
-      fail(errc::trainer_down,
-           "previous ring member down during round " + std::to_string(ring->round()));
-    return;
-  }
-  const float n = static_cast<float>(peers.empty() ? 1 : peers.size());
-  for (auto& x : reduced)
-    x /= n; // avg = sum / N
-  if (model::is_bmuf(cfg.algorithm)) { // block_start becomes the new target
-    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
-                     reduced.data(), reduced.size());
-    reduced = block_start;
-  }
-  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
-  finish_round();
-}
-
 void syncer_state::finish_round() {
   in_round = false;
   pause_due = true;
@@ -278,7 +191,7 @@ void syncer_state::on_sync(promise p) {
 
 void syncer_state::on_stop(std::uint64_t last_round) {
   stop_after = std::max(stop_after.value_or(0), last_round);
-  if (in_round && ring_method() && stats.rounds >= *stop_after) {
+  if (in_round && ring_method() && ring_rounds() >= *stop_after) {
     in_round = false; // abandoned: no one needs this round any more
     for (auto& p : waiting_current)
       waiting_next.push_back(std::move(p));
@@ -305,8 +218,13 @@ void syncer_state::on_down(const caf::down_msg& dm) {
   for (std::size_t i = 0; i < cfg.dense_shards.size(); ++i)
     if (dm.source == cfg.dense_shards[i].address())
       return fail(errc::shard_down, "dense shard " + std::to_string(i) + " down: " + reason);
-  if (!stop_after)
+  if (!stop_after) {
+    if (cfg.reform_on_loss) { // the runtime re-forms the ring without it
+      spdlog::warn("{}: ring peer down ({}); waiting for the ring to be re-formed", who(), reason);
+      return;
+    }
     return fail(errc::trainer_down, "ring peer down before the stop: " + reason);
+  }
   if (prev && dm.source == prev.address()) {
     prev_down = true; // everything it sent is in our mailbox already (FIFO)
     check_ring();
@@ -347,6 +265,13 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       else
         self->state.advance();
     },
+    [self](peers_atom, std::uint32_t gen, std::uint32_t rank,
+           std::vector<caf::strong_actor_ptr>& survivors) {
+      if (auto err = self->state.reform(gen, rank, survivors))
+        self->state.fail(std::move(err));
+      else
+        self->state.advance();
+    },
     [self](start_atom) {
       self->state.started = true;
       self->state.advance();
@@ -364,7 +289,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       self->state.free_running = true;
       self->state.advance();
     },
-    [self](stats_atom) { return self->state.stats.rounds; },
+    [self](stats_atom) { return self->state.ring_rounds(); },
     [self](stop_atom, std::uint64_t last_round) -> caf::result<sync_stats> {
       auto& st = self->state;
       if (st.stopped)

@@ -40,8 +40,20 @@
 //   completed. After the reply no round starts and ring chunks are ignored.
 // - The runtime must not terminate ring members before ALL of them have
 //   replied to stop: a ring peer going down before stop arrived here is an
-//   error, and during the stop it is one if this syncer still waits for a
-//   chunk from its previous ring member.
+//   error (unless cfg.reform_on_loss), and during the stop it is one if this
+//   syncer still waits for a chunk from its previous ring member.
+//
+// Re-forming the ring (multi-node, cfg.reform_on_loss): a ring peer that goes
+// down before the stop is only logged; the runtime then sends
+// peers_atom(generation, rank, survivors) to every surviving syncer. The round
+// in flight is abandoned unmerged, the ring restarts with the survivors, and
+// round numbers restart at 1 in the new generation (ring chunks carry their
+// generation; older ones are dropped, newer ones kept until the re-form
+// arrives). stats_atom and the stop's last_round count rounds of the current
+// generation, so the stop protocol above holds among the survivors; sync_stats
+// still counts every round completed. BMUF caveat: a survivor that completed
+// the abandoned round moved its w_g and Delta one block further than one that
+// did not; each continues from its own.
 //
 // Failures: every request has cfg.timeout. A timeout, a dense shard going down
 // (request error or DOWN message; shards and ring peers are monitored), or a
@@ -98,6 +110,7 @@ struct syncer_config {
   // batches since the previous round started (0 = back to back regardless).
   std::uint64_t min_gap_batches = 0;   // pause between shadow rounds (0: none)
   std::chrono::milliseconds timeout{30000}; // every request's timeout
+  bool reform_on_loss = false; // a lost ring peer waits for a re-form instead of failing
   replica_ptr replica;                      // the trainer's hogwild_replica
   std::vector<dense_shard_actor> dense_shards; // EASGD: one per range
   std::vector<model::range> dense_ranges;      // EASGD: [offset, size) of each shard
@@ -107,6 +120,8 @@ struct syncer_config {
   std::vector<float> initial;
   std::shared_ptr<sim_network> net; // network model; null = off (no delays)
   placement place;                  // hosts: this syncer on host_of_trainer(trainer)
+  // Optional: stats.bytes_sent mirrored here as it grows (live progress).
+  std::shared_ptr<std::atomic<std::uint64_t>> sent_bytes;
 };
 
 // The syncer's state; the logic lives in its member functions (.cpp).
@@ -127,6 +142,8 @@ struct syncer_state {
   std::optional<std::uint64_t> stop_after; // last_round of a pending stop
   bool stopped = false;                    // the stop reply went out
   std::vector<caf::typed_response_promise<messages::sync_stats>> stop_promises;
+  std::uint32_t generation = 0;   // ring membership (re-forms count up)
+  std::uint64_t generation_base = 0; // stats.rounds when the generation began
 
   // FR requests: waiting for a round to start, and served by the current one.
   std::vector<promise> waiting_next, waiting_current;
@@ -154,6 +171,10 @@ struct syncer_state {
   // Checks cfg against the replica; an error means the actor must quit.
   caf::error init();
   caf::error set_peers(std::uint32_t rank, const std::vector<caf::strong_actor_ptr>& all);
+  caf::error reform(std::uint32_t gen, std::uint32_t rank,
+                    const std::vector<caf::strong_actor_ptr>& survivors);
+  // Rounds completed in the current ring generation (all of them without re-forms).
+  std::uint64_t ring_rounds() const { return stats.rounds - generation_base; }
   void on_sync(promise p);
   void on_stop(std::uint64_t last_round);
   void on_ring(messages::ring_chunk&& chunk);
@@ -168,6 +189,7 @@ struct syncer_state {
 
 private:
   bool ring_method() const { return model::uses_ring(cfg.algorithm); }
+  caf::error join_ring(std::uint32_t rank, const std::vector<caf::strong_actor_ptr>& all);
   bool want_round() const;
   void start_round();
   void start_easgd();

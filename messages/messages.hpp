@@ -92,17 +92,18 @@ typename Inspector::result_type inspect(Inspector& f, dense_range& x) {
 // One step of a chunked ring all-reduce among the shadow syncers. Steps
 // 0..N-2 are reduce-scatter (add), N-1..2N-3 all-gather (copy).
 struct ring_chunk {
+  std::uint32_t generation = 0; // ring membership; a re-formed ring counts up
   std::uint64_t round = 0;
   std::uint32_t step = 0;
   std::uint32_t chunk = 0;
   float_blob values;
   friend bool operator==(const ring_chunk& a, const ring_chunk& b) {
-    return a.round == b.round && a.step == b.step && a.chunk == b.chunk && a.values == b.values;
+    return a.generation == b.generation && a.round == b.round && a.step == b.step && a.chunk == b.chunk && a.values == b.values;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ring_chunk& x) {
-  return f(caf::meta::type_name("ring_chunk"), x.round, x.step, x.chunk, x.values);
+  return f(caf::meta::type_name("ring_chunk"), x.generation, x.round, x.step, x.chunk, x.values);
 }
 
 // -- data ----------------------------------------------------------------------
@@ -203,15 +204,22 @@ struct progress_report {
   double loss_sum = 0, prob_sum = 0;
   std::uint64_t positives = 0;
   std::uint64_t sync_rounds = 0;
+  double worker_seconds = 0;       // wall time of the workers since start, summed
+  double blocked_seconds = 0;      // of it: waiting for foreground sync rounds
+  std::uint64_t embedding_bytes = 0; // lookup rows received + gradients pushed
+  std::uint64_t sync_bytes = 0;      // dense sync payload sent by the syncer
   friend bool operator==(const progress_report& a, const progress_report& b) {
     return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
-           a.prob_sum == b.prob_sum && a.positives == b.positives && a.sync_rounds == b.sync_rounds;
+           a.prob_sum == b.prob_sum && a.positives == b.positives && a.sync_rounds == b.sync_rounds &&
+           a.worker_seconds == b.worker_seconds && a.blocked_seconds == b.blocked_seconds &&
+           a.embedding_bytes == b.embedding_bytes && a.sync_bytes == b.sync_bytes;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
   return f(caf::meta::type_name("progress_report"), x.examples, x.batches, x.loss_sum, x.prob_sum,
-           x.positives, x.sync_rounds);
+           x.positives, x.sync_rounds, x.worker_seconds, x.blocked_seconds, x.embedding_bytes,
+           x.sync_bytes);
 }
 
 } // namespace messages

@@ -108,13 +108,13 @@ TEST_CASE("syncer ring all-reduce: malformed, stale and duplicate chunks are rep
   CHECK(sent[0].chunk == 0); // rank 0 sends its own chunk first
   CHECK(sent[0].values.size() == 2);
 
-  ring_chunk wrong_size{1, 0, 1, messages::float_blob{std::vector<float>{1}}};
+  ring_chunk wrong_size{0, 1, 0, 1, messages::float_blob{std::vector<float>{1}}};
   CHECK(m.receive(std::move(wrong_size)) != "");
-  ring_chunk bad_step{1, 7, 1, messages::float_blob{std::vector<float>{1, 1}}};
+  ring_chunk bad_step{0, 1, 7, 1, messages::float_blob{std::vector<float>{1, 1}}};
   CHECK(m.receive(std::move(bad_step)) != ""); // N = 2 has steps 0 and 1 only
-  ring_chunk future{2, 0, 1, messages::float_blob{std::vector<float>{1, 1}}};
+  ring_chunk future{0, 2, 0, 1, messages::float_blob{std::vector<float>{1, 1}}};
   CHECK(m.receive(ring_chunk{future}) == "");  // round 2: stashed
   CHECK(m.receive(std::move(future)) != "");   // the same again: duplicate
-  ring_chunk stale{0, 0, 1, messages::float_blob{std::vector<float>{1, 1}}};
+  ring_chunk stale{0, 0, 0, 1, messages::float_blob{std::vector<float>{1, 1}}};
   CHECK(m.receive(std::move(stale)) != "");    // round 0 never runs
 }

@@ -243,3 +243,52 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma: a ring peer going down ends
   REQUIRE(down.reason->has_value());
   CHECK(code_of(**down.reason) == errc::trainer_down);
 }
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma reform_on_loss: a lost member is left out "
+                                       "and the survivors average among themselves") {
+  auto cfg = ring_config(sync_algorithm::s_ma, model::merge_mode::overwrite);
+  cfg.reform_on_loss = true;
+  auto reps = distinct_replicas(3);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  auto down0 = watch(sys, ss[0]);
+  rip.add(down0.watcher);
+  // Trainer 2 dies before any round: survivors 0 and 1 would wait forever.
+  self->send_exit(ss[2], caf::exit_reason::kill);
+  run();
+  start_all(*this, {ss[0], ss[1]});
+  run();
+  CHECK_FALSE(down0.reason->has_value()); // waiting for the re-form, not failed
+  CHECK(state_of(ss[0]).stats.rounds == 0);
+  // A chunk of the old ring arriving late is dropped, not a protocol error.
+  ring_chunk stale;
+  stale.generation = 0;
+  stale.round = 1;
+  stale.step = 1;
+  stale.chunk = 0;
+  self->send(ss[0], ring_atom::value, stale);
+  // The runtime re-forms the ring: generation 1, survivors in order.
+  std::vector<caf::strong_actor_ptr> survivors{caf::actor_cast<caf::strong_actor_ptr>(ss[0]),
+                                               caf::actor_cast<caf::strong_actor_ptr>(ss[1])};
+  std::vector<std::vector<float>> before{values(reps[0]), values(reps[1])};
+  for (std::uint32_t r = 0; r < 2; ++r)
+    self->send(ss[r], peers_atom::value, std::uint32_t{1}, r, survivors);
+  run_once(); // the re-forms and the stale chunk
+  run();
+  CHECK_FALSE(down0.reason->has_value());
+  const auto avg = average(before);
+  CHECK(values(reps[0]) == avg);
+  CHECK(values(reps[1]) == avg);
+  CHECK(state_of(ss[0]).generation == 1);
+  CHECK(state_of(ss[0]).ring_rounds() == 1);
+  // The stop protocol counts rounds of the current generation.
+  auto s0 = request_async<sync_stats>(ss[0], stop_atom::value, std::uint64_t{2});
+  auto s1 = request_async<sync_stats>(ss[1], stop_atom::value, std::uint64_t{2});
+  run();
+  advance(1s); // the pause before round 2
+  REQUIRE(s0->done());
+  REQUIRE(s1->done());
+  CHECK(s0->get()->rounds == 2);
+  CHECK(s1->get()->rounds == 2);
+}

@@ -192,6 +192,7 @@ inline actors::syncer_actor::behavior_type syncer(actors::syncer_actor::pointer 
   auto rounds = std::make_shared<std::uint64_t>(0);
   return {
     [=](peers_atom, std::uint32_t, const std::vector<caf::strong_actor_ptr>&) {},
+    [=](peers_atom, std::uint32_t, std::uint32_t, const std::vector<caf::strong_actor_ptr>&) {},
     [=](start_atom) { rec->log.push_back("syncer start"); },
     [=](ring_atom, const ring_chunk&) {},
     [=](sync_atom) -> caf::typed_response_promise<std::uint64_t> {

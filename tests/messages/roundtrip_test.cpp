@@ -100,6 +100,7 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   dr.values.values = ramp(100);
   CHECK(roundtrip(dr) == dr);
   messages::ring_chunk rc;
+  rc.generation = 2;
   rc.round = 3;
   rc.step = 2;
   rc.chunk = 1;
@@ -136,7 +137,14 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   pr.examples = 100;
   pr.loss_sum = 1.5;
   pr.sync_rounds = 9;
+  pr.worker_seconds = 4.25;
+  pr.blocked_seconds = 0.5;
+  pr.embedding_bytes = 123456789012ull; // > 2^32: all 64 bits travel
+  pr.sync_bytes = 77;
   CHECK(roundtrip(pr) == pr);
+  auto other = pr;
+  other.sync_bytes = 78; // operator== sees the new fields
+  CHECK_FALSE(other == pr);
 }
 
 TEST_CASE_FIXTURE(fixture, "errors of the project's category render with their name") {

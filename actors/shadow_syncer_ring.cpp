@@ -1,0 +1,146 @@
+// The ring half of the shadow syncer (MA / BMUF): joining and re-forming the
+// ring, starting a ring round, feeding it chunks, completing it with the
+// average (MA) or the BMUF block step. See shadow_syncer.hpp.
+#include "actors/shadow_syncer.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+
+namespace actors {
+
+using messages::errc;
+using messages::make_error;
+caf::error syncer_state::set_peers(std::uint32_t rank,
+                                   const std::vector<caf::strong_actor_ptr>& all) {
+  const auto n = static_cast<std::uint32_t>(all.size());
+  if (!ring_method())
+    return {}; // EASGD and none have no ring
+  if (ring && ring->round() > 0)
+    return make_error(errc::protocol_mismatch, who() + ": peers after the first round");
+  const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
+  if (n == 0 || rank >= n || n != cfg.num_trainers || all[rank] != me)
+    return make_error(errc::protocol_mismatch,
+                      who() + ": bad ring (rank " + std::to_string(rank) + " of " +
+                        std::to_string(n) + ", " + std::to_string(cfg.num_trainers) +
+                        " trainers, or not this syncer at its rank)");
+  return join_ring(rank, all);
+}
+
+caf::error syncer_state::reform(std::uint32_t gen, std::uint32_t rank,
+                                const std::vector<caf::strong_actor_ptr>& survivors) {
+  if (!ring_method() || stopped)
+    return {};
+  const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
+  if (gen <= generation || survivors.empty() || rank >= survivors.size() ||
+      survivors[rank] != me)
+    return make_error(errc::protocol_mismatch,
+                      who() + ": bad ring re-form (generation " + std::to_string(gen) +
+                        " after " + std::to_string(generation) + ", rank " +
+                        std::to_string(rank) + " of " + std::to_string(survivors.size()) + ")");
+  if (in_round) { // abandoned unmerged; its FR requests move to the next round
+    in_round = false;
+    for (auto& p : waiting_current)
+      waiting_next.push_back(std::move(p));
+    waiting_current.clear();
+  }
+  spdlog::warn("{}: ring re-formed with {} member(s), generation {}", who(), survivors.size(),
+               gen);
+  generation = gen;
+  generation_base = stats.rounds;
+  prev_down = false;
+  return join_ring(rank, survivors);
+}
+
+caf::error syncer_state::join_ring(std::uint32_t rank,
+                                   const std::vector<caf::strong_actor_ptr>& all) {
+  const auto n = static_cast<std::uint32_t>(all.size());
+  const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
+  peers.clear();
+  for (const auto& p : all) {
+    peers.push_back(caf::actor_cast<syncer_actor>(p));
+    if (p != me)
+      self->monitor(peers.back());
+  }
+  next = peers[(rank + 1) % n];
+  prev = peers[(rank + n - 1) % n];
+  next_host = cfg.place.host_of_trainer((rank + 1) % n); // rank = trainer id
+  ring = std::make_unique<ring_allreduce>(
+    rank, n,
+    [this](messages::ring_chunk&& c) {
+      stats.bytes_sent += c.values.bytes();
+      if (cfg.sent_bytes)
+        cfg.sent_bytes->fetch_add(c.values.bytes(), std::memory_order_relaxed);
+      send_chunk(std::move(c));
+    },
+    generation);
+  auto early = std::move(early_chunks);
+  early_chunks.clear();
+  for (auto& c : early) {
+    if (c.generation > generation)
+      early_chunks.push_back(std::move(c)); // a later re-form's
+    else if (c.generation == generation)
+      if (auto err = ring->receive(std::move(c)); !err.empty())
+        return make_error(errc::protocol_mismatch, who() + ": " + err);
+  }
+  return {};
+}
+
+void syncer_state::start_ring() {
+  if (!ring) {
+    fail(errc::protocol_mismatch, "a ring round before peers_atom");
+    return;
+  }
+  cfg.replica->copy_out(0, snapshot.size(), snapshot.data());
+  reduced = snapshot;
+  if (auto err = ring->begin(ring_rounds() + 1, reduced.data(), reduced.size()); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_ring();
+}
+
+void syncer_state::on_ring(messages::ring_chunk&& chunk) {
+  if (stopped)
+    return;
+  if (!ring_method()) {
+    fail(errc::protocol_mismatch, "ring chunk for a non-ring method");
+    return;
+  }
+  if (chunk.generation < generation)
+    return; // from a ring that has been re-formed since
+  if (!ring || chunk.generation > generation) {
+    early_chunks.push_back(std::move(chunk));
+    return;
+  }
+  if (auto err = ring->receive(std::move(chunk)); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_ring();
+}
+
+// After every step of the ring: complete the round, or fail when it can never
+// complete (the previous member is gone and everything it sent is applied).
+void syncer_state::check_ring() {
+  if (!in_round || ring->round() != ring_rounds() + 1)
+    return;
+  if (!ring->done()) {
+    if (prev_down)
+      fail(errc::trainer_down,
+           "previous ring member down during round " + std::to_string(ring->round()));
+    return;
+  }
+  const float n = static_cast<float>(peers.empty() ? 1 : peers.size());
+  for (auto& x : reduced)
+    x /= n; // avg = sum / N
+  if (model::is_bmuf(cfg.algorithm)) { // block_start becomes the new target
+    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
+                     reduced.data(), reduced.size());
+    reduced = block_start;
+  }
+  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
+  finish_round();
+}
+
+} // namespace actors
