@@ -40,6 +40,10 @@ std::string to_json(const run_metrics& m) {
   for (double x : m.trainer_examples_per_second)
     w.value(x);
   w.end_array();
+  w.key("lost_trainers").begin_array();
+  for (const auto& x : m.lost_trainers)
+    w.value(x);
+  w.end_array();
   w.key("bytes").begin_object();
   w.field("lookup", m.bytes.lookup).field("push", m.bytes.push);
   w.field("dense_sync", m.bytes.dense_sync).end_object();
@@ -101,6 +105,9 @@ std::string summary(const run_metrics& m) {
                        m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
                        m.net->dilation, m.host_examples_per_second.value_or(0),
                        double(m.net->bytes) / 1e6);
+  for (const auto& x : m.lost_trainers)
+    n += std::snprintf(buf + n, sizeof buf - n, "\nLOST %s; the job finished without it",
+                       x.c_str());
   if (m.malformed_lines + m.eval_malformed_lines > 0)
     std::snprintf(buf + n, sizeof buf - n, "\nmalformed lines skipped: %llu train, %llu eval",
                   static_cast<unsigned long long>(m.malformed_lines),

@@ -62,6 +62,9 @@ struct run_metrics {
   // dilation it charges blocked time to the blocked trainer even when the
   // shared cores ran other actors meanwhile.
   std::optional<double> host_examples_per_second;
+  // Multi-node: trainers lost during the run ("trainer 1 on node t1 lost
+  // after 3.2 s (...)"); the job finished with the others.
+  std::vector<std::string> lost_trainers;
 
   double examples_per_second() const { return seconds > 0 ? double(examples) / seconds : 0; }
   // Wall examples/s x dilation: the throughput of the simulated hosts

@@ -1,0 +1,79 @@
+#include "runtime/cluster_plan.hpp"
+
+#include "runtime/input.hpp"
+
+namespace runtime {
+
+std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net) {
+  std::vector<float> init(net.layout().size());
+  model::init_dense(net.layout(), init.data(), cfg.train.seed);
+  return init;
+}
+
+actors::embedding_shard_config embedding_shard_config_for(const train_config& cfg,
+                                                          std::size_t s) {
+  actors::embedding_shard_config ec;
+  ec.shard = std::uint32_t(s);
+  ec.num_shards = std::uint32_t(cfg.cluster.embedding_shards);
+  ec.num_tables = cfg.arch.num_tables;
+  ec.rows_per_table = cfg.arch.rows_per_table;
+  ec.dim = cfg.arch.dim;
+  ec.optimizer = cfg.train.sparse;
+  ec.seed = cfg.train.seed + 1 + s;
+  return ec;
+}
+
+std::vector<model::range> dense_ranges_for(const train_config& cfg, std::size_t params) {
+  return model::split_range(params, cfg.cluster.dense_shards);
+}
+
+actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
+                                                  const std::vector<float>& init,
+                                                  const std::vector<model::range>& ranges,
+                                                  std::size_t d) {
+  actors::dense_shard_config dc;
+  dc.shard = std::uint32_t(d);
+  dc.offset = ranges[d].offset;
+  dc.initial.assign(init.begin() + std::ptrdiff_t(ranges[d].offset),
+                    init.begin() + std::ptrdiff_t(ranges[d].offset + ranges[d].size));
+  dc.alpha = cfg.sync.alpha;
+  return dc;
+}
+
+actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t,
+                                          const std::vector<float>& init,
+                                          const trainer_peers& peers) {
+  const auto& cl = cfg.cluster;
+  actors::trainer_config tc;
+  tc.trainer = std::uint32_t(t);
+  tc.workers = cl.workers;
+  tc.arch = cfg.arch;
+  tc.dense_opt = cfg.train.dense;
+  tc.initial_params = init;
+  tc.reader.options = reader_options_for(cfg, cfg.data.train, t, cl.trainers);
+  tc.reader.batch_size = cfg.train.batch_size;
+  tc.reader.epochs = cfg.train.epochs;
+  // An example cap is split evenly over the trainers' parts.
+  tc.reader.max_examples =
+    cfg.train.max_examples ? (cfg.train.max_examples + t) / cl.trainers : 0;
+  tc.shards = peers.shards;
+  tc.net = peers.net;
+  tc.place = peers.place;
+  tc.timeout = cl.timeout;
+  tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;
+  auto& sc = tc.syncer;
+  sc.trainer = std::uint32_t(t);
+  sc.num_trainers = std::uint32_t(cl.trainers);
+  sc.algorithm = cfg.sync.algorithm;
+  sc.merge = cfg.sync.merge;
+  sc.bmuf = model::bmuf_params{cfg.sync.momentum, cfg.sync.block_lr, cfg.sync.nesterov};
+  sc.min_pause = cfg.sync.min_pause;
+  sc.min_gap_batches = cfg.sync.min_gap_batches;
+  sc.timeout = cl.timeout;
+  sc.dense_shards = peers.dense;
+  sc.dense_ranges = peers.dense_ranges;
+  sc.initial = init;
+  return tc;
+}
+
+} // namespace runtime

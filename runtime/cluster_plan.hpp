@@ -1,0 +1,49 @@
+#pragma once
+// What each role of a cluster is spawned with, derived from the run's
+// configuration. The one-process cluster (cluster.cpp) and every node of a
+// multi-node cluster (node.cpp) build their actors' configurations here, so
+// both run exactly the same roles with the same settings.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "actors/dense_shard.hpp"
+#include "actors/embedding_shard.hpp"
+#include "actors/sim_network.hpp"
+#include "actors/trainer.hpp"
+#include "model/dlrm.hpp"
+#include "runtime/train_config.hpp"
+
+namespace runtime {
+
+// The initial dense parameters (identical everywhere: seeded by train.seed).
+std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net);
+
+// Embedding shard s of cluster.embedding-shards.
+actors::embedding_shard_config embedding_shard_config_for(const train_config& cfg,
+                                                          std::size_t s);
+
+// The dense shards' ranges of the flat parameter buffer.
+std::vector<model::range> dense_ranges_for(const train_config& cfg, std::size_t params);
+
+// Dense shard d: its range of `init` as the initial EASGD centre.
+actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
+                                                  const std::vector<float>& init,
+                                                  const std::vector<model::range>& ranges,
+                                                  std::size_t d);
+
+// Where the trainer finds its peers.
+struct trainer_peers {
+  std::vector<actors::embedding_shard_actor> shards;
+  std::vector<actors::dense_shard_actor> dense; // EASGD only; else empty
+  std::vector<model::range> dense_ranges;
+  std::shared_ptr<actors::sim_network> net;     // network model; null = off
+  actors::placement place;
+};
+
+// Trainer t: its part of data.train, its syncer, its workers.
+actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t,
+                                          const std::vector<float>& init,
+                                          const trainer_peers& peers);
+
+} // namespace runtime

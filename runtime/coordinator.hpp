@@ -1,0 +1,83 @@
+#pragma once
+// The coordinator's protocol over a running cluster, wherever its actors live
+// (one process: cluster.cpp; several: node.cpp through CAF's middleman):
+//   1. ask every trainer for its syncer and wire the ring (MA / BMUF);
+//   2. start every trainer; poll progress while they train; the start replies
+//      come when each trainer's data is exhausted;
+//   3. coordinated stop: ask the sync rounds, send every trainer
+//      stop(max + 1), collect the trainer reports;
+//   4. aggregate the metrics, gather the embedding shards' rows and the
+//      chosen dense parameters, evaluate.
+// The caller spawns the actors before and stops them after.
+//
+// Failures. Every request has cluster.timeout (training itself has none: it
+// ends when the data does, and progress polls have the timeout). Shards,
+// trainers and the watched nodes are monitored:
+// - a shard (or a node hosting one) going down ends the job with an error
+//   naming it;
+// - a trainer going down ends the job, unless tolerate_trainer_loss
+//   (multi-node): then it leaves the job, the ring is re-formed among the
+//   survivors (peers_atom with a new generation), S-EASGD simply loses a
+//   client, and the metrics name the lost trainers. Losing every trainer,
+//   or a trainer during the coordinated stop, is an error.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/actor_addr.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "actors/interfaces.hpp"
+#include "model/dlrm.hpp"
+#include "runtime/progress.hpp"
+#include "runtime/run_metrics.hpp"
+#include "runtime/train_config.hpp"
+
+namespace runtime {
+
+struct cluster_handles {
+  std::vector<actors::embedding_shard_actor> shards;
+  std::vector<actors::dense_shard_actor> dense; // EASGD only
+  std::vector<actors::trainer_actor> trainers;
+  // Names for messages, parallel to the vectors above ("trainer 1 on node t1").
+  std::vector<std::string> shard_names, dense_names, trainer_names;
+  // Multi-node: one monitored actor per node. A node that goes down takes its
+  // roles with it: `essential` (it hosts shards) ends the job; otherwise its
+  // trainers are lost.
+  struct node {
+    caf::actor_addr agent;
+    std::string name;
+    std::vector<std::size_t> trainers;
+    bool essential = true;
+  };
+  std::vector<node> nodes;
+};
+
+struct coordinator_options {
+  bool tolerate_trainer_loss = false;
+};
+
+struct coordination_result {
+  std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
+  std::vector<std::size_t> report_trainers;       // their trainer ids
+};
+
+// Runs steps 1-4. Returns an error message when the job failed.
+std::optional<std::string> coordinate(caf::scoped_actor& self, const train_config& cfg,
+                                      const model::dlrm& net, const cluster_handles& c,
+                                      const coordinator_options& opts, progress_reporter& progress,
+                                      run_metrics& out, coordination_result& res);
+
+// Step 4's evaluation on its own: gathers every embedding shard's rows and
+// the dense parameters chosen by sync.eval-model (the average of the
+// surviving replicas, the first surviving trainer's, or the EASGD centre)
+// and evaluates them on data.eval.
+std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train_config& cfg,
+                                            const model::dlrm& net, const cluster_handles& c,
+                                            const coordination_result& res, run_metrics& out);
+
+// Default names: "embedding shard 0", "dense shard 0", "trainer 0".
+void name_roles(cluster_handles& c);
+
+} // namespace runtime

@@ -1,0 +1,71 @@
+// Evaluation of a cluster's trained state (coordinator step 4):
+//   coordinator -> embedding shard: dump; -> dense shard: dump (centre)
+#include <caf/all.hpp>
+
+#include "runtime/cluster_metrics.hpp"
+#include "runtime/coordinator.hpp"
+#include "runtime/evaluation.hpp"
+
+namespace runtime {
+
+using namespace actors;
+
+std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train_config& cfg,
+                                            const model::dlrm& net, const cluster_handles& c,
+                                            const coordination_result& res, run_metrics& out) {
+  std::optional<std::string> err;
+  const auto& a = cfg.arch;
+  model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim, 0);
+  const std::size_t e = c.shards.size();
+  const std::uint64_t local_rows = (a.rows_per_table + e - 1) / e;
+  for (std::size_t s = 0; s < e && !err; ++s)
+    self->request(c.shards[s], cfg.cluster.timeout, dump_atom::value)
+      .receive(
+        [&](float_blob& blob) {
+          if (blob.size() != a.num_tables * local_rows * a.dim) {
+            err = c.shard_names[s] + " dumped " + std::to_string(blob.size()) +
+                  " floats, expected " + std::to_string(a.num_tables * local_rows * a.dim);
+            return;
+          }
+          for (std::size_t t = 0; t < a.num_tables; ++t)
+            for (std::uint64_t l = 0; l < local_rows; ++l) {
+              const std::uint64_t row = l * e + s;
+              if (row >= a.rows_per_table)
+                continue;
+              const float* src = blob.data() + (t * local_rows + l) * a.dim;
+              std::copy(src, src + a.dim, tables.row(model::row_key(t, row)));
+            }
+        },
+        [&](caf::error& x) {
+          err = c.shard_names[s] + ": dump failed: " + self->system().render(x);
+        });
+  if (err)
+    return err;
+  std::string which = cfg.sync.eval_model;
+  if (which == "auto")
+    which = cfg.sync.algorithm == model::sync_algorithm::none ? "trainer0" : "average";
+  // "trainer0": the first surviving trainer (trainer 0 unless it was lost).
+  std::vector<float> params =
+    which == "trainer0" ? res.reports.front().replica.values : average_replicas(res.reports);
+  if (which == "centre")
+    for (std::size_t d = 0; d < c.dense.size() && !err; ++d)
+      self->request(c.dense[d], cfg.cluster.timeout, dump_atom::value)
+        .receive(
+          [&](dense_range& r) {
+            if (r.offset + r.values.size() > params.size()) {
+              err = c.dense_names[d] + " dumped a range beyond the parameters";
+              return;
+            }
+            std::copy(r.values.values.begin(), r.values.values.end(),
+                      params.begin() + std::ptrdiff_t(r.offset));
+          },
+          [&](caf::error& x) {
+            err = c.dense_names[d] + ": dump failed: " + self->system().render(x);
+          });
+  if (err)
+    return err;
+  out.eval_model = which;
+  return evaluate_model(cfg, net, params.data(), tables, cfg.data.eval, out);
+}
+
+} // namespace runtime
