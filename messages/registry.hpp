@@ -9,6 +9,7 @@
 
 #include "messages/errors.hpp"
 #include "messages/messages.hpp"
+#include "messages/node_messages.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::lookup_request))
@@ -23,12 +24,20 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::progress_report))
   CAF_ADD_TYPE_ID(shadowsync, (messages::float_blob))
   CAF_ADD_TYPE_ID(shadowsync, (messages::key_blob))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::node_hello))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::node_roster))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::role_plan))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::spawned_roles))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {
 
 inline void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_types<caf::id_block::shadowsync>();
+  // The ring's member list (peers_atom). CAF 0.17.6 gives it a type ID but does
+  // not add it to the types a node can send: without this, a remote syncer
+  // would not receive its peers.
+  cfg.add_message_type<std::vector<caf::strong_actor_ptr>>("std::vector<@strong_actor_ptr>");
   // (CAF 0.17's add_error_category<T> template does not compile: pass a renderer.)
   cfg.add_error_category(error_category,
                          [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {

@@ -16,6 +16,8 @@ const char* usage =
   "commands:\n"
   "  train     train a CTR model (default: synthetic data, sequential mode)\n"
   "  datagen   write synthetic Criteo-shaped TSV with a planted teacher and a .meta.json\n"
+  "  node      run one node of a multi-node cluster spec (--node=ID)\n"
+  "  launch    start every node of a cluster spec on this machine\n"
   "\n"
   "Run 'shadowsync <command> --help' for the options of a command.\n";
 
@@ -33,6 +35,10 @@ int main(int argc, char** argv) {
     rc = tools::train_command(args);
   else if (cmd == "datagen")
     rc = tools::datagen_command(args);
+  else if (cmd == "node")
+    rc = tools::node_command(args);
+  else if (cmd == "launch")
+    rc = tools::launch_command(args);
   else if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::fputs(usage, stdout);
     rc = tools::exit_ok;

@@ -153,3 +153,30 @@ TEST_CASE_FIXTURE(fixture, "errors of the project's category render with their n
   CHECK(text.find("shard_down") != std::string::npos);
   CHECK(text.find("embedding-shard-1") != std::string::npos);
 }
+
+TEST_CASE_FIXTURE(fixture, "the multi-node messages round-trip") {
+  messages::node_hello h;
+  h.node = "t1";
+  h.heartbeat_ms = 1000;
+  h.connection_timeout_ms = 5000;
+  h.spec_digest = "0123abcd";
+  CHECK(roundtrip(h) == h);
+  messages::node_roster r;
+  r.nodes = {"coord", "t0"};
+  r.agents = {nullptr, nullptr};
+  r.ready = {1, 0};
+  CHECK(roundtrip(r) == r);
+  messages::role_plan p;
+  p.config_ini = "[cluster]\ntrainers = 2\n";
+  p.embedding_shards = {0, 2};
+  p.trainers = {1};
+  p.shards = {nullptr, nullptr, nullptr};
+  CHECK(roundtrip(p) == p);
+  messages::spawned_roles s;
+  s.trainers = {nullptr};
+  CHECK(roundtrip(s) == s);
+  // The ring's member list is a message element of its own (peers_atom); CAF
+  // registers std::vector<strong_actor_ptr> itself.
+  std::vector<caf::strong_actor_ptr> members{nullptr, nullptr};
+  CHECK(roundtrip(members) == members);
+}

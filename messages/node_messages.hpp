@@ -1,0 +1,94 @@
+#pragma once
+// The multi-node protocol (runtime/node*.cpp): how the nodes of a cluster
+// spec find the coordinator, receive the plan and are told to exit.
+//
+//   node -> coordinator agent: hello(node_hello, its agent)
+//        <- node_roster once every node of the spec has said hello (or an error)
+//   node -> coordinator agent: ready (after connecting to its earlier peers)
+//   coordinator -> node agent: spawn(role_plan) -> spawned_roles
+//   coordinator -> node agent: end (stop the roles, exit)
+//
+// The CAF application identifier ("shadowsync/<protocol>") already refuses a
+// peer of another protocol version at the BASP handshake; hello checks it
+// again with a clear message, and checks that the heartbeat settings match.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor_control_block.hpp>
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+
+namespace messages {
+
+constexpr std::uint32_t node_protocol_version = 1;
+
+using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
+using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers
+using spawn_atom = caf::atom_constant<caf::atom("spawn")>;   // start roles here
+using roster_atom = caf::atom_constant<caf::atom("roster")>; // who has joined
+
+struct node_hello {
+  std::string node;                 // its id in the spec
+  std::uint32_t protocol = node_protocol_version;
+  std::uint64_t heartbeat_ms = 0;   // middleman.heartbeat-interval
+  std::uint64_t connection_timeout_ms = 0;
+  std::string spec_digest;          // hash of the spec's [deploy] section
+  friend bool operator==(const node_hello& a, const node_hello& b) {
+    return a.node == b.node && a.protocol == b.protocol && a.heartbeat_ms == b.heartbeat_ms &&
+           a.connection_timeout_ms == b.connection_timeout_ms && a.spec_digest == b.spec_digest;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_hello& x) {
+  return f(caf::meta::type_name("node_hello"), x.node, x.protocol, x.heartbeat_ms,
+           x.connection_timeout_ms, x.spec_digest);
+}
+
+// The nodes that have joined (and, in the hello reply, all of them), in spec order.
+struct node_roster {
+  std::vector<std::string> nodes;
+  std::vector<caf::strong_actor_ptr> agents;
+  std::vector<std::uint8_t> ready; // 1: sent ready
+  friend bool operator==(const node_roster& a, const node_roster& b) {
+    return a.nodes == b.nodes && a.agents == b.agents && a.ready == b.ready;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_roster& x) {
+  return f(caf::meta::type_name("node_roster"), x.nodes, x.agents, x.ready);
+}
+
+// What a node starts: the run's configuration (INI text, as the coordinator
+// resolved it) and the indices of its roles. Trainers also get the shards.
+struct role_plan {
+  std::string config_ini;
+  std::vector<std::uint32_t> embedding_shards, dense_shards, trainers;
+  std::vector<caf::strong_actor_ptr> shards, dense; // every shard, in index order
+  friend bool operator==(const role_plan& a, const role_plan& b) {
+    return a.config_ini == b.config_ini && a.embedding_shards == b.embedding_shards &&
+           a.dense_shards == b.dense_shards && a.trainers == b.trainers && a.shards == b.shards &&
+           a.dense == b.dense;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, role_plan& x) {
+  return f(caf::meta::type_name("role_plan"), x.config_ini, x.embedding_shards, x.dense_shards,
+           x.trainers, x.shards, x.dense);
+}
+
+// The actors a node spawned for a role_plan, parallel to its index lists.
+struct spawned_roles {
+  std::vector<caf::strong_actor_ptr> embedding_shards, dense_shards, trainers;
+  friend bool operator==(const spawned_roles& a, const spawned_roles& b) {
+    return a.embedding_shards == b.embedding_shards && a.dense_shards == b.dense_shards &&
+           a.trainers == b.trainers;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, spawned_roles& x) {
+  return f(caf::meta::type_name("spawned_roles"), x.embedding_shards, x.dense_shards,
+           x.trainers);
+}
+
+} // namespace messages

@@ -1,0 +1,78 @@
+#pragma once
+// The cluster spec of a multi-node run (`shadowsync node` / `launch`): the
+// [deploy] and [openssl] groups, added to the train options so one INI file
+// holds the whole job. See config/cluster-3node.ini.
+//
+//   deploy.nodes            [id=host:port, ...]  every process of the cluster
+//   deploy.coordinator      node id (default: the first node)
+//   deploy.trainers         node id per trainer          (sets cluster.trainers)
+//   deploy.embedding-shards node id per embedding shard  (sets cluster.embedding-shards)
+//   deploy.dense-shards     node id per dense shard      (sets cluster.dense-shards)
+//   deploy.startup-timeout-ms, heartbeat-ms, connection-timeout-ms
+//   deploy.insecure, deploy.insecure-remote, deploy.tolerate-trainer-loss
+//   openssl.certificate/key/cafile/capath/passphrase  ("{node}" = this node's id)
+//
+// Checks (each failure names the key and what was expected): node ids
+// [a-z0-9_-]+ and unique, host:port valid, every role names a known node, the
+// role counts agree with cluster.* when those are set, the heartbeat is not
+// shorter than a TLS handshake and the connection timeout is at least two
+// heartbeats, and TLS is complete: certificate, key and cafile (or capath) set
+// and readable. Without them the node refuses to start: CAF would otherwise
+// fall back to anonymous, unauthenticated TLS. Plain TCP needs
+// deploy.insecure=true and, unless deploy.insecure-remote=true, loopback hosts.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/options.hpp"
+#include "runtime/train_config.hpp"
+
+namespace runtime {
+
+struct node_address {
+  std::string id, host;
+  std::uint16_t port = 0;
+  std::string text() const { return id + " (" + host + ":" + std::to_string(port) + ")"; }
+};
+
+struct tls_settings {
+  std::string certificate, key, cafile, capath, passphrase;
+};
+
+struct deploy_settings {
+  std::vector<node_address> nodes; // spec order
+  std::string coordinator;
+  std::vector<std::string> trainers, embedding_shards, dense_shards; // node id per role
+  std::chrono::milliseconds startup_timeout{30000};
+  std::chrono::milliseconds heartbeat{1000};
+  std::chrono::milliseconds connection_timeout{5000};
+  bool insecure = false;
+  bool tolerate_trainer_loss = true;
+  tls_settings tls;   // with {node} replaced by this node's id
+  std::string digest; // of the [deploy] values: every node must agree
+
+  const node_address* find(const std::string& id) const;
+  // Roles of node `id`, as indices.
+  std::vector<std::uint32_t> trainers_on(const std::string& id) const;
+  std::vector<std::uint32_t> embedding_shards_on(const std::string& id) const;
+  std::vector<std::uint32_t> dense_shards_on(const std::string& id) const;
+};
+
+void add_deploy_options(option_set& opts);
+
+// The cluster.* overrides implied by the role lists, for the ones the user did
+// not set ("--cluster.trainers=2", ...); empty when none is needed. An error
+// when a set value disagrees with its list.
+std::optional<std::string> deploy_overrides(const option_set& opts,
+                                            std::vector<std::string>& extra_args);
+
+// Reads and checks the spec for node `node` ("" for the launcher: TLS files
+// are then not checked, since each node has its own).
+std::optional<std::string> build_deploy(const option_set& opts, const std::string& node,
+                                        deploy_settings& out);
+
+bool is_loopback(const std::string& host);
+
+} // namespace runtime

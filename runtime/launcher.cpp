@@ -1,0 +1,177 @@
+#include "runtime/launcher.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace runtime {
+
+namespace {
+
+volatile std::sig_atomic_t interrupted = 0;
+void on_signal(int) { interrupted = 1; }
+
+struct child {
+  std::string id;
+  pid_t pid = -1;
+  int fd = -1;        // read end of its stdout + stderr
+  std::string partial; // an incomplete last line
+  bool running = false;
+  int status = 0;
+};
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
+  return 1;
+}
+
+bool start(const launch_plan& plan, child& c) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return false;
+  const pid_t parent = getpid();
+  c.pid = fork();
+  if (c.pid < 0)
+    return false;
+  if (c.pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(1); // the launcher died before prctl
+    dup2(fds[1], STDOUT_FILENO);
+    dup2(fds[1], STDERR_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    std::vector<std::string> argv{plan.exe, "node", "--node=" + c.id};
+    argv.insert(argv.end(), plan.args.begin(), plan.args.end());
+    std::vector<char*> ptrs;
+    for (auto& a : argv)
+      ptrs.push_back(a.data());
+    ptrs.push_back(nullptr);
+    execv(plan.exe.c_str(), ptrs.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", plan.exe.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  c.fd = fds[0];
+  fcntl(c.fd, F_SETFL, fcntl(c.fd, F_GETFL) | O_NONBLOCK);
+  c.running = true;
+  return true;
+}
+
+void emit(const std::string& id, const std::string& line) {
+  std::printf("[%s] %s\n", id.c_str(), line.c_str());
+  std::fflush(stdout);
+}
+
+// Reads what is available; returns false at EOF.
+bool drain(child& c) {
+  char buf[4096];
+  for (;;) {
+    const auto n = read(c.fd, buf, sizeof buf);
+    if (n > 0) {
+      c.partial.append(buf, std::size_t(n));
+      for (auto nl = c.partial.find('\n'); nl != std::string::npos; nl = c.partial.find('\n')) {
+        emit(c.id, c.partial.substr(0, nl));
+        c.partial.erase(0, nl + 1);
+      }
+      continue;
+    }
+    if (n == 0) {
+      if (!c.partial.empty())
+        emit(c.id, c.partial);
+      c.partial.clear();
+      return false;
+    }
+    return errno == EAGAIN || errno == EINTR;
+  }
+}
+
+void signal_all(std::vector<child>& cs, int sig) {
+  for (auto& c : cs)
+    if (c.running)
+      kill(c.pid, sig);
+}
+
+} // namespace
+
+int launch_local(const launch_plan& plan) {
+  using clock_type = std::chrono::steady_clock;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+  std::vector<child> cs;
+  for (const auto& id : plan.nodes) {
+    cs.push_back(child{});
+    cs.back().id = id;
+    if (!start(plan, cs.back())) {
+      std::fprintf(stderr, "[launch] cannot start node %s: %s\n", id.c_str(), std::strerror(errno));
+      cs.pop_back();
+      signal_all(cs, SIGKILL);
+      return 1;
+    }
+    std::printf("[launch] node %s: pid %d\n", id.c_str(), int(cs.back().pid));
+  }
+  std::fflush(stdout);
+  int coordinator_code = -1;
+  clock_type::time_point grace_end{}, kill_at{};
+  bool termed = false, killed = false, forwarded = false;
+  for (;;) {
+    std::vector<pollfd> pfds;
+    for (auto& c : cs)
+      if (c.fd >= 0)
+        pfds.push_back(pollfd{c.fd, POLLIN, 0});
+    poll(pfds.data(), pfds.size(), 100);
+    for (auto& c : cs)
+      if (c.fd >= 0 && !drain(c)) {
+        close(c.fd);
+        c.fd = -1;
+      }
+    for (auto& c : cs)
+      if (c.running && waitpid(c.pid, &c.status, WNOHANG) == c.pid) {
+        c.running = false;
+        const int code = exit_code_of(c.status);
+        std::printf("[launch] node %s exited with status %d\n", c.id.c_str(), code);
+        std::fflush(stdout);
+        if (c.id == plan.coordinator) {
+          coordinator_code = code;
+          grace_end = clock_type::now() + plan.grace;
+        }
+      }
+    const bool any_running =
+      std::any_of(cs.begin(), cs.end(), [](const child& c) { return c.running || c.fd >= 0; });
+    if (!any_running)
+      break;
+    if (interrupted && !forwarded) {
+      std::printf("[launch] interrupted: stopping every node\n");
+      signal_all(cs, SIGTERM);
+      forwarded = true;
+      if (coordinator_code < 0)
+        grace_end = clock_type::now();
+    }
+    const auto now = clock_type::now();
+    if ((coordinator_code >= 0 || forwarded) && !termed && now > grace_end) {
+      signal_all(cs, SIGTERM);
+      termed = true;
+      kill_at = now + std::chrono::seconds(2);
+    }
+    if (termed && !killed && now > kill_at) {
+      signal_all(cs, SIGKILL);
+      killed = true;
+    }
+  }
+  if (coordinator_code < 0)
+    coordinator_code = 1;
+  return coordinator_code;
+}
+
+} // namespace runtime

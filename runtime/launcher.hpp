@@ -1,0 +1,27 @@
+#pragma once
+// `shadowsync launch`: starts every node of a cluster spec on this machine as
+// a child process (`<exe> node --node=ID <args>`), streams their output line
+// by line prefixed with "[ID] ", and returns the coordinator's exit code.
+// Children die with the launcher (PR_SET_PDEATHSIG). Once the coordinator has
+// exited, the others get `grace` to finish (they exit when the coordinator
+// ends the job or is gone), then SIGTERM, then SIGKILL: no process is left
+// behind. SIGINT/SIGTERM to the launcher are passed on to every node.
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace runtime {
+
+struct launch_plan {
+  std::string exe;                 // the shadowsync binary
+  std::vector<std::string> nodes;  // node ids, spec order
+  std::string coordinator;         // one of nodes
+  std::vector<std::string> args;   // passed to every node after --node=ID
+  std::chrono::milliseconds grace{10000};
+};
+
+// Returns the coordinator's exit code (128 + signal if it was killed), or 1
+// when a child could not be started.
+int launch_local(const launch_plan& plan);
+
+} // namespace runtime

@@ -1,0 +1,178 @@
+// Message flow (see node.hpp and node_agent.hpp):
+//   member main -> coordinator agent: hello, ready
+//   coordinator main -> coordinator agent: roster (poll until every node is ready)
+//   coordinator main -> every agent: spawn(shards), spawn(trainers), end
+//   then the coordinator protocol of coordinator.hpp with the remote handles
+#include "runtime/node.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/openssl/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/registry.hpp"
+#include "runtime/cluster_plan.hpp"
+#include "runtime/coordinator.hpp"
+#include "runtime/node_agent.hpp"
+
+namespace runtime {
+
+namespace {
+
+using namespace messages;
+using clock_type = std::chrono::steady_clock;
+
+void configure(caf::actor_system_config& sc, const node_context& ctx) {
+  const auto& d = ctx.deploy;
+  register_messages(sc);
+  sc.load<caf::io::middleman>();
+  if (!d.insecure) {
+    sc.load<caf::openssl::manager>();
+    sc.set("openssl.certificate", d.tls.certificate);
+    sc.set("openssl.key", d.tls.key);
+    sc.set("openssl.cafile", d.tls.cafile);
+    sc.set("openssl.capath", d.tls.capath);
+    sc.set("openssl.passphrase", d.tls.passphrase);
+  }
+  sc.set("middleman.heartbeat-interval", caf::timespan{d.heartbeat});
+  sc.set("middleman.connection-timeout", caf::timespan{d.connection_timeout});
+  sc.set("middleman.app-identifiers",
+         std::vector<std::string>{"shadowsync/" + std::to_string(node_protocol_version)});
+  if (ctx.cfg.cluster.max_threads > 0)
+    sc.set("scheduler.max-threads", ctx.cfg.cluster.max_threads);
+}
+
+caf::expected<node_agent_actor> connect_once(caf::actor_system& sys, bool tls,
+                                             const node_address& a) {
+  if (tls)
+    return caf::openssl::remote_actor<node_agent_actor>(sys, a.host, a.port);
+  return sys.middleman().remote_actor<node_agent_actor>(a.host, a.port);
+}
+
+// Connects to node `a`, retrying while nothing listens there yet.
+std::optional<std::string> connect(caf::actor_system& sys, const deploy_settings& d,
+                                   const node_address& a, clock_type::time_point deadline,
+                                   node_agent_actor& out) {
+  for (int attempt = 0;; ++attempt) {
+    auto r = connect_once(sys, !d.insecure, a);
+    if (r) {
+      out = *r;
+      return std::nullopt;
+    }
+    const bool not_up = r.error() == caf::sec::cannot_connect_to_node;
+    if (!not_up)
+      return "connecting to node " + a.text() + " failed: " + sys.render(r.error()) +
+             (d.insecure ? " (is that node using TLS while this one runs with deploy.insecure?)"
+                         : " (the TLS handshake was refused: a certificate not signed by the "
+                           "cluster CA, a peer speaking plain TCP, or another shadowsync "
+                           "version)");
+    if (clock_type::now() > deadline)
+      return "node " + a.text() + " is not reachable after " +
+             std::to_string(d.startup_timeout.count()) + " ms: " + sys.render(r.error());
+    if (attempt == 0)
+      spdlog::info("waiting for node {} ...", a.text());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+std::optional<std::string> publish(caf::actor_system& sys, const node_context& ctx,
+                                   const node_agent_actor& agent) {
+  const auto* me = ctx.deploy.find(ctx.node);
+  auto r = ctx.deploy.insecure
+             ? sys.middleman().publish(agent, me->port, me->host.c_str(), true)
+             : caf::openssl::publish(agent, me->port, me->host.c_str(), true);
+  if (!r)
+    return "node " + me->text() + ": cannot listen on " + me->host + ":" +
+           std::to_string(me->port) + ": " + sys.render(r.error());
+  spdlog::info("node {} listening on {}:{} ({})", ctx.node, me->host, *r,
+               ctx.deploy.insecure ? "plain TCP, insecure" : "mutual TLS");
+  return std::nullopt;
+}
+
+std::optional<std::string> run_member(caf::actor_system& sys, const node_context& ctx,
+                                      const node_agent_actor& agent) {
+  const auto& d = ctx.deploy;
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  node_agent_actor coord;
+  if (auto err = connect(sys, d, *d.find(d.coordinator), deadline, coord))
+    return err;
+  caf::scoped_actor self{sys};
+  node_hello h{ctx.node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
+               std::uint64_t(d.connection_timeout.count()), d.digest};
+  std::optional<std::string> err;
+  self->request(coord, d.startup_timeout, hello_atom::value, h,
+                caf::actor_cast<caf::strong_actor_ptr>(agent))
+    .receive([&](node_roster&) {},
+             [&](caf::error& e) { err = "the coordinator did not admit this node: " + sys.render(e); });
+  if (err)
+    return err;
+  // Direct routes to the nodes before this one (the coordinator is connected).
+  for (const auto& n : d.nodes) {
+    if (n.id == ctx.node)
+      break;
+    node_agent_actor peer;
+    if (n.id != d.coordinator)
+      if (auto e = connect(sys, d, n, clock_type::now() + d.startup_timeout, peer))
+        return e;
+  }
+  self->request(coord, d.startup_timeout, ready_atom::value, ctx.node)
+    .receive([](bool) {}, [&](caf::error& e) { err = "ready: " + sys.render(e); });
+  if (err)
+    return err;
+  spdlog::info("node {} ready", ctx.node);
+  self->monitor(coord);
+  self->monitor(agent);
+  for (;;) {
+    std::optional<std::string> result;
+    bool done = false;
+    self->receive([&](caf::down_msg& dm) {
+      if (dm.source == agent.address()) {
+        done = true; // told to end (or failed on its own)
+        if (dm.reason && dm.reason != caf::exit_reason::user_shutdown)
+          result = "node agent: " + sys.render(dm.reason);
+      } else if (dm.source == coord.address()) {
+        self->send_exit(agent, caf::exit_reason::user_shutdown);
+        if (!dm.reason) { // it finished normally; its `end` to this node was lost
+          spdlog::info("the coordinator has finished; stopping this node's roles");
+          self->wait_for(agent);
+          done = true;
+          return;
+        }
+        result = "the coordinator " + d.find(d.coordinator)->text() + " is down (" +
+                 sys.render(dm.reason) + "); stopping this node's roles";
+      }
+    });
+    if (done)
+      return result;
+    if (result) {
+      spdlog::error("{}", *result);
+      self->wait_for(agent);
+      return result;
+    }
+  }
+}
+
+} // namespace
+
+std::optional<std::string> run_node(const node_context& ctx, progress_reporter& progress,
+                                    run_metrics& out) {
+  caf::actor_system_config sc;
+  configure(sc, ctx);
+  caf::actor_system sys{sc};
+  node_agent_config ac;
+  ac.node = ctx.node;
+  ac.coordinator = ctx.node == ctx.deploy.coordinator;
+  ac.deploy = ctx.deploy;
+  auto agent = sys.spawn(node_agent, ac);
+  std::optional<std::string> err = publish(sys, ctx, agent);
+  if (!err)
+    err = ac.coordinator ? run_coordinator(sys, ctx, agent, progress, out)
+                         : run_member(sys, ctx, agent);
+  caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
+  return err;
+}
+
+} // namespace runtime

@@ -1,0 +1,190 @@
+// Message flow (see node_agent.hpp):
+//   node main -> coordinator agent: hello, ready; coordinator main -> it: roster
+//   coordinator main -> any agent: spawn(plan), end
+#include "runtime/node_agent.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <unistd.h>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+#include "runtime/cluster_plan.hpp"
+#include "runtime/synthetic_data.hpp"
+
+namespace runtime {
+
+using namespace messages;
+
+std::optional<std::string> parse_run_config(const std::string& ini, train_config& out,
+                                            deploy_settings* deploy) {
+  char path[] = "/tmp/shadowsync-plan-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0)
+    return std::string("cannot create a temporary file for the run's configuration");
+  close(fd);
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << ini; }
+  option_set opts;
+  add_train_options(opts);
+  add_deploy_options(opts);
+  auto err = opts.parse({std::string("--config-file=") + path});
+  std::remove(path);
+  if (err)
+    return "the coordinator's configuration does not parse here: " + *err;
+  if (auto e = build_train_config(opts, out))
+    return "the coordinator's configuration is invalid here: " + *e;
+  if (deploy)
+    if (auto e = build_deploy(opts, "", *deploy))
+      return "the coordinator's spec is invalid here: " + *e;
+  return std::nullopt;
+}
+
+namespace {
+
+struct agent_state {
+  node_agent_config cfg;
+  node_roster roster; // coordinator: every node of the spec, in order
+  std::vector<caf::typed_response_promise<node_roster>> waiting; // hello replies
+  std::vector<caf::strong_actor_ptr> roles;                      // spawned here
+};
+
+caf::error refuse(const std::string& what) {
+  spdlog::error("refused a node: {}", what);
+  return make_error(errc::protocol_mismatch, what);
+}
+
+// Checks a hello against the spec; an empty string admits it.
+std::string check_hello(const agent_state& st, const node_hello& h) {
+  const auto& d = st.cfg.deploy;
+  if (h.protocol != node_protocol_version)
+    return "node '" + h.node + "' speaks protocol " + std::to_string(h.protocol) +
+           ", this coordinator " + std::to_string(node_protocol_version);
+  if (!d.find(h.node))
+    return "node '" + h.node + "' is not in deploy.nodes of the coordinator's spec";
+  if (h.node == st.cfg.node)
+    return "node '" + h.node + "' is the coordinator itself";
+  if (std::uint64_t(d.heartbeat.count()) != h.heartbeat_ms ||
+      std::uint64_t(d.connection_timeout.count()) != h.connection_timeout_ms)
+    return "node '" + h.node + "' has heartbeat " + std::to_string(h.heartbeat_ms) +
+           " ms / timeout " + std::to_string(h.connection_timeout_ms) +
+           " ms, the coordinator " + std::to_string(d.heartbeat.count()) + " / " +
+           std::to_string(d.connection_timeout.count()) + " ms (they must be equal)";
+  if (h.spec_digest != d.digest)
+    return "node '" + h.node + "' has a different [deploy] section (digest " + h.spec_digest +
+           ", coordinator " + d.digest + ")";
+  for (std::size_t i = 0; i < st.roster.nodes.size(); ++i)
+    if (st.roster.nodes[i] == h.node && st.roster.agents[i])
+      return "node '" + h.node + "' has already joined";
+  return {};
+}
+
+bool complete(const node_roster& r) {
+  for (const auto& a : r.agents)
+    if (!a)
+      return false;
+  return true;
+}
+
+std::optional<std::string> spawn_roles(caf::local_actor* self, const role_plan& plan,
+                                       spawned_roles& out) {
+  train_config cfg;
+  deploy_settings deploy;
+  if (auto err = parse_run_config(plan.config_ini, cfg, &deploy))
+    return err;
+  if (!plan.trainers.empty() && cfg.data.train.empty()) {
+    synthetic_paths paths;
+    if (auto err = ensure_synthetic(cfg.data, paths))
+      return err;
+    cfg.data.train = {paths.train};
+  }
+  model::dlrm net(cfg.arch);
+  const auto init = initial_dense(cfg, net);
+  for (auto s : plan.embedding_shards)
+    out.embedding_shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(
+      self->spawn(actors::embedding_shard, embedding_shard_config_for(cfg, s))));
+  const auto ranges = dense_ranges_for(cfg, init.size());
+  for (auto d : plan.dense_shards)
+    out.dense_shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(
+      self->spawn(actors::dense_shard, dense_shard_config_for(cfg, init, ranges, d))));
+  trainer_peers peers;
+  peers.place = actors::placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
+                                  cfg.cluster.dense_shards};
+  for (const auto& s : plan.shards)
+    peers.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(s));
+  for (const auto& d : plan.dense)
+    peers.dense.push_back(caf::actor_cast<actors::dense_shard_actor>(d));
+  peers.dense_ranges = ranges;
+  for (auto t : plan.trainers) {
+    auto tc = trainer_config_for(cfg, t, init, peers);
+    tc.syncer.reform_on_loss = deploy.tolerate_trainer_loss;
+    out.trainers.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_agent_config cfg) {
+  auto st = std::make_shared<agent_state>();
+  st->cfg = std::move(cfg);
+  for (const auto& n : st->cfg.deploy.nodes) {
+    st->roster.nodes.push_back(n.id);
+    const bool me = n.id == st->cfg.node;
+    st->roster.agents.push_back(me ? caf::actor_cast<caf::strong_actor_ptr>(self) : nullptr);
+    st->roster.ready.push_back(me ? 1 : 0);
+  }
+  self->attach_functor([st](const caf::error&) {
+    for (auto& r : st->roles)
+      caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+  });
+  return {
+    [=](hello_atom, node_hello& h, caf::strong_actor_ptr& agent) -> caf::result<node_roster> {
+      if (!st->cfg.coordinator)
+        return refuse("node '" + h.node + "' said hello to " + st->cfg.node +
+                      ", which is not the coordinator");
+      if (auto why = check_hello(*st, h); !why.empty())
+        return refuse(why);
+      for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
+        if (st->roster.nodes[i] == h.node)
+          st->roster.agents[i] = agent;
+      spdlog::info("node {} joined", h.node);
+      auto p = self->make_response_promise<node_roster>();
+      st->waiting.push_back(p);
+      if (complete(st->roster)) {
+        for (auto& w : st->waiting)
+          w.deliver(st->roster);
+        st->waiting.clear();
+      }
+      return p;
+    },
+    [=](ready_atom, const std::string& node) {
+      for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
+        if (st->roster.nodes[i] == node)
+          st->roster.ready[i] = 1;
+      return true;
+    },
+    [=](roster_atom) { return st->roster; },
+    [=](spawn_atom, const role_plan& plan) -> caf::result<spawned_roles> {
+      spawned_roles out;
+      if (auto err = spawn_roles(self, plan, out)) {
+        spdlog::error("node {}: {}", st->cfg.node, *err);
+        return make_error(errc::bad_request, "node " + st->cfg.node + ": " + *err);
+      }
+      for (auto* v : {&out.embedding_shards, &out.dense_shards, &out.trainers})
+        st->roles.insert(st->roles.end(), v->begin(), v->end());
+      return out;
+    },
+    [=](end_atom) {
+      for (auto& r : st->roles)
+        self->send_exit(r, caf::exit_reason::user_shutdown);
+      st->roles.clear();
+      self->quit();
+    },
+  };
+}
+
+} // namespace runtime

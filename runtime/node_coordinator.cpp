@@ -1,0 +1,175 @@
+// The coordinator node: admission, plan, the coordinator protocol, shutdown.
+//   coordinator main -> its agent: roster (poll); -> every agent: spawn, end
+#include <chrono>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "runtime/coordinator.hpp"
+#include "runtime/node.hpp"
+
+namespace runtime {
+
+namespace {
+
+using namespace messages;
+using clock_type = std::chrono::steady_clock;
+
+// Waits until every node of the spec has joined and is ready.
+std::optional<std::string> wait_for_nodes(caf::scoped_actor& self, const node_context& ctx,
+                                          const node_agent_actor& agent, node_roster& roster) {
+  const auto& d = ctx.deploy;
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  std::size_t last_ready = 0;
+  for (;;) {
+    self->request(agent, std::chrono::seconds(5), roster_atom::value)
+      .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
+    std::string missing;
+    std::size_t ready = 0;
+    for (std::size_t i = 0; i < roster.nodes.size(); ++i) {
+      if (roster.ready[i]) {
+        ++ready;
+        continue;
+      }
+      missing += (missing.empty() ? "" : ", ") + d.nodes[i].text() +
+                 (roster.agents[i] ? " joined but not ready" : "");
+    }
+    if (ready != last_ready) {
+      spdlog::info("{} of {} node(s) ready", ready, roster.nodes.size());
+      last_ready = ready;
+    }
+    if (missing.empty())
+      return std::nullopt;
+    if (clock_type::now() > deadline)
+      return "nodes missing after " + std::to_string(d.startup_timeout.count()) +
+             " ms (deploy.startup-timeout-ms): " + missing;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// Sends each node its part of `plan_for(i)` and collects the spawned roles.
+template <class PlanFor>
+std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_context& ctx,
+                                            const std::vector<node_agent_actor>& agents,
+                                            PlanFor plan_for, std::vector<spawned_roles>& out) {
+  out.assign(agents.size(), spawned_roles{});
+  std::optional<std::string> err;
+  for (std::size_t i = 0; i < agents.size() && !err; ++i)
+    self->request(agents[i], ctx.cfg.cluster.timeout, spawn_atom::value, plan_for(i))
+      .receive([&](spawned_roles& r) { out[i] = std::move(r); },
+               [&](caf::error& e) {
+                 err = "node " + ctx.deploy.nodes[i].text() + " could not start its roles: " +
+                       self->system().render(e);
+               });
+  return err;
+}
+
+} // namespace
+
+std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_context& ctx,
+                                           const node_agent_actor& agent,
+                                           progress_reporter& progress, run_metrics& out) {
+  const auto& d = ctx.deploy;
+  const auto& cfg = ctx.cfg;
+  caf::scoped_actor self{sys};
+  node_roster roster;
+  std::vector<node_agent_actor> agents;
+  // Ends the other nodes first and waits (up to 5 s) until their agents are
+  // gone, so they see `end` rather than this process going away; then its own.
+  auto end_all = [&] {
+    std::size_t others = 0;
+    for (auto& a : agents)
+      if (a != agent) {
+        self->monitor(a);
+        self->send(a, end_atom::value);
+        ++others;
+      }
+    const auto until = clock_type::now() + std::chrono::seconds(5);
+    std::size_t downs = 0;
+    while (downs < others && clock_type::now() < until)
+      self->receive(
+        [&](caf::down_msg& dm) {
+          for (auto& a : agents)
+            if (a != agent && dm.source == a.address())
+              ++downs;
+        },
+        caf::after(std::chrono::milliseconds(200)) >> [] {});
+    self->send(agent, end_atom::value);
+  };
+  if (auto err = wait_for_nodes(self, ctx, agent, roster))
+    return err;
+  for (auto& a : roster.agents)
+    agents.push_back(caf::actor_cast<node_agent_actor>(a));
+  spdlog::info("all {} nodes ready; starting the roles", agents.size());
+  // Shards first, then trainers with the shards' handles.
+  role_plan base;
+  base.config_ini = ctx.config_ini;
+  std::vector<spawned_roles> shards, trainers;
+  auto err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
+    auto p = base;
+    p.embedding_shards = d.embedding_shards_on(d.nodes[i].id);
+    if (model::is_easgd(cfg.sync.algorithm))
+      p.dense_shards = d.dense_shards_on(d.nodes[i].id);
+    return p;
+  }, shards);
+  cluster_handles c;
+  c.shards.resize(cfg.cluster.embedding_shards);
+  if (model::is_easgd(cfg.sync.algorithm))
+    c.dense.resize(cfg.cluster.dense_shards);
+  c.trainers.resize(cfg.cluster.trainers);
+  name_roles(c);
+  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
+    const auto& id = d.nodes[i].id;
+    auto es = d.embedding_shards_on(id);
+    for (std::size_t k = 0; k < es.size() && k < shards[i].embedding_shards.size(); ++k) {
+      c.shards[es[k]] = caf::actor_cast<actors::embedding_shard_actor>(shards[i].embedding_shards[k]);
+      c.shard_names[es[k]] += " on node " + id;
+    }
+    auto ds = d.dense_shards_on(id);
+    for (std::size_t k = 0; k < ds.size() && k < shards[i].dense_shards.size(); ++k) {
+      c.dense[ds[k]] = caf::actor_cast<actors::dense_shard_actor>(shards[i].dense_shards[k]);
+      c.dense_names[ds[k]] += " on node " + id;
+    }
+  }
+  if (!err) {
+    for (auto& s : c.shards)
+      base.shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(s));
+    for (auto& x : c.dense)
+      base.dense.push_back(caf::actor_cast<caf::strong_actor_ptr>(x));
+    err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
+      auto p = base;
+      p.trainers = d.trainers_on(d.nodes[i].id);
+      return p;
+    }, trainers);
+  }
+  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
+    const auto& id = d.nodes[i].id;
+    auto ts = d.trainers_on(id);
+    for (std::size_t k = 0; k < ts.size() && k < trainers[i].trainers.size(); ++k) {
+      c.trainers[ts[k]] = caf::actor_cast<actors::trainer_actor>(trainers[i].trainers[k]);
+      c.trainer_names[ts[k]] += " on node " + id;
+    }
+    if (id == d.coordinator)
+      continue; // its roles end with this process
+    cluster_handles::node n;
+    n.agent = agents[i].address();
+    n.name = "node " + d.nodes[i].text();
+    for (auto t : ts)
+      n.trainers.push_back(t);
+    n.essential = !d.embedding_shards_on(id).empty() ||
+                  (model::is_easgd(cfg.sync.algorithm) && !d.dense_shards_on(id).empty());
+    c.nodes.push_back(std::move(n));
+  }
+  if (!err) {
+    model::dlrm net(cfg.arch);
+    coordinator_options opts;
+    opts.tolerate_trainer_loss = d.tolerate_trainer_loss;
+    coordination_result res;
+    err = coordinate(self, cfg, net, c, opts, progress, out, res);
+  }
+  end_all();
+  return err;
+}
+
+} // namespace runtime

@@ -1,0 +1,116 @@
+// `shadowsync node --config-file=SPEC --node=ID`: one process of a
+// multi-node cluster (runtime/node.hpp). The coordinator node prints the
+// run's summary and writes output.metrics like `train`.
+#include <cstdio>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/deploy_config.hpp"
+#include "runtime/logging.hpp"
+#include "runtime/node.hpp"
+#include "runtime/synthetic_data.hpp"
+#include "tools/commands.hpp"
+
+namespace tools {
+
+namespace {
+
+const char* usage =
+  "usage: shadowsync node --config-file=SPEC.ini --node=ID [--group.key=value ...]";
+
+} // namespace
+
+// Splits --node=ID off the arguments.
+std::optional<std::string> take_node_arg(std::vector<std::string>& args, std::string& node) {
+  for (auto i = args.begin(); i != args.end(); ++i)
+    if (i->rfind("--node=", 0) == 0) {
+      if (!node.empty())
+        return std::string("--node given twice");
+      node = i->substr(7);
+      args.erase(i);
+      break;
+    }
+  return std::nullopt;
+}
+
+// Parses the spec and the run's options (cluster.* counts from the role lists).
+std::optional<std::string> parse_spec(const std::vector<std::string>& args,
+                                      runtime::option_set& opts) {
+  runtime::add_train_options(opts);
+  runtime::add_deploy_options(opts);
+  if (auto err = opts.parse(args))
+    return err;
+  if (opts.help_requested())
+    return std::nullopt;
+  std::vector<std::string> extra;
+  if (auto err = runtime::deploy_overrides(opts, extra))
+    return err;
+  if (extra.empty())
+    return std::nullopt;
+  auto all = args;
+  all.insert(all.end(), extra.begin(), extra.end());
+  return opts.parse(all);
+}
+
+int node_command(const std::vector<std::string>& raw) {
+  auto args = raw;
+  std::string node;
+  runtime::option_set opts;
+  auto err = take_node_arg(args, node);
+  if (!err)
+    err = parse_spec(args, opts);
+  if (!err && !opts.help_requested() && node.empty())
+    err = "--node=ID is required (one of deploy.nodes)";
+  if (err) {
+    std::fprintf(stderr, "shadowsync node: %s\n(see 'shadowsync node --help')\n", err->c_str());
+    return exit_usage;
+  }
+  if (opts.help_requested()) {
+    std::fputs(opts.help_text(usage).c_str(), stdout);
+    return exit_ok;
+  }
+  runtime::node_context ctx;
+  ctx.node = node;
+  if (auto e = runtime::build_train_config(opts, ctx.cfg)) {
+    std::fprintf(stderr, "shadowsync node %s: %s\n", node.c_str(), e->c_str());
+    return exit_usage;
+  }
+  if (auto e = runtime::build_deploy(opts, node, ctx.deploy)) {
+    std::fprintf(stderr, "shadowsync node %s: %s\n", node.c_str(), e->c_str());
+    return exit_usage;
+  }
+  runtime::setup_logging(ctx.cfg.output.log_level);
+  const bool coordinator = node == ctx.deploy.coordinator;
+  auto& cfg = ctx.cfg;
+  if (coordinator && cfg.data.train.empty()) { // the trainer nodes generate or reuse the same
+    runtime::synthetic_paths paths;
+    if (auto e = runtime::ensure_synthetic(cfg.data, paths)) {
+      spdlog::error("{}", *e);
+      return exit_failure;
+    }
+    if (cfg.data.eval.empty())
+      cfg.data.eval = {paths.eval};
+  }
+  ctx.config_ini = opts.effective_ini();
+  runtime::run_metrics m;
+  m.mode = "multi-node";
+  m.arch = cfg.arch_name;
+  runtime::progress_reporter progress(coordinator ? cfg.output.progress : "none",
+                                      cfg.output.progress_seconds, "train");
+  if (coordinator)
+    spdlog::info("coordinator of {} nodes: {} trainers x {} workers, {} embedding shards, sync {}",
+                 ctx.deploy.nodes.size(), cfg.cluster.trainers, cfg.cluster.workers,
+                 cfg.cluster.embedding_shards, model::to_string(cfg.sync.algorithm));
+  if (auto e = runtime::run_node(ctx, progress, m)) {
+    spdlog::error("node {}: {}", node, *e);
+    return exit_failure;
+  }
+  if (!coordinator) {
+    spdlog::info("node {}: done", node);
+    return exit_ok;
+  }
+  return report_run(cfg, m);
+}
+
+} // namespace tools
