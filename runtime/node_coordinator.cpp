@@ -155,6 +155,13 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     cluster_handles::node n;
     n.agent = agents[i].address();
     n.name = "node " + d.nodes[i].text();
+    std::string hosts;
+    for (auto e : d.embedding_shards_on(id))
+      hosts += (hosts.empty() ? "" : ", ") + std::string("embedding shard ") + std::to_string(e);
+    for (auto x : d.dense_shards_on(id))
+      hosts += (hosts.empty() ? "" : ", ") + std::string("dense shard ") + std::to_string(x);
+    if (!hosts.empty())
+      n.name += " hosting " + hosts;
     for (auto t : ts)
       n.trainers.push_back(t);
     n.essential = !d.embedding_shards_on(id).empty() ||

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# System test of the multi-node cluster: real processes on loopback with
+# mutual TLS (shadowsync launch / node). Checks:
+#  - 3 nodes (coordinator + shards, 2 trainer nodes) train S-EASGD and S-MA to
+#    an eval NE within 1 % of the one-process cluster on the same data;
+#  - a node with a certificate from another CA, and a node speaking plain TCP,
+#    are refused; incomplete TLS settings and insecure non-loopback hosts are
+#    refused at startup; the coordinator names the nodes still missing;
+#  - SIGKILL of a trainer node mid-run: the job finishes without it (S-MA ring
+#    re-formed) and says so;
+#  - SIGKILL of the shard node: the job ends with an error naming the node
+#    within the configured timeout;
+#  - no node process is left behind.
+# usage: multinode_test.sh PATH/TO/shadowsync SOURCE_DIR
+set -u
+bin=${1:?shadowsync binary}
+src=${2:?source dir}
+tmp=$(mktemp -d)
+cleanup() { pkill -KILL -f "$tmp/spec.ini" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
+leftovers() { pgrep -f "node --node=.*$tmp/spec.ini" > /dev/null && echo yes || echo no; }
+
+bash "$src/scripts/make-certs.sh" "$tmp/certs" coord s0 t0 t1 > /dev/null || { echo "make-certs failed"; exit 1; }
+bash "$src/scripts/make-certs.sh" --ca-name other "$tmp/other" t0 > /dev/null || exit 1
+"$bin" datagen --rows=200000 --seed=11 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
+"$bin" datagen --rows=40000 --seed=12 --out="$tmp/eval.tsv" > /dev/null || exit 1
+cp "$src/config/cluster-3node.ini" "$tmp/spec.ini"
+base=7800
+nodes3="[coord=127.0.0.1:$base, t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]"
+# An option may be given once on the command line: `fixed` plus either the
+# cluster certificates (cert) or others, and the node list.
+fixed=(--config-file="$tmp/spec.ini" --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv"
+       --openssl.cafile="$tmp/certs/ca.pem" --output.progress=plain --output.progress-seconds=1
+       --cluster.timeout-ms=8000)
+cert=(--openssl.certificate="$tmp/certs/{node}.pem" --openssl.key="$tmp/certs/{node}.key")
+common=("${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes3")
+
+# 1. Same NE as one process (S-EASGD, S-MA). Shadow sync is not
+# deterministic (thread timing): a single run's eval NE varies by about
+# +-1.3 % here, so the medians of 3 runs each are compared.
+median() { /usr/bin/python3 -c "import json,statistics,sys; print(statistics.median(json.load(open(f))['eval_ne'] for f in sys.argv[1:]))" "$@"; }
+for alg in s-easgd s-ma; do
+  ones=() mns=() failed=0
+  for r in 1 2 3; do
+    "$bin" train --config-file="$src/config/default.ini" --data.train="$tmp/train.tsv" \
+      --data.eval="$tmp/eval.tsv" --cluster.trainers=2 --cluster.embedding-shards=1 \
+      --cluster.dense-shards=1 --sync.algorithm=$alg --output.progress=none \
+      --output.metrics="$tmp/one-$alg-$r.json" > "$tmp/one-$alg.log" 2>&1 \
+      || { bad "$alg one-process run: $(tail -n 3 "$tmp/one-$alg.log")"; failed=1; break; }
+    if ! timeout 300 "$bin" launch "${common[@]}" --sync.algorithm=$alg \
+        --output.metrics="$tmp/mn-$alg-$r.json" > "$tmp/mn-$alg.log" 2>&1; then
+      bad "$alg 3-node run: $(tail -n 5 "$tmp/mn-$alg.log")"
+      failed=1
+      break
+    fi
+    ones+=("$tmp/one-$alg-$r.json")
+    mns+=("$tmp/mn-$alg-$r.json")
+  done
+  [ $failed = 1 ] && continue
+  one=$(median "${ones[@]}")
+  mn=$(median "${mns[@]}")
+  rel=$(/usr/bin/python3 -c "print(round(abs($mn - $one) / $one, 4))")
+  close=$(json "${mns[0]}" "abs($mn - $one) / $one < 0.01 and d['examples'] == 200000 and d['mode'] == 'multi-node'")
+  [ "$close" = True ] && ok "$alg: 3 nodes over TLS, median eval NE $mn vs one process $one (rel. diff $rel)" \
+    || bad "$alg: 3 nodes median eval NE $mn vs one process $one (rel. diff $rel)"
+  grep -q "mutual TLS" "$tmp/mn-$alg.log" && ok "$alg: nodes listened with mutual TLS" \
+    || bad "$alg: no 'mutual TLS' in the node logs"
+done
+[ "$(leftovers)" = no ] && ok "no node process left after the runs" || bad "node processes left behind"
+
+# 2. Refusals. A coordinator alone, waiting 6 s for nodes that are refused.
+wait_coord=(--deploy.startup-timeout-ms=6000)
+"$bin" node "${common[@]}" "${wait_coord[@]}" --node=coord > "$tmp/coord.log" 2>&1 &
+coord_pid=$!
+sleep 0.5
+"$bin" node "${fixed[@]}" --deploy.nodes="$nodes3" "${wait_coord[@]}" --node=t0 \
+  --openssl.certificate="$tmp/other/t0.pem" --openssl.key="$tmp/other/t0.key" > "$tmp/other.log" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "TLS handshake was refused" "$tmp/other.log" \
+  && ok "a certificate from another CA is refused (exit 1): $(grep -o 'failed: [^(]*' "$tmp/other.log" | head -n 1)" \
+  || bad "foreign-CA node: exit $rc: $(tail -n 2 "$tmp/other.log")"
+"$bin" node "${common[@]}" "${wait_coord[@]}" --node=t1 --deploy.insecure=true > "$tmp/plain.log" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "failed" "$tmp/plain.log" && ok "plain TCP to a TLS node is refused (exit 1)" \
+  || bad "plain TCP node: exit $rc: $(tail -n 2 "$tmp/plain.log")"
+wait $coord_pid
+rc=$?
+[ $rc = 1 ] && grep -q "nodes missing after 6000 ms.*t0 (127.0.0.1:$((base + 1))), t1" "$tmp/coord.log" \
+  && ok "the coordinator admitted neither and named the missing nodes" \
+  || bad "coordinator after refusals: exit $rc: $(tail -n 2 "$tmp/coord.log")"
+"$bin" node "${fixed[@]}" --deploy.nodes="$nodes3" --node=t0 \
+  --openssl.certificate="$tmp/certs/{node}.pem" --openssl.key= > "$tmp/nokey.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "openssl.key' is not set" "$tmp/nokey.log" \
+  && ok "incomplete TLS settings refused at startup (exit 2)" || bad "no key: exit $rc: $(cat "$tmp/nokey.log")"
+"$bin" node "${fixed[@]}" --node=t0 --deploy.insecure=true \
+  --deploy.nodes="[coord=10.9.9.9:$base, t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]" \
+  > "$tmp/remote.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "only allowed on loopback" "$tmp/remote.log" \
+  && ok "plain TCP with a non-loopback node refused (exit 2)" || bad "insecure remote: exit $rc: $(cat "$tmp/remote.log")"
+"$bin" node "${common[@]}" --node=zz > "$tmp/zz.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "no such node" "$tmp/zz.log" && ok "unknown --node refused (exit 2)" \
+  || bad "unknown node: exit $rc: $(cat "$tmp/zz.log")"
+
+# Starts `launch` in the background; waits until the roles are up and training
+# has begun; then SIGKILLs node $1. Sets launch_pid and killed_at.
+launch_and_kill() {
+  local victim=$1 log=$2
+  shift 2
+  timeout 300 "$bin" launch "$@" > "$log" 2>&1 &
+  launch_pid=$!
+  for _ in $(seq 1 300); do
+    grep -q "\[train\]" "$log" 2>/dev/null && break
+    sleep 0.1
+  done
+  local pid
+  pid=$(grep -o "node $victim: pid [0-9]*" "$log" | awk '{print $4}')
+  killed_at=$(date +%s.%N)
+  kill -KILL "$pid"
+}
+
+# 3. SIGKILL a trainer node (S-MA: the ring re-forms).
+launch_and_kill t1 "$tmp/kill-t1.log" "${common[@]}" --sync.algorithm=s-ma \
+  --output.metrics="$tmp/kill-t1.json"
+wait $launch_pid
+rc=$?
+if [ $rc = 0 ] && grep -q "LOST trainer 1 on node t1" "$tmp/kill-t1.log"; then
+  ok "trainer node t1 killed mid-run: the job finished (exit 0): $(json "$tmp/kill-t1.json" "'%d examples, eval NE %.4f, lost: %s' % (d['examples'], d['eval_ne'], d['lost_trainers'][0][:40])")"
+else
+  bad "trainer kill: exit $rc: $(tail -n 5 "$tmp/kill-t1.log")"
+fi
+grep -q "ring re-formed with 1 member" "$tmp/kill-t1.log" && ok "the surviving syncer re-formed its ring" \
+  || bad "no ring re-form in the log"
+
+# 4. SIGKILL the shard node (4 nodes: coord, s0 with every shard, t0, t1).
+nodes4="[coord=127.0.0.1:$base, s0=127.0.0.1:$((base + 3)), t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]"
+launch_and_kill s0 "$tmp/kill-s0.log" "${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes4" \
+  --deploy.embedding-shards="[s0]" --deploy.dense-shards="[s0]"
+wait $launch_pid
+rc=$?
+ended_at=$(date +%s.%N)
+took=$(/usr/bin/python3 -c "print(round($ended_at - $killed_at, 2))")
+within=$(/usr/bin/python3 -c "print($ended_at - $killed_at < 8 + 5 + 3)")
+if [ $rc = 1 ] && grep -q "error node coord: node s0 (127.0.0.1:$((base + 3))) hosting embedding shard 0" "$tmp/kill-s0.log" \
+    && [ "$within" = True ]; then
+  ok "shard node s0 killed: clear error naming it, exit 1, $took s after the kill"
+else
+  bad "shard kill: exit $rc after $took s: $(grep -i error "$tmp/kill-s0.log" | tail -n 3)"
+fi
+sleep 0.5
+[ "$(leftovers)" = no ] && ok "no node process left after the kills" || bad "node processes left behind"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
