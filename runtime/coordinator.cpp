@@ -231,11 +231,14 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
   run.wire_ring(syncers);
   // 2. Training.
   const auto t0 = clock_type::now();
+  // Progress is best effort: a short timeout, so a frozen trainer (multi-node:
+  // until the heartbeats declare its node down) does not stall the loop.
+  const auto poll_timeout = std::min(timeout, std::chrono::milliseconds(1000));
   auto poll = [&] {
     progress_report total;
     for (std::size_t i = 0; i < c.trainers.size(); ++i)
       if (run.alive_[i])
-        self->request(c.trainers[i], timeout, stats_atom::value)
+        self->request(c.trainers[i], poll_timeout, stats_atom::value)
           .receive([&](progress_report& p) { add_progress(total, p); }, [](caf::error&) {});
     progress.update(progress_of(total));
   };

@@ -110,10 +110,10 @@ rc=$?
   || bad "unknown node: exit $rc: $(cat "$tmp/zz.log")"
 
 # Starts `launch` in the background; waits until the roles are up and training
-# has begun; then SIGKILLs node $1. Sets launch_pid and killed_at.
-launch_and_kill() {
-  local victim=$1 log=$2
-  shift 2
+# has begun; then sends signal $1 to node $2. Sets launch_pid and killed_at.
+launch_and_signal() {
+  local sig=$1 victim=$2 log=$3
+  shift 3
   timeout 300 "$bin" launch "$@" > "$log" 2>&1 &
   launch_pid=$!
   for _ in $(seq 1 300); do
@@ -123,11 +123,11 @@ launch_and_kill() {
   local pid
   pid=$(grep -o "node $victim: pid [0-9]*" "$log" | awk '{print $4}')
   killed_at=$(date +%s.%N)
-  kill -KILL "$pid"
+  kill -"$sig" "$pid"
 }
 
 # 3. SIGKILL a trainer node (S-MA: the ring re-forms).
-launch_and_kill t1 "$tmp/kill-t1.log" "${common[@]}" --sync.algorithm=s-ma \
+launch_and_signal KILL t1 "$tmp/kill-t1.log" "${common[@]}" --sync.algorithm=s-ma \
   --output.metrics="$tmp/kill-t1.json"
 wait $launch_pid
 rc=$?
@@ -139,9 +139,19 @@ fi
 grep -q "ring re-formed with 1 member" "$tmp/kill-t1.log" && ok "the surviving syncer re-formed its ring" \
   || bad "no ring re-form in the log"
 
+# 3b. SIGSTOP a trainer node: a frozen peer is only seen through heartbeats
+# (here 500 ms, connection timeout 2 s); the job finishes without it.
+launch_and_signal STOP t1 "$tmp/stop-t1.log" "${common[@]}" --sync.algorithm=s-ma \
+  --deploy.heartbeat-ms=500 --deploy.connection-timeout-ms=2000
+wait $launch_pid
+rc=$?
+lost=$(grep -o "trainer 1 on node t1 lost after [0-9.]* s" "$tmp/stop-t1.log" | head -n 1)
+[ $rc = 0 ] && [ -n "$lost" ] && ok "trainer node t1 frozen (SIGSTOP): detected by heartbeats, $lost; exit 0" \
+  || bad "trainer freeze: exit $rc: $(tail -n 4 "$tmp/stop-t1.log")"
+
 # 4. SIGKILL the shard node (4 nodes: coord, s0 with every shard, t0, t1).
 nodes4="[coord=127.0.0.1:$base, s0=127.0.0.1:$((base + 3)), t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]"
-launch_and_kill s0 "$tmp/kill-s0.log" "${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes4" \
+launch_and_signal KILL s0 "$tmp/kill-s0.log" "${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes4" \
   --deploy.embedding-shards="[s0]" --deploy.dense-shards="[s0]"
 wait $launch_pid
 rc=$?
