@@ -64,7 +64,10 @@ bool syncer_state::want_round() const {
   if (stop_after)
     return ring_method() && ring_rounds() < *stop_after;
   if (model::is_foreground(cfg.algorithm))
-    return !waiting_next.empty() || (ring_method() && free_running);
+    // Free-running serves the other ring members; alone (N = 1, or the last
+    // survivor of a re-form) there is no one to serve, and a round of one
+    // completes at once, so it would loop forever inside this handler.
+    return !waiting_next.empty() || (ring_method() && free_running && peers.size() > 1);
   return started;
 }
 

@@ -292,3 +292,23 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma reform_on_loss: a lost membe
   CHECK(s0->get()->rounds == 2);
   CHECK(s1->get()->rounds == 2);
 }
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-ma N = 1: after end it stops without "
+                                       "free-running alone") {
+  auto cfg = ring_config(sync_algorithm::fr_ma, model::merge_mode::delta);
+  auto reps = distinct_replicas(1);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  start_all(*this, ss);
+  auto a = request_async<std::uint64_t>(ss[0], sync_atom::value);
+  run();
+  REQUIRE(a->done());
+  CHECK(*a->get() == 1);
+  self->send(ss[0], end_atom::value); // before the fix: rounds back to back, forever
+  run();
+  CHECK(state_of(ss[0]).stats.rounds == 1);
+  auto st = request<sync_stats>(ss[0], stop_atom::value, std::uint64_t{2});
+  REQUIRE(st);
+  CHECK(st->rounds == 2);
+}
