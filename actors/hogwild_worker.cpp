@@ -73,6 +73,8 @@ void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embeddin
     return;
   }
   st.stats.lookup_bytes += r.rows.bytes();
+  if (st.cfg.progress)
+    st.cfg.progress->embedding_bytes.fetch_add(r.rows.bytes(), std::memory_order_relaxed);
   advance(self);
 }
 
@@ -228,6 +230,9 @@ void train(self_ptr self, const worker_batch& slot) {
     slot.shard_keys(s, g.keys.values);
     slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
     st.stats.push_bytes += g.keys.bytes() + g.grads.bytes();
+    if (cfg.progress)
+      cfg.progress->embedding_bytes.fetch_add(g.keys.bytes() + g.grads.bytes(),
+                                              std::memory_order_relaxed);
     push_grads(self, s, std::move(g));
   }
   st.stats.examples += n;
@@ -254,6 +259,10 @@ void request_sync(self_ptr self) {
         const auto now = clock_type::now();
         st.sync_pending = false;
         st.stats.blocked_seconds += seconds_between(st.sync_sent, now);
+        if (st.cfg.progress)
+          st.cfg.progress->blocked_ns.fetch_add(
+            std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - st.sync_sent).count()),
+            std::memory_order_relaxed);
         st.idle_since = now; // waiting for rows starts after the sync wait
         advance(self);
       },

@@ -59,9 +59,14 @@ namespace actors {
 // The training loss of one trainer's workers so far, for the trainer's live
 // progress reports (train NE while training; worker_stats only come at the
 // end). Real atomics, updated once per batch, so no Hogwild race here.
+// Also live counters for the timeline: sync wait time and bytes (workers),
+// and the dense sync bytes its syncer sent (syncer_config::sent_bytes).
 struct live_progress {
   std::atomic<double> loss_sum{0}, prob_sum{0};
   std::atomic<std::uint64_t> positives{0};
+  std::atomic<std::uint64_t> blocked_ns{0};      // workers waiting for FR rounds
+  std::atomic<std::uint64_t> embedding_bytes{0}; // rows received + gradients pushed
+  std::atomic<std::uint64_t> sync_bytes{0};      // the syncer's bytes_sent
   void add(double loss, double prob, std::uint64_t pos) {
     add_to(loss_sum, loss);
     add_to(prob_sum, prob);

@@ -111,6 +111,12 @@ messages::progress_report progress_of(const trainer_state& st) {
   p.prob_sum = st.progress->prob_sum.load(std::memory_order_relaxed);
   p.positives = st.progress->positives.load(std::memory_order_relaxed);
   p.sync_rounds = st.rounds;
+  if (st.started)
+    p.worker_seconds = double(st.workers.size()) *
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started_at).count();
+  p.blocked_seconds = 1e-9 * double(st.progress->blocked_ns.load(std::memory_order_relaxed));
+  p.embedding_bytes = st.progress->embedding_bytes.load(std::memory_order_relaxed);
+  p.sync_bytes = st.progress->sync_bytes.load(std::memory_order_relaxed);
   return p;
 }
 
@@ -122,6 +128,8 @@ void spawn_children(self_ptr self) {
   sc.replica = st.replica;
   sc.net = cfg.net;
   sc.place = cfg.place;
+  // Aliases the trainer's live_progress: the syncer counts its bytes there.
+  sc.sent_bytes = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->sync_bytes);
   st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
                                : self->spawn(shadow_syncer, std::move(sc));
   const auto me = caf::actor_cast<trainer_actor>(self);
@@ -202,6 +210,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
         return rp;
       }
       st.started = true;
+      st.started_at = std::chrono::steady_clock::now();
       st.start_promise = rp;
       self->send(st.syncer, messages::start_atom::value);
       for (auto& w : st.workers)

@@ -91,6 +91,7 @@ struct trainer_state {
   messages::worker_stats total;    // summed over the workers that reported
   std::uint64_t rounds = 0;        // the syncer's rounds, last known
   bool started = false;
+  std::chrono::steady_clock::time_point started_at; // when start_atom came (live worker time)
   bool trained = false;            // every worker reported (or stop ended them)
   bool failed = false;
   caf::typed_response_promise<messages::worker_stats> start_promise;

@@ -14,7 +14,8 @@ Every configuration runs --repeats times (interleaved, so machine noise hits all
 alike); tables show the median with min-max. Ratios are against the baseline of
 the same experiment and run. Data: the project's synthetic generator (1 M train
 rows, 100 k eval rows; --quick: 200 k / 20 k), generated once under
-bench/results/data/. Uses build/shadowsync (build it first).
+bench/results/data/. Uses build/shadowsync (build it first; $SS_BUILD_DIR
+names another build folder). bench/run_suite.py reuses run/measure/med/fmt.
 """
 import argparse
 import json
@@ -24,13 +25,16 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "shadowsync")
+BIN = os.path.join(ROOT, os.environ.get("SS_BUILD_DIR", "build"), "shadowsync")
 RESULTS = os.path.join(ROOT, "bench", "results")
 
 
 def run(args, out_json):
     cmd = [BIN, "train", "--output.progress=none", "--output.metrics=" + out_json] + args
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        sys.exit("no result within 900 s (hung?): %s" % " ".join(cmd))
     if p.returncode != 0:
         sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stdout[-2000:]))
     with open(out_json) as f:

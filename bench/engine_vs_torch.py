@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """Sequential engine vs the PyTorch reference, measured in one run.
 
-  /usr/bin/python3 bench/engine_vs_torch.py [--arch small dlrm-kaggle] [--batch 256] [--rounds 3]
+  /usr/bin/python3 bench/engine_vs_torch.py [--arch small dlrm-kaggle] [--batch 64 256 1024]
+                                           [--rounds 3] [--quick]
 
 Alternates build/bench/bench_engine and bench/torch_reference.py --bench
 (1 thread each) for every (arch, batch) and reports medians over the rounds of
 each tool's own median, the speed-up ratio, and the engine's GFLOP/s against
-the Eigen SGEMM peak bench_engine measures in the same process. Writes
-bench/results/engine.{json,md}.
+the Eigen SGEMM peak bench_engine measures in the same process. Iterations
+scale with 1/batch so every batch size times about the same examples
+(--quick: a quarter, one round). Writes bench/results/engine.{json,md};
+bench/run_suite.py --only engine adds the CSV and the chart. The build
+folder is $SS_BUILD_DIR (default build).
 """
 import argparse
 import json
@@ -18,11 +22,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, os.environ.get("SS_BUILD_DIR", "build"))
 
 
-def engine(arch, batch):
-    out = subprocess.run([os.path.join(ROOT, "build", "bench", "bench_engine"), "--arch=" + arch,
-                          "--batch=%d" % batch, "--iterations=200", "--repeats=5"],
+def engine(arch, batch, examples=51200, repeats=5):
+    out = subprocess.run([os.path.join(BUILD, "bench", "bench_engine"), "--arch=" + arch,
+                          "--batch=%d" % batch, "--iterations=%d" % max(5, examples // batch),
+                          "--repeats=%d" % repeats],
                          stdout=subprocess.PIPE, text=True, check=True).stdout
     rows = [json.loads(l) for l in out.splitlines() if l.startswith('{"bench"')]
     gemm = [r for r in rows if r["bench"] == "gemm"][0]
@@ -30,32 +36,36 @@ def engine(arch, batch):
     return eng["examples_per_second_median"], eng["gflops"], gemm["gflops_median"]
 
 
-def torch(arch, batch):
+def torch(arch, batch, examples=25600, repeats=5):
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "torch_reference.py"),
                         "--bench", "--arch", arch, "--batch-size", str(batch), "--threads", "1",
-                        "--output", f.name], stdout=subprocess.DEVNULL, check=True)
+                        "--iterations", str(max(5, examples // batch)), "--warmup", "3",
+                        "--repeats", str(repeats), "--output", f.name],
+                       stdout=subprocess.DEVNULL, check=True)
         return json.load(open(f.name))["examples_per_second_median"]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--arch", nargs="+", default=["small", "dlrm-kaggle"])
-    ap.add_argument("--batch", nargs="+", type=int, default=[256])
-    ap.add_argument("--rounds", type=int, default=3)
-    a = ap.parse_args()
+def measure(archs, batches, rounds, quick=False):
+    """[{arch, batch, engine_eps, torch_eps, engine_gflops, gemm_peak_gflops}], one value per round."""
+    scale = 4 if quick else 1
     res = []
-    for arch in a.arch:
-        for b in a.batch:
+    for arch in archs:
+        for b in batches:
             e, t, g, p = [], [], [], []
-            for r in range(a.rounds):
-                eps, gf, peak = engine(arch, b)
+            for r in range(rounds):
+                eps, gf, peak = engine(arch, b, 51200 // scale, 3 if quick else 5)
                 e.append(eps), g.append(gf), p.append(peak)
-                t.append(torch(arch, b))
+                t.append(torch(arch, b, 25600 // scale, 3))
                 print("  %s batch %d round %d: engine %.0f ex/s, torch %.0f ex/s" % (arch, b, r + 1, eps, t[-1]),
                       flush=True)
             res.append({"arch": arch, "batch": b, "engine_eps": e, "torch_eps": t, "engine_gflops": g,
                         "gemm_peak_gflops": p})
+    return res
+
+
+def report(res):
+    """The Markdown table of measure()'s result."""
     lines = ["| arch | batch | engine ex/s median (min-max) | PyTorch ex/s median (min-max) | speed-up | "
              "engine GFLOP/s | SGEMM peak GFLOP/s | % of peak |", "|---|---|---|---|---|---|---|---|"]
     for r in res:
@@ -64,7 +74,18 @@ def main():
         lines.append("| %s | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.1fx | %.1f | %.1f | %.0f%% |" % (
             r["arch"], r["batch"], me, min(r["engine_eps"]), max(r["engine_eps"]), mt, min(r["torch_eps"]),
             max(r["torch_eps"]), me / mt, mg, mp, 100 * mg / mp))
-    md = "\n".join(lines)
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", nargs="+", default=["small", "dlrm-kaggle"])
+    ap.add_argument("--batch", nargs="+", type=int, default=[64, 256, 1024])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="a quarter of the iterations")
+    a = ap.parse_args()
+    res = measure(a.arch, a.batch, 1 if a.quick else a.rounds, a.quick)
+    md = report(res)
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     json.dump(res, open(os.path.join(ROOT, "bench", "results", "engine.json"), "w"), indent=1)
     open(os.path.join(ROOT, "bench", "results", "engine.md"), "w").write(md + "\n")

@@ -101,6 +101,10 @@ void add_progress(messages::progress_report& total, const messages::progress_rep
   total.positives += p.positives;
   total.sync_rounds += p.sync_rounds;
   total.batches += p.batches;
+  total.worker_seconds += p.worker_seconds;
+  total.blocked_seconds += p.blocked_seconds;
+  total.embedding_bytes += p.embedding_bytes;
+  total.sync_bytes += p.sync_bytes;
 }
 
 progress_sample progress_of(const messages::progress_report& total) {
@@ -112,6 +116,10 @@ progress_sample progress_of(const messages::progress_report& total) {
     s.train_ne = ne.ne();
   if (total.sync_rounds > 0)
     s.sync_gap = double(total.batches) / double(total.sync_rounds);
+  s.sync_rounds = total.sync_rounds;
+  if (total.worker_seconds > 0)
+    s.blocked_fraction = std::min(1.0, total.blocked_seconds / total.worker_seconds);
+  s.bytes = total.embedding_bytes + total.sync_bytes;
   return s;
 }
 

@@ -25,7 +25,8 @@ double host_examples_per_second(const std::vector<messages::trainer_report>& rep
                                 std::size_t workers_per_trainer, double dilation);
 
 // Live progress: the sum of the trainers' progress reports, and the progress
-// line's sample for it (train NE, sync gap).
+// line's and timeline's sample for it (train NE, sync gap, rounds, blocked
+// fraction = blocked / worker seconds, bytes = embedding + sync bytes).
 void add_progress(messages::progress_report& total, const messages::progress_report& p);
 progress_sample progress_of(const messages::progress_report& total);
 

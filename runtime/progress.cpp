@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runtime/timeline.hpp"
+
 namespace runtime {
 
 std::string human_count(double x) {
@@ -51,6 +53,8 @@ std::string progress_reporter::format(const progress_sample& s, double elapsed) 
 }
 
 void progress_reporter::update(const progress_sample& s) {
+  if (timeline_)
+    timeline_->offer(s);
   if (!enabled_ || (++calls_ & 7) != 0) // read the clock every 8th batch only
     return;
   auto now = std::chrono::steady_clock::now();
@@ -67,6 +71,8 @@ void progress_reporter::update(const progress_sample& s) {
 }
 
 void progress_reporter::finish(const progress_sample& s) {
+  if (timeline_)
+    timeline_->mark_end();
   if (!enabled_)
     return;
   if (live_) {

@@ -10,11 +10,18 @@
 
 namespace runtime {
 
+class timeline;
+
 struct progress_sample {
   std::uint64_t examples = 0;
   double fraction_done = -1;           // in [0, 1]; negative when unknown
   std::optional<double> train_ne;      // absent: not shown
   std::optional<double> sync_gap;      // mean batches between sync rounds
+  // For the timeline (runtime/timeline.hpp), not shown on the progress line;
+  // all since the start, 0 / absent where a mode has none (sequential mode).
+  std::uint64_t sync_rounds = 0;            // completed rounds, summed over trainers
+  std::optional<double> blocked_fraction;   // worker time blocked on foreground sync
+  std::uint64_t bytes = 0;                  // embedding lookup + push + dense sync bytes
 };
 
 class progress_reporter {
@@ -27,6 +34,10 @@ public:
   // Ends the live line (newline) so later output starts on a fresh line.
   void finish(const progress_sample& s);
 
+  // Also hands every sample to `t` (which picks its own sampling times) and
+  // marks the end of training in it at finish(). Not owned; null = none.
+  void set_timeline(timeline* t) { timeline_ = t; }
+
   double elapsed_seconds() const;
 
 private:
@@ -36,6 +47,7 @@ private:
   std::string label_;
   std::chrono::steady_clock::time_point start_, last_;
   std::uint64_t calls_ = 0;
+  timeline* timeline_ = nullptr;
 };
 
 // "1.23M", "45.6k", "789"

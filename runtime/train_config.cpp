@@ -125,6 +125,11 @@ void add_train_options(option_set& o) {
   // [output]
   add(o, "output.metrics", s, "", "write the final metrics JSON object to this path");
   add(o, "output.config", s, "", "write the configuration actually used (after overrides) as INI to this path");
+  add(o, "output.dir", s, "",
+      "run folder (created if missing): metrics.json, timeline.csv (a row every "
+      "output.timeline-seconds) and config.ini (the configuration used; reproduces the run)");
+  add(o, "output.timeline-seconds", r, "1", "interval of timeline.csv rows (with output.dir)", {},
+      0.01, 1e6);
   add(o, "output.progress", s, "auto",
       "progress display: live line on a terminal, plain periodic lines otherwise",
       {"auto", "live", "plain", "none"});
@@ -249,6 +254,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
            ") applies only with cluster.mode=simulated (cluster.mode = " + c.cluster.mode + ")";
   c.output.metrics = o.get_string("output.metrics");
   c.output.config = o.get_string("output.config");
+  c.output.dir = o.get_string("output.dir");
+  c.output.timeline_seconds = o.get_real("output.timeline-seconds");
   c.output.progress = o.get_string("output.progress");
   c.output.progress_seconds = o.get_real("output.progress-seconds");
   c.output.log_level = o.get_string("output.log-level");

@@ -44,6 +44,9 @@ struct train_settings {
 struct output_settings {
   std::string metrics;               // JSON path; empty: none
   std::string config;                // effective INI path; empty: none
+  // Run folder: metrics.json, timeline.csv, config.ini; empty: none.
+  std::string dir;
+  double timeline_seconds = 1.0;     // period of timeline.csv rows
   std::string progress = "auto";     // auto | live | plain | none
   double progress_seconds = 5.0;     // period of plain progress lines
   std::string log_level = "info";

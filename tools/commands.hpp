@@ -4,7 +4,12 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+#include <memory>
+
+#include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
+#include "runtime/timeline.hpp"
 #include "runtime/train_config.hpp"
 
 namespace tools {
@@ -15,9 +20,22 @@ constexpr int exit_usage = 2;
 
 int train_command(const std::vector<std::string>& args);
 int datagen_command(const std::vector<std::string>& args);
-// After a run: the eval set's Bayes NE into m, the summary on stdout,
-// output.metrics. Returns the exit code.
-int report_run(const runtime::train_config& cfg, runtime::run_metrics& m);
+// The outputs of a run (train, and the coordinator node): open() before it
+// writes output.config and opens the run folder output.dir with its timeline
+// (hooked to `progress`); finish() after it adds the eval set's Bayes NE,
+// prints the summary and writes metrics.json / output.metrics. Each returns
+// false / exit_failure (logged) on an I/O error.
+class run_output {
+public:
+  bool open(const runtime::train_config& cfg, const std::string& effective_ini,
+            runtime::progress_reporter& progress);
+  int finish(const runtime::train_config& cfg, runtime::run_metrics& m);
+
+private:
+  std::string dir_;
+  std::ofstream csv_;
+  std::unique_ptr<runtime::timeline> timeline_;
+};
 bool write_text_file(const std::string& path, const std::string& text);
 
 int node_command(const std::vector<std::string>& args);

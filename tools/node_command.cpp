@@ -98,6 +98,9 @@ int node_command(const std::vector<std::string>& raw) {
   m.arch = cfg.arch_name;
   runtime::progress_reporter progress(coordinator ? cfg.output.progress : "none",
                                       cfg.output.progress_seconds, "train");
+  run_output output;
+  if (coordinator && !output.open(cfg, ctx.config_ini, progress))
+    return exit_failure;
   if (coordinator)
     spdlog::info("coordinator of {} nodes: {} trainers x {} workers, {} embedding shards, sync {}",
                  ctx.deploy.nodes.size(), cfg.cluster.trainers, cfg.cluster.workers,
@@ -110,7 +113,7 @@ int node_command(const std::vector<std::string>& raw) {
     spdlog::info("node {}: done", node);
     return exit_ok;
   }
-  return report_run(cfg, m);
+  return output.finish(cfg, m);
 }
 
 } // namespace tools

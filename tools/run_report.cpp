@@ -1,6 +1,9 @@
-// The end of a run, shared by `train` and `node` (coordinator): the eval
-// set's Bayes NE, the summary on stdout, output.metrics.
+// The outputs of a run, shared by `train` and `node` (coordinator):
+// output.config, the run folder output.dir (config.ini, timeline.csv,
+// metrics.json), the eval set's Bayes NE, the summary on stdout,
+// output.metrics.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
@@ -16,7 +19,36 @@ bool write_text_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out.flush());
 }
 
-int report_run(const runtime::train_config& cfg, runtime::run_metrics& m) {
+bool run_output::open(const runtime::train_config& cfg, const std::string& effective_ini,
+                      runtime::progress_reporter& progress) {
+  if (!cfg.output.config.empty() && !write_text_file(cfg.output.config, effective_ini)) {
+    spdlog::error("cannot write output.config file '{}'", cfg.output.config);
+    return false;
+  }
+  dir_ = cfg.output.dir;
+  if (dir_.empty())
+    return true;
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) {
+    spdlog::error("cannot create output.dir '{}': {}", dir_, ec.message());
+    return false;
+  }
+  if (!write_text_file(dir_ + "/config.ini", effective_ini)) {
+    spdlog::error("cannot write '{}/config.ini'", dir_);
+    return false;
+  }
+  csv_.open(dir_ + "/timeline.csv", std::ios::binary | std::ios::trunc);
+  if (!csv_) {
+    spdlog::error("cannot write '{}/timeline.csv'", dir_);
+    return false;
+  }
+  timeline_ = std::make_unique<runtime::timeline>(cfg.output.timeline_seconds, &csv_);
+  progress.set_timeline(timeline_.get());
+  return true;
+}
+
+int run_output::finish(const runtime::train_config& cfg, runtime::run_metrics& m) {
   if (!cfg.data.eval.empty()) {
     std::string ignored;
     if (cfg.data.eval.size() == 1)
@@ -27,6 +59,14 @@ int report_run(const runtime::train_config& cfg, runtime::run_metrics& m) {
   }
   std::printf("%s\n", runtime::summary(m).c_str());
   std::fflush(stdout);
+  if (timeline_) {
+    timeline_->finish(runtime::final_sample(m));
+    if (!csv_.flush() || !write_text_file(dir_ + "/metrics.json", runtime::to_json(m))) {
+      spdlog::error("cannot write the run folder output.dir '{}'", dir_);
+      return exit_failure;
+    }
+    spdlog::info("run folder written: {} (metrics.json, timeline.csv, config.ini)", dir_);
+  }
   if (!cfg.output.metrics.empty()) {
     if (!write_text_file(cfg.output.metrics, runtime::to_json(m))) {
       spdlog::error("cannot write output.metrics file '{}'", cfg.output.metrics);

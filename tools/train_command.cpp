@@ -1,10 +1,8 @@
 // `shadowsync train`: options -> config -> data -> engine -> metrics.
 #include <cstdio>
-#include <fstream>
 
 #include <spdlog/spdlog.h>
 
-#include "data/meta.hpp"
 #include "runtime/cluster.hpp"
 #include "runtime/logging.hpp"
 #include "runtime/sequential_engine.hpp"
@@ -14,15 +12,6 @@
 
 namespace tools {
 
-namespace {
-
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
-}
-
-} // namespace
 
 int train_command(const std::vector<std::string>& args) {
   runtime::option_set opts;
@@ -43,10 +32,6 @@ int train_command(const std::vector<std::string>& args) {
     return exit_usage;
   }
   runtime::setup_logging(cfg.output.log_level);
-  if (!cfg.output.config.empty() && !write_file(cfg.output.config, opts.effective_ini())) {
-    spdlog::error("cannot write output.config file '{}'", cfg.output.config);
-    return exit_failure;
-  }
 
   if (cfg.data.train.empty()) {
     runtime::synthetic_paths paths;
@@ -67,6 +52,9 @@ int train_command(const std::vector<std::string>& args) {
   m.mode = cfg.cluster.mode;
   m.arch = cfg.arch_name;
   runtime::progress_reporter progress(cfg.output.progress, cfg.output.progress_seconds, "train");
+  run_output output;
+  if (!output.open(cfg, opts.effective_ini(), progress))
+    return exit_failure;
   if (cfg.cluster.mode == "simulated") {
     spdlog::info("simulated cluster: {} trainers x {} workers, {} embedding shards, {} dense "
                  "shards, sync {}",
@@ -88,23 +76,7 @@ int train_command(const std::vector<std::string>& args) {
         return exit_failure;
       }
   }
-  if (!cfg.data.eval.empty()) {
-    std::string ignored;
-    if (cfg.data.eval.size() == 1)
-      if (auto meta = data::read_meta(data::meta_path_for(cfg.data.eval[0]), &ignored))
-        m.eval_bayes_ne = meta->bayes_ne;
-  } else {
-    spdlog::warn("no data.eval given: eval metrics are null");
-  }
-  std::printf("%s\n", runtime::summary(m).c_str());
-  if (!cfg.output.metrics.empty()) {
-    if (!write_file(cfg.output.metrics, runtime::to_json(m))) {
-      spdlog::error("cannot write output.metrics file '{}'", cfg.output.metrics);
-      return exit_failure;
-    }
-    spdlog::info("metrics written to {}", cfg.output.metrics);
-  }
-  return exit_ok;
+  return output.finish(cfg, m);
 }
 
 } // namespace tools

@@ -72,6 +72,47 @@ else
   bad "re-run from output.config differs"
 fi
 
+# Run folder: metrics.json, timeline.csv (header + rows every 0.01 s, 5 epochs
+# so a row is due before the end) and config.ini, which re-runs the same job.
+run="$tmp/run"
+expect 0 "run folder written" "train --output.dir" -- "$bin" train \
+  --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-table=1000 \
+  --cluster.mode=sequential --train.epochs=5 --train.batch-size=32 --output.progress=none \
+  --output.dir="$run" --output.timeline-seconds=0.01
+for f in metrics.json timeline.csv config.ini; do
+  [ -s "$run/$f" ] && ok "output.dir has $f" || bad "output.dir lacks $f"
+done
+header=time_s,examples,examples_per_s,train_ne,sync_rounds,sync_gap,blocked_fraction,bytes
+[ "$(head -n 1 "$run/timeline.csv")" = "$header" ] && ok "timeline header" \
+  || bad "timeline header: $(head -n 1 "$run/timeline.csv")"
+rows=$(($(wc -l < "$run/timeline.csv") - 1))
+[ "$rows" -ge 2 ] && ok "timeline has $rows rows" || bad "timeline has $rows rows, expected >= 2"
+last=$(tail -n 1 "$run/timeline.csv")
+[ "$(echo "$last" | cut -d, -f2)" = "15000" ] && ok "last timeline row: all 15000 examples" \
+  || bad "last timeline row: $last"
+expect 0 "eval on 1000 examples" "re-run from output.dir/config.ini" -- "$bin" train \
+  --config-file="$run/config.ini" --output.dir="$tmp/run2"
+[ "$(json "$tmp/run2/metrics.json" "abs(d['eval_ne'] - $(json "$run/metrics.json" "d['eval_ne']")) < 1e-6")" = "True" ] \
+  && ok "config.ini reproduces the run's eval NE" || bad "re-run from config.ini differs"
+# Simulated cluster: the final row has the metrics' rounds and bytes.
+expect 0 "run folder written" "simulated train --output.dir" -- "$bin" train \
+  --data.train="$tmp/train.tsv" --model.rows-per-table=1000 --output.progress=none \
+  --output.dir="$tmp/sim" --cluster.trainers=2 --sync.algorithm=fr-easgd --sync.k=2
+last=$(tail -n 1 "$tmp/sim/timeline.csv")
+want=$(json "$tmp/sim/metrics.json" "'%d,%d' % (d['sync']['rounds'], d['bytes']['lookup'] + d['bytes']['push'] + d['bytes']['dense_sync'])")
+[ "$(echo "$last" | cut -d, -f5),$(echo "$last" | cut -d, -f8)" = "$want" ] && [ "${want#0,}" = "$want" ] \
+  && ok "simulated timeline ends with rounds,bytes = $want" || bad "simulated last row '$last', want rounds,bytes $want"
+
+# Charts of run folders (bench/plot_runs.py; needs Debian's gnuplot-nox): the
+# sequential run has no sync gap, the simulated one has all three series.
+if command -v gnuplot > /dev/null; then
+  /usr/bin/python3 "$src/bench/plot_runs.py" "$run" "$tmp/sim" --out "$tmp/charts" > /dev/null 2>&1
+  n=$(ls "$tmp/charts"/*.png "$tmp/charts"/*.svg 2> /dev/null | wc -l)
+  [ "$n" -eq 6 ] && ok "plot_runs.py: 3 charts as PNG and SVG" || bad "plot_runs.py wrote $n of 6 charts"
+else
+  echo "skip - gnuplot not installed (scripts/deps.sh installs gnuplot-nox)"
+fi
+
 # Malformed lines: skipped and counted by default, fatal with data.strict.
 { head -n 5 "$tmp/train.tsv"; printf '7\t1\t2\n'; sed -n 6,20p "$tmp/train.tsv"; } > "$tmp/dirty.tsv"
 expect 0 "dirty.tsv:6" "malformed line skipped and reported" -- "$bin" train \
