@@ -32,6 +32,14 @@ def launch(args, out_json):
         return json.load(f)
 
 
+def chart(rows):
+    """bench/results/multinode.png (and docs/plots/): ex/s and eval NE relative to one process."""
+    L.chart("multinode", [("examples/s vs one process", [(i, r["speed_vs_one_process"]) for i, r in enumerate(rows)]),
+                          ("eval NE vs one process", [(i, r["ne_vs_one_process"]) for i, r in enumerate(rows)])],
+            "Multi-node on loopback vs one process (medians)", "", "ratio", size=(800, 400),
+            xtics=[(r["config"], i) for i, r in enumerate(rows)])
+
+
 def multinode(quick, repeats):
     rows = 200000 if quick else 1000000
     train = L.datagen("mn-train-%d" % rows, rows, 31)
@@ -79,6 +87,7 @@ def multinode(quick, repeats):
           % (rows, rows // 10, repeats, " --quick" if quick else ""))
     md += L.table(md_rows, ["config", "examples/s", "speed vs one process", "eval NE", "NE vs one process"])
     L.write("multinode", out_rows, md, {"rows": rows, "repeats": repeats})
+    chart(out_rows)
     return [("6 multinode", "3 nodes TLS: ex/s ratio, eval NE diff vs one process",
              "%.2f, %+.2f %%" % (out_rows[1]["speed_vs_one_process"], 100 * (out_rows[1]["ne_vs_one_process"] - 1))),
             ("6 multinode", "3 nodes plain TCP: ex/s ratio, eval NE diff vs one process",
