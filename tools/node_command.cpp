@@ -21,16 +21,23 @@ const char* usage =
 
 } // namespace
 
-// Splits --node=ID off the arguments.
+// Splits --node=ID off the arguments (once; "--node ID" is an error).
 std::optional<std::string> take_node_arg(std::vector<std::string>& args, std::string& node) {
-  for (auto i = args.begin(); i != args.end(); ++i)
-    if (i->rfind("--node=", 0) == 0) {
-      if (!node.empty())
-        return std::string("--node given twice");
-      node = i->substr(7);
-      args.erase(i);
-      break;
+  std::vector<std::string> rest;
+  for (const auto& a : args) {
+    if (a == "--node")
+      return std::string("--node needs its value attached: --node=ID");
+    if (a.rfind("--node=", 0) != 0) {
+      rest.push_back(a);
+      continue;
     }
+    if (!node.empty())
+      return std::string("--node given twice");
+    node = a.substr(7);
+    if (node.empty())
+      return std::string("--node= needs a node id");
+  }
+  args = std::move(rest);
   return std::nullopt;
 }
 

@@ -110,6 +110,13 @@ rc=$?
 rc=$?
 [ $rc = 2 ] && grep -q "no such node" "$tmp/zz.log" && ok "unknown --node refused (exit 2)" \
   || bad "unknown node: exit $rc: $(cat "$tmp/zz.log")"
+"$bin" node "${common[@]}" --node=t0 --node=t1 > "$tmp/twice.log" 2>&1
+rc=$?
+"$bin" node "${common[@]}" --node t0 > "$tmp/space.log" 2>&1
+rc2=$?
+[ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "given twice" "$tmp/twice.log" && grep -q "value attached" "$tmp/space.log" \
+  && ok "--node twice, and --node without '=', refused (exit 2)" \
+  || bad "--node misuse: exit $rc / $rc2: $(cat "$tmp/twice.log" "$tmp/space.log")"
 
 # Starts `launch` in the background; waits until the roles are up and training
 # has begun; then sends signal $1 to node $2. Sets launch_pid and killed_at.
