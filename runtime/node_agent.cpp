@@ -3,10 +3,7 @@
 //   coordinator main -> any agent: spawn(plan), end
 #include "runtime/node_agent.hpp"
 
-#include <cstdio>
-#include <fstream>
 #include <memory>
-#include <unistd.h>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -21,17 +18,10 @@ using namespace messages;
 
 std::optional<std::string> parse_run_config(const std::string& ini, train_config& out,
                                             deploy_settings* deploy) {
-  char path[] = "/tmp/shadowsync-plan-XXXXXX";
-  const int fd = mkstemp(path);
-  if (fd < 0)
-    return std::string("cannot create a temporary file for the run's configuration");
-  close(fd);
-  { std::ofstream(path, std::ios::binary | std::ios::trunc) << ini; }
   option_set opts;
   add_train_options(opts);
   add_deploy_options(opts);
-  auto err = opts.parse({std::string("--config-file=") + path});
-  std::remove(path);
+  auto err = opts.parse_text(ini, "coordinator's configuration");
   if (err)
     return "the coordinator's configuration does not parse here: " + *err;
   if (auto e = build_train_config(opts, out))

@@ -63,6 +63,20 @@ void option_set::add(option_spec spec) {
   entries_.push_back(entry{std::move(spec), def, def, "default"});
 }
 
+std::optional<std::string> option_set::parse_text(const std::string& ini, const std::string& name) {
+  std::vector<entry> work = entries_;
+  for (auto& e : work) {
+    e.val = e.def;
+    e.source = "default";
+  }
+  if (auto err = read_text(ini, name, work))
+    return err;
+  entries_ = std::move(work);
+  help_requested_ = false;
+  config_file_.clear();
+  return std::nullopt;
+}
+
 std::optional<std::string> option_set::parse(int argc, const char* const* argv) {
   return parse(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
 }
@@ -136,7 +150,11 @@ std::optional<std::string> option_set::read_file(const std::string& path,
   std::fclose(f);
   if (read_errno != 0)
     return "cannot read config file '" + path + "': " + std::strerror(read_errno);
+  return read_text(text, path, work);
+}
 
+std::optional<std::string> option_set::read_text(std::string_view text, const std::string& path,
+                                                 std::vector<entry>& work) const {
   std::string_view rest(text);
   if (rest.substr(0, 3) == "\xEF\xBB\xBF") // UTF-8 byte order mark
     rest.remove_prefix(3);

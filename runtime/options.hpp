@@ -47,6 +47,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -92,6 +93,10 @@ public:
   // On error the previously held values are left unchanged. May be called
   // again; each call starts from the defaults.
   std::optional<std::string> parse(const std::vector<std::string>& args);
+
+  // Parses INI text as if it were the config file `name` (used in messages as
+  // NAME:LINE), with no command line. Same rules and error handling as parse().
+  std::optional<std::string> parse_text(const std::string& ini, const std::string& name);
 
   // Convenience: parse(argv[1] .. argv[argc-1]).
   std::optional<std::string> parse(int argc, const char* const* argv);
@@ -147,6 +152,8 @@ private:
 
   const entry& at(const std::string& key, opt_type expected) const;
   std::optional<std::string> read_file(const std::string& path,
+                                       std::vector<entry>& out) const;
+  std::optional<std::string> read_text(std::string_view text, const std::string& path,
                                        std::vector<entry>& out) const;
   std::string unknown_key(const std::string& key, const std::string& where) const;
   std::string unknown_group(const std::string& group, const std::string& where) const;

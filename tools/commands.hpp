@@ -1,12 +1,14 @@
 #pragma once
 // Sub-commands of the `shadowsync` executable. Each returns the process exit
 // code: 0 success, 1 runtime failure, 2 bad usage or configuration.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fstream>
 #include <memory>
 
+#include "runtime/options.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/timeline.hpp"
@@ -37,6 +39,11 @@ private:
   std::unique_ptr<runtime::timeline> timeline_;
 };
 bool write_text_file(const std::string& path, const std::string& text);
+
+// `node` and `launch`: the spec's options (train + [deploy] + [openssl]),
+// with the cluster.* counts implied by the role lists (node_command.cpp).
+std::optional<std::string> parse_spec(const std::vector<std::string>& args,
+                                      runtime::option_set& opts);
 
 int node_command(const std::vector<std::string>& args);
 int launch_command(const std::vector<std::string>& args);

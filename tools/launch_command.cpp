@@ -9,9 +9,6 @@
 
 namespace tools {
 
-std::optional<std::string> parse_spec(const std::vector<std::string>& args,
-                                      runtime::option_set& opts);
-
 int launch_command(const std::vector<std::string>& args) {
   runtime::option_set opts;
   if (auto err = parse_spec(args, opts)) {

@@ -19,8 +19,6 @@ namespace {
 const char* usage =
   "usage: shadowsync node --config-file=SPEC.ini --node=ID [--group.key=value ...]";
 
-} // namespace
-
 // Splits --node=ID off the arguments (once; "--node ID" is an error).
 std::optional<std::string> take_node_arg(std::vector<std::string>& args, std::string& node) {
   std::vector<std::string> rest;
@@ -40,6 +38,8 @@ std::optional<std::string> take_node_arg(std::vector<std::string>& args, std::st
   args = std::move(rest);
   return std::nullopt;
 }
+
+} // namespace
 
 // Parses the spec and the run's options (cluster.* counts from the role lists).
 std::optional<std::string> parse_spec(const std::vector<std::string>& args,

@@ -371,3 +371,16 @@ TEST_CASE("programmer errors abort: bad specs, unknown keys, wrong getter") {
   CHECK(aborts([] { make_options().get_bool("train.nope"); }));
   CHECK(aborts([] { make_options().source("train.nope"); }));
 }
+
+TEST_CASE("parse_text: INI text under a name, same rules as a file, defaults otherwise") {
+  auto o = make_options();
+  REQUIRE_FALSE(o.parse({"--train.batch-size=7"}));
+  REQUIRE_FALSE(o.parse_text("[train]\noptimizer = \"sgd\"\n", "plan"));
+  CHECK(o.get_string("train.optimizer") == "sgd");
+  CHECK(o.source("train.optimizer") == "plan:2");
+  CHECK(o.get_int("train.batch-size") == 128); // the earlier command line is gone
+  auto err = o.parse_text("[train]\nbatch-size = many\n", "plan");
+  REQUIRE(err);
+  CHECK(err->find("plan:2") != std::string::npos);
+  CHECK(o.get_string("train.optimizer") == "sgd"); // a failed parse keeps the values
+}
