@@ -41,7 +41,6 @@ caf::expected<messages::dense_range> dense_shard_state::exchange(const messages:
   d.offset = offset;
   d.values.values.resize(centre.size());
   model::easgd_centre_step(centre.data(), w.values.data(), alpha, d.values.data(), centre.size());
-  ++exchanges;
   return d;
 }
 

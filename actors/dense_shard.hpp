@@ -43,7 +43,6 @@ struct dense_shard_state {
   std::uint64_t offset = 0;
   float alpha = 0.1f;
   std::vector<float> centre; // [size]
-  std::uint64_t exchanges = 0;
 
   // "dense-shard-S", for logs and error messages.
   std::string who() const;

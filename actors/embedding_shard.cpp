@@ -117,14 +117,8 @@ caf::error embedding_shard_state::push(const messages::embedding_grads& g) {
 }
 
 messages::float_blob embedding_shard_state::dump() const {
-  const std::size_t dim = cfg.dim;
-  messages::float_blob out;
-  out.values.resize(cfg.num_tables * local_rows * dim);
-  float* dst = out.data();
-  for (std::size_t t = 0; t < cfg.num_tables; ++t)
-    for (std::uint64_t l = 0; l < local_rows; ++l, dst += dim)
-      std::memcpy(dst, tables->row(model::row_key(t, l)), sizeof(float) * dim);
-  return out;
+  // The tables hold [num_tables * local_rows, dim] in exactly the dump's order.
+  return messages::float_blob{tables->weights()};
 }
 
 embedding_shard_actor::behavior_type

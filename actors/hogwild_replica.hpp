@@ -49,7 +49,6 @@ public:
   std::size_t size() const { return size_; }
   float* params() { return params_.get(); }
   const float* params() const { return params_.get(); }
-  float* accumulators() { return acc_.get(); }
 
   std::vector<float> snapshot() const { return {params_.get(), params_.get() + size_}; }
   // Copies [offset, offset + n) of the live parameters into dst.

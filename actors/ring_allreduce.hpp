@@ -29,7 +29,6 @@
 #include <utility>
 #include <vector>
 
-#include <caf/sec.hpp> // messages/blobs.hpp names caf::sec values but does not include it
 
 #include "messages/messages.hpp"
 #include "model/sync_rules.hpp"

@@ -49,7 +49,7 @@ caf::error syncer_state::init() {
       ring = std::make_unique<ring_allreduce>(0, 1, nullptr);
   }
   if (model::is_bmuf(cfg.algorithm)) {
-    global = cfg.initial.empty() ? r->snapshot() : cfg.initial;
+    global = cfg.initial.empty() ? r->snapshot() : std::move(cfg.initial);
     if (global.size() != r->size())
       return make_error(errc::bad_request, who() + ": BMUF initial w_g has the wrong size");
     momentum.assign(r->size(), 0.0f);

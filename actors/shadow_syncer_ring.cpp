@@ -134,12 +134,13 @@ void syncer_state::check_ring() {
   const float n = static_cast<float>(peers.empty() ? 1 : peers.size());
   for (auto& x : reduced)
     x /= n; // avg = sum / N
-  if (model::is_bmuf(cfg.algorithm)) { // block_start becomes the new target
+  const float* target = reduced.data(); // MA: the average
+  if (model::is_bmuf(cfg.algorithm)) {  // BMUF: the new block start
     model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
                      reduced.data(), reduced.size());
-    reduced = block_start;
+    target = block_start.data();
   }
-  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
+  cfg.replica->merge(cfg.merge, snapshot.data(), target);
   finish_round();
 }
 

@@ -60,7 +60,7 @@ public:
   const settings& config() const { return settings_; }
   std::size_t hosts() const { return tx_free_.size(); }
 
-  // Bytes that crossed between distinct hosts, and the summed delay given out.
+  // Bytes that crossed between distinct hosts.
   std::uint64_t bytes_moved() const;
 
 private:

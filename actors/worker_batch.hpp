@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <caf/sec.hpp> // (blobs.hpp uses caf::sec without including it)
 
 #include "messages/messages.hpp"
 #include "model/arch.hpp"

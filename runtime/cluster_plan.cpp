@@ -72,7 +72,6 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   sc.timeout = cl.timeout;
   sc.dense_shards = peers.dense;
   sc.dense_ranges = peers.dense_ranges;
-  sc.initial = init;
   return tc;
 }
 
