@@ -33,6 +33,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
   out.malformed_lines = 0;
   out.sync.rounds = 0;
   out.sync.bytes = 0;
+  out.bytes = {};
   out.trainer_examples_per_second.clear();
   for (const auto& r : reports) {
     const auto& w = r.work;
@@ -46,7 +47,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
     out.malformed_lines += w.malformed_lines;
     out.sync.rounds += r.sync.rounds;
     out.sync.bytes += r.sync.bytes_sent;
-    // Per trainer: its examples over the time its workers ran (mean over workers).
+    // Per trainer: its examples over the job's training wall time.
     out.trainer_examples_per_second.push_back(seconds > 0 ? double(w.examples) / seconds : 0);
     auto g = sync_gaps(r.sync);
     gaps.insert(gaps.end(), g.begin(), g.end());

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/cluster_metrics.hpp"
-#include "runtime/evaluation.hpp"
+#include "runtime/timeline.hpp"
 
 namespace runtime {
 
@@ -263,12 +263,9 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
   if (run.failure)
     return run.failure;
   res.reports.clear();
-  res.report_trainers.clear();
   for (std::size_t i = 0; i < reports.size(); ++i)
-    if (run.alive_[i]) {
+    if (run.alive_[i])
       res.reports.push_back(std::move(reports[i]));
-      res.report_trainers.push_back(i);
-    }
   // 4. Metrics and evaluation.
   aggregate_reports(res.reports, seconds, out);
   out.trainers = cfg.cluster.trainers;
@@ -276,12 +273,7 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
-  progress_sample fin;
-  fin.examples = out.examples;
-  fin.train_ne = out.train_ne;
-  fin.sync_gap = out.sync.sync_gap_mean;
-  fin.fraction_done = 1;
-  progress.finish(fin);
+  progress.finish(final_sample(out));
   if (cfg.data.eval.empty())
     return std::nullopt;
   return evaluate_cluster(self, cfg, net, c, res, out);

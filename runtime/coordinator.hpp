@@ -60,7 +60,6 @@ struct coordinator_options {
 
 struct coordination_result {
   std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
-  std::vector<std::size_t> report_trainers;       // their trainer ids
 };
 
 // Runs steps 1-4. Returns an error message when the job failed.

@@ -38,7 +38,6 @@ private:
   std::ofstream csv_;
   std::unique_ptr<runtime::timeline> timeline_;
 };
-bool write_text_file(const std::string& path, const std::string& text);
 
 // `node` and `launch`: the spec's options (train + [deploy] + [openssl]),
 // with the cluster.* counts implied by the role lists (node_command.cpp).

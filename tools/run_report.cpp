@@ -13,11 +13,15 @@
 
 namespace tools {
 
+namespace {
+
 bool write_text_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return static_cast<bool>(out.flush());
 }
+
+} // namespace
 
 bool run_output::open(const runtime::train_config& cfg, const std::string& effective_ini,
                       runtime::progress_reporter& progress) {

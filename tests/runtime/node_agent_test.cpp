@@ -26,11 +26,6 @@ node_hello hello_from(const std::string& node, const runtime::deploy_settings& d
                     std::uint64_t(d.connection_timeout.count()), d.digest};
 }
 
-std::string message_of(const caf::error& e) {
-  caf::message ctx = e.context();
-  return ctx.empty() ? std::string{} : caf::to_string(ctx);
-}
-
 } // namespace
 
 TEST_CASE_FIXTURE(test::actor_fixture, "node agent: admits the spec's nodes, roster when complete") {
@@ -51,7 +46,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: admits the spec's nodes, ros
 
   auto again = request<node_roster>(agent, hello_atom::value, hello_from("t0", d), ptr);
   REQUIRE_FALSE(again);
-  CHECK(message_of(again.error()).find("already joined") != std::string::npos);
+  CHECK(context_of(again.error()).find("already joined") != std::string::npos);
 
   auto second = request_async<node_roster>(agent, hello_atom::value, hello_from("t1", d), ptr);
   run();
@@ -72,8 +67,8 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not m
   auto refused = [&](node_hello h, const char* needle) {
     auto r = request<node_roster>(agent, hello_atom::value, h, none);
     REQUIRE_FALSE(r);
-    INFO(message_of(r.error()));
-    CHECK(message_of(r.error()).find(needle) != std::string::npos);
+    INFO(context_of(r.error()));
+    CHECK(context_of(r.error()).find(needle) != std::string::npos);
   };
   refused(hello_from("t9", d), "not in deploy.nodes");
   refused(hello_from("coord", d), "the coordinator itself");
@@ -90,14 +85,14 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not m
   auto member = sys.spawn(runtime::node_agent, runtime::node_agent_config{"t0", false, d});
   auto r = request<node_roster>(member, hello_atom::value, hello_from("t1", d), none);
   REQUIRE_FALSE(r);
-  CHECK(message_of(r.error()).find("not the coordinator") != std::string::npos);
+  CHECK(context_of(r.error()).find("not the coordinator") != std::string::npos);
   // A plan whose configuration does not parse is an error, not a crash.
   role_plan bad;
   bad.config_ini = "[cluster]\ntrainers = two\n";
   bad.trainers = {0};
   auto s = request<spawned_roles>(member, spawn_atom::value, bad);
   REQUIRE_FALSE(s);
-  CHECK(message_of(s.error()).find("does not parse here") != std::string::npos);
+  CHECK(context_of(s.error()).find("does not parse here") != std::string::npos);
   self->send(agent, end_atom::value);
   self->send(member, end_atom::value);
   run();

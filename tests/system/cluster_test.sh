@@ -30,10 +30,12 @@ fi
 # Hogwild within one trainer, no sync.
 for alg in none s-easgd s-ma s-bmuf fr-easgd fr-ma fr-bmuf; do
   out="$tmp/$alg.json"
-  if ! timeout 300 "$bin" train "${common[@]}" --cluster.trainers=2 --cluster.workers=1 \
-      --cluster.embedding-shards=2 --sync.algorithm=$alg --sync.k=5 \
-      --output.metrics="$out" > "$tmp/$alg.log" 2>&1; then
-    bad "$alg: exit $?: $(tail -n 3 "$tmp/$alg.log")"
+  timeout 300 "$bin" train "${common[@]}" --cluster.trainers=2 --cluster.workers=1 \
+    --cluster.embedding-shards=2 --sync.algorithm=$alg --sync.k=5 \
+    --output.metrics="$out" > "$tmp/$alg.log" 2>&1
+  rc=$?
+  if [ $rc != 0 ]; then
+    bad "$alg: exit $rc: $(tail -n 3 "$tmp/$alg.log")"
     continue
   fi
   check=$(json "$out" "d['examples'] == 60000 and d['trainers'] == 2 and d['sync']['algorithm'] == '$alg'")
