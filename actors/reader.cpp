@@ -77,8 +77,7 @@ caf::expected<messages::example_batch> reader_state::next() {
     return failure;
   if (!input) {
     if (auto err = open()) {
-      const auto& ctx = err.context();
-      spdlog::error("{}: {}", who(), ctx.get_as<std::string>(0));
+      spdlog::error("{}: {}", who(), messages::error_text(err));
       failure = err;
       return err;
     }

@@ -1,14 +1,14 @@
 #include "actors/ring_allreduce.hpp"
+#include "model/check.hpp"
 
 #include <algorithm>
-#include <cassert>
 
 namespace actors {
 
 ring_allreduce::ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send,
                                std::uint32_t generation)
   : rank_(rank), n_(n), send_(std::move(send)), generation_(generation) {
-  assert(n >= 1 && rank < n);
+  SS_CHECK(n >= 1 && rank < n, "ring_allreduce: rank within the ring");
 }
 
 std::uint32_t ring_allreduce::send_chunk_index(std::uint32_t step) const {
@@ -26,7 +26,7 @@ std::uint32_t ring_allreduce::recv_chunk_index(std::uint32_t step) const {
 }
 
 std::string ring_allreduce::begin(std::uint64_t round, float* data, std::size_t size) {
-  assert(!active() && round > round_);
+  SS_CHECK(!active() && round > round_, "ring_allreduce: a new round starts after the last one ended");
   round_ = round;
   step_ = 0;
   data_ = data;
@@ -64,6 +64,11 @@ std::string ring_allreduce::receive(messages::ring_chunk&& chunk) {
            " step " + std::to_string(step_);
   const auto key = std::make_pair(chunk.round, chunk.step);
   if (!current || chunk.step > step_) {
+    if (stash_.size() >= max_stashed())
+      return "ring chunk round " + std::to_string(key.first) + " step " +
+             std::to_string(key.second) + " would be early chunk " +
+             std::to_string(stash_.size() + 1) + ", more than two rounds ahead allow (" +
+             std::to_string(max_stashed()) + ")";
     if (!stash_.emplace(key, std::move(chunk)).second)
       return "duplicate ring chunk: round " + std::to_string(key.first) + " step " +
              std::to_string(key.second);

@@ -20,6 +20,12 @@
 // step or round, a duplicate, or one with the wrong chunk index or size is a
 // protocol violation and is reported as such.
 //
+// The stash is bounded: a correct neighbour cannot finish a round without this
+// member's contribution, so it is at most one round ahead, and at most
+// 2 * steps() chunks (this round's and the next one's) can be early. One more
+// is a protocol violation (a peer that would otherwise grow memory without
+// bound).
+//
 // Not thread safe: one actor drives it.
 #include <cstddef>
 #include <cstdint>
@@ -65,6 +71,8 @@ public:
   std::uint64_t bytes_sent() const { return bytes_sent_; }
   // Chunks waiting for a step or round not reached yet.
   std::size_t stashed() const { return stash_.size(); }
+  // The most chunks that may wait: two rounds' worth.
+  std::size_t max_stashed() const { return 2 * std::size_t(steps()); }
 
 private:
   std::uint32_t steps() const { return 2 * (n_ - 1); }

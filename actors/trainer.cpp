@@ -262,6 +262,11 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
       -> caf::typed_response_promise<messages::trainer_report> {
       auto& st = self->state;
       auto rp = self->make_response_promise<messages::trainer_report>();
+      if (st.stop_promise.pending()) { // keep the first stop's promise
+        rp.deliver(messages::make_error(errc::bad_request,
+                                        st.name + ": stop while a stop is in progress"));
+        return rp;
+      }
       if (!st.trained) { // stop before the end of the data: end the workers first
         for (auto& w : st.workers)
           self->send_exit(w, caf::exit_reason::user_shutdown);

@@ -1,7 +1,7 @@
 #include "data/example_sampler.hpp"
+#include "model/check.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 
 namespace data {
@@ -21,7 +21,7 @@ constexpr std::size_t i2 = 1;
 
 example_sampler::example_sampler(const synthetic_options& o)
     : dense_missing_(o.dense_missing), cat_missing_(o.cat_missing), negative_i2_(o.negative_i2) {
-  assert(validate(o).empty());
+  SS_CHECK(validate(o).empty(), "example_sampler: options validated by the caller");
   const auto sizes = synthetic_vocab_sizes(o);
   zipf_.reserve(synthetic_num_cat);
   const std::uint64_t key = hash_combine(o.teacher_seed, tag_value_ids);

@@ -293,7 +293,11 @@ std::optional<synthetic_meta> read_meta(const std::string& path, std::string* er
     fail(err, "cannot read '" + path + "'");
     return std::nullopt;
   }
+  return parse_meta(text, path, err);
+}
 
+std::optional<synthetic_meta> parse_meta(std::string_view text, const std::string& path,
+                                         std::string* err) {
   std::map<std::string, token> tokens;
   if (auto e = parse_object(text, &tokens); !e.empty()) {
     fail(err, path + ": " + e);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace data {
 
@@ -53,5 +54,10 @@ bool write_meta(const std::string& path, const synthetic_meta& meta, std::string
 // synthetic_meta_version, and rows, positive_rate, bayes_logloss and bayes_ne
 // present. On failure returns nullopt and sets *err naming the path.
 std::optional<synthetic_meta> read_meta(const std::string& path, std::string* err);
+
+// read_meta's parsing and checks on text already read; `path` names it in
+// messages.
+std::optional<synthetic_meta> parse_meta(std::string_view text, const std::string& path,
+                                         std::string* err);
 
 } // namespace data

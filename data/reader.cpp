@@ -1,7 +1,7 @@
 #include "data/reader.hpp"
+#include "model/check.hpp"
 
 #include <algorithm>
-#include <cassert>
 
 namespace data {
 
@@ -165,7 +165,7 @@ bool reader::next(batch& out, std::size_t max_examples) {
     out.num_dense = num_dense_;
     out.num_cat = num_cat_;
   }
-  assert(out.num_dense == num_dense_ && out.num_cat == num_cat_ && "batch holds another schema's examples");
+  SS_CHECK(out.num_dense == num_dense_ && out.num_cat == num_cat_, "batch holds another schema's examples");
   const std::size_t first = out.size, limit = out.size + max_examples;
   // Write in place; resize() keeps capacity, so steady state allocates nothing.
   out.labels.resize(limit);

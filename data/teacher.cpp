@@ -1,7 +1,7 @@
 #include "data/teacher.hpp"
+#include "model/check.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 
 namespace data {
@@ -31,7 +31,7 @@ double dense_input(const synthetic_example& x, std::size_t j) {
 } // namespace
 
 teacher::teacher(const synthetic_options& o) {
-  assert(validate(o).empty());
+  SS_CHECK(validate(o).empty(), "teacher: options validated by the caller");
   const std::uint64_t ts = o.teacher_seed;
 
   const std::uint64_t effect_root = hash_combine(ts, tag_effect);

@@ -1,6 +1,6 @@
 #include "data/zipf.hpp"
+#include "model/check.hpp"
 
-#include <cassert>
 #include <cmath>
 
 namespace data {
@@ -23,8 +23,8 @@ double helper2(double x) {
 } // namespace
 
 zipf_sampler::zipf_sampler(std::uint64_t n, double exponent) : n_(n), exponent_(exponent) {
-  assert(n >= 1 && "zipf_sampler: n must be >= 1");
-  assert(exponent > 0.0 && std::isfinite(exponent) && "zipf_sampler: exponent must be > 0");
+  SS_CHECK(n >= 1, "zipf_sampler: n must be >= 1");
+  SS_CHECK(exponent > 0.0 && std::isfinite(exponent), "zipf_sampler: exponent must be > 0");
   h_integral_x1_ = h_integral(1.5) - 1.0;
   h_integral_n_ = h_integral(static_cast<double>(n) + 0.5);
   threshold_ = 2.0 - h_integral_inverse(h_integral(2.5) - h(2.0));
@@ -45,7 +45,7 @@ double zipf_sampler::h_integral_inverse(double x) const {
 }
 
 double zipf_sampler::pmf(std::uint64_t n, double exponent, std::uint64_t k) {
-  assert(k >= 1 && k <= n);
+  SS_CHECK(k >= 1 && k <= n, "zipf_sampler: rank in [1, n]");
   double z = 0.0;
   for (std::uint64_t j = n; j >= 1; --j) // smallest terms first
     z += std::pow(static_cast<double>(j), -exponent);

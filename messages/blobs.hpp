@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <caf/binary_deserializer.hpp>
 #include <caf/deserializer.hpp>
 #include <caf/error.hpp>
 #include <caf/meta/type_name.hpp>
@@ -49,6 +50,11 @@ caf::error inspect(caf::deserializer& f, raw_blob<T>& x) {
     return err;
   if (n > (std::uint64_t{1} << 34) / sizeof(T)) // 16 GiB: a corrupt or hostile length
     return caf::make_error(caf::sec::invalid_argument, "raw_blob length out of range");
+  // From a byte buffer (BASP, the tests), the length must fit in what is
+  // left: a 10-byte frame must not make this node allocate gigabytes.
+  if (auto* bd = dynamic_cast<caf::binary_deserializer*>(&f))
+    if (n * sizeof(T) > bd->remaining())
+      return caf::make_error(caf::sec::end_of_stream, "raw_blob length beyond the message");
   x.values.resize(n);
   return n ? f.apply_raw(n * sizeof(T), x.values.data()) : caf::error{};
 }

@@ -32,4 +32,18 @@ inline caf::error make_error(errc x, std::string context = {}) {
                     caf::make_message(std::move(context))};
 }
 
+// The error's text: its context string when it carries one (as make_error
+// makes them), else the name of its code. Safe on any error, an empty
+// context included, and an empty error ("no error").
+inline std::string error_text(const caf::error& e) {
+  if (!e) // context() requires a non-empty error
+    return "no error";
+  const auto& ctx = e.context();
+  if (ctx.size() >= 1 && ctx.match_element<std::string>(0))
+    return ctx.get_as<std::string>(0);
+  if (e.category() == error_category)
+    return to_string(static_cast<errc>(e.code()));
+  return "error " + std::to_string(e.code());
+}
+
 } // namespace messages

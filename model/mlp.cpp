@@ -1,15 +1,15 @@
 #include "model/mlp.hpp"
+#include "model/check.hpp"
 
-#include <cassert>
 
 namespace model {
 
 void mlp_forward(const float* params, const std::vector<layer_slot>& layers, bool relu_last,
                  std::vector<Eigen::MatrixXf>& acts) {
-  assert(acts.size() == layers.size() + 1);
+  SS_CHECK(acts.size() == layers.size() + 1, "mlp: one activation per layer plus the input");
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const auto& s = layers[l];
-    assert(static_cast<std::size_t>(acts[l].rows()) == s.in);
+    SS_CHECK(static_cast<std::size_t>(acts[l].rows()) == s.in, "mlp: activation rows match the layer input");
     auto& y = acts[l + 1];
     y.resize(static_cast<Eigen::Index>(s.out), acts[l].cols());
     y.noalias() = weights(params, s) * acts[l];

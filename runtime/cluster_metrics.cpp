@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/check.hpp"
 #include "model/metrics.hpp"
 
 namespace runtime {
@@ -86,9 +87,11 @@ std::vector<float> average_replicas(const std::vector<messages::trainer_report>&
   if (reports.empty())
     return avg;
   avg.assign(reports[0].replica.size(), 0.0f);
-  for (const auto& r : reports)
-    for (std::size_t i = 0; i < avg.size() && i < r.replica.size(); ++i)
+  for (const auto& r : reports) {
+    SS_CHECK(r.replica.size() == avg.size(), "average_replicas: replicas of one model");
+    for (std::size_t i = 0; i < avg.size(); ++i)
       avg[i] += r.replica.values[i];
+  }
   const float inv = 1.0f / float(reports.size());
   for (auto& x : avg)
     x *= inv;

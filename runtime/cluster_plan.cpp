@@ -1,5 +1,9 @@
 #include "runtime/cluster_plan.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "model/check.hpp"
 #include "runtime/input.hpp"
 
 namespace runtime {
@@ -13,6 +17,7 @@ std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net
 actors::embedding_shard_config embedding_shard_config_for(const train_config& cfg,
                                                           std::size_t s) {
   actors::embedding_shard_config ec;
+  SS_CHECK(s < cfg.cluster.embedding_shards, "embedding shard index within the count");
   ec.shard = std::uint32_t(s);
   ec.num_shards = std::uint32_t(cfg.cluster.embedding_shards);
   ec.num_tables = cfg.arch.num_tables;
@@ -32,6 +37,7 @@ actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
                                                   const std::vector<model::range>& ranges,
                                                   std::size_t d) {
   actors::dense_shard_config dc;
+  SS_CHECK(d < ranges.size(), "dense shard index within the ranges");
   dc.shard = std::uint32_t(d);
   dc.offset = ranges[d].offset;
   dc.initial.assign(init.begin() + std::ptrdiff_t(ranges[d].offset),
@@ -44,6 +50,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
                                           const std::vector<float>& init,
                                           const trainer_peers& peers) {
   const auto& cl = cfg.cluster;
+  SS_CHECK(t < cl.trainers, "trainer index within the count");
   actors::trainer_config tc;
   tc.trainer = std::uint32_t(t);
   tc.workers = cl.workers;
@@ -73,6 +80,62 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   sc.dense_shards = peers.dense;
   sc.dense_ranges = peers.dense_ranges;
   return tc;
+}
+
+namespace {
+
+// "" when every index is below `count` and none repeats.
+std::string check_indices(const std::vector<std::uint32_t>& xs, std::size_t count,
+                          const char* what, const char* key) {
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i] >= count)
+      return std::string(what) + " index " + std::to_string(xs[i]) + " is out of range (" +
+             key + " = " + std::to_string(count) + ")";
+    if (std::find(xs.begin(), xs.begin() + std::ptrdiff_t(i), xs[i]) != xs.begin() + std::ptrdiff_t(i))
+      return std::string(what) + " index " + std::to_string(xs[i]) + " is listed twice";
+  }
+  return {};
+}
+
+// "" when there are `want` handles and none is null.
+std::string check_handles(const std::vector<caf::strong_actor_ptr>& hs, std::size_t want,
+                          const char* what) {
+  if (hs.size() != want)
+    return std::to_string(hs.size()) + " " + what + " handle(s), expected " +
+           std::to_string(want);
+  for (std::size_t i = 0; i < hs.size(); ++i)
+    if (!hs[i])
+      return std::string(what) + " handle " + std::to_string(i) + " is null";
+  return {};
+}
+
+} // namespace
+
+std::string check_role_plan(const messages::role_plan& plan, const train_config& cfg) {
+  const auto& cl = cfg.cluster;
+  const bool easgd = model::is_easgd(cfg.sync.algorithm);
+  auto err = check_indices(plan.embedding_shards, cl.embedding_shards, "embedding shard",
+                           "cluster.embedding-shards");
+  if (err.empty())
+    err = check_indices(plan.dense_shards, easgd ? cl.dense_shards : 0, "dense shard",
+                        easgd ? "cluster.dense-shards" : "dense shards without EASGD");
+  if (err.empty())
+    err = check_indices(plan.trainers, cl.trainers, "trainer", "cluster.trainers");
+  if (err.empty() && !plan.trainers.empty()) {
+    err = check_handles(plan.shards, cl.embedding_shards, "embedding shard");
+    if (err.empty())
+      err = check_handles(plan.dense, easgd ? cl.dense_shards : 0, "dense shard");
+  }
+  return err.empty() ? err : "role plan: " + err;
+}
+
+std::string check_spawned(const messages::role_plan& plan, const messages::spawned_roles& r) {
+  auto err = check_handles(r.embedding_shards, plan.embedding_shards.size(), "embedding shard");
+  if (err.empty())
+    err = check_handles(r.dense_shards, plan.dense_shards.size(), "dense shard");
+  if (err.empty())
+    err = check_handles(r.trainers, plan.trainers.size(), "trainer");
+  return err.empty() ? err : "spawned roles: " + err;
 }
 
 } // namespace runtime

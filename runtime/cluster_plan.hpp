@@ -11,6 +11,7 @@
 #include "actors/embedding_shard.hpp"
 #include "actors/sim_network.hpp"
 #include "actors/trainer.hpp"
+#include "messages/node_messages.hpp"
 #include "model/dlrm.hpp"
 #include "runtime/train_config.hpp"
 
@@ -19,7 +20,7 @@ namespace runtime {
 // The initial dense parameters (identical everywhere: seeded by train.seed).
 std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net);
 
-// Embedding shard s of cluster.embedding-shards.
+// Embedding shard s of cluster.embedding-shards. Precondition: s < embedding-shards.
 actors::embedding_shard_config embedding_shard_config_for(const train_config& cfg,
                                                           std::size_t s);
 
@@ -27,6 +28,7 @@ actors::embedding_shard_config embedding_shard_config_for(const train_config& cf
 std::vector<model::range> dense_ranges_for(const train_config& cfg, std::size_t params);
 
 // Dense shard d: its range of `init` as the initial EASGD centre.
+// Precondition: d < ranges.size().
 actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
                                                   const std::vector<float>& init,
                                                   const std::vector<model::range>& ranges,
@@ -42,8 +44,20 @@ struct trainer_peers {
 };
 
 // Trainer t: its part of data.train, its syncer, its workers.
+// Precondition: t < cluster.trainers.
 actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t,
                                           const std::vector<float>& init,
                                           const trainer_peers& peers);
+
+// Multi-node: a role_plan arrives from the wire. Checks it against the
+// configuration it carries (`cfg`, parsed from plan.config_ini) before any
+// index is used: every role index within its count, no index twice, and for
+// trainers one non-null handle per embedding shard (and per dense shard with
+// EASGD). Returns an empty string when the plan is sound, else what is wrong.
+std::string check_role_plan(const messages::role_plan& plan, const train_config& cfg);
+
+// The coordinator's check of a node's reply: one non-null handle per role
+// index of the plan it answered. Empty when sound, else what is wrong.
+std::string check_spawned(const messages::role_plan& plan, const messages::spawned_roles& r);
 
 } // namespace runtime

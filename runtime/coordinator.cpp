@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/cluster_metrics.hpp"
+#include "runtime/input.hpp"
 #include "runtime/timeline.hpp"
 
 namespace runtime {
@@ -262,10 +263,18 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
   run.ask_all(reports, timeout, {}, stop_atom::value, last);
   if (run.failure)
     return run.failure;
+  // A report crosses the wire in multi-node mode: its replica is checked
+  // here, before evaluation and averaging read it.
+  const std::size_t params = net.layout().size();
   res.reports.clear();
   for (std::size_t i = 0; i < reports.size(); ++i)
-    if (run.alive_[i])
+    if (run.alive_[i]) {
+      if (reports[i].replica.size() != params)
+        return c.trainer_names[i] + " reported a dense replica of " +
+               std::to_string(reports[i].replica.size()) + " floats, the model has " +
+               std::to_string(params);
       res.reports.push_back(std::move(reports[i]));
+    }
   // 4. Metrics and evaluation.
   aggregate_reports(res.reports, seconds, out);
   out.trainers = cfg.cluster.trainers;
@@ -274,6 +283,8 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
   progress.finish(final_sample(out));
+  if (out.examples == 0)
+    return empty_set_error("training", cfg.data.train, out.malformed_lines);
   if (cfg.data.eval.empty())
     return std::nullopt;
   return evaluate_cluster(self, cfg, net, c, res, out);

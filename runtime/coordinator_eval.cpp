@@ -65,7 +65,7 @@ std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train
   if (err)
     return err;
   out.eval_model = which;
-  return evaluate_model(cfg, net, params.data(), tables, cfg.data.eval, out);
+  return evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
 }
 
 } // namespace runtime

@@ -7,10 +7,13 @@
 namespace runtime {
 
 std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
-                                          const float* params,
+                                          const float* params, std::size_t num_params,
                                           const model::embedding_tables& tables,
                                           const std::vector<std::string>& files,
                                           run_metrics& out) {
+  if (num_params != net.layout().size())
+    return "evaluation: the dense parameters hold " + std::to_string(num_params) +
+           " floats, the model " + std::to_string(net.layout().size());
   std::string err;
   auto r = open_reader(cfg, files, &err);
   if (!r)
@@ -31,6 +34,8 @@ std::optional<std::string> evaluate_model(const train_config& cfg, const model::
   if (!r->error().empty())
     return r->error();
   log_malformed(*r, "eval");
+  if (ev.size() == 0)
+    return empty_set_error("eval", files, r->statistics().malformed);
   out.eval = ev.result();
   out.eval_seconds =
     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -15,9 +15,10 @@
 namespace runtime {
 
 // Fills out.eval, out.eval_seconds and out.eval_malformed_lines. Returns an
-// error message on a fatal input error.
+// error message when `num_params` is not the model's size, on a fatal input
+// error, or when the eval files hold no valid example.
 std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
-                                          const float* params,
+                                          const float* params, std::size_t num_params,
                                           const model::embedding_tables& tables,
                                           const std::vector<std::string>& files,
                                           run_metrics& out);

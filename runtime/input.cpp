@@ -1,5 +1,7 @@
 #include "runtime/input.hpp"
 
+#include "runtime/option_values.hpp"
+
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
@@ -32,6 +34,14 @@ void log_malformed(const data::reader& r, const char* what) {
   if (st.malformed > st.first_errors.size())
     spdlog::warn("{} more malformed {} lines skipped (not shown)",
                  st.malformed - st.first_errors.size(), what);
+}
+
+std::string empty_set_error(const char* what, const std::vector<std::string>& files,
+                            std::uint64_t malformed) {
+  return std::string("the ") + what + " set is empty: no valid example in " +
+         (files.empty() ? std::string("(no files)") : detail::join(files, "'", "'")) + " (" +
+         std::to_string(malformed) + " malformed line" + (malformed == 1 ? "" : "s") +
+         " skipped)";
 }
 
 std::uint64_t total_bytes(const std::vector<std::string>& files) {

@@ -22,6 +22,13 @@ std::unique_ptr<data::reader> open_reader(const train_config& cfg,
 // Logs the reader's first malformed lines and how many more were skipped.
 void log_malformed(const data::reader& r, const char* what);
 
+// The error for a data set that yielded no example: "the training set is
+// empty: no valid example in 'a.tsv', 'b.tsv' (3 malformed lines skipped)".
+// `what` is "training" or "eval". Metrics of an empty set would be NaN, so
+// every engine refuses it.
+std::string empty_set_error(const char* what, const std::vector<std::string>& files,
+                            std::uint64_t malformed);
+
 // Total size of the files in bytes (missing files count 0).
 std::uint64_t total_bytes(const std::vector<std::string>& files);
 

@@ -36,8 +36,11 @@ int exit_code_of(int status) {
 }
 
 bool start(const launch_plan& plan, child& c) {
+  // O_CLOEXEC: a node must not inherit the read ends of the other nodes'
+  // pipes (it would keep them open after their writer died). dup2 onto the
+  // child's stdout/stderr clears the flag on those two.
   int fds[2];
-  if (pipe(fds) != 0)
+  if (pipe2(fds, O_CLOEXEC) != 0)
     return false;
   const pid_t parent = getpid();
   c.pid = fork();

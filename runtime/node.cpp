@@ -17,6 +17,7 @@
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/node_agent.hpp"
+#include "runtime/openssl_shim.hpp"
 
 namespace runtime {
 
@@ -154,6 +155,10 @@ std::optional<std::string> run_member(caf::actor_system& sys, const node_context
 
 std::optional<std::string> run_node(const node_context& ctx, progress_reporter& progress,
                                     run_metrics& out) {
+  if (!ctx.deploy.insecure && !openssl_error_shim_active())
+    return std::string{"internal error: the OpenSSL error-queue wrappers are not in effect "
+                       "(runtime/openssl_shim.hpp); one failed TLS connection would drop the "
+                       "others"};
   caf::actor_system_config sc;
   configure(sc, ctx);
   caf::actor_system sys{sc};

@@ -78,18 +78,28 @@ bool complete(const node_roster& r) {
   return true;
 }
 
-std::optional<std::string> spawn_roles(caf::local_actor* self, const role_plan& plan,
-                                       spawned_roles& out) {
+// A plan parsed and checked: the run's configuration and the roles to start.
+struct prepared_plan {
+  role_plan plan;
   train_config cfg;
   deploy_settings deploy;
-  if (auto err = parse_run_config(plan.config_ini, cfg, &deploy))
+  bool needs_synthetic = false; // trainers here and no data.train: generate it first
+};
+
+std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
+  out.plan = plan;
+  if (auto err = parse_run_config(plan.config_ini, out.cfg, &out.deploy))
     return err;
-  if (!plan.trainers.empty() && cfg.data.train.empty()) {
-    synthetic_paths paths;
-    if (auto err = ensure_synthetic(cfg.data, paths))
-      return err;
-    cfg.data.train = {paths.train};
-  }
+  if (auto why = check_role_plan(plan, out.cfg); !why.empty())
+    return why;
+  out.needs_synthetic = !plan.trainers.empty() && out.cfg.data.train.empty();
+  return std::nullopt;
+}
+
+spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
+  const auto& cfg = p.cfg;
+  const auto& plan = p.plan;
+  spawned_roles out;
   model::dlrm net(cfg.arch);
   const auto init = initial_dense(cfg, net);
   for (auto s : plan.embedding_shards)
@@ -109,11 +119,26 @@ std::optional<std::string> spawn_roles(caf::local_actor* self, const role_plan& 
   peers.dense_ranges = ranges;
   for (auto t : plan.trainers) {
     auto tc = trainer_config_for(cfg, t, init, peers);
-    tc.syncer.reform_on_loss = deploy.tolerate_trainer_loss;
+    tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;
     out.trainers.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));
   }
-  return std::nullopt;
+  return out;
+}
+
+// Generates (or finds) the default synthetic training set on its own thread:
+// a million rows take seconds, too long to hold a scheduler thread. Replies
+// to start with the training file's path, then quits.
+caf::behavior synthetic_preparer(caf::event_based_actor* self, data_settings d) {
+  return {
+    [=](start_atom) -> caf::result<std::string> {
+      self->quit();
+      synthetic_paths paths;
+      if (auto err = ensure_synthetic(d, paths))
+        return make_error(errc::input_error, *err);
+      return paths.train;
+    },
+  };
 }
 
 } // namespace
@@ -159,14 +184,31 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
     },
     [=](roster_atom) { return st->roster; },
     [=](spawn_atom, const role_plan& plan) -> caf::result<spawned_roles> {
-      spawned_roles out;
-      if (auto err = spawn_roles(self, plan, out)) {
-        spdlog::error("node {}: {}", st->cfg.node, *err);
-        return make_error(errc::bad_request, "node " + st->cfg.node + ": " + *err);
-      }
-      for (auto* v : {&out.embedding_shards, &out.dense_shards, &out.trainers})
-        st->roles.insert(st->roles.end(), v->begin(), v->end());
-      return out;
+      auto p = std::make_shared<prepared_plan>();
+      auto refuse_plan = [=](const std::string& why) {
+        spdlog::error("node {}: {}", st->cfg.node, why);
+        return make_error(errc::bad_request, "node " + st->cfg.node + ": " + why);
+      };
+      if (auto err = prepare(plan, *p))
+        return refuse_plan(*err);
+      auto start = [=] {
+        auto out = spawn_roles(self, *p);
+        for (auto* v : {&out.embedding_shards, &out.dense_shards, &out.trainers})
+          st->roles.insert(st->roles.end(), v->begin(), v->end());
+        return out;
+      };
+      if (!p->needs_synthetic)
+        return start();
+      auto rp = self->make_response_promise<spawned_roles>();
+      auto gen = self->spawn<caf::detached>(synthetic_preparer, p->cfg.data);
+      self->request(gen, caf::infinite, start_atom::value)
+        .then(
+          [=](std::string& train) mutable {
+            p->cfg.data.train = {train};
+            rp.deliver(start());
+          },
+          [=](caf::error& e) mutable { rp.deliver(refuse_plan(error_text(e))); });
+      return rp;
     },
     [=](end_atom) {
       for (auto& r : st->roles)

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/node.hpp"
 
@@ -55,13 +56,20 @@ std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_
                                             PlanFor plan_for, std::vector<spawned_roles>& out) {
   out.assign(agents.size(), spawned_roles{});
   std::optional<std::string> err;
-  for (std::size_t i = 0; i < agents.size() && !err; ++i)
-    self->request(agents[i], ctx.cfg.cluster.timeout, spawn_atom::value, plan_for(i))
-      .receive([&](spawned_roles& r) { out[i] = std::move(r); },
+  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
+    const role_plan plan = plan_for(i);
+    self->request(agents[i], ctx.cfg.cluster.timeout, spawn_atom::value, plan)
+      .receive([&](spawned_roles& r) {
+                 if (auto why = check_spawned(plan, r); !why.empty())
+                   err = "node " + ctx.deploy.nodes[i].text() + " answered its plan with " + why;
+                 else
+                   out[i] = std::move(r);
+               },
                [&](caf::error& e) {
                  err = "node " + ctx.deploy.nodes[i].text() + " could not start its roles: " +
                        self->system().render(e);
                });
+  }
   return err;
 }
 

@@ -80,6 +80,8 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
     malformed += r->statistics().malformed;
     log_malformed(*r, "training");
   }
+  if (examples == 0)
+    return empty_set_error("training", cfg_.data.train, malformed);
   out.seconds = seconds_since(t0);
   out.examples = examples;
   out.train_ne = ne.ne();
@@ -95,7 +97,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
 
 std::optional<std::string> sequential_engine::evaluate(const std::vector<std::string>& files,
                                                        run_metrics& out) {
-  return evaluate_model(cfg_, net_, params_.data(), tables_, files, out);
+  return evaluate_model(cfg_, net_, params_.data(), params_.size(), tables_, files, out);
 }
 
 } // namespace runtime

@@ -3,8 +3,8 @@
 # Needs root (or sudo) and the Debian archive; idempotent and quiet when
 # everything is already there.
 set -euo pipefail
-pkgs=(g++ cmake make libcaf-dev libcaf-openssl0.17 libcereal-dev libeigen3-dev libspdlog-dev
-      doctest-dev openssl python3 python3-numpy python3-torch gnuplot-nox)
+pkgs=(g++ cmake make clang libclang-rt-14-dev libcaf-dev libcaf-openssl0.17 libcereal-dev libeigen3-dev libspdlog-dev
+      doctest-dev libssl-dev openssl python3 python3-numpy python3-torch gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

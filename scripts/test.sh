@@ -1,19 +1,36 @@
 #!/usr/bin/env bash
 # The README's test command: install missing packages, build, run every test.
+#  1. build/: every ctest entry but the chaos label (unit suites, fuzz corpus
+#     replay and bounded libFuzzer runs, CLI, simulated cluster, certificates,
+#     multi-node on loopback, and the network-namespace test as root);
+#  2. build-asan/: the unit and actor suites and the fuzz corpus replay under
+#     AddressSanitizer + UndefinedBehaviorSanitizer (label asan);
+#  3. build-tsan/: the real-threads Hogwild test under ThreadSanitizer.
+# SS_SKIP_ASAN=1 / SS_SKIP_TSAN=1 skip parts 2 / 3 for a quick local run.
+# Extra arguments go to part 1's ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 ./scripts/build.sh
-(cd build && ctest --output-on-failure --timeout 900 "$@")
+(cd build && ctest --output-on-failure --timeout 1800 -LE chaos "$@")
 
+export CXX=${CXX:-g++}
+# Builds the named targets in build-$1 with -D$2=ON, then runs ctest -L $1.
+sanitized() {
+  local name=$1 option=$2
+  shift 2
+  cmake -S . -B "build-$name" -DCMAKE_BUILD_TYPE=Release "-D$option=ON" > "build-$name.log" 2>&1 \
+    || { cat "build-$name.log"; exit 1; }
+  cmake --build "build-$name" -j"$(nproc)" --target "$@" >> "build-$name.log" 2>&1 \
+    || { tail -n 60 "build-$name.log"; exit 1; }
+  (cd "build-$name" && ctest --output-on-failure --timeout 1800 -L "$name")
+}
+if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
+  sanitized asan SS_ASAN test_model test_data test_runtime test_messages test_actors \
+    fuzz_replay_data fuzz_replay_ini fuzz_replay_meta fuzz_replay_messages
+fi
 # ThreadSanitizer pass over the actor suite (real threads on a shared Hogwild
 # replica; tests/tsan.supp suppresses only races through hogwild_replica).
-# SS_SKIP_TSAN=1 skips it for a quick local run.
 if [ "${SS_SKIP_TSAN:-0}" != 1 ]; then
-  export CXX=${CXX:-g++}
-  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DSS_TSAN=ON > build-tsan.log 2>&1 \
-    || { cat build-tsan.log; exit 1; }
-  cmake --build build-tsan -j"$(nproc)" --target test_actors \
-    >> build-tsan.log 2>&1 || { tail -n 60 build-tsan.log; exit 1; }
-  (cd build-tsan && ctest --output-on-failure --timeout 1800 -L tsan --repeat until-pass:3)
+  sanitized tsan SS_TSAN test_actors
 fi

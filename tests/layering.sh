@@ -11,5 +11,13 @@ if [ -n "$bad$bad_model" ]; then
   echo "$bad$bad_model"
   exit 1
 fi
+# One style of invariant check: SS_CHECK (model/check.hpp), which Release
+# keeps; a plain assert would vanish under NDEBUG.
+asserts=$(grep -nE '(^|[^_[:alnum:]])assert *\(|#include *<cassert>' "$root"/{model,data,messages,actors,runtime,tools}/*.?pp 2>/dev/null)
+if [ -n "$asserts" ]; then
+  echo "use SS_CHECK (model/check.hpp), not assert (compiled out in Release):"
+  echo "$asserts"
+  exit 1
+fi
 n=$(ls "$root"/model/*.?pp "$root"/data/*.?pp | wc -l)
 echo "layering ok: $n files in model/ and data/ checked"

@@ -1,6 +1,7 @@
 // shadowsync: thin entry point. Picks the sub-command and maps its result to
 // the exit code; all work happens in runtime/.
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,7 @@ const char* usage =
   "\n"
   "Run 'shadowsync <command> --help' for the options of a command.\n";
 
-} // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::fputs(usage, stderr);
     return tools::exit_usage;
@@ -44,6 +43,22 @@ int main(int argc, char** argv) {
     rc = tools::exit_ok;
   } else {
     std::fprintf(stderr, "shadowsync: unknown command '%s'\n\n%s", cmd.c_str(), usage);
+  }
+  return rc;
+}
+
+} // namespace
+
+// Any exception that escapes a command (std::bad_alloc, a library's throw)
+// becomes exit 1 with its message, never an abort with a core dump.
+int main(int argc, char** argv) {
+  int rc = tools::exit_failure;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "shadowsync: fatal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "shadowsync: fatal error: an unknown exception\n");
   }
   spdlog::shutdown();
   return rc;

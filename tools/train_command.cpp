@@ -5,6 +5,7 @@
 
 #include "runtime/cluster.hpp"
 #include "runtime/logging.hpp"
+#include "runtime/memory_estimate.hpp"
 #include "runtime/sequential_engine.hpp"
 #include "runtime/synthetic_data.hpp"
 #include "runtime/train_config.hpp"
@@ -28,6 +29,10 @@ int train_command(const std::vector<std::string>& args) {
   }
   runtime::train_config cfg;
   if (auto err = runtime::build_train_config(opts, cfg)) {
+    std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
+    return exit_usage;
+  }
+  if (auto err = runtime::check_memory(cfg, runtime::physical_memory_bytes())) {
     std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
     return exit_usage;
   }

@@ -111,5 +111,8 @@ TEST_CASE_FIXTURE(test::actor_fixture, "dense shard: an empty range and a bad al
   REQUIRE(d);
   CHECK(d->values.size() == 0);
   auto bad = sys.spawn(dense_shard, config(1.5f));
-  CHECK_FALSE(request<dense_range>(bad, dump_atom::value));
+  auto r = request<dense_range>(bad, dump_atom::value);
+  REQUIRE_FALSE(r);
+  // It quit at spawn: CAF answers for it; "no reply" would mean it still runs.
+  CHECK(r.error() == caf::sec::request_receiver_down);
 }

@@ -118,3 +118,25 @@ TEST_CASE("syncer ring all-reduce: malformed, stale and duplicate chunks are rep
   ring_chunk stale{0, 0, 0, 1, messages::float_blob{std::vector<float>{1, 1}}};
   CHECK(m.receive(std::move(stale)) != "");    // round 0 never runs
 }
+
+TEST_CASE("syncer ring all-reduce: the early-chunk stash is bounded by two rounds") {
+  // N = 3: 2(N-1) = 4 steps a round, at most 8 chunks may wait. A member that
+  // has begun nothing gets a flood of distinct future chunks from a faulty
+  // peer: the first 8 are stashed, the 9th is a protocol violation.
+  std::vector<ring_chunk> sent;
+  ring_allreduce m(1, 3, [&](ring_chunk&& c) { sent.push_back(std::move(c)); });
+  CHECK(m.max_stashed() == 8);
+  std::size_t accepted = 0;
+  std::string err;
+  for (std::uint64_t round = 1; round <= 5 && err.empty(); ++round)
+    for (std::uint32_t step = 0; step < 4 && err.empty(); ++step) {
+      ring_chunk c;
+      c.round = round;
+      c.step = step;
+      err = m.receive(std::move(c));
+      accepted += err.empty();
+    }
+  CHECK(accepted == 8);
+  CHECK(m.stashed() == 8);
+  CHECK(err.find("more than two rounds ahead") != std::string::npos);
+}

@@ -199,6 +199,10 @@ TEST_CASE_FIXTURE(test::actor_fixture, "embedding shard: shards partition every 
         if (r) {
           ++served;
           CHECK(s == row % 3);
+        } else { // a refusal naming the owner, not a missing reply
+          CHECK(code_of(r.error()) == errc::bad_request);
+          CHECK(context_of(r.error()).find("belongs to shard " + std::to_string(row % 3)) !=
+                std::string::npos);
         }
       }
       CHECK(served == 1);
@@ -210,5 +214,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "embedding shard: a bad config quits at s
   c.shard = 3; // of 3
   auto shard = sys.spawn(embedding_shard, c);
   auto r = request<float_blob>(shard, dump_atom::value);
-  CHECK_FALSE(r);
+  REQUIRE_FALSE(r);
+  // The actor is gone: CAF answers for it; "no reply" would mean it still runs.
+  CHECK(r.error() == caf::sec::request_receiver_down);
 }

@@ -180,3 +180,32 @@ TEST_CASE_FIXTURE(fixture, "the multi-node messages round-trip") {
   std::vector<caf::strong_actor_ptr> members{nullptr, nullptr};
   CHECK(roundtrip(members) == members);
 }
+
+TEST_CASE("error_text: the context string, else the code's name, on any error") {
+  using messages::errc;
+  CHECK(messages::error_text(messages::make_error(errc::input_error, "no such file x.tsv")) ==
+        "no such file x.tsv");
+  // An empty context (make_error without text) is safe and names the code.
+  CHECK(messages::error_text(messages::make_error(errc::input_error)) ==
+        messages::to_string(errc::input_error));
+  CHECK(messages::error_text(caf::error{}) == "no error");
+  CHECK(messages::error_text(caf::make_error(caf::sec::request_timeout)) == "error " +
+        std::to_string(int(caf::sec::request_timeout)));
+}
+
+TEST_CASE_FIXTURE(fixture, "raw blob: a length beyond the received bytes is refused before allocating") {
+  // 8 bytes that announce 2^30 floats (4 GiB): refused, nothing allocated.
+  auto buf = encode(std::uint64_t{1} << 30);
+  messages::float_blob b;
+  caf::binary_deserializer source{*sys, buf};
+  auto err = source(b);
+  REQUIRE(err);
+  CHECK(err == caf::sec::end_of_stream);
+  CHECK(b.values.empty());
+  // A length that fits what follows still decodes.
+  auto good = encode(messages::float_blob{std::vector<float>{1.5f, -2.0f}});
+  messages::float_blob c;
+  caf::binary_deserializer ok{*sys, good};
+  REQUIRE_FALSE(ok(c));
+  CHECK(c.values == std::vector<float>{1.5f, -2.0f});
+}

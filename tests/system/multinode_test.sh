@@ -10,7 +10,12 @@
 #    re-formed) and says so;
 #  - SIGKILL of the shard node: the job ends with an error naming the node
 #    within the configured timeout;
+#  - strangers' failed handshakes (a TLS client without a certificate, plain
+#    TCP bytes) against running nodes do not disturb the job
+#    (runtime/openssl_shim.hpp);
 #  - no node process is left behind.
+# Ports are picked free at the start, so two runs can share a machine; every
+# wait is on a condition in a log or a process table, with a deadline.
 # usage: multinode_test.sh PATH/TO/shadowsync SOURCE_DIR
 set -u
 bin=${1:?shadowsync binary}
@@ -24,14 +29,33 @@ ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
 json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 leftovers() { pgrep -f "node --node=.*$tmp/spec.ini" > /dev/null && echo yes || echo no; }
+# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds (0) or the
+# deadline passes (1).
+wait_for() {
+  local end=$(($(date +%s) + $1))
+  shift
+  until "$@"; do
+    [ "$(date +%s)" -ge "$end" ] && return 1
+    sleep 0.1
+  done
+}
+in_log() { grep -q "$2" "$1" 2>/dev/null; }
+no_leftovers() { [ "$(leftovers)" = no ]; }
 
 bash "$src/scripts/make-certs.sh" "$tmp/certs" coord s0 t0 t1 > /dev/null || { echo "make-certs failed"; exit 1; }
 bash "$src/scripts/make-certs.sh" --ca-name other "$tmp/other" t0 > /dev/null || exit 1
 "$bin" datagen --rows=200000 --seed=11 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 "$bin" datagen --rows=40000 --seed=12 --out="$tmp/eval.tsv" > /dev/null || exit 1
 cp "$src/config/cluster-3node.ini" "$tmp/spec.ini"
-base=7800
-nodes3="[coord=127.0.0.1:$base, t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]"
+# Four free loopback ports (held together while picked, so they differ).
+read -r pc pt0 pt1 ps0 < <(/usr/bin/python3 -c "
+import socket
+ss = [socket.socket() for _ in range(4)]
+for s in ss: s.bind(('127.0.0.1', 0))
+print(*(s.getsockname()[1] for s in ss))")
+[ -n "$ps0" ] || { echo "could not pick free ports"; exit 1; }
+echo "ports: coord $pc, t0 $pt0, t1 $pt1, s0 $ps0"
+nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
 # An option may be given once on the command line: `fixed` plus either the
 # cluster certificates (cert) or others, and the node list.
 fixed=(--config-file="$tmp/spec.ini" --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv"
@@ -79,7 +103,7 @@ done
 wait_coord=(--deploy.startup-timeout-ms=6000)
 "$bin" node "${common[@]}" "${wait_coord[@]}" --node=coord > "$tmp/coord.log" 2>&1 &
 coord_pid=$!
-sleep 0.5
+wait_for 30 in_log "$tmp/coord.log" "listening on" || bad "the lone coordinator never listened"
 "$bin" node "${fixed[@]}" --deploy.nodes="$nodes3" "${wait_coord[@]}" --node=t0 \
   --openssl.certificate="$tmp/other/t0.pem" --openssl.key="$tmp/other/t0.key" > "$tmp/other.log" 2>&1
 rc=$?
@@ -92,7 +116,7 @@ rc=$?
   || bad "plain TCP node: exit $rc: $(tail -n 2 "$tmp/plain.log")"
 wait $coord_pid
 rc=$?
-[ $rc = 1 ] && grep -q "nodes missing after 6000 ms.*t0 (127.0.0.1:$((base + 1))), t1" "$tmp/coord.log" \
+[ $rc = 1 ] && grep -q "nodes missing after 6000 ms.*t0 (127.0.0.1:$pt0), t1" "$tmp/coord.log" \
   && ok "the coordinator admitted neither and named the missing nodes" \
   || bad "coordinator after refusals: exit $rc: $(tail -n 2 "$tmp/coord.log")"
 "$bin" node "${fixed[@]}" --deploy.nodes="$nodes3" --node=t0 \
@@ -101,7 +125,7 @@ rc=$?
 [ $rc = 2 ] && grep -q "openssl.key' is not set" "$tmp/nokey.log" \
   && ok "incomplete TLS settings refused at startup (exit 2)" || bad "no key: exit $rc: $(cat "$tmp/nokey.log")"
 "$bin" node "${fixed[@]}" --node=t0 --deploy.insecure=true \
-  --deploy.nodes="[coord=10.9.9.9:$base, t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]" \
+  --deploy.nodes="[coord=10.9.9.9:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]" \
   > "$tmp/remote.log" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q "only allowed on loopback" "$tmp/remote.log" \
@@ -118,31 +142,50 @@ rc2=$?
   && ok "--node twice, and --node without '=', refused (exit 2)" \
   || bad "--node misuse: exit $rc / $rc2: $(cat "$tmp/twice.log" "$tmp/space.log")"
 
-# Starts `launch` in the background; waits until the roles are up and training
-# has begun; then sends signal $1 to node $2. Sets launch_pid and killed_at.
+# Starts `launch` in the background and waits until training has begun (the
+# coordinator's first progress line). Sets launch_pid; returns 1 (after
+# stopping the launch) when training never began.
+launch_training() {
+  local log=$1
+  shift
+  timeout 300 "$bin" launch "$@" > "$log" 2>&1 &
+  launch_pid=$!
+  if ! wait_for 120 in_log "$log" "\[train\]"; then
+    kill -TERM "$launch_pid" 2>/dev/null
+    wait "$launch_pid"
+    return 1
+  fi
+}
+
+# launch_and_signal SIG NODE LOG ARGS...: launch_training, then signal $1 to
+# node $2's process. Sets launch_pid and killed_at; returns 1 (and stops the
+# launch) when training never began or the node's pid is not in the log.
 # Three epochs, so that even a much faster machine is still training then
 # (eval NE is not checked there: 3 passes over 200k rows overfit, ~1.46 NE
 # in sequential mode too).
 launch_and_signal() {
   local sig=$1 victim=$2 log=$3
   shift 3
-  timeout 300 "$bin" launch "$@" --train.epochs=3 > "$log" 2>&1 &
-  launch_pid=$!
-  for _ in $(seq 1 300); do
-    grep -q "\[train\]" "$log" 2>/dev/null && break
-    sleep 0.1
-  done
+  launch_training "$log" "$@" --train.epochs=3 || return 1
   local pid
   pid=$(grep -o "node $victim: pid [0-9]*" "$log" | awk '{print $4}')
+  if [ -z "$pid" ]; then
+    kill -TERM "$launch_pid" 2>/dev/null
+    wait "$launch_pid"
+    return 1
+  fi
   killed_at=$(date +%s.%N)
   kill -"$sig" "$pid"
 }
 
 # 3. SIGKILL a trainer node (S-MA: the ring re-forms).
-launch_and_signal KILL t1 "$tmp/kill-t1.log" "${common[@]}" --sync.algorithm=s-ma \
-  --output.metrics="$tmp/kill-t1.json"
-wait $launch_pid
-rc=$?
+if launch_and_signal KILL t1 "$tmp/kill-t1.log" "${common[@]}" --sync.algorithm=s-ma \
+    --output.metrics="$tmp/kill-t1.json"; then
+  wait $launch_pid
+  rc=$?
+else
+  rc=never-started
+fi
 if [ $rc = 0 ] && grep -q "LOST trainer 1 on node t1" "$tmp/kill-t1.log"; then
   ok "trainer node t1 killed mid-run: the job finished (exit 0): $(json "$tmp/kill-t1.json" "'%d examples by the survivor, lost: %s' % (d['examples'], d['lost_trainers'][0][:60])")"
 else
@@ -153,31 +196,62 @@ grep -q "ring re-formed with 1 member" "$tmp/kill-t1.log" && ok "the surviving s
 
 # 3b. SIGSTOP a trainer node: a frozen peer is only seen through heartbeats
 # (here 500 ms, connection timeout 2 s); the job finishes without it.
-launch_and_signal STOP t1 "$tmp/stop-t1.log" "${common[@]}" --sync.algorithm=s-ma \
-  --deploy.heartbeat-ms=500 --deploy.connection-timeout-ms=2000
-wait $launch_pid
-rc=$?
+if launch_and_signal STOP t1 "$tmp/stop-t1.log" "${common[@]}" --sync.algorithm=s-ma \
+    --deploy.heartbeat-ms=500 --deploy.connection-timeout-ms=2000; then
+  wait $launch_pid
+  rc=$?
+else
+  rc=never-started
+fi
 lost=$(grep -o "trainer 1 on node t1 lost after [0-9.]* s" "$tmp/stop-t1.log" | head -n 1)
 [ $rc = 0 ] && [ -n "$lost" ] && ok "trainer node t1 frozen (SIGSTOP): detected by heartbeats, $lost; exit 0" \
   || bad "trainer freeze: exit $rc: $(tail -n 4 "$tmp/stop-t1.log")"
 
 # 4. SIGKILL the shard node (4 nodes: coord, s0 with every shard, t0, t1).
-nodes4="[coord=127.0.0.1:$base, s0=127.0.0.1:$((base + 3)), t0=127.0.0.1:$((base + 1)), t1=127.0.0.1:$((base + 2))]"
-launch_and_signal KILL s0 "$tmp/kill-s0.log" "${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes4" \
-  --deploy.embedding-shards="[s0]" --deploy.dense-shards="[s0]"
-wait $launch_pid
-rc=$?
+nodes4="[coord=127.0.0.1:$pc, s0=127.0.0.1:$ps0, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
+if launch_and_signal KILL s0 "$tmp/kill-s0.log" "${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes4" \
+    --deploy.embedding-shards="[s0]" --deploy.dense-shards="[s0]"; then
+  wait $launch_pid
+  rc=$?
+else
+  rc=never-started
+  killed_at=$(date +%s.%N)
+fi
 ended_at=$(date +%s.%N)
 took=$(/usr/bin/python3 -c "print(round($ended_at - $killed_at, 2))")
 within=$(/usr/bin/python3 -c "print($ended_at - $killed_at < 8 + 5 + 3)")
-if [ $rc = 1 ] && grep -q "error node coord: node s0 (127.0.0.1:$((base + 3))) hosting embedding shard 0" "$tmp/kill-s0.log" \
+if [ $rc = 1 ] && grep -q "error node coord: node s0 (127.0.0.1:$ps0) hosting embedding shard 0" "$tmp/kill-s0.log" \
     && [ "$within" = True ]; then
   ok "shard node s0 killed: clear error naming it, exit 1, $took s after the kill"
 else
   bad "shard kill: exit $rc after $took s: $(grep -i error "$tmp/kill-s0.log" | tail -n 3)"
 fi
-sleep 0.5
-[ "$(leftovers)" = no ] && ok "no node process left after the kills" || bad "node processes left behind"
+
+# 5. Strangers' failed handshakes against the running coordinator and a
+# trainer node: a TLS client with no certificate, then plain TCP bytes. Before
+# runtime/openssl_shim.cpp each one dropped the nodes' healthy TLS links (the
+# job lost every trainer); now the job must finish with every example.
+if launch_training "$tmp/stranger.log" "${common[@]}" --sync.algorithm=s-easgd --train.epochs=2 \
+    --output.metrics="$tmp/stranger.json"; then
+  for port in $pc $pt0; do
+    timeout 10 openssl s_client -connect 127.0.0.1:$port -CAfile "$tmp/certs/ca.pem" \
+      < /dev/null > "$tmp/s_client.log" 2>&1
+    timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GET / HTTP/1.0\r\n\r\n' >&3; cat <&3" \
+      > /dev/null 2>&1
+  done
+  wait $launch_pid
+  rc=$?
+  if [ $rc = 0 ] && ! grep -q "LOST\|lost after" "$tmp/stranger.log" \
+      && [ "$(json "$tmp/stranger.json" "d['examples']")" = 400000 ]; then
+    ok "failed handshakes of strangers (no client certificate; plain TCP) left the job intact: exit 0, 400000 examples, no node lost"
+  else
+    bad "stranger handshakes: exit $rc: $(grep -i "lost\|error" "$tmp/stranger.log" | head -n 3)"
+  fi
+else
+  bad "stranger run: training never began: $(tail -n 3 "$tmp/stranger.log")"
+fi
+
+wait_for 10 no_leftovers && ok "no node process left after the kills" || bad "node processes left behind"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

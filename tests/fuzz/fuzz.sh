@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets with clang's libFuzzer (+ ASan + UBSan) and fuzzes
+# each for a bounded time, starting from the committed corpus.
+#   usage: fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET ...]
+# Targets: data ini meta messages (default: all). Finds are written to
+# BUILD_DIR/<target>/crash-* and make the script fail; new corpus entries
+# stay in BUILD_DIR/<target>/corpus (tests/fuzz/corpus is not modified; merge
+# by hand with -merge=1 to grow it). Needs clang and libFuzzer (Debian clang-14,
+# libclang-rt-14-dev); scripts/deps.sh --fuzz installs them.
+# libFuzzer, not CAF's option parsing: nothing here goes through
+# caf::config_option (clang builds crash there against Debian's GCC-built CAF).
+set -euo pipefail
+secs=${1:?usage: fuzz.sh SECONDS [BUILD_DIR] [TARGET ...]}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${2:-$src/build/fuzz-libfuzzer}
+shift $(($# >= 2 ? 2 : 1))
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(data ini meta messages)
+CLANG=${CLANG:-clang++}
+command -v "$CLANG" > /dev/null || { echo "fuzz.sh: $CLANG not found (apt-get install clang)"; exit 1; }
+mkdir -p "$out/obj"
+san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+cflags=(-std=c++17 -O1 -g "${san[@]}" -I"$src" -I/usr/include/eigen3 -DNDEBUG)
+
+# Compiles a library source once (again when it changed) with coverage.
+obj() {
+  local s=$1 o
+  o="$out/obj/$(echo "$s" | tr / _).o"
+  if [ ! -f "$o" ] || [ "$src/$s" -nt "$o" ]; then
+    "$CLANG" "${cflags[@]}" -fsanitize=fuzzer-no-link -c "$src/$s" -o "$o"
+  fi
+  echo "$o"
+}
+sources_of() {
+  case $1 in
+    data|meta) ls "$src"/data/*.cpp | sed "s|$src/||" ;;
+    ini) ls "$src"/data/*.cpp "$src"/model/*.cpp | sed "s|$src/||"
+         echo runtime/options.cpp; echo runtime/option_values.cpp; echo runtime/train_config.cpp ;;
+    messages) ls "$src"/messages/*.cpp | sed "s|$src/||" ;;
+  esac
+}
+libs_of() { [ "$1" = messages ] && echo "-lcaf_core -lpthread" || true; }
+
+failed=0
+printf '%-9s %10s %10s %8s %8s %s\n' target execs exec/s cov ft result
+for t in "${targets[@]}"; do
+  objs=()
+  for s in $(sources_of "$t"); do objs+=("$(obj "$s")"); done
+  bin="$out/$t/fuzz_$t"
+  mkdir -p "$out/$t/corpus"
+  # shellcheck disable=SC2046
+  "$CLANG" "${cflags[@]}" -fsanitize=fuzzer "$src/tests/fuzz/${t}_fuzz.cpp" "${objs[@]}" \
+    $(libs_of "$t") -o "$bin"
+  log="$out/$t/fuzz.log"
+  set +e
+  (cd "$out/$t" && "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+     -print_final_stats=1 corpus "$src/tests/fuzz/corpus/$t" > "$log" 2>&1)
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*' || echo 0)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*' || echo 0)
+  if [ $rc = 0 ]; then result=ok; else result="FAILED (exit $rc, see $log)"; failed=1; fi
+  printf '%-9s %10s %10s %8s %8s %s\n' "$t" "$execs" "$rate" "$cov" "$ft" "$result"
+  [ $rc = 0 ] || grep -m 5 -E "ERROR|runtime error|fuzz property|Test unit written" "$log" || true
+done
+exit $failed
