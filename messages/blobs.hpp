@@ -7,6 +7,7 @@
 //
 // Wire format (inspect) and checkpoint format (cereal) are separate.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,39 @@ typename std::enable_if<!std::is_base_of<caf::serializer, Inspector>::value &&
 inspect(Inspector& f, raw_blob<T>& x) {
   std::string summary = std::to_string(x.values.size()) + " values";
   return f(caf::meta::type_name("raw_blob"), summary);
+}
+
+// A double on the wire as its IEEE-754 bit pattern (8 bytes), bit-exact.
+// CAF 0.17.6 encodes float and double with its own pack754, which never
+// returns for +-infinity (the sender's thread spins forever: a diverging loss
+// in a progress report would hang a node) and decodes subnormals and NaN to
+// other values (found by tests/fuzz/messages_fuzz.cpp). Every double field of
+// a message is written as f(..., bits(x.field), ...).
+struct f64_bits {
+  double* v;
+};
+inline f64_bits bits(double& v) { return f64_bits{&v}; }
+
+inline caf::error inspect(caf::serializer& f, f64_bits& x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, x.v, sizeof b);
+  return f(b);
+}
+
+inline caf::error inspect(caf::deserializer& f, f64_bits& x) {
+  std::uint64_t b = 0;
+  if (auto err = f(b))
+    return err;
+  std::memcpy(x.v, &b, sizeof b);
+  return {};
+}
+
+template <class Inspector>
+typename std::enable_if<!std::is_base_of<caf::serializer, Inspector>::value &&
+                            !std::is_base_of<caf::deserializer, Inspector>::value,
+                        typename Inspector::result_type>::type
+inspect(Inspector& f, f64_bits& x) {
+  return f(*x.v);
 }
 
 } // namespace messages

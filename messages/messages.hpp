@@ -157,9 +157,10 @@ struct worker_stats {
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
-  return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, x.loss_sum, x.prob_sum,
-           x.positives, x.busy_seconds, x.blocked_seconds, x.lookup_wait_seconds, x.lookup_bytes,
-           x.push_bytes, x.malformed_lines, x.cpu_seconds);
+  return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, bits(x.loss_sum),
+           bits(x.prob_sum), x.positives, bits(x.busy_seconds), bits(x.blocked_seconds),
+           bits(x.lookup_wait_seconds), x.lookup_bytes, x.push_bytes, x.malformed_lines,
+           bits(x.cpu_seconds));
 }
 
 // What a shadow syncer reports.
@@ -177,7 +178,7 @@ struct sync_stats {
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sync_stats& x) {
-  return f(caf::meta::type_name("sync_stats"), x.rounds, x.bytes_sent, x.seconds,
+  return f(caf::meta::type_name("sync_stats"), x.rounds, x.bytes_sent, bits(x.seconds),
            x.batches_at_round);
 }
 
@@ -217,9 +218,9 @@ struct progress_report {
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
-  return f(caf::meta::type_name("progress_report"), x.examples, x.batches, x.loss_sum, x.prob_sum,
-           x.positives, x.sync_rounds, x.worker_seconds, x.blocked_seconds, x.embedding_bytes,
-           x.sync_bytes);
+  return f(caf::meta::type_name("progress_report"), x.examples, x.batches, bits(x.loss_sum),
+           bits(x.prob_sum), x.positives, x.sync_rounds, bits(x.worker_seconds),
+           bits(x.blocked_seconds), x.embedding_bytes, x.sync_bytes);
 }
 
 } // namespace messages
