@@ -146,5 +146,25 @@ else
   echo "skip - Criteo rows not found at $crit"
 fi
 
+# No input ends in exit 0 with NaN metrics; an impossible model is refused up
+# front; every case names what is wrong.
+: > "$tmp/empty.tsv"
+printf 'x\ty\n2\t3\nnot a line\n' > "$tmp/garbage.tsv"
+for mode in sequential simulated; do
+  expect 1 "training set is empty: no valid example in '$tmp/empty.tsv' \(0 malformed lines" \
+    "$mode: empty training file is an error naming it" -- "$bin" train --data.train="$tmp/empty.tsv" \
+    --data.eval="$tmp/eval.tsv" --cluster.mode=$mode --model.rows-per-table=1000 --output.progress=none
+  expect 1 "training set is empty: no valid example in '$tmp/garbage.tsv' \(3 malformed lines" \
+    "$mode: all-malformed training file is an error naming it" -- "$bin" train \
+    --data.train="$tmp/garbage.tsv" --data.eval="$tmp/eval.tsv" --cluster.mode=$mode \
+    --model.rows-per-table=1000 --output.progress=none
+  expect 1 "eval set is empty: no valid example in '$tmp/empty.tsv'" \
+    "$mode: empty eval file is an error naming it" -- "$bin" train --data.train="$tmp/train.tsv" \
+    --data.eval="$tmp/empty.tsv" --cluster.mode=$mode --model.rows-per-table=1000 --output.progress=none
+done
+expect 2 "option 'model.rows-per-table' = 1000000000000: the parameters need about .*PiB.*more than this machine's" \
+  "impossible table size refused up front (exit 2)" -- "$bin" train --model.rows-per-table=1000000000000 \
+  --data.train="$tmp/train.tsv" --output.progress=none
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
