@@ -49,7 +49,11 @@ typename Inspector::result_type inspect(Inspector& f, node_hello& x) {
 struct node_roster {
   std::vector<std::string> nodes;
   std::vector<caf::strong_actor_ptr> agents;
-  std::vector<std::uint8_t> ready; // 1: sent ready
+  // 1: sent ready. Not a byte vector: CAF 0.17.6 decodes byte vectors by
+  // resizing to the announced length before checking the bytes left, so 18
+  // hostile bytes made a node allocate 2.4 GB (tests/fuzz/messages_fuzz.cpp);
+  // other element types are decoded one by one.
+  std::vector<std::uint32_t> ready;
   friend bool operator==(const node_roster& a, const node_roster& b) {
     return a.nodes == b.nodes && a.agents == b.agents && a.ready == b.ready;
   }

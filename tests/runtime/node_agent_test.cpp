@@ -40,7 +40,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: admits the spec's nodes, ros
   auto roster = request<node_roster>(agent, roster_atom::value);
   REQUIRE(roster);
   CHECK(roster->nodes == std::vector<std::string>{"coord", "t0", "t1"});
-  CHECK(roster->ready == std::vector<std::uint8_t>{1, 0, 0});
+  CHECK(roster->ready == std::vector<std::uint32_t>{1, 0, 0});
   CHECK(roster->agents[1] == ptr);
   CHECK_FALSE(roster->agents[2]);
 
@@ -54,7 +54,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: admits the spec's nodes, ros
   REQUIRE(second->done());
   CHECK(first->get()->nodes.size() == 3);
   REQUIRE(request<bool>(agent, ready_atom::value, std::string{"t1"}));
-  CHECK(request<node_roster>(agent, roster_atom::value)->ready == std::vector<std::uint8_t>{1, 0, 1});
+  CHECK(request<node_roster>(agent, roster_atom::value)->ready == std::vector<std::uint32_t>{1, 0, 1});
   self->send(agent, end_atom::value);
   self->send(other, end_atom::value);
   run();
