@@ -91,14 +91,16 @@ struct exit_watch {
 template <class Handle>
 exit_watch watch(caf::actor_system& sys, const Handle& h) {
   auto out = std::make_shared<std::optional<caf::error>>();
-  auto w = sys.spawn([h, out](caf::event_based_actor* s) -> caf::behavior {
+  // `out` as a spawn argument: CAF 0.17 binds a null tuple for argument-less
+  // actor functions (UBSan; see test_fixture.hpp).
+  auto w = sys.spawn([h](caf::event_based_actor* s, std::shared_ptr<std::optional<caf::error>> out) -> caf::behavior {
     s->monitor(h);
     s->set_down_handler([s, out](caf::down_msg& dm) {
       *out = dm.reason;
       s->quit();
     });
     return {[](int) {}};
-  });
+  }, out);
   return {w, out};
 }
 

@@ -104,15 +104,20 @@ struct actor_fixture {
   std::shared_ptr<reply_slot<R>> request_async(const Handle& dest, Ts&&... xs) {
     auto slot = std::make_shared<reply_slot<R>>();
     auto args = std::make_tuple(std::forward<Ts>(xs)...);
-    sys.spawn([dest, slot, args](caf::event_based_actor* s) mutable {
-      std::apply(
-        [&](auto&... a) {
-          s->request(dest, caf::infinite, std::move(a)...)
-            .then([slot](R& x) { slot->value = std::move(x); },
-                  [slot](caf::error& e) { slot->error = std::move(e); });
-        },
-        args);
-    });
+    // The slot is a spawn argument, not only a capture: CAF 0.17's
+    // init_fun_factory dereferences a null shared_ptr<tuple<>> for an actor
+    // function without arguments (UBSan: reference binding to null pointer).
+    sys.spawn(
+      [dest, args](caf::event_based_actor* s, std::shared_ptr<reply_slot<R>> slot) mutable {
+        std::apply(
+          [&](auto&... a) {
+            s->request(dest, caf::infinite, std::move(a)...)
+              .then([slot](R& x) { slot->value = std::move(x); },
+                    [slot](caf::error& e) { slot->error = std::move(e); });
+          },
+          args);
+      },
+      slot);
     return slot;
   }
 

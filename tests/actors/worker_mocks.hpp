@@ -238,14 +238,16 @@ inline actors::trainer_actor::behavior_type trainer(actors::trainer_actor::point
 // nobody references is cleaned up.
 template <class Handle>
 caf::actor watch(caf::actor_system& sys, const Handle& who, recorder_ptr rec, std::string name) {
-  return sys.spawn([who, rec, name](caf::event_based_actor* self) -> caf::behavior {
+  // `name` as a spawn argument: CAF 0.17 binds a null tuple for argument-less
+  // actor functions (UBSan; see test_fixture.hpp).
+  return sys.spawn([who, rec](caf::event_based_actor* self, std::string name) -> caf::behavior {
     self->monitor(who);
     self->set_down_handler([=](caf::down_msg& dm) {
       rec->down[name] = dm.reason;
       self->quit();
     });
     return {[](tick_atom) {}}; // a behaviour keeps the watcher alive until the DOWN
-  });
+  }, name);
 }
 
 // A worker's peers as mocks: its reader, two embedding shards, its syncer and
