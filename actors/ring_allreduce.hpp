@@ -72,7 +72,11 @@ public:
   // Chunks waiting for a step or round not reached yet.
   std::size_t stashed() const { return stash_.size(); }
   // The most chunks that may wait: two rounds' worth.
-  std::size_t max_stashed() const { return 2 * std::size_t(steps()); }
+  std::size_t max_stashed() const { return max_early_chunks(n_); }
+  // Two rounds of 2(n-1) chunks: the most a correct ring of n members can
+  // send one member before it reaches them (also the syncer's bound before
+  // its ring is formed, with n = every trainer).
+  static std::size_t max_early_chunks(std::uint32_t n) { return 4 * std::size_t(n - 1); }
 
 private:
   std::uint32_t steps() const { return 2 * (n_ - 1); }

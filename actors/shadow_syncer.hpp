@@ -164,7 +164,9 @@ struct syncer_state {
   std::unique_ptr<ring_allreduce> ring;
   std::vector<messages::ring_chunk> early_chunks; // arrived before peers_atom
   // Bound on early_chunks: two rounds of a ring of every trainer.
-  std::size_t max_early_chunks() const { return 4 * std::size_t(cfg.num_trainers); }
+  std::size_t max_early_chunks() const {
+    return ring_allreduce::max_early_chunks(cfg.num_trainers);
+  }
   std::vector<float> snapshot, reduced; // [replica size]
   std::vector<float> global, momentum;  // BMUF w_g and Delta, [replica size]
   std::vector<float> block_start;       // BMUF: where the current block started

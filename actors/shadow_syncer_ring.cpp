@@ -110,9 +110,7 @@ void syncer_state::on_ring(messages::ring_chunk&& chunk) {
   if (chunk.generation < generation)
     return; // from a ring that has been re-formed since
   if (!ring || chunk.generation > generation) {
-    // Bounded like ring_allreduce's stash: a ring of at most num_trainers
-    // members sends at most two rounds of 2(N-1) chunks before this member
-    // joins in.
+    // Bounded like ring_allreduce's stash (ring_allreduce::max_early_chunks).
     if (early_chunks.size() >= max_early_chunks()) {
       fail(errc::protocol_mismatch, "more than " + std::to_string(max_early_chunks()) +
                                       " ring chunks arrived before their ring was formed here");

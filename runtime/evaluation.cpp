@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "model/check.hpp"
 #include "runtime/input.hpp"
 
 namespace runtime {
@@ -11,9 +12,7 @@ std::optional<std::string> evaluate_model(const train_config& cfg, const model::
                                           const model::embedding_tables& tables,
                                           const std::vector<std::string>& files,
                                           run_metrics& out) {
-  if (num_params != net.layout().size())
-    return "evaluation: the dense parameters hold " + std::to_string(num_params) +
-           " floats, the model " + std::to_string(net.layout().size());
+  SS_CHECK(num_params == net.layout().size(), "evaluation: dense parameters of the model");
   std::string err;
   auto r = open_reader(cfg, files, &err);
   if (!r)

@@ -15,8 +15,9 @@
 namespace runtime {
 
 // Fills out.eval, out.eval_seconds and out.eval_malformed_lines. Returns an
-// error message when `num_params` is not the model's size, on a fatal input
-// error, or when the eval files hold no valid example.
+// error message on a fatal input error or when the eval files hold no valid
+// example. Precondition (SS_CHECK): num_params == net.layout().size(); the
+// coordinator checks replicas from the wire before they get here.
 std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
                                           const float* params, std::size_t num_params,
                                           const model::embedding_tables& tables,

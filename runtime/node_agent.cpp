@@ -83,7 +83,8 @@ struct prepared_plan {
   role_plan plan;
   train_config cfg;
   deploy_settings deploy;
-  bool needs_synthetic = false; // trainers here and no data.train: generate it first
+  // Trainers here and no data.train: generate the synthetic set first.
+  bool needs_synthetic() const { return !plan.trainers.empty() && cfg.data.train.empty(); }
 };
 
 std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
@@ -92,7 +93,6 @@ std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
     return err;
   if (auto why = check_role_plan(plan, out.cfg); !why.empty())
     return why;
-  out.needs_synthetic = !plan.trainers.empty() && out.cfg.data.train.empty();
   return std::nullopt;
 }
 
@@ -197,7 +197,7 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
           st->roles.insert(st->roles.end(), v->begin(), v->end());
         return out;
       };
-      if (!p->needs_synthetic)
+      if (!p->needs_synthetic())
         return start();
       auto rp = self->make_response_promise<spawned_roles>();
       auto gen = self->spawn<caf::detached>(synthetic_preparer, p->cfg.data);

@@ -15,20 +15,21 @@
 
 namespace {
 
-// One in-memory file for the whole run (/proc/self/fd/N is a path).
-const std::string& scratch_path() {
-  static const std::string path = [] {
-    const int fd = memfd_create("fuzz-data", 0);
-    FUZZ_CHECK(fd >= 0);
-    return "/proc/self/fd/" + std::to_string(fd);
-  }();
-  return path;
+// One in-memory file for the whole run; /proc/self/fd/N is its path.
+struct scratch_file {
+  int fd = memfd_create("fuzz-data", 0);
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+};
+
+const scratch_file& scratch() {
+  static const scratch_file f;
+  FUZZ_CHECK(f.fd >= 0);
+  return f;
 }
 
 void write_scratch(const std::uint8_t* data, std::size_t size) {
-  const int fd = std::stoi(scratch_path().substr(14));
-  FUZZ_CHECK(ftruncate(fd, 0) == 0);
-  FUZZ_CHECK(pwrite(fd, data, size, 0) == ssize_t(size));
+  FUZZ_CHECK(ftruncate(scratch().fd, 0) == 0);
+  FUZZ_CHECK(pwrite(scratch().fd, data, size, 0) == ssize_t(size));
 }
 
 } // namespace
@@ -44,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::uint64_t lines = 0, examples = 0, malformed = 0;
   for (std::size_t part = 0; part < parts; ++part) {
     data::reader_options o;
-    o.files = {scratch_path()};
+    o.files = {scratch().path};
     o.chunk_bytes = chunk;
     o.part = part;
     o.num_parts = parts;

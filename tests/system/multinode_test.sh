@@ -20,6 +20,7 @@
 set -u
 bin=${1:?shadowsync binary}
 src=${2:?source dir}
+source "$src/tests/system/lib.sh"
 tmp=$(mktemp -d)
 cleanup() { pkill -KILL -f "$tmp/spec.ini" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
@@ -29,17 +30,6 @@ ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
 json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 leftovers() { pgrep -f "node --node=.*$tmp/spec.ini" > /dev/null && echo yes || echo no; }
-# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds (0) or the
-# deadline passes (1).
-wait_for() {
-  local end=$(($(date +%s) + $1))
-  shift
-  until "$@"; do
-    [ "$(date +%s)" -ge "$end" ] && return 1
-    sleep 0.1
-  done
-}
-in_log() { grep -q "$2" "$1" 2>/dev/null; }
 no_leftovers() { [ "$(leftovers)" = no ]; }
 
 bash "$src/scripts/make-certs.sh" "$tmp/certs" coord s0 t0 t1 > /dev/null || { echo "make-certs failed"; exit 1; }
@@ -47,12 +37,7 @@ bash "$src/scripts/make-certs.sh" --ca-name other "$tmp/other" t0 > /dev/null ||
 "$bin" datagen --rows=200000 --seed=11 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 "$bin" datagen --rows=40000 --seed=12 --out="$tmp/eval.tsv" > /dev/null || exit 1
 cp "$src/config/cluster-3node.ini" "$tmp/spec.ini"
-# Four free loopback ports (held together while picked, so they differ).
-read -r pc pt0 pt1 ps0 < <(/usr/bin/python3 -c "
-import socket
-ss = [socket.socket() for _ in range(4)]
-for s in ss: s.bind(('127.0.0.1', 0))
-print(*(s.getsockname()[1] for s in ss))")
+read -r pc pt0 pt1 ps0 < <(free_ports 4)
 [ -n "$ps0" ] || { echo "could not pick free ports"; exit 1; }
 echo "ports: coord $pc, t0 $pt0, t1 $pt1, s0 $ps0"
 nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
