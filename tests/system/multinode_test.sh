@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # System test of the multi-node cluster: real processes on loopback with
 # mutual TLS (shadowsync launch / node). Checks:
-#  - 3 nodes (coordinator + shards, 2 trainer nodes) train S-EASGD and S-MA to
-#    an eval NE within 1 % of the one-process cluster on the same data;
+#  - nodes train exactly the one-process model where that model does not
+#    depend on thread timing (FR-EASGD with one trainer node, FR-MA with two
+#    and frozen embeddings); S-EASGD and S-MA over 2 trainer nodes finish
+#    every example with shadow rounds and a model that learned;
 #  - a node with a certificate from another CA, and a node speaking plain TCP,
 #    are refused; incomplete TLS settings and insecure non-loopback hosts are
 #    refused at startup; the coordinator names the nodes still missing;
@@ -49,38 +51,65 @@ fixed=(--config-file="$tmp/spec.ini" --data.train="$tmp/train.tsv" --data.eval="
 cert=(--openssl.certificate="$tmp/certs/{node}.pem" --openssl.key="$tmp/certs/{node}.key")
 common=("${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes3")
 
-# 1. Same NE as one process (S-EASGD, S-MA). Shadow sync is not
-# deterministic (thread timing): a single S-MA run's eval NE varies by about
-# +-1.3 % here at dense-lr 0.03 (+-0.4 % at 0.01, mostly the calibration of
-# the final average), so the runs use dense-lr 0.01 and the medians of 5 runs
-# each are compared.
-median() { /usr/bin/python3 -c "import json,statistics,sys; print(statistics.median(json.load(open(f))['eval_ne'] for f in sys.argv[1:]))" "$@"; }
+# 1a. The same model as one process, bit for bit. Two configurations whose
+# result does not depend on thread timing: foreground EASGD with one trainer node (lookups,
+# pushes and elastic exchanges cross the wire), and foreground MA with two
+# trainer nodes and sparse-lr 0 (the ring crosses the wire; with embeddings
+# frozen the trainers do not race on shared rows). The metrics JSON holds
+# 10 significant digits; both must print the same eval NE. (A build with
+# SS_NATIVE=ON is not deterministic: with AVX-512 Eigen's reductions start
+# their vector loop at the first 64-byte aligned element, so the summation
+# order follows the heap addresses of each run.)
+one_process() { # ALG OUT [options]: the one-process cluster on the same data
+  local alg=$1 out=$2
+  shift 2
+  "$bin" train --config-file="$src/config/default.ini" --data.train="$tmp/train.tsv" \
+    --data.eval="$tmp/eval.tsv" --cluster.embedding-shards=1 --cluster.dense-shards=1 \
+    --sync.algorithm=$alg --train.dense-lr=0.01 --output.progress=none --output.metrics="$out" "$@" \
+    > "$tmp/one.log" 2>&1
+}
+same_model() { # NAME ALG NODES TRAINER-NODES [options]: one process vs nodes, same eval NE
+  local name=$1 alg=$2 nodes=$3 trainers=$4
+  shift 4
+  if ! one_process $alg "$tmp/one-$name.json" "$@"; then
+    bad "$name: one-process run failed: $(tail -n 3 "$tmp/one.log")"
+    return
+  fi
+  if ! timeout 300 "$bin" launch "${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes" --deploy.trainers="$trainers" \
+      --sync.algorithm=$alg --train.dense-lr=0.01 --output.metrics="$tmp/mn-$name.json" "$@" > "$tmp/mn-$name.log" 2>&1; then
+    bad "$name: 3-node run failed: $(tail -n 5 "$tmp/mn-$name.log")"
+    return
+  fi
+  local one mn
+  one=$(json "$tmp/one-$name.json" "d['eval_ne']")
+  mn=$(json "$tmp/mn-$name.json" "d['eval_ne'], d['examples'], d['mode']")
+  [ "$mn" = "$one 200000 multi-node" ] \
+    && ok "$name: the nodes trained the one-process model exactly (eval NE $one)" \
+    || bad "$name: nodes (eval NE, examples, mode) $mn vs one process eval NE $one"
+}
+same_model fr-easgd-1-trainer fr-easgd "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" \
+  --cluster.trainers=1
+same_model fr-ma-2-trainers fr-ma "$nodes3" "[t0, t1]" --cluster.trainers=2 --train.sparse-lr=0
+grep -q "mutual TLS" "$tmp/mn-fr-ma-2-trainers.log" && ok "nodes listened with mutual TLS" \
+  || bad "no 'mutual TLS' in the node logs"
+
+# 1b. Shadow sync over the wire. Its result depends on thread timing by
+# design (a single S-MA run's eval NE spreads over 0.873-0.885 here, one
+# process or not), so no run-to-run equality is asserted: the job must
+# finish with every example, sync rounds must have run, and the model must
+# have learned (eval NE below 0.95; a constant predictor scores 1.0). What
+# the rounds compute over the wire is checked exactly in 1a.
 for alg in s-easgd s-ma; do
-  ones=() mns=() failed=0
-  for r in 1 2 3 4 5; do
-    "$bin" train --config-file="$src/config/default.ini" --data.train="$tmp/train.tsv" \
-      --data.eval="$tmp/eval.tsv" --cluster.trainers=2 --cluster.embedding-shards=1 \
-      --cluster.dense-shards=1 --sync.algorithm=$alg --train.dense-lr=0.01 --output.progress=none \
-      --output.metrics="$tmp/one-$alg-$r.json" > "$tmp/one-$alg.log" 2>&1 \
-      || { bad "$alg one-process run: $(tail -n 3 "$tmp/one-$alg.log")"; failed=1; break; }
-    if ! timeout 300 "$bin" launch "${common[@]}" --sync.algorithm=$alg --train.dense-lr=0.01 \
-        --output.metrics="$tmp/mn-$alg-$r.json" > "$tmp/mn-$alg.log" 2>&1; then
-      bad "$alg 3-node run: $(tail -n 5 "$tmp/mn-$alg.log")"
-      failed=1
-      break
-    fi
-    ones+=("$tmp/one-$alg-$r.json")
-    mns+=("$tmp/mn-$alg-$r.json")
-  done
-  [ $failed = 1 ] && continue
-  one=$(median "${ones[@]}")
-  mn=$(median "${mns[@]}")
-  rel=$(/usr/bin/python3 -c "print(round(abs($mn - $one) / $one, 4))")
-  close=$(json "${mns[0]}" "abs($mn - $one) / $one < 0.01 and d['examples'] == 200000 and d['mode'] == 'multi-node'")
-  [ "$close" = True ] && ok "$alg: 3 nodes over TLS, median eval NE $mn vs one process $one (rel. diff $rel)" \
-    || bad "$alg: 3 nodes median eval NE $mn vs one process $one (rel. diff $rel)"
-  grep -q "mutual TLS" "$tmp/mn-$alg.log" && ok "$alg: nodes listened with mutual TLS" \
-    || bad "$alg: no 'mutual TLS' in the node logs"
+  if ! timeout 300 "$bin" launch "${common[@]}" --sync.algorithm=$alg --train.dense-lr=0.01 \
+      --output.metrics="$tmp/mn-$alg.json" > "$tmp/mn-$alg.log" 2>&1; then
+    bad "$alg 3-node run: $(tail -n 5 "$tmp/mn-$alg.log")"
+    continue
+  fi
+  got=$(json "$tmp/mn-$alg.json" "d['examples'], d['mode'], d['sync']['rounds'] > 0, d['eval_ne'] < 0.95, d['eval_ne']")
+  case "$got" in
+    "200000 multi-node True True "*) ok "$alg: 3 nodes over TLS trained every example with shadow rounds: $got" ;;
+    *) bad "$alg: (examples, mode, rounds > 0, eval NE < 0.95, eval NE) = $got" ;;
+  esac
 done
 [ "$(leftovers)" = no ] && ok "no node process left after the runs" || bad "node processes left behind"
 
