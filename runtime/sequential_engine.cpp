@@ -51,15 +51,32 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   const std::size_t bs = cfg_.train.batch_size;
   const std::uint64_t limit = cfg_.train.max_examples;
   const double bytes_per_epoch = double(total_bytes(cfg_.data.train));
+  const auto& ck = cfg_.checkpoint;
   data::batch b;
-  model::ne_accumulator ne;
-  std::uint64_t examples = 0, malformed = 0;
+  model::ne_accumulator ne = start_.ne;
+  std::uint64_t examples = start_.examples, malformed = start_.malformed;
+  std::uint64_t next_ck = ck.every_examples ? (examples / ck.every_examples + 1) * ck.every_examples : 0;
   const auto t0 = clock_type::now();
-  for (std::size_t epoch = 0; epoch < cfg_.train.epochs && (!limit || examples < limit); ++epoch) {
+  auto last_ck = t0;
+  auto seconds = [&] { return start_.seconds + seconds_since(t0); };
+  std::size_t epoch = std::size_t(start_.reader.epoch);
+  std::uint64_t skip = start_.reader.examples; // examples of this pass already trained
+  for (; epoch < cfg_.train.epochs && (!limit || examples < limit); ++epoch) {
     std::string err;
     auto r = open_reader(cfg_, cfg_.data.train, &err);
     if (!r)
       return err;
+    std::uint64_t pass_examples = 0;
+    for (; skip > 0; b.clear()) { // resume: the same lines, read and dropped
+      if (!r->next(b, std::size_t(std::min<std::uint64_t>(skip, 4096))))
+        return r->error().empty() ? "resume: the training data ends before the checkpoint's "
+                                    "position (" + std::to_string(start_.reader.examples) +
+                                      " examples into pass " + std::to_string(epoch + 1) +
+                                      "): not the data it was trained on?"
+                                  : r->error();
+      skip -= b.size;
+      pass_examples += b.size;
+    }
     while (!limit || examples < limit) {
       b.clear();
       const std::size_t want = limit ? std::min<std::uint64_t>(bs, limit - examples) : bs;
@@ -67,6 +84,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
         break;
       train_step(b, ne);
       examples += b.size;
+      pass_examples += b.size;
       progress_sample s;
       s.examples = examples;
       s.train_ne = ne.ne();
@@ -74,6 +92,17 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
         s.fraction_done = (double(epoch) + double(r->statistics().bytes) / bytes_per_epoch) /
                           double(cfg_.train.epochs);
       progress.update(s);
+      const bool by_examples = next_ck && examples >= next_ck;
+      const bool by_time = ck.every_seconds > 0 && seconds_since(last_ck) >= ck.every_seconds;
+      if (ck.enabled() && (by_examples || by_time)) {
+        if (auto e = save(ck.dir, ck.keep,
+                          manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne,
+                                      malformed, r->statistics().malformed, seconds())))
+          return e;
+        while (next_ck && next_ck <= examples)
+          next_ck += ck.every_examples;
+        last_ck = clock_type::now();
+      }
     }
     if (!r->error().empty())
       return r->error();
@@ -82,11 +111,20 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   }
   if (examples == 0)
     return empty_set_error("training", cfg_.data.train, malformed);
-  out.seconds = seconds_since(t0);
+  out.seconds = seconds();
   out.examples = examples;
   out.train_ne = ne.ne();
   out.malformed_lines = malformed;
   out.flops_per_example = net_.flops_per_example();
+  const auto last = manifest_at(epoch, 0, 0, examples, ne, malformed, 0, out.seconds);
+  // The end, always: its reader position says "pass done" (a periodic
+  // checkpoint at the same count, replaced here, would re-read the pass).
+  if (ck.enabled())
+    if (auto e = save(ck.dir, ck.keep, last))
+      return e;
+  if (!ck.model_out.empty()) // output.model: the same format, one checkpoint
+    if (auto e = save(ck.model_out, 1, last))
+      return e;
   progress_sample s;
   s.examples = examples;
   s.train_ne = out.train_ne;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/manifest.hpp"
 #include "model/dlrm.hpp"
 #include "data/batch.hpp"
 #include "model/embedding.hpp"
@@ -27,7 +28,9 @@ public:
 
   // One run over cfg.data.train (train.epochs passes, train.max-examples cap).
   // Fills examples, seconds, train_ne, malformed_lines. Returns an error
-  // message on a fatal input error (strict mode, I/O).
+  // message on a fatal input error (strict mode, I/O) or a failed checkpoint.
+  // With checkpoint.dir it writes checkpoints (checkpoint.every-*) and one at
+  // the end; after restore() it continues where the checkpoint was cut.
   std::optional<std::string> train(progress_reporter& progress, run_metrics& out);
 
   // Evaluates the current model on `files`; fills eval, eval_seconds,
@@ -37,6 +40,14 @@ public:
   // One training step on one batch (also the unit the engine benchmark
   // times). Adds the batch's pre-update loss/predictions to `ne`.
   void train_step(const data::batch& b, model::ne_accumulator& ne);
+
+  // Checkpoints (runtime/sequential_checkpoint.cpp). restore() loads the
+  // model, optimiser state, reader position and counters of a checkpoint
+  // folder or dir; the next train() resumes exactly there (the same batches,
+  // the same bits as an uninterrupted run). save() writes one checkpoint
+  // into `dir` at the current state; `m` carries the position.
+  std::optional<std::string> restore(const std::string& path);
+  std::optional<std::string> save(const std::string& dir, std::size_t keep, checkpoint::manifest m);
 
   const model::dlrm& net() const { return net_; }
   const model::float_buffer& params() const { return params_; }
@@ -54,6 +65,18 @@ private:
   model::batch_lookup rows_;
   model::workspace ws_;
   model::float_buffer grad_unique_;
+  // Where train() starts: zero, or what restore() read.
+  struct start_point {
+    checkpoint::reader_position reader;
+    std::uint64_t examples = 0;
+    model::ne_accumulator ne;
+    std::uint64_t malformed = 0; // all passes before reader.epoch
+    double seconds = 0;
+  } start_;
+  checkpoint::manifest manifest_at(std::uint64_t epoch, std::uint64_t pass_examples,
+                                   std::uint64_t pass_lines, std::uint64_t examples,
+                                   const model::ne_accumulator& ne, std::uint64_t malformed,
+                                   std::uint64_t pass_malformed, double seconds) const;
 };
 
 } // namespace runtime

@@ -135,6 +135,7 @@ void add_train_options(option_set& o) {
       {"auto", "live", "plain", "none"});
   add(o, "output.progress-seconds", r, "5", "interval of plain progress lines", {}, 0.1);
   add(o, "output.log-level", s, "info", "log verbosity", {"trace", "debug", "info", "warn", "error"});
+  add_checkpoint_options(o); // [checkpoint], output.model
 }
 
 std::optional<std::string> build_train_config(const option_set& o, train_config& c) {
@@ -259,7 +260,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.output.progress = o.get_string("output.progress");
   c.output.progress_seconds = o.get_real("output.progress-seconds");
   c.output.log_level = o.get_string("output.log-level");
-  return std::nullopt;
+  return build_checkpoint_settings(o, c.cluster.mode, c.checkpoint);
 }
 
 double effective_dilation(const train_config& c) {

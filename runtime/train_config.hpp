@@ -13,6 +13,7 @@
 #include "model/arch.hpp"
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
+#include "runtime/checkpoint_config.hpp"
 #include "runtime/options.hpp"
 
 namespace runtime {
@@ -93,6 +94,7 @@ struct train_config {
   sync_settings sync;
   net_settings net;
   output_settings output;
+  checkpoint_settings checkpoint;
 };
 
 // net.dilation, or when it is 0: max(1, trainers x workers / scheduler

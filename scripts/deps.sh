@@ -4,7 +4,7 @@
 # everything is already there.
 set -euo pipefail
 pkgs=(g++ cmake make clang libclang-rt-14-dev libcaf-dev libcaf-openssl0.17 libcereal-dev libeigen3-dev libspdlog-dev
-      doctest-dev libssl-dev openssl python3 python3-numpy python3-torch gnuplot-nox)
+      doctest-dev libssl-dev libisal-dev nlohmann-json3-dev openssl python3 python3-numpy python3-torch gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

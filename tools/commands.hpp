@@ -21,6 +21,14 @@ constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
 int train_command(const std::vector<std::string>& args);
+int predict_command(const std::vector<std::string>& args);
+int eval_command(const std::vector<std::string>& args);
+
+// Short forms of grouped options: "--NAME=V" becomes "--KEY=V" for each
+// {NAME, KEY} (e.g. --resume=PATH is --checkpoint.resume=PATH).
+std::vector<std::string> rewrite_aliases(
+  const std::vector<std::string>& args,
+  const std::vector<std::pair<std::string, std::string>>& aliases);
 int datagen_command(const std::vector<std::string>& args);
 // The outputs of a run (train, and the coordinator node): open() before it
 // writes output.config and opens the run folder output.dir with its timeline

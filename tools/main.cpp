@@ -17,6 +17,8 @@ const char* usage =
   "commands:\n"
   "  train     train a CTR model (default: synthetic data, sequential mode)\n"
   "  datagen   write synthetic Criteo-shaped TSV with a planted teacher and a .meta.json\n"
+  "  predict   score a file with a saved model (--model=PATH --data=FILE --out=FILE)\n"
+  "  eval      NE, AUC, logloss and calibration of a saved model on labelled data\n"
   "  node      run one node of a multi-node cluster spec (--node=ID)\n"
   "  launch    start every node of a cluster spec on this machine\n"
   "\n"
@@ -34,6 +36,10 @@ int run(int argc, char** argv) {
     rc = tools::train_command(args);
   else if (cmd == "datagen")
     rc = tools::datagen_command(args);
+  else if (cmd == "predict")
+    rc = tools::predict_command(args);
+  else if (cmd == "eval")
+    rc = tools::eval_command(args);
   else if (cmd == "node")
     rc = tools::node_command(args);
   else if (cmd == "launch")

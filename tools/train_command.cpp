@@ -14,9 +14,10 @@
 namespace tools {
 
 
-int train_command(const std::vector<std::string>& args) {
+int train_command(const std::vector<std::string>& raw_args) {
   runtime::option_set opts;
   runtime::add_train_options(opts);
+  const auto args = rewrite_aliases(raw_args, {{"resume", "checkpoint.resume"}});
   if (auto err = opts.parse(args)) {
     std::fprintf(stderr, "shadowsync train: %s\n(see 'shadowsync train --help')\n",
                  err->c_str());
@@ -37,6 +38,7 @@ int train_command(const std::vector<std::string>& args) {
     return exit_usage;
   }
   runtime::setup_logging(cfg.output.log_level);
+  cfg.checkpoint.effective_ini = opts.effective_ini();
 
   if (cfg.data.train.empty()) {
     runtime::synthetic_paths paths;
@@ -71,6 +73,11 @@ int train_command(const std::vector<std::string>& args) {
     }
   } else {
     runtime::sequential_engine engine(cfg);
+    if (!cfg.checkpoint.resume.empty())
+      if (auto err = engine.restore(cfg.checkpoint.resume)) {
+        spdlog::error("cannot resume: {}", *err);
+        return exit_failure;
+      }
     if (auto err = engine.train(progress, m)) {
       spdlog::error("training stopped: {}", *err);
       return exit_failure;

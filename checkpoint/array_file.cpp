@@ -1,0 +1,150 @@
+#include "checkpoint/array_file.hpp"
+
+#include <cstring>
+#include <sstream>
+
+#include <cereal/archives/portable_binary.hpp>
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+namespace checkpoint {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "checkpoint arrays are raw little-endian floats");
+
+namespace {
+
+constexpr char magic[8] = {'S', 'S', 'C', 'K', 'P', 'T', '1', '\n'};
+constexpr std::uint64_t max_header_bytes = 1 << 20;
+
+} // namespace
+
+std::uint64_t file_header::attr(const std::string& key) const {
+  auto it = attrs.find(key);
+  return it == attrs.end() ? 0 : it->second;
+}
+
+bool write_array_file(const std::string& path, const file_header& header,
+                      const std::vector<const float*>& data, file_info* info, std::string* err) {
+  if (data.size() != header.arrays.size()) {
+    if (err)
+      *err = "write_array_file '" + path + "': " + std::to_string(data.size()) +
+             " arrays for a header of " + std::to_string(header.arrays.size());
+    return false;
+  }
+  std::ostringstream hs;
+  {
+    cereal::PortableBinaryOutputArchive a(hs);
+    a(header);
+  }
+  const std::string h = hs.str();
+  const std::uint64_t hlen = h.size();
+  file_sink f;
+  if (!f.open(path, err) || !f.write(magic, sizeof magic, err) ||
+      !f.write(&hlen, sizeof hlen, err) || !f.write(h.data(), h.size(), err))
+    return false;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (!f.write(data[i], header.arrays[i].count * sizeof(float), err))
+      return false;
+  if (!f.close(err))
+    return false;
+  if (info) {
+    info->bytes = f.bytes();
+    info->crc32c = f.crc();
+  }
+  return true;
+}
+
+bool array_file_reader::open(const std::string& path, const std::string& kind, std::string* err) {
+  if (!src_.open(path, err))
+    return false;
+  char m[8];
+  std::uint64_t hlen = 0;
+  if (!src_.read(m, sizeof m, err))
+    return false;
+  if (std::memcmp(m, magic, sizeof m) != 0) {
+    if (err)
+      *err = "'" + path + "' is not a shadowsync checkpoint file (bad magic; expected 'SSCKPT1')";
+    return false;
+  }
+  if (!src_.read(&hlen, sizeof hlen, err))
+    return false;
+  if (hlen > max_header_bytes || hlen > src_.size() - src_.offset()) {
+    if (err)
+      *err = "'" + path + "': header length " + std::to_string(hlen) + " exceeds the file (" +
+             std::to_string(src_.size()) + " bytes) or 1 MiB";
+    return false;
+  }
+  std::string h(hlen, '\0');
+  if (!src_.read(h.data(), h.size(), err))
+    return false;
+  try {
+    std::istringstream hs(h);
+    cereal::PortableBinaryInputArchive a(hs);
+    a(header_);
+  } catch (const std::exception& e) {
+    if (err)
+      *err = "'" + path + "': unreadable header (" + e.what() + ")";
+    return false;
+  }
+  if (header_.version != file_format_version) {
+    if (err)
+      *err = "'" + path + "': file format version " + std::to_string(header_.version) +
+             ", this build reads version " + std::to_string(file_format_version);
+    return false;
+  }
+  if (header_.kind != kind) {
+    if (err)
+      *err = "'" + path + "' holds '" + header_.kind + "', expected '" + kind + "'";
+    return false;
+  }
+  std::uint64_t total = 0;
+  for (const auto& a : header_.arrays) {
+    if (a.count > (src_.size() - src_.offset()) / sizeof(float) - total) {
+      if (err)
+        *err = "'" + path + "' is truncated: " + std::to_string(src_.size()) +
+               " bytes, too few for its arrays";
+      return false;
+    }
+    total += a.count;
+  }
+  if (total * sizeof(float) != src_.size() - src_.offset()) {
+    if (err)
+      *err = "'" + path + "': " + std::to_string(src_.size() - src_.offset() - total * sizeof(float)) +
+             " bytes after the last array";
+    return false;
+  }
+  next_ = 0;
+  return true;
+}
+
+bool array_file_reader::next_array(const std::string& name, std::uint64_t* count,
+                                   std::string* err) {
+  if (next_ >= header_.arrays.size() || header_.arrays[next_].name != name) {
+    if (err)
+      *err = "'" + path() + "': expected array '" + name + "' next, the file has " +
+             (next_ < header_.arrays.size() ? "'" + header_.arrays[next_].name + "'" : "no more");
+    return false;
+  }
+  *count = header_.arrays[next_++].count;
+  return true;
+}
+
+bool array_file_reader::read(const std::string& name, float* dst, std::string* err) {
+  std::uint64_t count = 0;
+  return next_array(name, &count, err) && src_.read(dst, count * sizeof(float), err);
+}
+
+bool array_file_reader::finish(std::uint32_t* crc, std::string* err) {
+  if (next_ != header_.arrays.size() || src_.offset() != src_.size()) {
+    if (err)
+      *err = "'" + path() + "': " + std::to_string(header_.arrays.size() - next_) +
+             " arrays left unread";
+    return false;
+  }
+  *crc = src_.crc();
+  return true;
+}
+
+} // namespace checkpoint

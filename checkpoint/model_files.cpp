@@ -1,0 +1,178 @@
+#include "checkpoint/model_files.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace checkpoint {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+} // namespace
+
+std::string embedding_file_name(std::uint64_t shard) {
+  return "embedding-" + std::to_string(shard) + ".bin";
+}
+
+std::string replica_file_name(std::uint64_t trainer) {
+  return "replica-" + std::to_string(trainer) + ".bin";
+}
+
+bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err) {
+  file_header h;
+  h.kind = "embedding";
+  h.attrs = {{"tables", v.tables},       {"rows_per_table", v.rows_per_table},
+             {"dim", v.dim},             {"state_per_row", v.state_per_row},
+             {"shard", v.shard},         {"num_shards", v.num_shards},
+             {"local_rows", v.local_rows}};
+  h.arrays = {{"weights", v.tables * v.local_rows * v.dim},
+              {"state", v.tables * v.local_rows * v.state_per_row}};
+  file_info info;
+  info.name = embedding_file_name(v.shard);
+  if (!write_array_file(w.path(info.name), h, {v.weights, v.state}, &info, err))
+    return false;
+  w.add(info);
+  return true;
+}
+
+bool write_embedding_tables(folder_writer& w, const model::embedding_tables& t,
+                            std::uint64_t num_tables, std::uint64_t rows_per_table,
+                            std::string* err) {
+  embedding_shard_view v;
+  v.weights = t.weights().data();
+  v.state = t.accumulators().data();
+  v.tables = num_tables;
+  v.rows_per_table = rows_per_table;
+  v.dim = t.dim();
+  v.state_per_row = num_tables * rows_per_table == 0 ? 0
+                    : t.accumulators().size() / (num_tables * rows_per_table);
+  v.local_rows = rows_per_table;
+  return write_embedding_shard(w, v, err);
+}
+
+bool write_replica(folder_writer& w, std::uint64_t trainer, const float* params,
+                   const float* state, std::size_t size, std::string* err) {
+  file_header h;
+  h.kind = "replica";
+  h.attrs = {{"trainer", trainer}, {"size", size}};
+  h.arrays = {{"params", size}, {"state", size}};
+  file_info info;
+  info.name = replica_file_name(trainer);
+  if (!write_array_file(w.path(info.name), h, {params, state}, &info, err))
+    return false;
+  w.add(info);
+  return true;
+}
+
+std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::embedding_tables& t,
+                                           std::uint64_t num_tables,
+                                           std::uint64_t rows_per_table) {
+  const std::uint64_t dim = t.dim();
+  const std::uint64_t spr =
+    num_tables * rows_per_table == 0 ? 0 : t.accumulators().size() / (num_tables * rows_per_table);
+  std::vector<std::string> names;
+  for (const auto& f : c.m.files)
+    if (starts_with(f.name, "embedding-"))
+      names.push_back(f.name);
+  if (names.empty())
+    return "'" + c.folder + "' has no embedding file";
+  std::uint64_t num_shards = 0;
+  std::vector<bool> seen;
+  std::vector<float> buf;
+  std::string err;
+  for (const auto& name : names) {
+    array_file_reader r;
+    if (!r.open(c.file(name), "embedding", &err))
+      return err;
+    const auto& h = r.header();
+    const std::uint64_t s = h.attr("shard"), n = h.attr("num_shards"), lr = h.attr("local_rows");
+    auto mismatch = [&](const char* what, std::uint64_t got, std::uint64_t want) {
+      return "'" + r.path() + "': " + what + " " + std::to_string(got) + ", the model has " +
+             std::to_string(want);
+    };
+    if (h.attr("tables") != num_tables)
+      return mismatch("tables", h.attr("tables"), num_tables);
+    if (h.attr("rows_per_table") != rows_per_table)
+      return mismatch("rows per table", h.attr("rows_per_table"), rows_per_table);
+    if (h.attr("dim") != dim)
+      return mismatch("dim", h.attr("dim"), dim);
+    if (h.attr("state_per_row") != spr)
+      return mismatch("optimiser state per row", h.attr("state_per_row"), spr);
+    if (num_shards == 0) {
+      num_shards = n;
+      seen.assign(std::size_t(n), false);
+    }
+    if (n == 0 || n != num_shards || s >= n || seen[std::size_t(s)] ||
+        lr != (rows_per_table + n - 1) / n)
+      return "'" + r.path() + "': shard " + std::to_string(s) + " of " + std::to_string(n) +
+             " with " + std::to_string(lr) + " local rows does not fit the other files (" +
+             std::to_string(num_shards) + " shards)";
+    seen[std::size_t(s)] = true;
+    // Row-by-row placement; chunks hold whole rows.
+    auto place = [&](std::uint64_t width, bool weights) {
+      return [&, width, weights](std::uint64_t off, const float* p, std::size_t count) {
+        for (std::size_t i = 0; i < count; i += std::size_t(width)) {
+          const std::uint64_t flat = (off + i) / width; // t * lr + l
+          const std::uint64_t table = flat / lr, row = (flat % lr) * n + s;
+          if (row >= rows_per_table)
+            continue; // padding of the last shard's rows
+          const auto key = model::row_key(std::size_t(table), row);
+          float* dst = weights ? t.row(key) : t.accumulator(key);
+          std::memcpy(dst, p + i, width * sizeof(float));
+        }
+      };
+    };
+    const std::size_t rows_per_chunk = 4096;
+    if (!r.read_chunked("weights", buf, rows_per_chunk * dim, place(dim, true), &err))
+      return err;
+    if (spr > 0) {
+      if (!r.read_chunked("state", buf, rows_per_chunk * spr, place(spr, false), &err))
+        return err;
+    } else if (!r.read("state", nullptr, &err)) {
+      return err;
+    }
+    std::uint32_t crc = 0;
+    if (!r.finish(&crc, &err))
+      return err;
+    if (auto e = check_crc(c, name, crc))
+      return e;
+  }
+  if (std::find(seen.begin(), seen.end(), false) != seen.end())
+    return "'" + c.folder + "' lacks embedding shards: has " + std::to_string(names.size()) +
+           " of " + std::to_string(num_shards);
+  return std::nullopt;
+}
+
+std::optional<std::string> load_replicas(const opened_checkpoint& c, std::size_t size,
+                                         std::vector<replica_state>& out) {
+  out.clear();
+  std::string err;
+  for (std::uint64_t t = 0;; ++t) {
+    const auto name = replica_file_name(t);
+    if (!c.entry(name))
+      break;
+    array_file_reader r;
+    if (!r.open(c.file(name), "replica", &err))
+      return err;
+    for (const auto& a : r.header().arrays)
+      if (a.count != size)
+        return "'" + r.path() + "': array '" + a.name + "' has " + std::to_string(a.count) +
+               " floats, the model's dense part has " + std::to_string(size);
+    replica_state s;
+    s.params.resize(size);
+    s.state.resize(size);
+    std::uint32_t crc = 0;
+    if (!r.read("params", s.params.data(), &err) || !r.read("state", s.state.data(), &err) ||
+        !r.finish(&crc, &err))
+      return err;
+    if (auto e = check_crc(c, name, crc))
+      return e;
+    out.push_back(std::move(s));
+  }
+  if (out.empty())
+    return "'" + c.folder + "' has no dense replica (replica-0.bin)";
+  return std::nullopt;
+}
+
+} // namespace checkpoint

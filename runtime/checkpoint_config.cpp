@@ -1,0 +1,42 @@
+#include "runtime/checkpoint_config.hpp"
+
+namespace runtime {
+
+void add_checkpoint_options(option_set& o) {
+  using t = opt_type;
+  o.add({"checkpoint.dir", t::string, "",
+         "write checkpoints into this folder (empty = none); one more at the end of training"});
+  o.add({"checkpoint.every-examples", t::integer, "0",
+         "a checkpoint after every N training examples (0 = not by examples)", {}, 0.0});
+  o.add({"checkpoint.every-seconds", t::real, "0",
+         "a checkpoint every S seconds of training (0 = not by time)", {}, 0.0});
+  o.add({"checkpoint.keep", t::integer, "3", "keep the newest K checkpoints", {}, 1.0, 1e6});
+  o.add({"checkpoint.resume", t::string, "",
+         "continue from this checkpoint folder, or the newest one in this checkpoint dir "
+         "(also --resume=PATH)"});
+  o.add({"output.model", t::string, "",
+         "write the final model here (a checkpoint dir; for predict, eval and resume)"});
+}
+
+std::optional<std::string> build_checkpoint_settings(const option_set& o, const std::string& mode,
+                                                     checkpoint_settings& out) {
+  out.dir = o.get_string("checkpoint.dir");
+  out.every_examples = std::uint64_t(o.get_int("checkpoint.every-examples"));
+  out.every_seconds = o.get_real("checkpoint.every-seconds");
+  out.keep = std::size_t(o.get_int("checkpoint.keep"));
+  out.resume = o.get_string("checkpoint.resume");
+  out.model_out = o.get_string("output.model");
+  for (const char* k : {"checkpoint.every-examples", "checkpoint.every-seconds", "checkpoint.keep"})
+    if (out.dir.empty() && o.is_set(k))
+      return std::string("option '") + k + "' (" + o.source(k) +
+             ") needs checkpoint.dir, the folder to write checkpoints into";
+  if (mode != "sequential")
+    for (const char* k : {"checkpoint.dir", "checkpoint.resume", "output.model"})
+      if (!o.get_string(k).empty())
+        return std::string("option '") + k + "' (" + o.source(k) +
+               "): checkpoints, resume and model export are built for cluster.mode=sequential "
+               "so far (cluster.mode = " + mode + ")";
+  return std::nullopt;
+}
+
+} // namespace runtime

@@ -1,0 +1,36 @@
+#pragma once
+// [checkpoint] options of `train` and output.model (DESIGN.md section 9):
+//   checkpoint.dir             checkpoint folders go here (store.hpp layout)
+//   checkpoint.every-examples  a checkpoint after every N training examples
+//   checkpoint.every-seconds   ... and/or every S seconds of training
+//   checkpoint.keep            the newest K checkpoints are kept
+//   checkpoint.resume          continue from a checkpoint folder or dir
+//                              (`train --resume=PATH` is the same)
+//   output.model               the final model, as a checkpoint dir
+// With checkpoint.dir set, one more checkpoint is written at the end.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "runtime/options.hpp"
+
+namespace runtime {
+
+struct checkpoint_settings {
+  std::string dir;                  // empty: no checkpoints
+  std::uint64_t every_examples = 0; // 0: not by examples
+  double every_seconds = 0;         // 0: not by time
+  std::size_t keep = 3;
+  std::string resume;               // empty: a fresh start
+  std::string model_out;            // output.model; empty: none
+  std::string effective_ini;        // the run's configuration, for manifests
+  bool enabled() const { return !dir.empty(); }
+};
+
+void add_checkpoint_options(option_set& o);
+
+// Reads the options; errors name the key. `mode` is cluster.mode.
+std::optional<std::string> build_checkpoint_settings(const option_set& o, const std::string& mode,
+                                                     checkpoint_settings& out);
+
+} // namespace runtime

@@ -1,0 +1,189 @@
+// `shadowsync predict` and `shadowsync eval`: a saved model (output.model or
+// a checkpoint) scores new data.
+//   predict --model=PATH --data=FILE[,FILE] --out=FILE   one probability per
+//           example, in input order ("%.9g\n"); malformed lines are skipped
+//           and reported as in train (they get no line in --out)
+//   eval    --model=PATH --data.eval=FILE [--output.metrics=PATH]
+//           prints NE, AUC, logloss and calibration
+// The data layout and hashing are the model's own (its saved configuration).
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/evaluation.hpp"
+#include "runtime/input.hpp"
+#include "runtime/logging.hpp"
+#include "runtime/run_metrics.hpp"
+#include "runtime/saved_model.hpp"
+#include "tools/commands.hpp"
+
+namespace tools {
+
+namespace {
+
+void add_common(runtime::option_set& o) {
+  using t = runtime::opt_type;
+  o.add({"use.model", t::string, "", "the model: a checkpoint folder or dir (also --model=PATH)"});
+  o.add({"data.strict", t::boolean, "false", "true: a malformed line stops the run"});
+  o.add({"output.progress", t::string, "auto", "progress display", {"auto", "live", "plain", "none"}});
+  o.add({"output.progress-seconds", t::real, "5", "interval of plain progress lines", {}, 0.1});
+  o.add({"output.log-level", t::string, "info", "log verbosity",
+         {"trace", "debug", "info", "warn", "error"}});
+}
+
+// Parses the command line, loads the model. 0 on success, else the exit code.
+int prepare(const char* name, const char* usage, runtime::option_set& opts,
+            const std::vector<std::string>& args, const std::vector<const char*>& required,
+            runtime::saved_model& model) {
+  if (auto err = opts.parse(args)) {
+    std::fprintf(stderr, "shadowsync %s: %s\n(see 'shadowsync %s --help')\n", name, err->c_str(),
+                 name);
+    return exit_usage;
+  }
+  if (opts.help_requested()) {
+    std::fputs(opts.help_text(usage).c_str(), stdout);
+    return -1;
+  }
+  for (const char* k : required)
+    if (opts.type(k) == runtime::opt_type::string ? opts.get_string(k).empty()
+                                                  : opts.get_list(k).empty()) {
+      std::fprintf(stderr, "shadowsync %s: option '%s' is required\n%s\n", name, k, usage);
+      return exit_usage;
+    }
+  runtime::setup_logging(opts.get_string("output.log-level"));
+  if (auto err = runtime::load_saved_model(opts.get_string("use.model"), model)) {
+    spdlog::error("cannot load the model: {}", *err);
+    return exit_failure;
+  }
+  model.cfg.data.strict = opts.get_bool("data.strict");
+  spdlog::info("model {} ({} examples trained): {}", model.folder, model.examples,
+               model.cfg.arch.describe());
+  return 0;
+}
+
+} // namespace
+
+int predict_command(const std::vector<std::string>& raw) {
+  const char* usage = "usage: shadowsync predict --model=PATH --data=FILE[,FILE...] --out=FILE";
+  runtime::option_set opts;
+  add_common(opts);
+  using t = runtime::opt_type;
+  opts.add({"use.data", t::string_list, "[]", "files to score (also --data=FILE,...)"});
+  opts.add({"use.out", t::string, "", "write one probability per example here (also --out=FILE)"});
+  const auto args =
+    rewrite_aliases(raw, {{"model", "use.model"}, {"data", "use.data"}, {"out", "use.out"}});
+  runtime::saved_model model;
+  if (int rc = prepare("predict", usage, opts, args, {"use.model", "use.data", "use.out"}, model))
+    return rc < 0 ? exit_ok : rc;
+  const auto& files = opts.get_list("use.data");
+  const auto& cfg = model.cfg;
+  std::string err;
+  auto r = runtime::open_reader(cfg, files, &err);
+  if (!r) {
+    spdlog::error("{}", err);
+    return exit_failure;
+  }
+  const auto out_path = opts.get_string("use.out");
+  std::FILE* out = std::fopen(out_path.c_str(), "w");
+  if (!out) {
+    spdlog::error("cannot write '{}': {}", out_path, std::strerror(errno));
+    return exit_failure;
+  }
+  runtime::progress_reporter progress(opts.get_string("output.progress"),
+                                      opts.get_real("output.progress-seconds"), "predict");
+  const double bytes = double(runtime::total_bytes(files));
+  const auto t0 = std::chrono::steady_clock::now();
+  data::batch b;
+  model::batch_lookup rows;
+  model::workspace ws;
+  std::uint64_t n = 0;
+  while (r->next(b, cfg.train.eval_batch_size)) {
+    rows.lookup(b.cat.data(), b.size, cfg.arch, *model.tables);
+    model.net->forward(model.params.data(), b.dense.data(), rows.input(), b.size, ws);
+    for (std::size_t e = 0; e < b.size; ++e)
+      std::fprintf(out, "%.9g\n", double(model::sigmoid(ws.logits[Eigen::Index(e)])));
+    n += b.size;
+    b.clear();
+    runtime::progress_sample s;
+    s.examples = n;
+    if (bytes > 0)
+      s.fraction_done = double(r->statistics().bytes) / bytes;
+    progress.update(s);
+  }
+  const bool write_ok = std::fflush(out) == 0 && !std::ferror(out);
+  std::fclose(out);
+  if (!r->error().empty()) {
+    spdlog::error("{}", r->error());
+    return exit_failure;
+  }
+  if (!write_ok) {
+    spdlog::error("cannot write '{}'", out_path);
+    return exit_failure;
+  }
+  runtime::log_malformed(*r, "predict");
+  runtime::progress_sample s;
+  s.examples = n;
+  s.fraction_done = 1;
+  progress.finish(s);
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("{} predictions written to {} in {:.2f} s ({:.0f} examples/s); {} malformed lines "
+               "skipped",
+               n, out_path, sec, sec > 0 ? double(n) / sec : 0.0, r->statistics().malformed);
+  return exit_ok;
+}
+
+int eval_command(const std::vector<std::string>& raw) {
+  const char* usage = "usage: shadowsync eval --model=PATH --data.eval=FILE[,FILE...] "
+                      "[--output.metrics=PATH]";
+  runtime::option_set opts;
+  add_common(opts);
+  using t = runtime::opt_type;
+  opts.add({"data.eval", t::string_list, "[]", "labelled files to evaluate on"});
+  opts.add({"output.metrics", t::string, "", "write the metrics JSON object here"});
+  const auto args = rewrite_aliases(raw, {{"model", "use.model"}});
+  runtime::saved_model model;
+  if (int rc = prepare("eval", usage, opts, args, {"use.model", "data.eval"}, model))
+    return rc < 0 ? exit_ok : rc;
+  runtime::run_metrics m;
+  m.mode = "eval";
+  m.arch = model.cfg.arch_name;
+  const auto& files = opts.get_list("data.eval");
+  if (auto err = runtime::evaluate_model(model.cfg, *model.net, model.params.data(),
+                                         model.params.size(), *model.tables, files, m)) {
+    spdlog::error("evaluation failed: {}", *err);
+    return exit_failure;
+  }
+  std::printf("eval of %s on %llu examples: NE %.6f  AUC %.6f  logloss %.6f  calibration %.4f\n",
+              model.folder.c_str(), static_cast<unsigned long long>(m.eval->examples),
+              m.eval->ne, m.eval->auc, m.eval->logloss, m.eval->calibration);
+  const auto path = opts.get_string("output.metrics");
+  if (!path.empty()) {
+    std::ofstream f(path);
+    f << runtime::to_json(m);
+    if (!f.flush()) {
+      spdlog::error("cannot write output.metrics file '{}'", path);
+      return exit_failure;
+    }
+  }
+  return exit_ok;
+}
+
+std::vector<std::string> rewrite_aliases(
+  const std::vector<std::string>& args,
+  const std::vector<std::pair<std::string, std::string>>& aliases) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::string x = a;
+    for (const auto& [name, key] : aliases)
+      if (a.rfind("--" + name + "=", 0) == 0)
+        x = "--" + key + a.substr(2 + name.size());
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+} // namespace tools
