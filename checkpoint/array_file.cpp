@@ -4,9 +4,6 @@
 #include <sstream>
 
 #include <cereal/archives/portable_binary.hpp>
-#include <cereal/types/map.hpp>
-#include <cereal/types/string.hpp>
-#include <cereal/types/vector.hpp>
 
 namespace checkpoint {
 
@@ -17,8 +14,77 @@ namespace {
 
 constexpr char magic[8] = {'S', 'S', 'C', 'K', 'P', 'T', '1', '\n'};
 constexpr std::uint64_t max_header_bytes = 1 << 20;
+constexpr std::uint64_t max_header_items = 1024; // attrs, arrays
+constexpr std::uint64_t max_name_bytes = 256;
+
+// Cereal's own string/vector loaders resize to a length read from the file
+// before reading it (a damaged header could ask for exabytes), so the
+// header's parts are (de)serialised here with bounded lengths.
+template <class Archive>
+void save_text(Archive& a, const std::string& s) {
+  a(cereal::make_size_tag(static_cast<cereal::size_type>(s.size())));
+  a(cereal::binary_data(s.data(), s.size()));
+}
+
+template <class Archive>
+void load_text(Archive& a, std::string& s) {
+  cereal::size_type n = 0;
+  a(cereal::make_size_tag(n));
+  if (n > max_name_bytes)
+    throw cereal::Exception("a name of " + std::to_string(n) + " bytes (at most " +
+                            std::to_string(max_name_bytes) + ")");
+  s.resize(std::size_t(n));
+  a(cereal::binary_data(s.data(), s.size()));
+}
+
+template <class Archive>
+cereal::size_type load_count(Archive& a, const char* what) {
+  cereal::size_type n = 0;
+  a(cereal::make_size_tag(n));
+  if (n > max_header_items)
+    throw cereal::Exception(std::to_string(n) + " " + what + " (at most " +
+                            std::to_string(max_header_items) + ")");
+  return n;
+}
 
 } // namespace
+
+template <class Archive>
+void save(Archive& a, const file_header& h) {
+  a(h.version);
+  save_text(a, h.kind);
+  a(cereal::make_size_tag(static_cast<cereal::size_type>(h.attrs.size())));
+  for (const auto& [k, v] : h.attrs) {
+    save_text(a, k);
+    a(v);
+  }
+  a(cereal::make_size_tag(static_cast<cereal::size_type>(h.arrays.size())));
+  for (const auto& x : h.arrays) {
+    save_text(a, x.name);
+    a(x.count);
+  }
+}
+
+template <class Archive>
+void load(Archive& a, file_header& h) {
+  a(h.version);
+  load_text(a, h.kind);
+  h.attrs.clear();
+  for (auto n = load_count(a, "attributes"); n > 0; --n) {
+    std::string k;
+    std::uint64_t v = 0;
+    load_text(a, k);
+    a(v);
+    h.attrs[k] = v;
+  }
+  h.arrays.clear();
+  for (auto n = load_count(a, "arrays"); n > 0; --n) {
+    array_spec x;
+    load_text(a, x.name);
+    a(x.count);
+    h.arrays.push_back(std::move(x));
+  }
+}
 
 std::uint64_t file_header::attr(const std::string& key) const {
   auto it = attrs.find(key);

@@ -32,10 +32,6 @@ constexpr std::uint32_t file_format_version = 1;
 struct array_spec {
   std::string name;
   std::uint64_t count = 0; // floats
-  template <class Archive>
-  void serialize(Archive& a) {
-    a(name, count);
-  }
 };
 
 struct file_header {
@@ -43,10 +39,8 @@ struct file_header {
   std::string kind;
   std::map<std::string, std::uint64_t> attrs;
   std::vector<array_spec> arrays;
-  template <class Archive>
-  void serialize(Archive& a) {
-    a(version, kind, attrs, arrays);
-  }
+  // Cereal save/load live in array_file.cpp: every length read from a file
+  // is bounded before anything is allocated for it.
   std::uint64_t attr(const std::string& key) const; // 0 when absent
 };
 

@@ -99,6 +99,9 @@ std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::em
       return mismatch("dim", h.attr("dim"), dim);
     if (h.attr("state_per_row") != spr)
       return mismatch("optimiser state per row", h.attr("state_per_row"), spr);
+    if (n != names.size())
+      return "'" + r.path() + "' is shard " + std::to_string(s) + " of " + std::to_string(n) +
+             ", but the checkpoint has " + std::to_string(names.size()) + " embedding files";
     if (num_shards == 0) {
       num_shards = n;
       seen.assign(std::size_t(n), false);

@@ -15,7 +15,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$src/build/fuzz-libfuzzer}
 shift $(($# >= 2 ? 2 : 1))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(data ini meta messages)
+[ ${#targets[@]} -gt 0 ] || targets=(data ini meta messages checkpoint)
 CLANG=${CLANG:-clang++}
 command -v "$CLANG" > /dev/null || { echo "fuzz.sh: $CLANG not found (apt-get install clang)"; exit 1; }
 mkdir -p "$out/obj"
@@ -37,9 +37,15 @@ sources_of() {
     ini) ls "$src"/data/*.cpp "$src"/model/*.cpp | sed "s|$src/||"
          echo runtime/options.cpp; echo runtime/option_values.cpp; echo runtime/train_config.cpp ;;
     messages) ls "$src"/messages/*.cpp | sed "s|$src/||" ;;
+    checkpoint) ls "$src"/checkpoint/*.cpp "$src"/model/*.cpp | sed "s|$src/||" ;;
   esac
 }
-libs_of() { [ "$1" = messages ] && echo "-lcaf_core -lpthread" || true; }
+libs_of() {
+  case $1 in
+    messages) echo "-lcaf_core -lpthread" ;;
+    checkpoint) echo "-lisal" ;;
+  esac
+}
 
 failed=0
 printf '%-9s %10s %10s %8s %8s %s\n' target execs exec/s cov ft result
