@@ -1,5 +1,6 @@
 #include "checkpoint/file_io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -38,8 +39,9 @@ bool file_sink::open(const std::string& path, std::string* err) {
 bool file_sink::write(const void* data, std::size_t n, std::string* err) {
   crc_ = crc32c_extend(crc_, data, n);
   const auto* p = static_cast<const char*>(data);
+  constexpr std::size_t max_write = std::size_t(8) << 20; // the kernel's pace, not one huge call
   while (n > 0) {
-    const ssize_t w = ::write(fd_, p, n);
+    const ssize_t w = ::write(fd_, p, std::min(n, max_write));
     if (w < 0) {
       if (errno == EINTR)
         continue;

@@ -48,6 +48,9 @@ std::optional<std::string> load_saved_model(const std::string& path, saved_model
   const auto& a = out.cfg.arch;
   out.folder = c.folder;
   out.examples = c.m.examples;
+  out.bytes = 0;
+  for (const auto& f : c.m.files)
+    out.bytes += f.bytes;
   out.net = std::make_unique<model::dlrm>(a);
   out.tables = std::make_unique<model::embedding_tables>(
     a.num_tables, a.rows_per_table, a.dim, out.cfg.train.sparse.state_per_row(a.dim));

@@ -18,6 +18,7 @@ namespace runtime {
 struct saved_model {
   std::string folder;        // the checkpoint folder read
   std::uint64_t examples = 0; // examples it was trained on
+  std::uint64_t bytes = 0;    // size of its files
   train_config cfg;          // its training configuration; data files cleared
   std::unique_ptr<model::dlrm> net;
   model::float_buffer params;

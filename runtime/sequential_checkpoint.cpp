@@ -60,6 +60,7 @@ std::optional<std::string> sequential_engine::save(const std::string& dir, std::
 }
 
 std::optional<std::string> sequential_engine::restore(const std::string& path) {
+  const auto t0 = std::chrono::steady_clock::now();
   checkpoint::opened_checkpoint c;
   if (auto e = checkpoint::open_checkpoint(path, c))
     return e;
@@ -87,8 +88,14 @@ std::optional<std::string> sequential_engine::restore(const std::string& path) {
   start_.ne.positives = c.m.counters.positives;
   start_.malformed = r.malformed;
   start_.seconds = c.m.counters.seconds;
-  spdlog::info("resuming from {}: {} examples done, pass {} at example {}", c.folder,
-               c.m.examples, r.epoch + 1, r.examples);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::uint64_t bytes = 0;
+  for (const auto& f : c.m.files)
+    bytes += f.bytes;
+  spdlog::info("resuming from {}: {} examples done, pass {} at example {}; loaded {:.1f} MB in "
+               "{:.2f} s ({:.0f} MB/s)",
+               c.folder, c.m.examples, r.epoch + 1, r.examples, double(bytes) / 1e6, s,
+               s > 0 ? double(bytes) / 1e6 / s : 0.0);
   return std::nullopt;
 }
 

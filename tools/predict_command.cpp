@@ -1,13 +1,15 @@
 // `shadowsync predict` and `shadowsync eval`: a saved model (output.model or
 // a checkpoint) scores new data.
 //   predict --model=PATH --data=FILE[,FILE] --out=FILE   one probability per
-//           example, in input order ("%.9g\n"); malformed lines are skipped
+//           example, in input order (the shortest decimal text that reads
+//           back as the same float, one per line); malformed lines are skipped
 //           and reported as in train (they get no line in --out)
 //   eval    --model=PATH --data.eval=FILE [--output.metrics=PATH]
 //           prints NE, AUC, logloss and calibration
 // The data layout and hashing are the model's own (its saved configuration).
 #include <chrono>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -55,13 +57,15 @@ int prepare(const char* name, const char* usage, runtime::option_set& opts,
       return exit_usage;
     }
   runtime::setup_logging(opts.get_string("output.log-level"));
+  const auto t0 = std::chrono::steady_clock::now();
   if (auto err = runtime::load_saved_model(opts.get_string("use.model"), model)) {
     spdlog::error("cannot load the model: {}", *err);
     return exit_failure;
   }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   model.cfg.data.strict = opts.get_bool("data.strict");
-  spdlog::info("model {} ({} examples trained): {}", model.folder, model.examples,
-               model.cfg.arch.describe());
+  spdlog::info("model {} ({} examples trained, {}): loaded {:.1f} MB in {:.2f} s", model.folder,
+               model.examples, model.cfg.arch.describe(), double(model.bytes) / 1e6, s);
   return 0;
 }
 
@@ -101,11 +105,19 @@ int predict_command(const std::vector<std::string>& raw) {
   model::batch_lookup rows;
   model::workspace ws;
   std::uint64_t n = 0;
+  std::string text;
   while (r->next(b, cfg.train.eval_batch_size)) {
     rows.lookup(b.cat.data(), b.size, cfg.arch, *model.tables);
     model.net->forward(model.params.data(), b.dense.data(), rows.input(), b.size, ws);
-    for (std::size_t e = 0; e < b.size; ++e)
-      std::fprintf(out, "%.9g\n", double(model::sigmoid(ws.logits[Eigen::Index(e)])));
+    text.clear();
+    for (std::size_t e = 0; e < b.size; ++e) { // shortest text that reads back the same float
+      char buf[32];
+      const float p = model::sigmoid(ws.logits[Eigen::Index(e)]);
+      const auto res = std::to_chars(buf, buf + sizeof buf, p);
+      text.append(buf, res.ptr);
+      text.push_back('\n');
+    }
+    std::fwrite(text.data(), 1, text.size(), out);
     n += b.size;
     b.clear();
     runtime::progress_sample s;
