@@ -4,6 +4,8 @@
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 #include "actors/embedding_shard.hpp"
 
+#include "checkpoint/model_files.hpp"
+
 #include <cmath>
 #include <cstring>
 
@@ -144,6 +146,28 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       }
     },
     [=](messages::dump_atom) { return self->state.dump(); },
+    [=](messages::save_atom, const std::string& folder)
+      -> caf::result<std::string, std::uint64_t, std::uint32_t> {
+      auto& st = self->state;
+      checkpoint::embedding_shard_view v;
+      v.weights = st.tables->weights().data();
+      v.state = st.tables->accumulators().data();
+      v.tables = st.cfg.num_tables;
+      v.rows_per_table = st.cfg.rows_per_table;
+      v.dim = st.cfg.dim;
+      v.state_per_row = st.cfg.optimizer.state_per_row(st.cfg.dim);
+      v.shard = st.cfg.shard;
+      v.num_shards = st.cfg.num_shards;
+      v.local_rows = st.local_rows;
+      checkpoint::file_info info;
+      info.name = checkpoint::embedding_file_name(v.shard);
+      std::string err;
+      checkpoint::file_header h = checkpoint::embedding_header(v);
+      if (!checkpoint::write_array_file(folder + "/" + info.name, h, {v.weights, v.state}, &info,
+                                        &err))
+        return messages::make_error(errc::io_error, st.who() + ": " + err);
+      return {info.name, info.bytes, info.crc32c};
+    },
   };
 }
 

@@ -51,6 +51,8 @@ public:
   const float* params() const { return params_.get(); }
 
   std::vector<float> snapshot() const { return {params_.get(), params_.get() + size_}; }
+  // The dense optimiser's state (racy like snapshot(); exact once training ended).
+  std::vector<float> state_snapshot() const { return {acc_.get(), acc_.get() + size_}; }
   // Copies [offset, offset + n) of the live parameters into dst.
   void copy_out(std::size_t offset, std::size_t n, float* dst) const;
 

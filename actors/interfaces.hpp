@@ -31,8 +31,11 @@ using embedding_shard_actor = caf::typed_actor<
   caf::replies_to<lookup_atom, lookup_request>::with<embedding_rows>,
   // apply summed gradients with the shard's sparse optimiser (fire and forget)
   caf::reacts_to<push_atom, embedding_grads>,
-  // the shard's whole local table, [local rows * dim] (evaluation, checkpoints)
-  caf::replies_to<dump_atom>::with<float_blob>>;
+  // the shard's whole local table, [local rows * dim] (evaluation)
+  caf::replies_to<dump_atom>::with<float_blob>,
+  // write the shard's rows and optimiser state as FOLDER/embedding-S.bin
+  // (checkpoint/model_files.hpp); reply the file's name, bytes and CRC32C
+  caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>>;
 
 // Owns the EASGD centre variable for [offset, offset + size).
 using dense_shard_actor = caf::typed_actor<

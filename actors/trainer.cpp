@@ -283,6 +283,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
             r.work = st.total;
             r.sync = std::move(s);
             r.replica.values = st.replica->snapshot();
+            r.state.values = st.replica->state_snapshot();
             st.stop_promise.deliver(std::move(r));
           },
           [=](caf::error& err) {

@@ -19,7 +19,7 @@ std::string replica_file_name(std::uint64_t trainer) {
   return "replica-" + std::to_string(trainer) + ".bin";
 }
 
-bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err) {
+file_header embedding_header(const embedding_shard_view& v) {
   file_header h;
   h.kind = "embedding";
   h.attrs = {{"tables", v.tables},       {"rows_per_table", v.rows_per_table},
@@ -28,6 +28,11 @@ bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std:
              {"local_rows", v.local_rows}};
   h.arrays = {{"weights", v.tables * v.local_rows * v.dim},
               {"state", v.tables * v.local_rows * v.state_per_row}};
+  return h;
+}
+
+bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err) {
+  const auto h = embedding_header(v);
   file_info info;
   info.name = embedding_file_name(v.shard);
   if (!write_array_file(w.path(info.name), h, {v.weights, v.state}, &info, err))

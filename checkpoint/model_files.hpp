@@ -32,6 +32,8 @@ struct embedding_shard_view {
 std::string embedding_file_name(std::uint64_t shard);
 std::string replica_file_name(std::uint64_t trainer);
 
+// The header of an embedding shard file.
+file_header embedding_header(const embedding_shard_view& v);
 // Writes one embedding shard into the folder being written.
 bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err);
 // The whole tables of one process as shard 0 of 1.

@@ -11,6 +11,7 @@ std::string to_string(errc x) {
     case errc::bad_request: return "bad_request";
     case errc::protocol_mismatch: return "protocol_mismatch";
     case errc::input_error: return "input_error";
+    case errc::io_error: return "io_error";
   }
   return "unknown";
 }

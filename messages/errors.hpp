@@ -19,6 +19,7 @@ enum class errc : std::uint8_t {
   bad_request,       // malformed request: wrong sizes, keys of another shard
   protocol_mismatch, // a peer speaks another protocol version or layout
   input_error,       // reading or parsing the training data failed
+  io_error,          // writing a checkpoint file failed
 };
 
 std::string to_string(errc x);

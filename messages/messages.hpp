@@ -27,6 +27,7 @@ using sync_atom = caf::atom_constant<caf::atom("sync")>;         // run a round 
 using tick_atom = caf::atom_constant<caf::atom("tick")>;         // timer
 using stats_atom = caf::atom_constant<caf::atom("stats")>;       // report counters
 using dump_atom = caf::atom_constant<caf::atom("dump")>;         // full state (eval)
+using save_atom = caf::atom_constant<caf::atom("save")>;         // write a checkpoint file
 using peers_atom = caf::atom_constant<caf::atom("peers")>;       // ring neighbours
 using end_atom = caf::atom_constant<caf::atom("end")>;           // no more data
 
@@ -189,13 +190,16 @@ struct trainer_report {
   worker_stats work;
   sync_stats sync;
   float_blob replica;
+  float_blob state; // the dense optimiser's state (checkpoints)
   friend bool operator==(const trainer_report& a, const trainer_report& b) {
-    return a.trainer == b.trainer && a.work == b.work && a.sync == b.sync && a.replica == b.replica;
+    return a.trainer == b.trainer && a.work == b.work && a.sync == b.sync &&
+           a.replica == b.replica && a.state == b.state;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trainer_report& x) {
-  return f(caf::meta::type_name("trainer_report"), x.trainer, x.work, x.sync, x.replica);
+  return f(caf::meta::type_name("trainer_report"), x.trainer, x.work, x.sync, x.replica,
+           x.state);
 }
 
 // Live progress of one trainer, polled by the coordinator for the progress line.

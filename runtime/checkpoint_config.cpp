@@ -26,16 +26,24 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
   out.keep = std::size_t(o.get_int("checkpoint.keep"));
   out.resume = o.get_string("checkpoint.resume");
   out.model_out = o.get_string("output.model");
-  for (const char* k : {"checkpoint.every-examples", "checkpoint.every-seconds", "checkpoint.keep"})
-    if (out.dir.empty() && o.is_set(k))
-      return std::string("option '") + k + "' (" + o.source(k) +
+  // (An effective INI sets every key, so values are checked, not sources.)
+  for (const char* k : {"checkpoint.every-examples", "checkpoint.every-seconds"})
+    if (out.dir.empty() && o.value_text(k) != "0")
+      return std::string("option '") + k + "' = " + o.value_text(k) + " (" + o.source(k) +
              ") needs checkpoint.dir, the folder to write checkpoints into";
   if (mode != "sequential")
-    for (const char* k : {"checkpoint.dir", "checkpoint.resume", "output.model"})
+    for (const char* k : {"checkpoint.dir", "checkpoint.resume"})
       if (!o.get_string(k).empty())
         return std::string("option '") + k + "' (" + o.source(k) +
-               "): checkpoints, resume and model export are built for cluster.mode=sequential "
-               "so far (cluster.mode = " + mode + ")";
+               "): checkpoints and resume are built for cluster.mode=sequential so far; the "
+               "simulated cluster writes output.model (cluster.mode = " + mode + ")";
+  return std::nullopt;
+}
+
+std::optional<std::string> refuse_in_multi_node(const checkpoint_settings& c) {
+  if (!c.model_out.empty())
+    return "option 'output.model': multi-node runs do not write the model yet (use "
+           "cluster.mode=simulated or sequential)";
   return std::nullopt;
 }
 

@@ -56,6 +56,8 @@ std::optional<std::string> run_simulated(const train_config& cfg, progress_repor
   caf::scoped_actor self{sys};
   coordination_result res;
   auto failure = coordinate(self, cfg, net, c, coordinator_options{}, progress, out, res);
+  if (!failure && !cfg.checkpoint.model_out.empty())
+    failure = export_cluster_model(self, cfg, c, res, out);
   if (!failure && peers.net) {
     const auto& n = peers.net->config();
     out.net = net_metrics{n.latency_us, n.bandwidth_gbps, n.dilation, peers.net->bytes_moved()};

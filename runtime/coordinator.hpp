@@ -62,6 +62,14 @@ struct coordination_result {
   std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
 };
 
+// output.model after a successful coordinate(): each embedding shard writes
+// its own file, the coordinator the trainers' replicas and the manifest
+// (runtime/cluster_checkpoint.cpp).
+std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
+                                                const cluster_handles& c,
+                                                const coordination_result& res,
+                                                const run_metrics& out);
+
 // Runs steps 1-4. Returns an error message when the job failed.
 std::optional<std::string> coordinate(caf::scoped_actor& self, const train_config& cfg,
                                       const model::dlrm& net, const cluster_handles& c,

@@ -59,10 +59,15 @@ std::optional<std::string> load_saved_model(const std::string& path, saved_model
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, out.net->layout().size(), reps))
     return e;
+  // The average of the replicas, summed then scaled as the cluster's own
+  // evaluation does (average_replicas), so both score with the same bits.
   out.params.assign(out.net->layout().size(), 0.0f);
   for (const auto& r : reps)
     for (std::size_t i = 0; i < r.params.size(); ++i)
-      out.params[i] += r.params[i] / float(reps.size());
+      out.params[i] += r.params[i];
+  const float inv = 1.0f / float(reps.size());
+  for (auto& x : out.params)
+    x *= inv;
   return std::nullopt;
 }
 

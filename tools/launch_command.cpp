@@ -29,6 +29,8 @@ int launch_command(const std::vector<std::string>& args) {
   runtime::deploy_settings d;
   std::optional<std::string> err = runtime::build_train_config(opts, cfg);
   if (!err)
+    err = runtime::refuse_in_multi_node(cfg.checkpoint);
+  if (!err)
     err = runtime::build_deploy(opts, "", d);
   if (err) {
     std::fprintf(stderr, "shadowsync launch: %s\n", err->c_str());

@@ -79,7 +79,10 @@ int node_command(const std::vector<std::string>& raw) {
   }
   runtime::node_context ctx;
   ctx.node = node;
-  if (auto e = runtime::build_train_config(opts, ctx.cfg)) {
+  auto e = runtime::build_train_config(opts, ctx.cfg);
+  if (!e)
+    e = runtime::refuse_in_multi_node(ctx.cfg.checkpoint);
+  if (e) {
     std::fprintf(stderr, "shadowsync node %s: %s\n", node.c_str(), e->c_str());
     return exit_usage;
   }

@@ -87,6 +87,22 @@ fi
 [ "$(json "$tmp/eval.json" "round(d['eval_ne'], 9)")" = "$(json "$tmp/full.json" "round(d['eval_ne'], 9)")" ] \
   && ok "eval: $(grep -o 'NE [0-9.]*  AUC [0-9.]*' "$tmp/eval.log")" || bad "eval: $(tail -n 2 "$tmp/eval.log")"
 
+# 3b. The simulated cluster's model: 3 embedding shards write their own
+# files, 2 trainers their replicas; eval of the saved model scores exactly
+# what the cluster's own evaluation scored.
+"$bin" train --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-table=50000 \
+  --cluster.trainers=2 --cluster.embedding-shards=3 --sync.algorithm=s-ma --output.progress=none \
+  --output.model="$tmp/cm" --output.metrics="$tmp/cm.json" > "$tmp/cm.log" 2>&1 \
+  || bad "simulated cluster with output.model: $(tail -n 3 "$tmp/cm.log")"
+files=$(ls "$tmp/cm/$(cat "$tmp/cm/LATEST" 2>/dev/null)" 2>/dev/null | tr '\n' ' ')
+[ "$files" = "embedding-0.bin embedding-1.bin embedding-2.bin manifest.json replica-0.bin replica-1.bin " ] \
+  && ok "simulated cluster: one file per embedding shard and per replica" || bad "cluster model files: $files"
+"$bin" eval --model="$tmp/cm" --data.eval="$tmp/eval.tsv" --output.progress=none \
+  --output.metrics="$tmp/cm-eval.json" > "$tmp/cm-eval.log" 2>&1
+[ "$(json "$tmp/cm-eval.json" "d['eval_ne']" 2>/dev/null)" = "$(json "$tmp/cm.json" "d['eval_ne']")" ] \
+  && ok "eval of the cluster's saved model = the cluster's own eval NE ($(json "$tmp/cm.json" "d['eval_ne']"))" \
+  || bad "cluster model eval: $(tail -n 1 "$tmp/cm-eval.log") vs $(json "$tmp/cm.json" "d['eval_ne']")"
+
 # 4. Damage: a truncated embedding file, refused and left as it was.
 cp -r "$tmp/full" "$tmp/damaged"
 emb="$tmp/damaged/$full/embedding-0.bin"

@@ -1,0 +1,77 @@
+// output.model of the simulated cluster, after training has ended (every
+// worker done, every syncer stopped: the state is quiescent, so it is a
+// consistent cut without a marker protocol):
+//   coordinator -> embedding shard s: save(FOLDER); shard writes
+//                  embedding-s.bin itself and replies name, bytes, CRC32C
+//   coordinator: replica-t.bin of each surviving trainer (from its report:
+//                dense parameters and dense optimiser state)
+// then the manifest and the atomic commit (checkpoint/store.hpp). The EASGD
+// centre and the BMUF block state are not saved yet (eval of a saved model
+// uses the average of the replicas).
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "checkpoint/model_files.hpp"
+#include "runtime/coordinator.hpp"
+
+namespace runtime {
+
+std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
+                                                const cluster_handles& c,
+                                                const coordination_result& res,
+                                                const run_metrics& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& dir = cfg.checkpoint.model_out;
+  checkpoint::folder_writer w;
+  std::string err;
+  if (!w.begin(dir, checkpoint::checkpoint_name(out.examples), &err))
+    return "output.model: " + err;
+  std::optional<std::string> failure;
+  const std::string tmp = w.path("");
+  for (std::size_t s = 0; s < c.shards.size() && !failure; ++s)
+    self->request(c.shards[s], cfg.cluster.timeout, messages::save_atom::value,
+                  tmp.substr(0, tmp.size() - 1))
+      .receive(
+        [&](std::string& name, std::uint64_t bytes, std::uint32_t crc) {
+          w.add(checkpoint::file_info{name, bytes, crc});
+        },
+        [&](caf::error& e) {
+          failure = "output.model: " + c.shard_names[s] + ": " + self->system().render(e);
+        });
+  for (std::size_t t = 0; t < res.reports.size() && !failure; ++t) {
+    const auto& r = res.reports[t];
+    if (r.state.size() != r.replica.size())
+      failure = "output.model: trainer " + std::to_string(r.trainer) +
+                " reported no dense optimiser state";
+    else if (!checkpoint::write_replica(w, t, r.replica.data(), r.state.data(), r.replica.size(),
+                                        &err))
+      failure = "output.model: " + err;
+  }
+  checkpoint::manifest m;
+  m.config_ini = cfg.checkpoint.effective_ini;
+  m.mode = "simulated";
+  m.examples = out.examples;
+  for (std::size_t t = 0; t < res.reports.size(); ++t) {
+    checkpoint::reader_position p;
+    p.part = t;
+    p.parts = res.reports.size();
+    p.epoch = cfg.train.epochs; // every pass done
+    m.readers.push_back(p);
+  }
+  m.model_seed = cfg.train.seed;
+  m.counters.malformed = out.malformed_lines;
+  m.counters.seconds = out.seconds;
+  std::string folder;
+  if (!failure && !w.commit(m, 1, &folder, &err))
+    failure = "output.model: " + err;
+  if (failure) {
+    w.abandon();
+    return failure;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("model written to {} ({} embedding shard files, {} replicas) in {:.2f} s", folder,
+               c.shards.size(), res.reports.size(), s);
+  return std::nullopt;
+}
+
+} // namespace runtime
