@@ -53,7 +53,29 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     return make_error(errc::bad_request, who() + ": bad config: " + bad);
   local_rows = (cfg.rows_per_table + cfg.num_shards - 1) / cfg.num_shards;
   tables.emplace(cfg.num_tables, local_rows, cfg.dim, cfg.optimizer.state_per_row(cfg.dim));
-  tables->init(cfg.seed, std::sqrt(1.0f / static_cast<float>(cfg.rows_per_table)));
+  if (!cfg.initial) {
+    tables->init(cfg.seed, std::sqrt(1.0f / static_cast<float>(cfg.rows_per_table)));
+    return {};
+  }
+  const auto& full = *cfg.initial;
+  const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
+  if (full.dim() != cfg.dim ||
+      full.weights().size() != cfg.num_tables * cfg.rows_per_table * cfg.dim ||
+      full.accumulators().size() != cfg.num_tables * cfg.rows_per_table * spr)
+    return make_error(errc::bad_request, who() + ": initial tables of another shape");
+  for (std::size_t t = 0; t < cfg.num_tables; ++t)
+    for (std::uint64_t l = 0; l < local_rows; ++l) {
+      const std::uint64_t row = l * cfg.num_shards + cfg.shard;
+      if (row >= cfg.rows_per_table)
+        break;
+      const auto global = model::row_key(t, row), local = model::row_key(t, l);
+      std::copy(full.row(global), full.row(global) + cfg.dim, tables->row(local));
+      if (spr > 0)
+        std::copy(full.accumulators().data() + (t * cfg.rows_per_table + row) * spr,
+                  full.accumulators().data() + (t * cfg.rows_per_table + row + 1) * spr,
+                  tables->accumulator(local));
+    }
+  cfg.initial.reset(); // the shard holds its rows now
   return {};
 }
 

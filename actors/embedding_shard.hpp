@@ -30,6 +30,7 @@
 // Hogwild: all trainers push to the same shards; updates of a row by
 // different trainers interleave in mailbox order (one message at a time).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -51,6 +52,10 @@ struct embedding_shard_config {
   std::size_t dim = 16;                    // floats per row
   model::sparse_optimizer optimizer;       // row-wise Adagrad by default
   std::uint64_t seed = 1;                  // initialisation
+  // Resume (simulated cluster): the whole tables of a checkpoint; the shard
+  // copies its own rows (row mod num_shards == shard) and their optimiser
+  // state instead of initialising. Same shape as this config, else init fails.
+  std::shared_ptr<const model::embedding_tables> initial;
 };
 
 struct embedding_shard_state {

@@ -45,6 +45,13 @@ public:
     : size_(init.size()), params_(new float[init.size()]), acc_(new float[init.size()]()) {
     std::copy(init.begin(), init.end(), params_.get());
   }
+  // ... with the accumulators from `state` (a resumed checkpoint) when it has
+  // n floats; zero otherwise.
+  hogwild_replica(const std::vector<float>& init, const std::vector<float>& state)
+    : hogwild_replica(init) {
+    if (state.size() == size_)
+      std::copy(state.begin(), state.end(), acc_.get());
+  }
 
   std::size_t size() const { return size_; }
   float* params() { return params_.get(); }

@@ -181,10 +181,11 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
                  __FILE__, __LINE__, st.name.c_str(), cfg.initial_params.size(), need);
     std::abort();
   }
-  st.replica = std::make_shared<hogwild_replica>(cfg.initial_params);
+  st.replica = std::make_shared<hogwild_replica>(cfg.initial_params, cfg.initial_state);
   st.progress = std::make_shared<live_progress>();
   st.cfg = std::move(cfg);
   st.cfg.initial_params = {}; // the replica holds them now
+  st.cfg.initial_state = {};
   spawn_children(self);
   self->set_down_handler([=](caf::down_msg& dm) { on_down(self, dm); });
   // Killed from outside (the runtime's shutdown or failure path): answer the

@@ -61,6 +61,7 @@ struct trainer_config {
   model::arch arch;
   model::dense_optimizer dense_opt;
   std::vector<float> initial_params; // the replica's start (identical on all trainers)
+  std::vector<float> initial_state;  // its dense optimiser state; empty = zero
   reader_config reader;              // this trainer's part of the data
   std::vector<embedding_shard_actor> shards;
   syncer_config syncer;              // replica field filled in by the trainer

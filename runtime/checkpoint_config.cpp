@@ -31,18 +31,20 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
     if (out.dir.empty() && o.value_text(k) != "0")
       return std::string("option '") + k + "' = " + o.value_text(k) + " (" + o.source(k) +
              ") needs checkpoint.dir, the folder to write checkpoints into";
-  if (mode != "sequential")
-    for (const char* k : {"checkpoint.dir", "checkpoint.resume"})
-      if (!o.get_string(k).empty())
-        return std::string("option '") + k + "' (" + o.source(k) +
-               "): checkpoints and resume are built for cluster.mode=sequential so far; the "
-               "simulated cluster writes output.model (cluster.mode = " + mode + ")";
+  if (mode != "sequential" && !out.dir.empty())
+    return "option 'checkpoint.dir' (" + o.source("checkpoint.dir") +
+           "): periodic checkpoints are built for cluster.mode=sequential so far; the "
+           "simulated cluster writes output.model and resumes from one (cluster.mode = " +
+           mode + ")";
   return std::nullopt;
 }
 
 std::optional<std::string> refuse_in_multi_node(const checkpoint_settings& c) {
   if (!c.model_out.empty())
     return "option 'output.model': multi-node runs do not write the model yet (use "
+           "cluster.mode=simulated or sequential)";
+  if (!c.resume.empty())
+    return "option 'checkpoint.resume': multi-node runs do not resume yet (use "
            "cluster.mode=simulated or sequential)";
   return std::nullopt;
 }

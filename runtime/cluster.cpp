@@ -15,7 +15,7 @@ namespace runtime {
 namespace {
 
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
-           cluster_handles& c, trainer_peers& peers) {
+           const cluster_start* start, cluster_handles& c, trainer_peers& peers) {
   const auto& cl = cfg.cluster;
   peers.place = actors::placement{cl.trainers, cl.embedding_shards, cl.dense_shards};
   if (cfg.net.enabled)
@@ -23,8 +23,12 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
       peers.place.hosts(), actors::sim_network::settings{cfg.net.latency_us,
                                                          cfg.net.bandwidth_gbps,
                                                          effective_dilation(cfg)});
-  for (std::size_t s = 0; s < cl.embedding_shards; ++s)
-    c.shards.push_back(sys.spawn(actors::embedding_shard, embedding_shard_config_for(cfg, s)));
+  for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
+    auto ec = embedding_shard_config_for(cfg, s);
+    if (start)
+      ec.initial = start->tables;
+    c.shards.push_back(sys.spawn(actors::embedding_shard, std::move(ec)));
+  }
   peers.shards = c.shards;
   peers.dense_ranges = dense_ranges_for(cfg, init.size());
   if (model::is_easgd(cfg.sync.algorithm))
@@ -32,15 +36,28 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
       c.dense.push_back(
         sys.spawn(actors::dense_shard, dense_shard_config_for(cfg, init, peers.dense_ranges, d)));
   peers.dense = c.dense;
-  for (std::size_t t = 0; t < cl.trainers; ++t)
-    c.trainers.push_back(sys.spawn(actors::trainer, trainer_config_for(cfg, t, init, peers)));
+  for (std::size_t t = 0; t < cl.trainers; ++t) {
+    auto tc = trainer_config_for(cfg, t, init, peers);
+    if (start)
+      tc.initial_state = start->state;
+    c.trainers.push_back(sys.spawn(actors::trainer, std::move(tc)));
+  }
   name_roles(c);
 }
 
 } // namespace
 
-std::optional<std::string> run_simulated(const train_config& cfg, progress_reporter& progress,
-                                         run_metrics& out) {
+std::optional<std::string> run_simulated(const train_config& run_cfg,
+                                         progress_reporter& progress, run_metrics& out) {
+  train_config cfg = run_cfg;
+  model::dlrm net(cfg.arch);
+  std::optional<cluster_start> start;
+  if (!cfg.checkpoint.resume.empty()) {
+    start.emplace();
+    if (auto e = load_cluster_start(cfg, net, *start))
+      return "cannot resume: " + *e;
+    cfg.train.epochs -= std::size_t(start->passes_done); // the passes left
+  }
   caf::actor_system_config sys_cfg;
   messages::register_messages(sys_cfg);
   if (cfg.cluster.scheduler_policy == "sharing")
@@ -48,11 +65,11 @@ std::optional<std::string> run_simulated(const train_config& cfg, progress_repor
   if (cfg.cluster.max_threads > 0)
     sys_cfg.set("scheduler.max-threads", cfg.cluster.max_threads);
   caf::actor_system sys{sys_cfg};
-  model::dlrm net(cfg.arch);
-  const auto init = initial_dense(cfg, net);
+  const auto init = start ? start->params : initial_dense(cfg, net);
   cluster_handles c;
   trainer_peers peers;
-  build(sys, cfg, init, c, peers);
+  build(sys, cfg, init, start ? &*start : nullptr, c, peers);
+  start.reset(); // the shards hold their rows now
   caf::scoped_actor self{sys};
   coordination_result res;
   auto failure = coordinate(self, cfg, net, c, coordinator_options{}, progress, out, res);

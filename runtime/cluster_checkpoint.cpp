@@ -74,4 +74,52 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
   return std::nullopt;
 }
 
+std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
+                                              cluster_start& out) {
+  checkpoint::opened_checkpoint c;
+  if (auto e = checkpoint::open_checkpoint(cfg.checkpoint.resume, c))
+    return e;
+  if (c.m.readers.empty())
+    return "'" + c.folder + "' has no reader position";
+  out.passes_done = c.m.readers[0].epoch;
+  for (const auto& r : c.m.readers)
+    if (r.examples != 0 || r.epoch != out.passes_done)
+      return "'" + c.folder + "' was cut " + std::to_string(r.examples) + " examples into pass " +
+             std::to_string(r.epoch + 1) + ": the simulated cluster resumes only from a "
+             "checkpoint at the end of a pass (its data is split differently)";
+  if (out.passes_done >= cfg.train.epochs)
+    return "'" + c.folder + "' has done " + std::to_string(out.passes_done) +
+           " passes; train.epochs = " + std::to_string(cfg.train.epochs) +
+           " leaves nothing to train (raise train.epochs)";
+  const auto& a = cfg.arch;
+  auto tables = std::make_shared<model::embedding_tables>(
+    a.num_tables, a.rows_per_table, a.dim, cfg.train.sparse.state_per_row(a.dim));
+  if (auto e = checkpoint::load_embeddings(c, *tables, a.num_tables, a.rows_per_table))
+    return e;
+  std::vector<checkpoint::replica_state> reps;
+  if (auto e = checkpoint::load_replicas(c, net.layout().size(), reps))
+    return e;
+  out.params.assign(net.layout().size(), 0.0f);
+  out.state.assign(net.layout().size(), 0.0f);
+  for (const auto& r : reps)
+    for (std::size_t i = 0; i < r.params.size(); ++i) {
+      out.params[i] += r.params[i];
+      out.state[i] += r.state[i];
+    }
+  const float inv = 1.0f / float(reps.size());
+  for (std::size_t i = 0; i < out.params.size(); ++i) {
+    out.params[i] *= inv;
+    out.state[i] *= inv;
+  }
+  out.tables = std::move(tables);
+  out.examples = c.m.examples;
+  out.folder = c.folder;
+  spdlog::info("resuming the cluster from {}: {} examples, {} passes done; {} embedding files "
+               "re-split over {} shards, {} replicas averaged into {} trainers",
+               c.folder, c.m.examples, out.passes_done,
+               c.m.files.size() - reps.size(), cfg.cluster.embedding_shards, reps.size(),
+               cfg.cluster.trainers);
+  return std::nullopt;
+}
+
 } // namespace runtime

@@ -21,6 +21,7 @@
 //   client, and the metrics name the lost trainers. Losing every trainer,
 //   or a trainer during the coordinated stop, is an error.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 
 #include "actors/interfaces.hpp"
 #include "model/dlrm.hpp"
+#include "model/embedding.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/train_config.hpp"
@@ -69,6 +71,19 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out);
+
+// Resume of the simulated cluster from a checkpoint at a pass boundary (the
+// end of a run, sequential or simulated): the whole tables (each embedding
+// shard copies its rows, whatever the shard count was), the average of the
+// saved replicas and of their dense optimiser states, the passes done.
+struct cluster_start {
+  std::shared_ptr<const model::embedding_tables> tables;
+  std::vector<float> params, state;
+  std::uint64_t passes_done = 0, examples = 0;
+  std::string folder;
+};
+std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
+                                              cluster_start& out);
 
 // Runs steps 1-4. Returns an error message when the job failed.
 std::optional<std::string> coordinate(caf::scoped_actor& self, const train_config& cfg,

@@ -59,6 +59,11 @@ TEST_CASE("hogwild: two worker threads and a syncer thread share one replica") {
   model::dense_optimizer opt{model::dense_optimizer_kind::adagrad, 0.05f};
   const std::size_t batch = 8, steps = 400;
   std::atomic<bool> done{false};
+  // The workers start once the syncer has merged a round: on a loaded
+  // machine the syncer thread may otherwise not run at all before the
+  // workers' 400 steps are over (seen under a parallel CI build), and the
+  // test would check no race.
+  std::atomic<bool> syncer_running{false};
   std::vector<double> first_loss(2), last_loss(2);
 
   auto worker = [&](int id) {
@@ -66,6 +71,8 @@ TEST_CASE("hogwild: two worker threads and a syncer thread share one replica") {
     model::workspace ws; // private to this thread
     std::vector<float> grads(replica->size()), grad_rows(d.rows.size());
     const model::embedding_input in{d.rows.data(), d.index.data(), a.num_tables};
+    while (!syncer_running.load())
+      std::this_thread::yield();
     for (std::size_t s = 0; s < steps; ++s) {
       net.forward_backward(replica->params(), d.dense.data(), in, d.labels.data(), batch, ws,
                            grads.data(), grad_rows.data());
@@ -85,6 +92,7 @@ TEST_CASE("hogwild: two worker threads and a syncer thread share one replica") {
         target[i] = snapshot[i] - 0.01f * (snapshot[i] - init[i]); // a weak elastic pull
       replica->merge(model::merge_mode::delta, snapshot.data(), target.data());
       ++rounds;
+      syncer_running.store(true);
     }
   };
   std::thread s(syncer);

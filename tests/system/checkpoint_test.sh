@@ -103,6 +103,26 @@ files=$(ls "$tmp/cm/$(cat "$tmp/cm/LATEST" 2>/dev/null)" 2>/dev/null | tr '\n' '
   && ok "eval of the cluster's saved model = the cluster's own eval NE ($(json "$tmp/cm.json" "d['eval_ne']"))" \
   || bad "cluster model eval: $(tail -n 1 "$tmp/cm-eval.log") vs $(json "$tmp/cm.json" "d['eval_ne']")"
 
+# 3c. The cluster resumes onto 4 embedding shards (saved with 3): with both
+# learning rates 0 the second pass changes no weight, so the model it writes
+# must score exactly what the saved one scores: every row found its new
+# shard, the replicas' average became both trainers' start.
+"$bin" train --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-table=50000 \
+  --cluster.trainers=2 --cluster.embedding-shards=4 --sync.algorithm=s-ma --train.epochs=2 \
+  --train.dense-lr=0 --train.sparse-lr=0 --resume="$tmp/cm" --output.progress=none \
+  --output.model="$tmp/cm4" --output.metrics="$tmp/cm4.json" > "$tmp/cm4.log" 2>&1 \
+  || bad "cluster resume onto 4 shards: $(tail -n 3 "$tmp/cm4.log")"
+grep -q "3 embedding files re-split over 4 shards" "$tmp/cm4.log" \
+  && ok "cluster resumed from 3 shard files onto 4 shards" || bad "no re-split in: $(grep -m1 resum "$tmp/cm4.log")"
+[ "$(json "$tmp/cm4.json" "d['eval_ne'], d['examples']" 2>/dev/null)" = "$(json "$tmp/cm.json" "d['eval_ne']") 100000" ] \
+  && ok "the resumed cluster's model is the saved one (eval NE $(json "$tmp/cm4.json" "d['eval_ne']"), one more pass at lr 0)" \
+  || bad "resumed cluster: $(json "$tmp/cm4.json" "d['eval_ne'], d['examples']" 2>/dev/null) vs $(json "$tmp/cm.json" "d['eval_ne']")"
+"$bin" train --data.train="$tmp/train.tsv" --model.rows-per-table=50000 --resume="$tmp/cm" \
+  --output.progress=none > "$tmp/cm1.log" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "leaves nothing to train" "$tmp/cm1.log" && ok "resume with no pass left is refused (exit 1)" \
+  || bad "resume with nothing left: exit $rc: $(tail -n 1 "$tmp/cm1.log")"
+
 # 4. Damage: a truncated embedding file, refused and left as it was.
 cp -r "$tmp/full" "$tmp/damaged"
 emb="$tmp/damaged/$full/embedding-0.bin"
