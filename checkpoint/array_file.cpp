@@ -91,6 +91,18 @@ std::uint64_t file_header::attr(const std::string& key) const {
   return it == attrs.end() ? 0 : it->second;
 }
 
+bool write_array_header(file_sink& f, const file_header& header, std::string* err) {
+  std::ostringstream hs;
+  {
+    cereal::PortableBinaryOutputArchive a(hs);
+    a(header);
+  }
+  const std::string h = hs.str();
+  const std::uint64_t hlen = h.size();
+  return f.write(magic, sizeof magic, err) && f.write(&hlen, sizeof hlen, err) &&
+         f.write(h.data(), h.size(), err);
+}
+
 bool write_array_file(const std::string& path, const file_header& header,
                       const std::vector<const float*>& data, file_info* info, std::string* err) {
   if (data.size() != header.arrays.size()) {
@@ -99,16 +111,8 @@ bool write_array_file(const std::string& path, const file_header& header,
              " arrays for a header of " + std::to_string(header.arrays.size());
     return false;
   }
-  std::ostringstream hs;
-  {
-    cereal::PortableBinaryOutputArchive a(hs);
-    a(header);
-  }
-  const std::string h = hs.str();
-  const std::uint64_t hlen = h.size();
   file_sink f;
-  if (!f.open(path, err) || !f.write(magic, sizeof magic, err) ||
-      !f.write(&hlen, sizeof hlen, err) || !f.write(h.data(), h.size(), err))
+  if (!f.open(path, err) || !write_array_header(f, header, err))
     return false;
   for (std::size_t i = 0; i < data.size(); ++i)
     if (!f.write(data[i], header.arrays[i].count * sizeof(float), err))

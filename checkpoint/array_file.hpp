@@ -56,6 +56,11 @@ struct file_info {
 bool write_array_file(const std::string& path, const file_header& header,
                       const std::vector<const float*>& data, file_info* info, std::string* err);
 
+// For writers that stream the arrays themselves: the magic, the header's
+// length and the header, into an open sink. The caller then writes exactly
+// the arrays the header lists, in order, and closes the sink.
+bool write_array_header(file_sink& f, const file_header& header, std::string* err);
+
 // Reads a file written by write_array_file, array by array, in order.
 class array_file_reader {
 public:

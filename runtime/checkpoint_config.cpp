@@ -11,6 +11,9 @@ void add_checkpoint_options(option_set& o) {
   o.add({"checkpoint.every-seconds", t::real, "0",
          "a checkpoint every S seconds of training (0 = not by time)", {}, 0.0});
   o.add({"checkpoint.keep", t::integer, "3", "keep the newest K checkpoints", {}, 1.0, 1e6});
+  o.add({"checkpoint.background", t::boolean, "true",
+         "write periodic checkpoints from a second thread while training goes on (rows changed "
+         "meanwhile are copied first); false: training waits for each write"});
   o.add({"checkpoint.resume", t::string, "",
          "continue from this checkpoint folder, or the newest one in this checkpoint dir "
          "(also --resume=PATH)"});
@@ -24,6 +27,7 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
   out.every_examples = std::uint64_t(o.get_int("checkpoint.every-examples"));
   out.every_seconds = o.get_real("checkpoint.every-seconds");
   out.keep = std::size_t(o.get_int("checkpoint.keep"));
+  out.background = o.get_bool("checkpoint.background");
   out.resume = o.get_string("checkpoint.resume");
   out.model_out = o.get_string("output.model");
   // (An effective INI sets every key, so values are checked, not sources.)

@@ -21,6 +21,7 @@ struct checkpoint_settings {
   std::uint64_t every_examples = 0; // 0: not by examples
   double every_seconds = 0;         // 0: not by time
   std::size_t keep = 3;
+  bool background = true;           // write beside training (copy-on-write rows)
   std::string resume;               // empty: a fresh start
   std::string model_out;            // output.model; empty: none
   std::string effective_ini;        // the run's configuration, for manifests

@@ -43,6 +43,8 @@ void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& 
   }
   ne.add_batch(ws_.loss_sum, prob_sum, b.size, pos);
   cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
+  if (bg_) // a checkpoint is being written: rows keep their value at the cut there
+    bg_->before_update(rows_.index.unique());
   tables_.apply(rows_.index, grad_unique_.data(), cfg_.train.sparse);
 }
 
@@ -94,10 +96,13 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
       progress.update(s);
       const bool by_examples = next_ck && examples >= next_ck;
       const bool by_time = ck.every_seconds > 0 && seconds_since(last_ck) >= ck.every_seconds;
-      if (ck.enabled() && (by_examples || by_time)) {
-        if (auto e = save(ck.dir, ck.keep,
-                          manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne,
-                                      malformed, r->statistics().malformed, seconds())))
+      // With checkpoint.background the write runs beside training; a due
+      // checkpoint waits (is re-tried after each batch) while one is written.
+      const bool busy = bg_ && !bg_->done();
+      if (ck.enabled() && (by_examples || by_time) && !busy) {
+        auto m = manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne, malformed,
+                             r->statistics().malformed, seconds());
+        if (auto e = ck.background ? start_background(std::move(m)) : save(ck.dir, ck.keep, m))
           return e;
         while (next_ck && next_ck <= examples)
           next_ck += ck.every_examples;
@@ -116,6 +121,12 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   out.train_ne = ne.ne();
   out.malformed_lines = malformed;
   out.flops_per_example = net_.flops_per_example();
+  if (bg_) {
+    auto e = bg_->finish();
+    bg_.reset();
+    if (e)
+      return e;
+  }
   const auto last = manifest_at(epoch, 0, 0, examples, ne, malformed, 0, out.seconds);
   // The end, always: its reader position says "pass done" (a periodic
   // checkpoint at the same count, replaced here, would re-read the pass).
@@ -130,6 +141,26 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   s.train_ne = out.train_ne;
   s.fraction_done = 1;
   progress.finish(s);
+  return std::nullopt;
+}
+
+std::optional<std::string> sequential_engine::start_background(checkpoint::manifest m) {
+  if (bg_) {
+    auto e = bg_->finish();
+    bg_.reset();
+    if (e)
+      return e;
+  }
+  checkpoint::background_writer::job j;
+  j.dir = cfg_.checkpoint.dir;
+  j.keep = cfg_.checkpoint.keep;
+  j.manifest = std::move(m);
+  j.num_tables = cfg_.arch.num_tables;
+  j.rows_per_table = cfg_.arch.rows_per_table;
+  j.params.assign(params_.begin(), params_.end());
+  j.state.assign(dense_acc_.begin(), dense_acc_.end());
+  j.on_committed = [](const std::string& line) { spdlog::info("{}", line); };
+  bg_ = std::make_unique<checkpoint::background_writer>(std::move(j), tables_);
   return std::nullopt;
 }
 

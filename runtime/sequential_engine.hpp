@@ -13,6 +13,7 @@
 
 #include "checkpoint/manifest.hpp"
 #include "model/dlrm.hpp"
+#include "checkpoint/background_writer.hpp"
 #include "data/batch.hpp"
 #include "model/embedding.hpp"
 #include "model/metrics.hpp"
@@ -65,6 +66,9 @@ private:
   model::batch_lookup rows_;
   model::workspace ws_;
   model::float_buffer grad_unique_;
+  // The checkpoint being written beside training (checkpoint.background).
+  std::unique_ptr<checkpoint::background_writer> bg_;
+  std::optional<std::string> start_background(checkpoint::manifest m);
   // Where train() starts: zero, or what restore() read.
   struct start_point {
     checkpoint::reader_position reader;

@@ -33,5 +33,5 @@ fi
 # ThreadSanitizer pass over the actor suite (real threads on a shared Hogwild
 # replica; tests/tsan.supp suppresses only races through hogwild_replica).
 if [ "${SS_SKIP_TSAN:-0}" != 1 ]; then
-  sanitized tsan SS_TSAN test_actors
+  sanitized tsan SS_TSAN test_actors test_checkpoint
 fi

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "checkpoint/background_writer.hpp"
 #include "checkpoint/crc32c.hpp"
 #include "checkpoint/model_files.hpp"
 #include "checkpoint/store.hpp"
@@ -239,4 +240,59 @@ TEST_CASE("checkpoint: every kind of damage is refused, naming the file") {
   }
   restore();
   CHECK(load_error(folder) == "");
+}
+
+TEST_CASE("background writer: the file holds the tables as they were at the cut") {
+  // 4 tables x 100000 rows (391 chunks of 1024), dim 4, 1 state float. The
+  // training side changes rows while the writer runs: every update is
+  // announced with before_update first, as the sequential engine does.
+  const std::uint64_t tables = 4, rows = 100000;
+  model::embedding_tables t(tables, rows, 4, 1);
+  for (std::size_t i = 0; i < t.weights().size(); ++i)
+    t.weights()[i] = float(i % 1000) * 0.25f;
+  for (std::uint64_t tb = 0; tb < tables; ++tb)
+    for (std::uint64_t r = 0; r < rows; ++r)
+      *t.accumulator(model::row_key(tb, r)) = float(tb * rows + r);
+  const auto at_cut = t; // what the checkpoint must hold
+  temp_dir d("background");
+  background_writer::job j;
+  j.dir = d.str();
+  j.manifest.mode = "sequential";
+  j.manifest.examples = 77;
+  j.manifest.readers = {reader_position{}};
+  j.num_tables = tables;
+  j.rows_per_table = rows;
+  j.params = {1, 2, 3};
+  j.state = {4, 5, 6};
+  std::string report;
+  j.on_committed = [&](const std::string& line) { report = line; };
+  background_writer w(std::move(j), t);
+  // Change rows spread over every chunk, many times, until the writer is done
+  // (and at least 200 rounds, so some changes surely race the writer).
+  std::uint64_t round = 0;
+  std::vector<std::uint64_t> keys;
+  while (round < 200 || !w.done()) {
+    keys.clear();
+    for (std::uint64_t k = 0; k < 64; ++k)
+      keys.push_back(model::row_key((round + k) % tables, (round * 97 + k * 331) % rows));
+    w.before_update(keys);
+    for (auto key : keys) {
+      for (int i = 0; i < 4; ++i)
+        t.row(key)[i] += 1.0f;
+      *t.accumulator(key) += 1.0f;
+    }
+    ++round;
+  }
+  REQUIRE_FALSE(w.finish());
+  CHECK(report.find("checkpoint " + d.str() + "/ckpt-000000000077: 77 examples") == 0);
+  opened_checkpoint c;
+  REQUIRE_FALSE(open_checkpoint(d.str(), c));
+  model::embedding_tables back(tables, rows, 4, 1);
+  REQUIRE_FALSE(load_embeddings(c, back, tables, rows));
+  CHECK(back.weights() == at_cut.weights());
+  CHECK(back.accumulators() == at_cut.accumulators());
+  CHECK(t.weights() != at_cut.weights()); // the live tables did move on
+  std::vector<replica_state> reps;
+  REQUIRE_FALSE(load_replicas(c, 3, reps));
+  CHECK(reps[0].params == std::vector<float>{1, 2, 3});
 }

@@ -1,0 +1,136 @@
+#include "checkpoint/background_writer.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include <cstdio>
+
+#include "checkpoint/model_files.hpp"
+
+namespace checkpoint {
+
+background_writer::background_writer(job j, model::embedding_tables& tables)
+    : job_(std::move(j)), tables_(tables), dim_(tables.dim()) {
+  rows_ = job_.num_tables * job_.rows_per_table;
+  spr_ = rows_ == 0 ? 0 : tables_.accumulators().size() / rows_;
+  chunks_ = (rows_ + chunk_rows - 1) / chunk_rows;
+  weights_saved_.assign(chunks_, 0);
+  state_saved_.assign(chunks_, spr_ == 0 ? 1 : 0);
+  thread_ = std::thread([this] { run(); });
+}
+
+background_writer::~background_writer() {
+  if (thread_.joinable())
+    thread_.join();
+}
+
+void background_writer::before_update(const std::vector<std::uint64_t>& keys) {
+  if (done())
+    return;
+  std::lock_guard<std::mutex> lock(m_);
+  const float* w = tables_.weights().data();
+  const float* s = tables_.accumulators().data();
+  for (const auto key : keys) {
+    const std::uint64_t r = model::key_table(key) * job_.rows_per_table + model::key_row(key);
+    const std::uint64_t c = r / chunk_rows;
+    if ((weights_saved_[c] && state_saved_[c]) || side_.count(r))
+      continue;
+    const std::uint64_t at = side_data_.size();
+    side_data_.insert(side_data_.end(), w + r * dim_, w + (r + 1) * dim_);
+    side_data_.insert(side_data_.end(), s + r * spr_, s + (r + 1) * spr_);
+    side_.emplace(r, at);
+  }
+}
+
+std::optional<std::string> background_writer::finish() {
+  if (thread_.joinable())
+    thread_.join();
+  return error_;
+}
+
+void background_writer::run() {
+  error_ = write_all();
+  done_.store(true, std::memory_order_release);
+}
+
+std::optional<std::string> background_writer::write_all() {
+  const auto t0 = std::chrono::steady_clock::now();
+  folder_writer w;
+  std::string err, folder;
+  auto fail = [&](const std::string& e) -> std::optional<std::string> {
+    w.abandon();
+    return "checkpoint: " + e;
+  };
+  if (!w.begin(job_.dir, checkpoint_name(job_.manifest.examples), &err))
+    return fail(err);
+  embedding_shard_view v;
+  v.tables = job_.num_tables;
+  v.rows_per_table = job_.rows_per_table;
+  v.dim = dim_;
+  v.state_per_row = spr_;
+  v.local_rows = job_.rows_per_table;
+  file_info info;
+  info.name = embedding_file_name(0);
+  file_sink f;
+  if (!f.open(w.path(info.name), &err) ||
+      !write_array_header(f, embedding_header(v), &err))
+    return fail(err);
+  // One pass per array: chunk c of `width` floats per row, with the side
+  // copies of rows changed since the cut.
+  std::vector<float> staging(chunk_rows * std::max<std::size_t>(dim_, spr_));
+  auto pass = [&](std::vector<char>& saved, const float* live, std::size_t width,
+                  std::size_t side_offset) {
+    for (std::uint64_t c = 0; c < chunks_; ++c) {
+      const std::uint64_t r0 = c * chunk_rows, r1 = std::min(rows_, r0 + chunk_rows);
+      {
+        // A row with a side copy may be changing right now: never read it live.
+        std::lock_guard<std::mutex> lock(m_);
+        if (side_.empty()) {
+          std::memcpy(staging.data(), live + r0 * width, (r1 - r0) * width * sizeof(float));
+        } else {
+          for (std::uint64_t r = r0; r < r1; ++r) {
+            const auto it = side_.find(r);
+            const float* src = it == side_.end() ? live + r * width
+                                                 : side_data_.data() + it->second + side_offset;
+            std::memcpy(staging.data() + (r - r0) * width, src, width * sizeof(float));
+          }
+        }
+        saved[c] = 1;
+      }
+      if (!f.write(staging.data(), (r1 - r0) * width * sizeof(float), &err))
+        return false;
+    }
+    return true;
+  };
+  if (!pass(weights_saved_, tables_.weights().data(), dim_, 0))
+    return fail(err);
+  if (spr_ > 0 && !pass(state_saved_, tables_.accumulators().data(), spr_, dim_))
+    return fail(err);
+  if (!f.close(&err))
+    return fail(err);
+  info.bytes = f.bytes();
+  info.crc32c = f.crc();
+  w.add(info);
+  if (!write_replica(w, 0, job_.params.data(), job_.state.data(), job_.params.size(),
+                                 &err) ||
+      !w.commit(job_.manifest, job_.keep, &folder, &err))
+    return fail(err);
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    side_rows_ = side_.size();
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double mb = double(info.bytes + 2 * job_.params.size() * sizeof(float)) / 1e6;
+  if (job_.on_committed) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  ": %llu examples, %.1f MB in %.2f s (%.0f MB/s) beside training; %llu rows "
+                  "copied on write",
+                  static_cast<unsigned long long>(job_.manifest.examples), mb, s,
+                  s > 0 ? mb / s : 0.0, static_cast<unsigned long long>(side_rows_));
+    job_.on_committed("checkpoint " + folder + line);
+  }
+  return std::nullopt;
+}
+
+} // namespace checkpoint
