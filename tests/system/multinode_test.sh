@@ -57,9 +57,10 @@ common=("${fixed[@]}" "${cert[@]}" --deploy.nodes="$nodes3")
 # trainer nodes and sparse-lr 0 (the ring crosses the wire; with embeddings
 # frozen the trainers do not race on shared rows). The metrics JSON holds
 # 10 significant digits; both must print the same eval NE. (A build with
-# SS_NATIVE=ON is not deterministic: with AVX-512 Eigen's reductions start
-# their vector loop at the first 64-byte aligned element, so the summation
-# order follows the heap addresses of each run.)
+# SS_NATIVE=ON was not deterministic here at the last bit, even with one
+# trainer and no sync; the likely cause, not verified, is that with AVX-512
+# Eigen's vector loops start at the first 64-byte aligned element, so the
+# summation order follows each run's heap addresses.)
 one_process() { # ALG OUT [options]: the one-process cluster on the same data
   local alg=$1 out=$2
   shift 2
