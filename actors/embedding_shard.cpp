@@ -58,10 +58,9 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     return {};
   }
   const auto& full = *cfg.initial;
-  const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
-  if (full.dim() != cfg.dim ||
-      full.weights().size() != cfg.num_tables * cfg.rows_per_table * cfg.dim ||
-      full.accumulators().size() != cfg.num_tables * cfg.rows_per_table * spr)
+  const std::size_t spr = tables->state_per_row();
+  if (full.dim() != cfg.dim || full.num_tables() != cfg.num_tables ||
+      full.rows_per_table() != cfg.rows_per_table || full.state_per_row() != spr)
     return make_error(errc::bad_request, who() + ": initial tables of another shape");
   for (std::size_t t = 0; t < cfg.num_tables; ++t)
     for (std::uint64_t l = 0; l < local_rows; ++l) {
@@ -70,10 +69,8 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
         break;
       const auto global = model::row_key(t, row), local = model::row_key(t, l);
       std::copy(full.row(global), full.row(global) + cfg.dim, tables->row(local));
-      if (spr > 0)
-        std::copy(full.accumulators().data() + (t * cfg.rows_per_table + row) * spr,
-                  full.accumulators().data() + (t * cfg.rows_per_table + row + 1) * spr,
-                  tables->accumulator(local));
+      std::copy(full.accumulator(global), full.accumulator(global) + spr,
+                tables->accumulator(local));
     }
   cfg.initial.reset(); // the shard holds its rows now
   return {};
@@ -171,22 +168,11 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::save_atom, const std::string& folder)
       -> caf::result<std::string, std::uint64_t, std::uint32_t> {
       auto& st = self->state;
-      checkpoint::embedding_shard_view v;
-      v.weights = st.tables->weights().data();
-      v.state = st.tables->accumulators().data();
-      v.tables = st.cfg.num_tables;
-      v.rows_per_table = st.cfg.rows_per_table;
-      v.dim = st.cfg.dim;
-      v.state_per_row = st.cfg.optimizer.state_per_row(st.cfg.dim);
-      v.shard = st.cfg.shard;
-      v.num_shards = st.cfg.num_shards;
-      v.local_rows = st.local_rows;
+      const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
+                                            st.cfg.num_shards);
       checkpoint::file_info info;
-      info.name = checkpoint::embedding_file_name(v.shard);
       std::string err;
-      checkpoint::file_header h = checkpoint::embedding_header(v);
-      if (!checkpoint::write_array_file(folder + "/" + info.name, h, {v.weights, v.state}, &info,
-                                        &err))
+      if (!checkpoint::write_embedding_file(folder, v, &info, &err))
         return messages::make_error(errc::io_error, st.who() + ": " + err);
       return {info.name, info.bytes, info.crc32c};
     },

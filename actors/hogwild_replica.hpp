@@ -33,6 +33,7 @@
 #include <memory>
 #include <vector>
 
+#include "model/check.hpp"
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
 
@@ -45,12 +46,12 @@ public:
     : size_(init.size()), params_(new float[init.size()]), acc_(new float[init.size()]()) {
     std::copy(init.begin(), init.end(), params_.get());
   }
-  // ... with the accumulators from `state` (a resumed checkpoint) when it has
-  // n floats; zero otherwise.
+  // ... with the accumulators from `state` (a resumed checkpoint), or zero
+  // when `state` is empty.
   hogwild_replica(const std::vector<float>& init, const std::vector<float>& state)
     : hogwild_replica(init) {
-    if (state.size() == size_)
-      std::copy(state.begin(), state.end(), acc_.get());
+    SS_CHECK(state.empty() || state.size() == size_, "hogwild_replica: optimiser state size");
+    std::copy(state.begin(), state.end(), acc_.get());
   }
 
   std::size_t size() const { return size_; }

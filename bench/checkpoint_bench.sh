@@ -7,6 +7,7 @@
 #   load      eval's model load MB/s (read + CRC32C + placing rows)
 #   size      bytes of one checkpoint of the arch
 #   predict   predict examples/s against sequential train's examples/s
+#   copied    rows the background writer copied before training changed them
 # The throughput cost of checkpointing every 10 s and the peak RSS are
 # measured with farm-bench (see docs/checkpoints.md for the command).
 # usage: bench/checkpoint_bench.sh PATH/TO/shadowsync [WORKDIR] [REPS]
@@ -38,7 +39,7 @@ echo "disk: dd of successive 177 MB files (conv=fdatasync): median $disk_med MB/
      "one lone 512 MiB dd: $(/usr/bin/python3 -c "print(round($lone))") MB/s"
 
 for arch in small dlrm-kaggle; do
-  writes=() loads=() trains=() predicts=()
+  writes=() loads=() trains=() predicts=() copied=()
   for r in $(seq "$reps"); do
     rm -rf "$work/ck" "$work/model"
     "$bin" train --data.train="$work/train.tsv" --cluster.mode=sequential --model.arch=$arch \
@@ -47,6 +48,8 @@ for arch in small dlrm-kaggle; do
     # periodic checkpoints only (the end one rewrites the last in place)
     mapfile -t w < <(grep -o 'MB in [0-9.]* s ([0-9]* MB/s)' "$work/ck.log" | head -n 4 | grep -o '([0-9]*' | tr -d '(')
     writes+=("${w[@]}")
+    mapfile -t cp < <(grep -o '[0-9]* rows copied on write' "$work/ck.log" | head -n 4 | grep -o '^[0-9]*')
+    copied+=("${cp[@]}")
     size=$(du -sb "$work/ck/$(cat "$work/ck/LATEST")" | cut -f1)
     "$bin" train --data.train="$work/train.tsv" --cluster.mode=sequential --model.arch=$arch \
       --output.progress=none --output.model="$work/model" --output.metrics="$work/train.json" > /dev/null 2>&1
@@ -60,7 +63,7 @@ for arch in small dlrm-kaggle; do
   wm=$(med "${writes[@]}")
   echo "$arch: checkpoint $(/usr/bin/python3 -c "print(round($size / 1e6, 1))") MB;" \
        "write median $wm MB/s (${#writes[@]} writes) = $(/usr/bin/python3 -c "print(round(100 * $wm / $disk_med))") % of the disk;" \
-       "load median $(med "${loads[@]}") MB/s;" \
+       "load median $(med "${loads[@]}") MB/s; rows copied on write median $(med "${copied[@]}");" \
        "predict median $(med "${predicts[@]}") ex/s vs train $(med "${trains[@]}") ex/s" \
        "= $(/usr/bin/python3 -c "print(round($(med "${predicts[@]}") / $(med "${trains[@]}"), 2))")x"
 done

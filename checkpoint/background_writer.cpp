@@ -1,9 +1,8 @@
 #include "checkpoint/background_writer.hpp"
 
 #include <chrono>
-#include <cstring>
-
 #include <cstdio>
+#include <cstring>
 
 #include "checkpoint/model_files.hpp"
 
@@ -11,8 +10,8 @@ namespace checkpoint {
 
 background_writer::background_writer(job j, model::embedding_tables& tables)
     : job_(std::move(j)), tables_(tables), dim_(tables.dim()) {
-  rows_ = job_.num_tables * job_.rows_per_table;
-  spr_ = rows_ == 0 ? 0 : tables_.accumulators().size() / rows_;
+  rows_ = tables_.num_tables() * tables_.rows_per_table();
+  spr_ = tables_.state_per_row();
   chunks_ = (rows_ + chunk_rows - 1) / chunk_rows;
   weights_saved_.assign(chunks_, 0);
   state_saved_.assign(chunks_, spr_ == 0 ? 1 : 0);
@@ -31,7 +30,7 @@ void background_writer::before_update(const std::vector<std::uint64_t>& keys) {
   const float* w = tables_.weights().data();
   const float* s = tables_.accumulators().data();
   for (const auto key : keys) {
-    const std::uint64_t r = model::key_table(key) * job_.rows_per_table + model::key_row(key);
+    const std::uint64_t r = model::key_table(key) * tables_.rows_per_table() + model::key_row(key);
     const std::uint64_t c = r / chunk_rows;
     if ((weights_saved_[c] && state_saved_[c]) || side_.count(r))
       continue;
@@ -63,12 +62,7 @@ std::optional<std::string> background_writer::write_all() {
   };
   if (!w.begin(job_.dir, checkpoint_name(job_.manifest.examples), &err))
     return fail(err);
-  embedding_shard_view v;
-  v.tables = job_.num_tables;
-  v.rows_per_table = job_.rows_per_table;
-  v.dim = dim_;
-  v.state_per_row = spr_;
-  v.local_rows = job_.rows_per_table;
+  const auto v = shard_view(tables_, tables_.rows_per_table()); // shard 0 of 1
   file_info info;
   info.name = embedding_file_name(0);
   file_sink f;
@@ -124,8 +118,7 @@ std::optional<std::string> background_writer::write_all() {
   if (job_.on_committed) {
     char line[512];
     std::snprintf(line, sizeof line,
-                  ": %llu examples, %.1f MB in %.2f s (%.0f MB/s) beside training; %llu rows "
-                  "copied on write",
+                  ": %llu examples, %.1f MB in %.2f s (%.0f MB/s); %llu rows copied on write",
                   static_cast<unsigned long long>(job_.manifest.examples), mb, s,
                   s > 0 ? mb / s : 0.0, static_cast<unsigned long long>(side_rows_));
     job_.on_committed("checkpoint " + folder + line);

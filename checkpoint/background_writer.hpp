@@ -17,6 +17,10 @@
 // One mutex guards the chunk flags and the side table; the writer holds it
 // only while it copies one chunk into its staging buffer. Rows of written
 // chunks are the training thread's alone again.
+//
+// It is the sequential engine's only checkpoint writer: a checkpoint that
+// training waits for (checkpoint.background=false, the end, output.model) is
+// the same writer joined at once (no row changes meanwhile, no copies).
 #include <atomic>
 #include <functional>
 #include <cstdint>
@@ -39,7 +43,6 @@ public:
     std::string dir;
     std::size_t keep = 3;
     checkpoint::manifest manifest;
-    std::uint64_t num_tables = 0, rows_per_table = 0;
     std::vector<float> params, state; // dense, copied at the cut
     // Called by the writer thread after the commit, with a one-line report.
     std::function<void(const std::string&)> on_committed;

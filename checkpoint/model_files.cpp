@@ -19,6 +19,21 @@ std::string replica_file_name(std::uint64_t trainer) {
   return "replica-" + std::to_string(trainer) + ".bin";
 }
 
+embedding_shard_view shard_view(const model::embedding_tables& local, std::uint64_t rows_per_table,
+                                std::uint64_t shard, std::uint64_t num_shards) {
+  embedding_shard_view v;
+  v.weights = local.weights().data();
+  v.state = local.accumulators().data();
+  v.tables = local.num_tables();
+  v.rows_per_table = rows_per_table;
+  v.dim = local.dim();
+  v.state_per_row = local.state_per_row();
+  v.shard = shard;
+  v.num_shards = num_shards;
+  v.local_rows = local.rows_per_table();
+  return v;
+}
+
 file_header embedding_header(const embedding_shard_view& v) {
   file_header h;
   h.kind = "embedding";
@@ -31,29 +46,19 @@ file_header embedding_header(const embedding_shard_view& v) {
   return h;
 }
 
+bool write_embedding_file(const std::string& folder, const embedding_shard_view& v,
+                          file_info* info, std::string* err) {
+  info->name = embedding_file_name(v.shard);
+  return write_array_file(folder + "/" + info->name, embedding_header(v), {v.weights, v.state},
+                          info, err);
+}
+
 bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err) {
-  const auto h = embedding_header(v);
   file_info info;
-  info.name = embedding_file_name(v.shard);
-  if (!write_array_file(w.path(info.name), h, {v.weights, v.state}, &info, err))
+  if (!write_embedding_file(w.folder(), v, &info, err))
     return false;
   w.add(info);
   return true;
-}
-
-bool write_embedding_tables(folder_writer& w, const model::embedding_tables& t,
-                            std::uint64_t num_tables, std::uint64_t rows_per_table,
-                            std::string* err) {
-  embedding_shard_view v;
-  v.weights = t.weights().data();
-  v.state = t.accumulators().data();
-  v.tables = num_tables;
-  v.rows_per_table = rows_per_table;
-  v.dim = t.dim();
-  v.state_per_row = num_tables * rows_per_table == 0 ? 0
-                    : t.accumulators().size() / (num_tables * rows_per_table);
-  v.local_rows = rows_per_table;
-  return write_embedding_shard(w, v, err);
 }
 
 bool write_replica(folder_writer& w, std::uint64_t trainer, const float* params,
@@ -70,12 +75,9 @@ bool write_replica(folder_writer& w, std::uint64_t trainer, const float* params,
   return true;
 }
 
-std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::embedding_tables& t,
-                                           std::uint64_t num_tables,
-                                           std::uint64_t rows_per_table) {
-  const std::uint64_t dim = t.dim();
-  const std::uint64_t spr =
-    num_tables * rows_per_table == 0 ? 0 : t.accumulators().size() / (num_tables * rows_per_table);
+std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::embedding_tables& t) {
+  const std::uint64_t num_tables = t.num_tables(), rows_per_table = t.rows_per_table();
+  const std::uint64_t dim = t.dim(), spr = t.state_per_row();
   std::vector<std::string> names;
   for (const auto& f : c.m.files)
     if (starts_with(f.name, "embedding-"))
@@ -181,6 +183,23 @@ std::optional<std::string> load_replicas(const opened_checkpoint& c, std::size_t
   if (out.empty())
     return "'" + c.folder + "' has no dense replica (replica-0.bin)";
   return std::nullopt;
+}
+
+replica_state average(const std::vector<replica_state>& reps) {
+  replica_state avg;
+  avg.params.assign(reps.front().params.size(), 0.0f);
+  avg.state.assign(reps.front().state.size(), 0.0f);
+  for (const auto& r : reps)
+    for (std::size_t i = 0; i < r.params.size(); ++i) {
+      avg.params[i] += r.params[i];
+      avg.state[i] += r.state[i];
+    }
+  const float inv = 1.0f / float(reps.size());
+  for (std::size_t i = 0; i < avg.params.size(); ++i) {
+    avg.params[i] *= inv;
+    avg.state[i] *= inv;
+  }
+  return avg;
 }
 
 } // namespace checkpoint

@@ -32,22 +32,26 @@ struct embedding_shard_view {
 std::string embedding_file_name(std::uint64_t shard);
 std::string replica_file_name(std::uint64_t trainer);
 
+// Shard `shard` of `num_shards` held as `local` tables (local row l of table
+// t is global row l * num_shards + shard; rows_per_table is the whole
+// table's). One process's whole tables are shard 0 of 1.
+embedding_shard_view shard_view(const model::embedding_tables& local, std::uint64_t rows_per_table,
+                                std::uint64_t shard = 0, std::uint64_t num_shards = 1);
+
 // The header of an embedding shard file.
 file_header embedding_header(const embedding_shard_view& v);
-// Writes one embedding shard into the folder being written.
+// Writes FOLDER/embedding-S.bin (fsynced); its name, bytes and CRC32C in *info.
+bool write_embedding_file(const std::string& folder, const embedding_shard_view& v,
+                          file_info* info, std::string* err);
+// The same into the folder being written, recorded for its manifest.
 bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err);
-// The whole tables of one process as shard 0 of 1.
-bool write_embedding_tables(folder_writer& w, const model::embedding_tables& t,
-                            std::uint64_t num_tables, std::uint64_t rows_per_table,
-                            std::string* err);
 bool write_replica(folder_writer& w, std::uint64_t trainer, const float* params,
                    const float* state, std::size_t size, std::string* err);
 
-// Fills `t` (num_tables x rows_per_table x dim, state_per_row as built) from
-// the checkpoint's embedding files, whatever their shard count. The files
-// must agree with `t`'s shape and together cover every row once.
-std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::embedding_tables& t,
-                                           std::uint64_t num_tables, std::uint64_t rows_per_table);
+// Fills the whole tables `t` from the checkpoint's embedding files, whatever
+// their shard count. The files must agree with `t`'s shape (tables, rows,
+// dim, state per row) and together cover every row once.
+std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::embedding_tables& t);
 
 // The dense replicas in the checkpoint, by trainer: params and state of
 // `size` floats each.
@@ -56,5 +60,8 @@ struct replica_state {
 };
 std::optional<std::string> load_replicas(const opened_checkpoint& c, std::size_t size,
                                          std::vector<replica_state>& out);
+// Their element-wise average (summed, then scaled by 1/n, the order of the
+// cluster's own average_replicas, so both give the same bits). Not empty.
+replica_state average(const std::vector<replica_state>& reps);
 
 } // namespace checkpoint

@@ -28,7 +28,8 @@ class folder_writer {
 public:
   // Creates DIR (if needed) and the temporary folder for checkpoint `name`.
   bool begin(const std::string& dir, const std::string& name, std::string* err);
-  // Path of a file in the temporary folder.
+  // The temporary folder, and the path of a file in it.
+  const std::string& folder() const { return tmp_; }
   std::string path(const std::string& file) const { return tmp_ + "/" + file; }
   // Records a file written into path(file) (write_array_file's info).
   void add(file_info info) { files_.push_back(std::move(info)); }

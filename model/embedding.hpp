@@ -82,6 +82,9 @@ public:
   // The row's accumulators (nullptr-safe to pass on when state_per_row is 0).
   const float* row(std::uint64_t key) const { return weights_.data() + index(key) * dim_; }
   float* accumulator(std::uint64_t key) { return accum_.data() + index(key) * state_; }
+  const float* accumulator(std::uint64_t key) const {
+    return accum_.data() + index(key) * state_;
+  }
 
   // unique_rows[:, u] = row(unique[u])
   void gather(const sparse_index& idx, float* unique_rows) const;
@@ -89,6 +92,9 @@ public:
   void apply(const sparse_index& idx, const float* grad_unique, const sparse_optimizer& opt);
 
   std::size_t dim() const { return dim_; }
+  std::size_t state_per_row() const { return state_; }
+  std::size_t num_tables() const { return num_tables_; }
+  std::uint64_t rows_per_table() const { return rows_; }
   // All weights, [num_tables * rows, dim] row-major (row = table * rows + r),
   // and the optimiser state, [num_tables * rows, state_per_row]; for
   // diagnostics (bench/trace_engine.cpp).

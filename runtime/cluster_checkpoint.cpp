@@ -27,10 +27,8 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
   if (!w.begin(dir, checkpoint::checkpoint_name(out.examples), &err))
     return "output.model: " + err;
   std::optional<std::string> failure;
-  const std::string tmp = w.path("");
   for (std::size_t s = 0; s < c.shards.size() && !failure; ++s)
-    self->request(c.shards[s], cfg.cluster.timeout, messages::save_atom::value,
-                  tmp.substr(0, tmp.size() - 1))
+    self->request(c.shards[s], cfg.cluster.timeout, messages::save_atom::value, w.folder())
       .receive(
         [&](std::string& name, std::uint64_t bytes, std::uint32_t crc) {
           w.add(checkpoint::file_info{name, bytes, crc});
@@ -94,23 +92,14 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
   const auto& a = cfg.arch;
   auto tables = std::make_shared<model::embedding_tables>(
     a.num_tables, a.rows_per_table, a.dim, cfg.train.sparse.state_per_row(a.dim));
-  if (auto e = checkpoint::load_embeddings(c, *tables, a.num_tables, a.rows_per_table))
+  if (auto e = checkpoint::load_embeddings(c, *tables))
     return e;
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, net.layout().size(), reps))
     return e;
-  out.params.assign(net.layout().size(), 0.0f);
-  out.state.assign(net.layout().size(), 0.0f);
-  for (const auto& r : reps)
-    for (std::size_t i = 0; i < r.params.size(); ++i) {
-      out.params[i] += r.params[i];
-      out.state[i] += r.state[i];
-    }
-  const float inv = 1.0f / float(reps.size());
-  for (std::size_t i = 0; i < out.params.size(); ++i) {
-    out.params[i] *= inv;
-    out.state[i] *= inv;
-  }
+  auto avg = checkpoint::average(reps);
+  out.params = std::move(avg.params);
+  out.state = std::move(avg.state);
   out.tables = std::move(tables);
   out.examples = c.m.examples;
   out.folder = c.folder;

@@ -54,20 +54,14 @@ std::optional<std::string> load_saved_model(const std::string& path, saved_model
   out.net = std::make_unique<model::dlrm>(a);
   out.tables = std::make_unique<model::embedding_tables>(
     a.num_tables, a.rows_per_table, a.dim, out.cfg.train.sparse.state_per_row(a.dim));
-  if (auto e = checkpoint::load_embeddings(c, *out.tables, a.num_tables, a.rows_per_table))
+  if (auto e = checkpoint::load_embeddings(c, *out.tables))
     return e;
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, out.net->layout().size(), reps))
     return e;
-  // The average of the replicas, summed then scaled as the cluster's own
-  // evaluation does (average_replicas), so both score with the same bits.
-  out.params.assign(out.net->layout().size(), 0.0f);
-  for (const auto& r : reps)
-    for (std::size_t i = 0; i < r.params.size(); ++i)
-      out.params[i] += r.params[i];
-  const float inv = 1.0f / float(reps.size());
-  for (auto& x : out.params)
-    x *= inv;
+  // The same bits as the cluster's own evaluation of its replicas' average.
+  const auto avg = checkpoint::average(reps);
+  out.params.assign(avg.params.begin(), avg.params.end());
   return std::nullopt;
 }
 

@@ -1,7 +1,9 @@
 // Checkpoints of the sequential engine: one embedding file (shard 0 of 1),
 // one dense replica with its optimiser state, and the manifest with the
 // reader's position and the counters. The engine is single-threaded, so the
-// state between two batches is a consistent cut by construction.
+// state between two batches is a consistent cut by construction; every
+// checkpoint is written by checkpoint::background_writer, joined at once when
+// training is to wait for it.
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -38,25 +40,35 @@ checkpoint::manifest sequential_engine::manifest_at(std::uint64_t epoch,
   return m;
 }
 
+std::optional<std::string> sequential_engine::start_checkpoint(const std::string& dir,
+                                                               std::size_t keep,
+                                                               checkpoint::manifest m) {
+  if (auto e = finish_checkpoint())
+    return e;
+  checkpoint::background_writer::job j;
+  j.dir = dir;
+  j.keep = keep;
+  j.manifest = std::move(m);
+  j.params.assign(params_.begin(), params_.end());
+  j.state.assign(dense_acc_.begin(), dense_acc_.end());
+  j.on_committed = [](const std::string& line) { spdlog::info("{}", line); };
+  bg_ = std::make_unique<checkpoint::background_writer>(std::move(j), tables_);
+  return std::nullopt;
+}
+
+std::optional<std::string> sequential_engine::finish_checkpoint() {
+  if (!bg_)
+    return std::nullopt;
+  auto e = bg_->finish();
+  bg_.reset();
+  return e;
+}
+
 std::optional<std::string> sequential_engine::save(const std::string& dir, std::size_t keep,
                                                    checkpoint::manifest m) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto& a = cfg_.arch;
-  checkpoint::folder_writer w;
-  std::string err, folder;
-  if (!w.begin(dir, checkpoint::checkpoint_name(m.examples), &err))
-    return "checkpoint: " + err;
-  if (!checkpoint::write_embedding_tables(w, tables_, a.num_tables, a.rows_per_table, &err) ||
-      !checkpoint::write_replica(w, 0, params_.data(), dense_acc_.data(), params_.size(), &err) ||
-      !w.commit(m, keep, &folder, &err)) {
-    w.abandon();
-    return "checkpoint: " + err;
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double mb = double(tables_.bytes() + 2 * params_.size() * sizeof(float)) / 1e6;
-  spdlog::info("checkpoint {}: {} examples, {:.1f} MB in {:.2f} s ({:.0f} MB/s)", folder,
-               m.examples, mb, s, s > 0 ? mb / s : 0.0);
-  return std::nullopt;
+  if (auto e = start_checkpoint(dir, keep, std::move(m)))
+    return e;
+  return finish_checkpoint();
 }
 
 std::optional<std::string> sequential_engine::restore(const std::string& path) {
@@ -68,8 +80,7 @@ std::optional<std::string> sequential_engine::restore(const std::string& path) {
     return "'" + c.folder + "' is a checkpoint of a " + c.m.mode + " run with " +
            std::to_string(c.m.readers.size()) + " readers; sequential mode resumes from "
            "sequential checkpoints";
-  const auto& a = cfg_.arch;
-  if (auto e = checkpoint::load_embeddings(c, tables_, a.num_tables, a.rows_per_table))
+  if (auto e = checkpoint::load_embeddings(c, tables_))
     return e;
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, params_.size(), reps))

@@ -102,7 +102,8 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
       if (ck.enabled() && (by_examples || by_time) && !busy) {
         auto m = manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne, malformed,
                              r->statistics().malformed, seconds());
-        if (auto e = ck.background ? start_background(std::move(m)) : save(ck.dir, ck.keep, m))
+        if (auto e = ck.background ? start_checkpoint(ck.dir, ck.keep, std::move(m))
+                                   : save(ck.dir, ck.keep, std::move(m)))
           return e;
         while (next_ck && next_ck <= examples)
           next_ck += ck.every_examples;
@@ -121,12 +122,8 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   out.train_ne = ne.ne();
   out.malformed_lines = malformed;
   out.flops_per_example = net_.flops_per_example();
-  if (bg_) {
-    auto e = bg_->finish();
-    bg_.reset();
-    if (e)
-      return e;
-  }
+  if (auto e = finish_checkpoint())
+    return e;
   const auto last = manifest_at(epoch, 0, 0, examples, ne, malformed, 0, out.seconds);
   // The end, always: its reader position says "pass done" (a periodic
   // checkpoint at the same count, replaced here, would re-read the pass).
@@ -141,26 +138,6 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   s.train_ne = out.train_ne;
   s.fraction_done = 1;
   progress.finish(s);
-  return std::nullopt;
-}
-
-std::optional<std::string> sequential_engine::start_background(checkpoint::manifest m) {
-  if (bg_) {
-    auto e = bg_->finish();
-    bg_.reset();
-    if (e)
-      return e;
-  }
-  checkpoint::background_writer::job j;
-  j.dir = cfg_.checkpoint.dir;
-  j.keep = cfg_.checkpoint.keep;
-  j.manifest = std::move(m);
-  j.num_tables = cfg_.arch.num_tables;
-  j.rows_per_table = cfg_.arch.rows_per_table;
-  j.params.assign(params_.begin(), params_.end());
-  j.state.assign(dense_acc_.begin(), dense_acc_.end());
-  j.on_committed = [](const std::string& line) { spdlog::info("{}", line); };
-  bg_ = std::make_unique<checkpoint::background_writer>(std::move(j), tables_);
   return std::nullopt;
 }
 

@@ -66,9 +66,12 @@ private:
   model::batch_lookup rows_;
   model::workspace ws_;
   model::float_buffer grad_unique_;
-  // The checkpoint being written beside training (checkpoint.background).
+  // The checkpoint being written (checkpoint/background_writer.hpp): started
+  // at a cut, finished (joined, its error returned) before the next one.
   std::unique_ptr<checkpoint::background_writer> bg_;
-  std::optional<std::string> start_background(checkpoint::manifest m);
+  std::optional<std::string> start_checkpoint(const std::string& dir, std::size_t keep,
+                                              checkpoint::manifest m);
+  std::optional<std::string> finish_checkpoint();
   // Where train() starts: zero, or what restore() read.
   struct start_point {
     checkpoint::reader_position reader;

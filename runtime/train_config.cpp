@@ -130,12 +130,16 @@ void add_train_options(option_set& o) {
       "output.timeline-seconds) and config.ini (the configuration used; reproduces the run)");
   add(o, "output.timeline-seconds", r, "1", "interval of timeline.csv rows (with output.dir)", {},
       0.01, 1e6);
+  add_display_options(o);
+  add_checkpoint_options(o); // [checkpoint], output.model
+}
+
+void add_display_options(option_set& o) {
   add(o, "output.progress", s, "auto",
       "progress display: live line on a terminal, plain periodic lines otherwise",
       {"auto", "live", "plain", "none"});
   add(o, "output.progress-seconds", r, "5", "interval of plain progress lines", {}, 0.1);
   add(o, "output.log-level", s, "info", "log verbosity", {"trace", "debug", "info", "warn", "error"});
-  add_checkpoint_options(o); // [checkpoint], output.model
 }
 
 std::optional<std::string> build_train_config(const option_set& o, train_config& c) {

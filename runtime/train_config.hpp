@@ -102,6 +102,9 @@ struct train_config {
 double effective_dilation(const train_config& c);
 
 void add_train_options(option_set& opts);
+// output.progress, output.progress-seconds, output.log-level (part of the
+// train options; predict and eval use them too).
+void add_display_options(option_set& opts);
 
 // Reads the options into `out`. Returns an error message naming the key and
 // the expected value when a combination of options is invalid.

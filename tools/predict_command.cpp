@@ -31,10 +31,7 @@ void add_common(runtime::option_set& o) {
   using t = runtime::opt_type;
   o.add({"use.model", t::string, "", "the model: a checkpoint folder or dir (also --model=PATH)"});
   o.add({"data.strict", t::boolean, "false", "true: a malformed line stops the run"});
-  o.add({"output.progress", t::string, "auto", "progress display", {"auto", "live", "plain", "none"}});
-  o.add({"output.progress-seconds", t::real, "5", "interval of plain progress lines", {}, 0.1});
-  o.add({"output.log-level", t::string, "info", "log verbosity",
-         {"trace", "debug", "info", "warn", "error"}});
+  runtime::add_display_options(o);
 }
 
 // Parses the command line, loads the model. 0 on success, else the exit code.

@@ -82,7 +82,7 @@ std::string load_error(const std::string& path) {
   if (auto e = open_checkpoint(path, c))
     return *e;
   model::embedding_tables t(3, 10, 4, 1);
-  if (auto e = load_embeddings(c, t, 3, 10))
+  if (auto e = load_embeddings(c, t))
     return *e;
   std::vector<replica_state> reps;
   if (auto e = load_replicas(c, 5, reps))
@@ -125,7 +125,7 @@ TEST_CASE("checkpoint: round trip of every file kind and the manifest") {
   CHECK(c.m.counters.positives == 42);
   CHECK(c.m.files.size() == 2); // embedding-0.bin, replica-0.bin
   model::embedding_tables t(3, 10, 4, 1);
-  REQUIRE_FALSE(load_embeddings(c, t, 3, 10));
+  REQUIRE_FALSE(load_embeddings(c, t));
   const auto want = sample_tables();
   CHECK(t.weights() == want.weights());
   CHECK(t.accumulators() == want.accumulators());
@@ -143,7 +143,7 @@ TEST_CASE("checkpoint: rows re-split from any number of shard files") {
     opened_checkpoint c;
     REQUIRE_FALSE(open_checkpoint(d.str(), c));
     model::embedding_tables t(3, 10, 4, 1);
-    REQUIRE_FALSE(load_embeddings(c, t, 3, 10));
+    REQUIRE_FALSE(load_embeddings(c, t));
     CHECK(t.weights() == sample_tables().weights());
     CHECK(t.accumulators() == sample_tables().accumulators());
   }
@@ -229,7 +229,7 @@ TEST_CASE("checkpoint: every kind of damage is refused, naming the file") {
     opened_checkpoint c;
     REQUIRE_FALSE(open_checkpoint(folder, c));
     model::embedding_tables t(3, 12, 4, 1);
-    const auto e = load_embeddings(c, t, 3, 12);
+    const auto e = load_embeddings(c, t);
     REQUIRE(e);
     CHECK(e->find("rows per table 10, the model has 12") != std::string::npos);
   }
@@ -260,8 +260,6 @@ TEST_CASE("background writer: the file holds the tables as they were at the cut"
   j.manifest.mode = "sequential";
   j.manifest.examples = 77;
   j.manifest.readers = {reader_position{}};
-  j.num_tables = tables;
-  j.rows_per_table = rows;
   j.params = {1, 2, 3};
   j.state = {4, 5, 6};
   std::string report;
@@ -288,7 +286,7 @@ TEST_CASE("background writer: the file holds the tables as they were at the cut"
   opened_checkpoint c;
   REQUIRE_FALSE(open_checkpoint(d.str(), c));
   model::embedding_tables back(tables, rows, 4, 1);
-  REQUIRE_FALSE(load_embeddings(c, back, tables, rows));
+  REQUIRE_FALSE(load_embeddings(c, back));
   CHECK(back.weights() == at_cut.weights());
   CHECK(back.accumulators() == at_cut.accumulators());
   CHECK(t.weights() != at_cut.weights()); // the live tables did move on

@@ -7,11 +7,7 @@ bin=${1:?shadowsync binary}
 src=${2:?source dir}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+source "$src/tests/system/lib.sh"
 
 # expect CODE "PATTERN" description -- command...
 expect() {
@@ -28,8 +24,6 @@ expect() {
     ok "$what"
   fi
 }
-
-json() { /usr/bin/python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 
 expect 2 "usage" "no command" -- "$bin"
 expect 2 "unknown command 'trian'" "mistyped command" -- "$bin" trian
@@ -166,5 +160,4 @@ expect 2 "option 'model.rows-per-table' = 1000000000000: the parameters need abo
   "impossible table size refused up front (exit 2)" -- "$bin" train --model.rows-per-table=1000000000000 \
   --data.train="$tmp/train.tsv" --output.progress=none
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

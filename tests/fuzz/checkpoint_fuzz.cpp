@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opened_checkpoint c;
   FUZZ_CHECK(!open_checkpoint(dir, c));
   model::embedding_tables t(3, 10, 4, 1);
-  if (auto e = load_embeddings(c, t, 3, 10))
+  if (auto e = load_embeddings(c, t))
     FUZZ_CHECK(e->find(dir) != std::string::npos);
   return 0;
 }

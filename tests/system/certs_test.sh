@@ -8,10 +8,7 @@ src=${1:?source dir}
 script="$src/scripts/make-certs.sh"
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2> /dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 verifies() { openssl verify -CAfile "$1" -purpose "$3" "$2" > /dev/null 2>&1; }
 # expect_error NAME PATTERN CMD...: CMD fails and its stderr matches PATTERN.
 expect_error() {
@@ -118,5 +115,4 @@ expect_error "no openssl on PATH" "openssl command is not installed" \
 [ ! -e "$tmp/c" ] && ok "failed runs wrote nothing" || bad "failed runs created $tmp/c"
 bash "$script" --help | grep -q "usage:" && ok "--help prints usage" || bad "--help"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

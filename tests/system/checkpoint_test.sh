@@ -15,11 +15,6 @@ src=${2:?source dir}
 source "$src/tests/system/lib.sh"
 tmp=$(mktemp -d)
 trap 'pkill -KILL -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
-json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 
 "$bin" datagen --rows=100000 --seed=21 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 "$bin" datagen --rows=20000 --seed=22 --out="$tmp/eval.tsv" > /dev/null || exit 1
@@ -155,5 +150,4 @@ rc=$?
 [ $rc = 2 ] && grep -q "'use.data' is required" "$tmp/o3.log" && ok "predict without --data refused (exit 2)" \
   || bad "predict without data: exit $rc: $(tail -n 1 "$tmp/o3.log")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -7,11 +7,7 @@ set -u
 bin=${1:?shadowsync binary}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
-json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$bin" datagen --rows=60000 --seed=1 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 "$bin" datagen --rows=10000 --seed=2 --out="$tmp/eval.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
@@ -54,5 +50,4 @@ for alg in none s-easgd s-ma s-bmuf fr-easgd fr-ma fr-bmuf; do
   fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -45,10 +45,7 @@ for i in 1 2; do
   fi
 done
 echo "links: $delay"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+source "$src/tests/system/lib.sh"
 if command -v ping > /dev/null; then
   rtt=$(ip netns exec "${ns[1]}" ping -c 3 -q "$net.1" 2>/dev/null | awk -F/ '/rtt/ {print $5}')
   [ -n "$rtt" ] && ok "namespaces linked: ping t0 -> coord avg RTT $rtt ms ($delay)" \
@@ -79,5 +76,4 @@ else
   bad "netns cluster: coordinator exit $rc: $(tail -n 3 "$tmp/coord.log")"
 fi
 grep -q "mutual TLS" "$tmp/t0.log" && ok "t0 listened with mutual TLS on $net.2" || bad "t0 log: $(tail -n 2 "$tmp/t0.log")"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary

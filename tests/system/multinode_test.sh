@@ -26,11 +26,6 @@ source "$src/tests/system/lib.sh"
 tmp=$(mktemp -d)
 cleanup() { pkill -KILL -f "$tmp/spec.ini" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
-json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 leftovers() { pgrep -f "node --node=.*$tmp/spec.ini" > /dev/null && echo yes || echo no; }
 no_leftovers() { [ "$(leftovers)" = no ]; }
 
@@ -95,8 +90,9 @@ grep -q "mutual TLS" "$tmp/mn-fr-ma-2-trainers.log" && ok "nodes listened with m
   || bad "no 'mutual TLS' in the node logs"
 
 # 1b. Shadow sync over the wire. Its result depends on thread timing by
-# design (a single S-MA run's eval NE spreads over 0.873-0.885 here, one
-# process or not), so no run-to-run equality is asserted: the job must
+# design (repeating the one-process S-MA run of 1a's data, `train
+# --sync.algorithm=s-ma --train.dense-lr=0.01`, gave eval NE 0.874-0.884 in
+# 6 runs here), so no run-to-run equality is asserted: the job must
 # finish with every example, sync rounds must have run, and the model must
 # have learned (eval NE below 0.95; a constant predictor scores 1.0). What
 # the rounds compute over the wire is checked exactly in 1a.
@@ -268,5 +264,4 @@ fi
 
 wait_for 10 no_leftovers && ok "no node process left after the kills" || bad "node processes left behind"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary
