@@ -2,7 +2,9 @@
 //   worker -> shard: lookup(batch, keys); shard -> worker: rows(batch, rows) or bad_request
 //   worker -> shard: push(keys, grads)                 (no reply; bad ones dropped)
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
+//   checkpoint cuts: embedding_shard_cut.cpp
 #include "actors/embedding_shard.hpp"
+#include "actors/embedding_shard_cut.hpp"
 
 #include "checkpoint/model_files.hpp"
 
@@ -127,6 +129,12 @@ caf::error embedding_shard_state::push(const messages::embedding_grads& g) {
     if (!owns(k, &why))
       return make_error(errc::bad_request, who() + ": push: " + why);
   const std::size_t n = keys.size();
+  if (writer && !writer->done()) { // a cut's file is being written: copy on write
+    cow_keys.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      cow_keys[i] = local_key(keys[i]);
+    writer->before_update(cow_keys);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     if (i + prefetch_distance < n)
       __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])), 1);
@@ -157,7 +165,9 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
       return self->state.lookup(req);
     },
-    [=](messages::push_atom, const messages::embedding_grads& g) {
+    [=](messages::push_atom, messages::embedding_grads& g) {
+      if (shard_cut_detail::hold_push(self, g))
+        return; // after this worker's cut marker: applied once the cut is aligned
       if (auto err = self->state.push(g)) {
         ++self->state.dropped_pushes;
         spdlog::warn("{} (dropped; {} so far)", text(self->system(), err),
@@ -176,6 +186,15 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         return messages::make_error(errc::io_error, st.who() + ": " + err);
       return {info.name, info.bytes, info.crc32c};
     },
+    [=](messages::cut_atom, std::uint64_t id, const std::string& folder,
+        std::uint32_t workers) -> caf::result<messages::shard_cut_file> {
+      auto rp = self->make_response_promise<messages::shard_cut_file>();
+      shard_cut_detail::on_request(self, id, folder, workers, rp);
+      return rp;
+    },
+    [=](messages::cut_atom, std::uint64_t id) { shard_cut_detail::on_marker(self, id); },
+    [=](messages::end_atom) { shard_cut_detail::on_end(self); },
+    [=](messages::done_atom, std::uint64_t id) { shard_cut_detail::on_written(self, id); },
   };
 }
 

@@ -27,12 +27,33 @@
 //   (t * local_rows + l) * dim + j and holds global row l * E + s of table t
 //   (padding rows included, see above).
 //
+// Checkpoint cuts (runtime/cluster_cut.hpp; embedding_shard_cut.cpp): the
+// shard aligns the markers of every worker like a barrier in a dataflow
+// snapshot (Carbone et al., "Lightweight asynchronous snapshots for
+// distributed dataflows", 2015, itself Chandy-Lamport over FIFO channels):
+// - cut(N, FOLDER, W) from the coordinator: cut N, aligned over W workers.
+// - cut(N) from a worker: every push it sent before is in the cut. Its later
+//   pushes are held back (not applied) until the cut is aligned; its lookups
+//   are served at once (a read changes nothing).
+// - end from a worker: it pushes nothing more, so it counts as marked.
+// - Aligned (the request arrived, and W workers marked or ended): the tables
+//   now hold exactly the pushes of the examples before the cut. A
+//   checkpoint::background_writer starts streaming them to
+//   FOLDER/embedding-S.bin, every later push copies its rows on write first,
+//   the held pushes are applied, and the reply (shard_cut_file) goes when the
+//   file is written. Training never waits for the disk.
+// One cut at a time: the coordinator starts the next after every reply.
+//
 // Hogwild: all trainers push to the same shards; updates of a row by
 // different trainers interleave in mailbox order (one message at a time).
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <caf/actor_addr.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -40,6 +61,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/interfaces.hpp"
+#include "checkpoint/background_writer.hpp"
 #include "model/embedding.hpp"
 #include "model/optimizer.hpp"
 
@@ -58,6 +80,19 @@ struct embedding_shard_config {
   std::shared_ptr<const model::embedding_tables> initial;
 };
 
+// One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).
+struct shard_cut {
+  std::uint64_t id = 0;
+  bool requested = false;   // the coordinator's request arrived
+  std::string folder;       // where the file goes
+  std::uint32_t expected = 0; // workers to align over
+  std::vector<caf::actor_addr> marked; // workers whose marker arrived
+  std::vector<messages::embedding_grads> held; // their later pushes, until aligned
+  bool aligned = false;     // the snapshot is taken, the writer runs
+  std::uint64_t pushes_held = 0;
+  caf::typed_response_promise<messages::shard_cut_file> promise;
+};
+
 struct embedding_shard_state {
   static inline const char* name = "embedding-shard";
 
@@ -65,6 +100,12 @@ struct embedding_shard_state {
   std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
   std::optional<model::embedding_tables> tables; // [num_tables * local_rows, dim]
   std::uint64_t dropped_pushes = 0;
+  std::optional<shard_cut> cut;
+  std::vector<caf::actor_addr> ended; // workers that sent end_atom
+  // Writes the cut's file beside the shard (declared after `tables`, which
+  // it reads: destroyed, so joined, first).
+  std::unique_ptr<checkpoint::background_writer> writer;
+  std::vector<std::uint64_t> cow_keys; // scratch: local keys of a push
 
   // "embedding-shard-S", for logs and error messages.
   std::string who() const;
@@ -79,6 +120,7 @@ struct embedding_shard_state {
   // The request's rows, or bad_request.
   caf::expected<messages::embedding_rows> lookup(const messages::lookup_request& req) const;
   // Applies the optimiser; on a malformed push changes nothing and says why.
+  // While a cut's file is written, the rows are first copied on write.
   caf::error push(const messages::embedding_grads& g);
   // The whole local table in the documented layout.
   messages::float_blob dump() const;

@@ -4,7 +4,9 @@
 //   worker -> reader: next (prefetch);  ... batch i+1's lookups go out
 //   worker -> shard s: push (batch i's summed row gradients)
 //   worker -> syncer: sync (FR only);   syncer -> worker: rounds
-//   worker -> trainer: done + worker_stats, then quit
+//   worker -> shard s: end; worker -> trainer: done + worker_stats, then quit
+//   trainer -> worker: cut(N); worker -> shard s: cut(N); worker -> trainer: parked(N)
+//   trainer -> worker: resume(N)
 //   worker -> worker: tick(seq, shard) (network model: held rows arrive)
 #include "actors/hogwild_worker.hpp"
 #include "actors/hogwild_worker_detail.hpp"
@@ -223,18 +225,36 @@ void finish(self_ptr self) {
   auto& st = self->state;
   st.finished = true;
   st.stats.busy_seconds = seconds_between(st.started, clock_type::now());
+  send_after_pushes(self, messages::end_atom::value); // no more pushes from here
   self->send(st.cfg.trainer_handle, messages::done_atom::value, st.stats);
   self->quit();
 }
 
+// Parks for the pending cut: markers after the last pushes, then the trainer.
+void park(self_ptr self) {
+  auto& st = self->state;
+  st.parked = true;
+  st.idle = false; // the wait for the cut is not a lookup wait
+  send_after_pushes(self, messages::cut_atom::value, *st.cut);
+  self->send(st.cfg.trainer_handle, messages::parked_atom::value, *st.cut);
+}
+
 // The pipeline's one decision point, called after every event: compute the
-// ready batch once the next one's lookups are out (or the data has ended),
-// promote the in-flight batch when its rows are in, fetch the next batch
-// when none is in flight. Stops while a foreground sync is pending.
+// ready batch once the next one's lookups are out (or the data has ended, or
+// a cut drains the pipeline), promote the in-flight batch when its rows are
+// in, fetch the next batch when none is in flight (not during a cut). Stops
+// while a foreground sync is pending or while parked.
 void advance(self_ptr self) {
   auto& st = self->state;
-  while (!st.finished && !st.sync_pending) {
-    if (st.has_ready && (st.has_inflight || st.end_of_data)) {
+  while (!st.finished && !st.parked) {
+    const bool draining = st.cut.has_value();
+    const bool empty = !st.has_ready && !st.has_inflight && !st.reader_pending;
+    if (st.sync_pending) {
+      if (draining && empty && !st.end_of_data)
+        park(self);
+      return;
+    }
+    if (st.has_ready && (st.has_inflight || st.end_of_data || draining)) {
       st.has_ready = false;
       train(self, st.slots[st.ready % 2]);
       if (st.sync_due())
@@ -250,12 +270,14 @@ void advance(self_ptr self) {
       st.has_inflight = false;
       continue;
     }
-    if (!st.has_inflight && !st.reader_pending && !st.end_of_data) {
+    if (!draining && !st.has_inflight && !st.reader_pending && !st.end_of_data) {
       request_batch(self);
       continue;
     }
-    if (st.end_of_data && !st.has_ready && !st.has_inflight && !st.reader_pending)
+    if (st.end_of_data && empty)
       finish(self);
+    else if (draining && empty)
+      park(self);
     return;
   }
 }
@@ -288,6 +310,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   if (st.cfg.net)
     for (auto& due : st.rows_due)
       due.resize(st.cfg.shards.size());
+  st.push_due.resize(st.cfg.shards.size());
   return {
     [=](messages::start_atom) {
       auto& st = self->state;
@@ -302,6 +325,25 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       advance(self);
     },
     [=](messages::tick_atom, std::uint64_t seq, std::uint64_t shard) { on_tick(self, seq, shard); },
+    [=](messages::cut_atom, std::uint64_t id) {
+      auto& st = self->state;
+      if (st.finished || st.cut)
+        return; // one cut at a time (the trainer asks for the next after resume)
+      st.cut = id;
+      if (st.running)
+        advance(self);
+      else
+        park(self); // not started: nothing in hand
+    },
+    [=](messages::resume_atom, std::uint64_t id) {
+      auto& st = self->state;
+      if (!st.cut || *st.cut != id)
+        return;
+      st.cut.reset();
+      st.parked = false;
+      if (st.running)
+        advance(self);
+    },
   };
 }
 

@@ -34,6 +34,17 @@
 // clock (fake under the deterministic test scheduler). With cfg.net null
 // nothing of this happens: no timers, no extra messages.
 //
+// Checkpoint cut N (cut_atom from the trainer; runtime/cluster_cut.hpp): the
+// worker requests no new batch, trains the batches it holds (the one ready
+// and the one whose rows are on the way), then sends cut_atom N to every
+// shard after its last push (per-pair FIFO: the shard applies every push of
+// the examples before the cut, and holds back later ones until it has
+// aligned), tells its trainer parked_atom N, and waits for resume_atom N.
+// So every batch the reader served before the cut is trained and pushed, and
+// none after it is started. A foreground sync wait may still be pending while
+// parked. At its end of data the worker sends end_atom to every shard (it
+// then counts as marked for any cut).
+//
 // Statistics: busy_seconds (wall, start to end of data), blocked_seconds (FR
 // sync waits), lookup_wait_seconds (from the end of a computation, or of a
 // sync wait, until the next batch's rows were all in), lookup_bytes (row
@@ -42,6 +53,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,6 +135,11 @@ struct worker_state {
   bool running = false;           // start_atom received
   bool finished = false;          // done sent or failed
 
+  // Checkpoint cut (see the header): the cut asked for, and whether this
+  // worker is parked for it (markers sent, waiting for resume).
+  std::optional<std::uint64_t> cut;
+  bool parked = false;
+
   // Network model (cfg.net): per slot and shard, when the lookup's rows count
   // as arrived; replies that came earlier wait in `held` for their tick.
   struct held_rows {
@@ -132,6 +149,9 @@ struct worker_state {
   };
   std::vector<clock_type::time_point> rows_due[2];
   std::vector<held_rows> held;
+  // Per shard: when the last push sent there arrives (a marker or the end
+  // must not overtake it).
+  std::vector<clock_type::time_point> push_due;
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;

@@ -25,5 +25,9 @@ void on_reply(self_ptr self, std::uint64_t seq, std::size_t s, messages::embeddi
 void on_tick(self_ptr self, std::uint64_t seq, std::uint64_t s);
 // One push to shard s, delayed by its transfer when the network model is on.
 void push_grads(self_ptr self, std::size_t s, messages::embedding_grads&& g);
+// A message to every shard that must arrive after every push sent before it
+// (cut marker, end): with the network model, delayed to just after the last.
+template <class... Ts>
+void send_after_pushes(self_ptr self, Ts... xs);
 
 } // namespace actors::worker_detail

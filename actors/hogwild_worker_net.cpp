@@ -58,11 +58,29 @@ void push_grads(self_ptr self, std::size_t s, messages::embedding_grads&& g) {
     const auto d = cfg.net->transfer(cfg.place.host_of_trainer(cfg.trainer),
                                      cfg.place.host_of_embedding(s), bytes, self->clock().now());
     if (d.count() > 0) {
+      self->state.push_due[s] = std::max(self->state.push_due[s], self->clock().now() + d);
       self->delayed_send(cfg.shards[s], d, messages::push_atom::value, std::move(g));
       return;
     }
   }
   self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
 }
+
+template <class... Ts>
+void send_after_pushes(self_ptr self, Ts... xs) {
+  auto& st = self->state;
+  const auto now = self->clock().now();
+  for (std::size_t s = 0; s < st.cfg.shards.size(); ++s) {
+    // One microsecond after the last push's arrival: the clock fires it later.
+    if (st.cfg.net && st.push_due[s] + std::chrono::microseconds(1) > now)
+      self->delayed_send(st.cfg.shards[s], st.push_due[s] + std::chrono::microseconds(1) - now,
+                         xs...);
+    else
+      self->send(st.cfg.shards[s], xs...);
+  }
+}
+
+template void send_after_pushes(self_ptr, messages::cut_atom, std::uint64_t);
+template void send_after_pushes(self_ptr, messages::end_atom);
 
 } // namespace actors::worker_detail

@@ -19,6 +19,7 @@
 #include <caf/actor_control_block.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "messages/cut_messages.hpp"
 #include "messages/messages.hpp"
 
 namespace actors {
@@ -35,7 +36,18 @@ using embedding_shard_actor = caf::typed_actor<
   caf::replies_to<dump_atom>::with<float_blob>,
   // write the shard's rows and optimiser state as FOLDER/embedding-S.bin
   // (checkpoint/model_files.hpp); reply the file's name, bytes and CRC32C
-  caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>>;
+  caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>,
+  // checkpoint cut (runtime/cluster_cut.hpp): the coordinator's request for
+  // cut N into FOLDER, aligned over that many workers; the reply comes once
+  // the file is written (in the background, copy-on-write)
+  caf::replies_to<cut_atom, std::uint64_t, std::string, std::uint32_t>::with<shard_cut_file>,
+  // a worker's marker for cut N: its pushes before it are in the cut, after
+  // it are not (per-sender FIFO)
+  caf::reacts_to<cut_atom, std::uint64_t>,
+  // a worker's end: it pushes nothing more (counts as its marker of any cut)
+  caf::reacts_to<end_atom>,
+  // the background writer of cut N finished (sent by the writer thread)
+  caf::reacts_to<done_atom, std::uint64_t>>;
 
 // Owns the EASGD centre variable for [offset, offset + size).
 using dense_shard_actor = caf::typed_actor<
@@ -47,14 +59,21 @@ using dense_shard_actor = caf::typed_actor<
 // Serves one trainer's part of the input, one mini-batch per request.
 using reader_actor = caf::typed_actor<
   // the next batch; an empty batch (size 0) means the end of the data
-  caf::replies_to<next_atom>::with<example_batch>>;
+  caf::replies_to<next_atom>::with<example_batch>,
+  // its position (checkpoint cuts)
+  caf::replies_to<where_atom>::with<reader_mark>>;
 
 // Pulls batches, looks up rows, trains lock-free on its trainer's replica.
 using worker_actor = caf::typed_actor<
   // begin the loop; the worker reports done_atom + worker_stats to its trainer
   caf::reacts_to<start_atom>,
   // network model timer: the held rows of (batch seq, shard) have arrived
-  caf::reacts_to<tick_atom, std::uint64_t, std::uint64_t>>;
+  caf::reacts_to<tick_atom, std::uint64_t, std::uint64_t>,
+  // cut N: take no new batch, train the ones in hand, send marker N to every
+  // shard after the last push, report parked_atom N to the trainer, wait
+  caf::reacts_to<cut_atom, std::uint64_t>,
+  // the trainer copied the replica: go on
+  caf::reacts_to<resume_atom, std::uint64_t>>;
 
 // Synchronises its trainer's replica in the background (S-*) or on demand (FR-*).
 using syncer_actor = caf::typed_actor<
@@ -78,7 +97,11 @@ using syncer_actor = caf::typed_actor<
   // timer for the optional pause between rounds
   caf::reacts_to<tick_atom>,
   // network model timer: the held exchange reply of this dense shard index has arrived
-  caf::reacts_to<tick_atom, std::uint64_t>>;
+  caf::reacts_to<tick_atom, std::uint64_t>,
+  // checkpoint cut: complete every round up to `last_round` (ring; EASGD: the
+  // one in flight), then start none until resume; the reply comes when held
+  caf::replies_to<hold_atom, std::uint64_t>::with<sync_hold>,
+  caf::reacts_to<resume_atom>>;
 
 // Owns the replica; spawns and monitors its workers, reader and syncer.
 using trainer_actor = caf::typed_actor<
@@ -93,6 +116,14 @@ using trainer_actor = caf::typed_actor<
   // rounds completed by its syncer (for the coordinated stop)
   caf::replies_to<sync_atom>::with<std::uint64_t>,
   // stop the syncer after `last_round`; reply with the final report
-  caf::replies_to<stop_atom, std::uint64_t>::with<trainer_report>>;
+  caf::replies_to<stop_atom, std::uint64_t>::with<trainer_report>,
+  // checkpoint cut N (runtime/cluster_cut.hpp): hold the syncer after
+  // `last_round`, park the workers, copy replica and reader position, let the
+  // workers go on; the syncer stays held until resume_atom
+  caf::replies_to<cut_atom, std::uint64_t, std::uint64_t>::with<cut_report>,
+  // a worker is parked for cut N
+  caf::reacts_to<parked_atom, std::uint64_t>,
+  // the cut is written: release the syncer
+  caf::reacts_to<resume_atom>>;
 
 } // namespace actors

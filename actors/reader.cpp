@@ -26,7 +26,40 @@ caf::error reader_state::open() {
   input = data::reader::open(cfg.options, &err);
   if (!input)
     return make_error(errc::input_error, err);
+  const auto& r = cfg.resume;
+  passes = std::size_t(r.epoch);
+  malformed = r.malformed;
+  served = r.served;
+  if (passes >= cfg.epochs) {
+    finished = true;
+    return {};
+  }
+  data::batch dropped;
+  for (std::uint64_t skip = r.examples; skip > 0; dropped.clear()) {
+    if (!input->next(dropped, std::size_t(std::min<std::uint64_t>(skip, 4096))))
+      return make_error(errc::input_error,
+                        input->error().empty()
+                          ? who() + ": resume: the data ends before the checkpoint's position (" +
+                              std::to_string(r.examples) + " examples into pass " +
+                              std::to_string(r.epoch + 1) + "): not the data it was trained on?"
+                          : input->error());
+    skip -= dropped.size;
+  }
   return {};
+}
+
+messages::reader_mark reader_state::where() const {
+  messages::reader_mark m;
+  m.epoch = passes;
+  m.malformed = malformed;
+  m.served = served;
+  if (input && passes < cfg.epochs) {
+    m.examples = input->statistics().examples;
+    m.lines = input->statistics().lines;
+  } else if (!input) { // never opened: still where it was started
+    m = cfg.resume;
+  }
+  return m;
 }
 
 void reader_state::count_pass() {
@@ -123,6 +156,7 @@ reader_actor::behavior_type reader(reader_actor::stateful_pointer<reader_state> 
     [=](messages::next_atom) -> caf::result<messages::example_batch> {
       return self->state.next();
     },
+    [=](messages::where_atom) { return self->state.where(); },
   };
 }
 

@@ -25,6 +25,12 @@
 // empty batch a summary (examples, batches, malformed lines) is logged.
 //
 // Each next reads one batch synchronously from disk (one batch per message).
+//
+// where -> reader_mark: passes done, examples and lines consumed in this
+// pass, malformed lines of earlier passes, examples served. A reader started
+// with cfg.resume = such a mark continues from it: at the first next it
+// re-reads the pass's first `examples` examples and drops them (O(position):
+// no byte seek), so the same data gives the same batches from there on.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,6 +51,10 @@ struct reader_config {
   std::size_t batch_size = 128; // examples per batch
   std::uint64_t max_examples = 0; // 0 = all
   std::size_t epochs = 1;         // passes over the part
+  // Resume from a checkpoint cut: passes already done (epoch), examples of
+  // the current pass to skip (re-read and dropped at the first next),
+  // malformed lines of earlier passes, examples served in all of them.
+  messages::reader_mark resume;
 };
 
 struct reader_state {
@@ -65,9 +75,11 @@ struct reader_state {
   std::string who() const;
   // The next batch (empty at the end), or the failure.
   caf::expected<messages::example_batch> next();
+  // Where the reader is: what a resumed reader skips to.
+  messages::reader_mark where() const;
 
 private:
-  caf::error open();
+  caf::error open(); // and skips to cfg.resume
   // Adds the current pass's malformed lines; logs its first errors (pass 0).
   void count_pass();
   // At the end of a pass: counts it and resets for another one. Returns false

@@ -63,6 +63,8 @@ bool syncer_state::want_round() const {
     return false;
   if (stop_after)
     return ring_method() && ring_rounds() < *stop_after;
+  if (hold_after)
+    return ring_method() && ring_rounds() < *hold_after;
   if (model::is_foreground(cfg.algorithm))
     // Free-running serves the other ring members; alone (N = 1, or the last
     // survivor of a re-form) there is no one to serve, and a round of one
@@ -76,6 +78,10 @@ void syncer_state::advance() {
     return;
   if (stop_after && !want_round()) {
     finish_stop();
+    return;
+  }
+  if (hold_after && !want_round()) {
+    finish_hold();
     return;
   }
   if (!want_round() || tick_pending)
@@ -102,7 +108,7 @@ void syncer_state::advance() {
   // until the trainer has completed min_gap_batches batches since the last
   // round started (re-checked every millisecond). Not while stopping or after
   // the trainer's end, when ring peers may be waiting for this syncer.
-  if (!model::is_foreground(cfg.algorithm) && !stop_after && !free_running &&
+  if (!model::is_foreground(cfg.algorithm) && !stop_after && !hold_after && !free_running &&
       cfg.min_gap_batches > 0 &&
       cfg.replica->batches.load(std::memory_order_relaxed) < batches_at_start + cfg.min_gap_batches) {
     tick_pending = true;
@@ -246,6 +252,9 @@ void syncer_state::fail(caf::error err) {
       p.deliver(err);
   for (auto& p : stop_promises)
     p.deliver(err);
+  for (auto& p : hold_promises)
+    p.deliver(err);
+  hold_promises.clear();
   waiting_next.clear();
   waiting_current.clear();
   stop_promises.clear();
@@ -308,6 +317,12 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       self->state.advance();
     },
     [self](tick_atom, std::uint64_t shard) { self->state.on_held_exchange(shard); },
+    [self](hold_atom, std::uint64_t last_round) -> caf::result<sync_hold> {
+      auto p = self->make_response_promise<sync_hold>();
+      self->state.on_hold(last_round, p);
+      return p;
+    },
+    [self](resume_atom) { self->state.on_resume(); },
   };
 }
 

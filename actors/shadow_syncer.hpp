@@ -43,6 +43,14 @@
 //   error (unless cfg.reform_on_loss), and during the stop it is one if this
 //   syncer still waits for a chunk from its previous ring member.
 //
+// Hold protocol (checkpoint cuts, runtime/cluster_cut.hpp; hold_atom,
+// last_round -> sync_hold, then resume_atom): the same rule as the stop for
+// which rounds still run (ring: up to last_round = max(completed) + 1 from
+// the coordinator; EASGD: the one in flight), then no round starts until
+// resume. The reply carries the rounds and, for BMUF, w_g and Delta. Shadow
+// pacing (min_gap_batches) is off while holding: the workers are parked. FR
+// requests arriving while held wait for the resume.
+//
 // Re-forming the ring (multi-node, cfg.reform_on_loss): a ring peer that goes
 // down before the stop is only logged; the runtime then sends
 // peers_atom(generation, rank, survivors) to every surviving syncer. The round
@@ -142,6 +150,11 @@ struct syncer_state {
   std::optional<std::uint64_t> stop_after; // last_round of a pending stop
   bool stopped = false;                    // the stop reply went out
   std::vector<caf::typed_response_promise<messages::sync_stats>> stop_promises;
+  // Checkpoint hold (shadow_syncer_hold.cpp): last_round of a pending hold,
+  // whether it is held, and the hold replies waiting for it.
+  std::optional<std::uint64_t> hold_after;
+  bool on_hold_now = false; // held: no round starts until resume
+  std::vector<caf::typed_response_promise<messages::sync_hold>> hold_promises;
   std::uint32_t generation = 0;   // ring membership (re-forms count up)
   std::uint64_t generation_base = 0; // stats.rounds when the generation began
 
@@ -181,6 +194,10 @@ struct syncer_state {
   std::uint64_t ring_rounds() const { return stats.rounds - generation_base; }
   void on_sync(promise p);
   void on_stop(std::uint64_t last_round);
+  // Hold for a checkpoint cut: like the stop, but it ends with resume.
+  void on_hold(std::uint64_t last_round,
+               caf::typed_response_promise<messages::sync_hold> p);
+  void on_resume();
   void on_ring(messages::ring_chunk&& chunk);
   void on_down(const caf::down_msg& dm);
   // Network model: the held reply of dense shard `shard` has arrived.
@@ -207,6 +224,7 @@ private:
   void check_ring();
   void finish_round();
   void finish_stop();
+  void finish_hold();
   std::string who() const;
 };
 

@@ -7,6 +7,7 @@
 //   trainer -> coordinator: trainer_report
 //   DOWN (worker, reader, syncer, shard) -> error reply, exit children, quit
 #include "actors/trainer.hpp"
+#include "actors/trainer_cut.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +72,8 @@ void fail(self_ptr self, errc code, const std::string& what) {
     st.start_promise.deliver(err);
   if (st.stop_promise.pending())
     st.stop_promise.deliver(err);
+  if (st.cut && st.cut->promise.pending())
+    st.cut->promise.deliver(err);
   self->quit(err);
 }
 
@@ -200,6 +203,8 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
       st.start_promise.deliver(err);
     if (st.stop_promise.pending())
       st.stop_promise.deliver(err);
+    if (st.cut && st.cut->promise.pending())
+      st.cut->promise.deliver(err);
     self->quit(em.reason);
   });
   return {
@@ -227,6 +232,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
         if (who == st.workers[w].address() && !st.worker_done[w]) {
           st.worker_done[w] = 1;
           accumulate(st.total, ws);
+          trainer_cut_detail::on_worker_parked(self, w); // done counts as parked
           if (++st.workers_done == st.workers.size() && !st.trained)
             finish_training(self);
         }
@@ -292,6 +298,20 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
           });
       return rp;
     },
+    [=](messages::cut_atom, std::uint64_t id, std::uint64_t last_round)
+      -> caf::typed_response_promise<messages::cut_report> {
+      auto rp = self->make_response_promise<messages::cut_report>();
+      trainer_cut_detail::on_cut(self, id, last_round, rp);
+      return rp;
+    },
+    [=](messages::parked_atom, std::uint64_t id) {
+      const auto who = caf::actor_cast<caf::actor_addr>(self->current_sender());
+      auto& st = self->state;
+      for (std::size_t w = 0; w < st.workers.size(); ++w)
+        if (who == st.workers[w].address() && st.cut && st.cut->id == id)
+          trainer_cut_detail::on_worker_parked(self, w);
+    },
+    [=](messages::resume_atom) { self->send(self->state.syncer, messages::resume_atom::value); },
   };
 }
 

@@ -24,6 +24,14 @@
 //   A stop before the workers are done ends the workers first; the pending
 //   start reply then gets the stats of the workers that had finished.
 //
+// Checkpoint cut (cut_atom N, last_round -> cut_report; trainer_cut.cpp):
+//   -> syncer: hold(last_round); -> each worker still training: cut(N)
+//   <- syncer: sync_hold; <- each worker: parked(N) (or its done)
+//   -> reader: where; then the replica and its optimiser state are copied
+//   -> workers: resume(N); reply cut_report (the syncer stays held)
+//   resume (from the coordinator, once the cut is written) -> syncer: resume
+// The workers wait from their park to the copy: the cut's only pause.
+//
 // Failures: a DOWN with a non-normal reason from the syncer at any time, or
 // from a worker, the reader or an embedding shard before training ended, fails
 // the trainer: the pending start (and stop) reply gets
@@ -36,6 +44,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +88,17 @@ struct trainer_config {
   std::function<syncer_actor(caf::actor_system&, const syncer_config&)> spawn_syncer;
 };
 
+// One checkpoint cut in progress at a trainer (trainer_cut.cpp).
+struct trainer_cut {
+  std::uint64_t id = 0;
+  caf::typed_response_promise<messages::cut_report> promise;
+  std::vector<char> parked;     // per worker: parked (or done) for this cut
+  std::size_t waiting = 0;      // workers not parked yet
+  bool held = false;            // the syncer replied to hold
+  messages::sync_hold hold;
+  std::chrono::steady_clock::time_point began;
+};
+
 struct trainer_state {
   std::string name = "trainer"; // "trainer-T" once configured
   trainer_config cfg;
@@ -97,6 +117,7 @@ struct trainer_state {
   bool failed = false;
   caf::typed_response_promise<messages::worker_stats> start_promise;
   caf::typed_response_promise<messages::trainer_report> stop_promise;
+  std::optional<trainer_cut> cut;
 
   // "worker-T-W", "reader", "syncer", "embedding-shard-S" or "" (a stranger).
   std::string describe(const caf::actor_addr& who) const;

@@ -50,25 +50,18 @@ std::optional<std::string> background_writer::finish() {
 void background_writer::run() {
   error_ = write_all();
   done_.store(true, std::memory_order_release);
+  if (job_.on_finished)
+    job_.on_finished();
 }
 
-std::optional<std::string> background_writer::write_all() {
-  const auto t0 = std::chrono::steady_clock::now();
-  folder_writer w;
-  std::string err, folder;
-  auto fail = [&](const std::string& e) -> std::optional<std::string> {
-    w.abandon();
-    return "checkpoint: " + e;
-  };
-  if (!w.begin(job_.dir, checkpoint_name(job_.manifest.examples), &err))
-    return fail(err);
-  const auto v = shard_view(tables_, tables_.rows_per_table()); // shard 0 of 1
-  file_info info;
-  info.name = embedding_file_name(0);
+bool background_writer::write_embeddings(const std::string& path, file_info& info,
+                                         std::string& err) {
+  const auto v = job_.into.empty()
+                   ? shard_view(tables_, tables_.rows_per_table()) // shard 0 of 1
+                   : shard_view(tables_, job_.full_rows_per_table, job_.shard, job_.num_shards);
   file_sink f;
-  if (!f.open(w.path(info.name), &err) ||
-      !write_array_header(f, embedding_header(v), &err))
-    return fail(err);
+  if (!f.open(path, &err) || !write_array_header(f, embedding_header(v), &err))
+    return false;
   // One pass per array: chunk c of `width` floats per row, with the side
   // copies of rows changed since the cut.
   std::vector<float> staging(chunk_rows * std::max<std::size_t>(dim_, spr_));
@@ -97,13 +90,39 @@ std::optional<std::string> background_writer::write_all() {
     return true;
   };
   if (!pass(weights_saved_, tables_.weights().data(), dim_, 0))
-    return fail(err);
+    return false;
   if (spr_ > 0 && !pass(state_saved_, tables_.accumulators().data(), spr_, dim_))
-    return fail(err);
+    return false;
   if (!f.close(&err))
-    return fail(err);
+    return false;
+  info.name = embedding_file_name(v.shard);
   info.bytes = f.bytes();
   info.crc32c = f.crc();
+  return true;
+}
+
+std::optional<std::string> background_writer::write_all() {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string err, folder;
+  if (!job_.into.empty()) { // shard mode: one file into the caller's folder
+    if (!write_embeddings(job_.into + "/" + embedding_file_name(job_.shard), file_, err))
+      return "checkpoint: " + err;
+    std::lock_guard<std::mutex> lock(m_);
+    side_rows_ = side_.size();
+    if (job_.on_committed)
+      job_.on_committed(std::string{});
+    return std::nullopt;
+  }
+  folder_writer w;
+  auto fail = [&](const std::string& e) -> std::optional<std::string> {
+    w.abandon();
+    return "checkpoint: " + e;
+  };
+  if (!w.begin(job_.dir, checkpoint_name(job_.manifest.examples), &err))
+    return fail(err);
+  file_info info;
+  if (!write_embeddings(w.path(embedding_file_name(0)), info, err))
+    return fail(err);
   w.add(info);
   if (!write_replica(w, 0, job_.params.data(), job_.state.data(), job_.params.size(),
                                  &err) ||

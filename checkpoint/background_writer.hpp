@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "checkpoint/manifest.hpp"
+#include "checkpoint/store.hpp"
 #include "model/embedding.hpp"
 
 namespace checkpoint {
@@ -46,6 +47,17 @@ public:
     std::vector<float> params, state; // dense, copied at the cut
     // Called by the writer thread after the commit, with a one-line report.
     std::function<void(const std::string&)> on_committed;
+    // Shard mode (an embedding shard of the simulated cluster, at a cut):
+    // with `into` set, only the embedding file of shard `shard` of
+    // `num_shards` (whole tables of full_rows_per_table rows) is written into
+    // the open folder `into`; no replica, no manifest, no commit (the
+    // coordinator commits the folder). file() then describes it and
+    // on_committed gets an empty line.
+    std::string into;
+    // Called by the writer thread once done() is true, whatever the outcome.
+    std::function<void()> on_finished;
+    std::uint64_t full_rows_per_table = 0;
+    std::uint64_t shard = 0, num_shards = 1;
   };
 
   // Starts writing `tables` as they are now (the cut). `tables` must outlive
@@ -61,10 +73,13 @@ public:
   // Waits for the writer; its error, if any.
   std::optional<std::string> finish();
   std::uint64_t side_rows() const { return side_rows_; } // rows copied, after finish()
+  const file_info& file() const { return file_; }        // shard mode, after finish()
 
 private:
   void run();
   std::optional<std::string> write_all();
+  // Streams the embedding file (every row as at the cut) to `path`.
+  bool write_embeddings(const std::string& path, file_info& info, std::string& err);
   job job_;
   model::embedding_tables& tables_;
   std::size_t dim_, spr_;
@@ -75,6 +90,7 @@ private:
   std::unordered_map<std::uint64_t, std::uint64_t> side_; // row -> offset in side_data_
   std::vector<float> side_data_; // per row: dim weights, then spr state
   std::uint64_t side_rows_ = 0;
+  file_info file_;
   std::optional<std::string> error_;
   std::atomic<bool> done_{false};
   std::thread thread_;

@@ -17,7 +17,8 @@ std::string to_json(const manifest& m) {
   for (const auto& r : m.readers)
     j["readers"].push_back({{"part", r.part},         {"parts", r.parts},
                             {"epoch", r.epoch},       {"examples", r.examples},
-                            {"lines", r.lines},       {"malformed", r.malformed}});
+                            {"lines", r.lines},       {"malformed", r.malformed},
+                            {"served", r.served}});
   j["rng"] = {{"model_seed", m.model_seed}};
   j["metrics"] = {{"loss_sum", m.counters.loss_sum},   {"prob_sum", m.counters.prob_sum},
                   {"positives", m.counters.positives}, {"malformed", m.counters.malformed},
@@ -50,7 +51,8 @@ std::optional<std::string> parse_manifest(const std::string& text, const std::st
                              r.at("epoch").get<std::uint64_t>(),
                              r.at("examples").get<std::uint64_t>(),
                              r.at("lines").get<std::uint64_t>(),
-                             r.at("malformed").get<std::uint64_t>()});
+                             r.at("malformed").get<std::uint64_t>(),
+                             r.value("served", std::uint64_t{0})});
     out.model_seed = j.at("rng").at("model_seed").get<std::uint64_t>();
     const auto& c = j.at("metrics");
     out.counters.loss_sum = c.at("loss_sum").get<double>();

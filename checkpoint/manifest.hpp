@@ -31,6 +31,7 @@ struct reader_position {
   std::uint64_t examples = 0; // examples served in the current pass
   std::uint64_t lines = 0;    // data lines consumed in the current pass
   std::uint64_t malformed = 0; // malformed lines skipped in earlier passes
+  std::uint64_t served = 0;    // examples served in all passes (cluster readers)
 };
 
 struct run_counters {

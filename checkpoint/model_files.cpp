@@ -203,3 +203,40 @@ replica_state average(const std::vector<replica_state>& reps) {
 }
 
 } // namespace checkpoint
+
+namespace checkpoint {
+
+bool write_centre(folder_writer& w, const float* params, std::size_t size, std::string* err) {
+  file_header h;
+  h.kind = "centre";
+  h.attrs = {{"size", size}};
+  h.arrays = {{"params", size}};
+  file_info info;
+  info.name = "centre.bin";
+  if (!write_array_file(w.path(info.name), h, {params}, &info, err))
+    return false;
+  w.add(info);
+  return true;
+}
+
+std::optional<std::string> load_centre(const opened_checkpoint& c, std::size_t size,
+                                       std::vector<float>& out, bool* found) {
+  *found = c.entry("centre.bin") != nullptr;
+  if (!*found)
+    return std::nullopt;
+  std::string err;
+  array_file_reader r;
+  if (!r.open(c.file("centre.bin"), "centre", &err))
+    return err;
+  for (const auto& a : r.header().arrays)
+    if (a.count != size)
+      return "'" + r.path() + "': array '" + a.name + "' has " + std::to_string(a.count) +
+             " floats, the model's dense part has " + std::to_string(size);
+  out.resize(size);
+  std::uint32_t crc = 0;
+  if (!r.read("params", out.data(), &err) || !r.finish(&crc, &err))
+    return err;
+  return check_crc(c, "centre.bin", crc);
+}
+
+} // namespace checkpoint

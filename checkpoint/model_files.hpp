@@ -9,6 +9,8 @@
 //                    global row l * N + S. Sequential mode writes shard 0 of 1.
 //   replica-T.bin    kind "replica": trainer T's dense parameters ("params")
 //                    and its dense optimiser state ("state"), same length.
+//   centre.bin       kind "centre": the EASGD centre ("params"), simulated
+//                    cluster with s-easgd or fr-easgd only.
 //
 // Loading re-splits rows: load_embeddings() fills whole tables from any
 // number of shard files, so the shard count may change between save and
@@ -47,6 +49,11 @@ bool write_embedding_file(const std::string& folder, const embedding_shard_view&
 bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err);
 bool write_replica(folder_writer& w, std::uint64_t trainer, const float* params,
                    const float* state, std::size_t size, std::string* err);
+// centre.bin, kind "centre": the EASGD centre variable ("params", size floats).
+bool write_centre(folder_writer& w, const float* params, std::size_t size, std::string* err);
+// The EASGD centre, when the checkpoint has one (else *found = false).
+std::optional<std::string> load_centre(const opened_checkpoint& c, std::size_t size,
+                                       std::vector<float>& out, bool* found);
 
 // Fills the whole tables `t` from the checkpoint's embedding files, whatever
 // their shard count. The files must agree with `t`'s shape (tables, rows,

@@ -38,6 +38,9 @@ public:
   bool commit(manifest m, std::size_t keep, std::string* folder, std::string* err);
   // Removes the temporary folder (after a failure).
   void abandon();
+  // The final name, when it is known only at the commit (a cluster cut's
+  // examples are counted while its files are written).
+  void rename(const std::string& name) { name_ = name; }
 
 private:
   std::string dir_, name_, tmp_;

@@ -8,6 +8,7 @@
 #include <caf/type_id.hpp>
 
 #include "messages/errors.hpp"
+#include "messages/cut_messages.hpp"
 #include "messages/messages.hpp"
 #include "messages/node_messages.hpp"
 
@@ -28,6 +29,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::node_roster))
   CAF_ADD_TYPE_ID(shadowsync, (messages::role_plan))
   CAF_ADD_TYPE_ID(shadowsync, (messages::spawned_roles))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::reader_mark))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::sync_hold))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::cut_report))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::shard_cut_file))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {

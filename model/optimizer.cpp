@@ -7,6 +7,8 @@ std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& nam
     return dense_optimizer_kind::sgd;
   if (name == "adagrad")
     return dense_optimizer_kind::adagrad;
+  if (name == "count")
+    return dense_optimizer_kind::count;
   return std::nullopt;
 }
 
@@ -17,6 +19,8 @@ std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& n
     return sparse_optimizer_kind::rowwise_adagrad;
   if (name == "adagrad")
     return sparse_optimizer_kind::adagrad;
+  if (name == "count")
+    return sparse_optimizer_kind::count;
   return std::nullopt;
 }
 
@@ -24,6 +28,18 @@ void dense_optimizer::apply(float* w, float* acc, const float* g, std::size_t n)
   if (kind == dense_optimizer_kind::sgd) {
     for (std::size_t i = 0; i < n; ++i)
       w[i] -= lr * g[i];
+    return;
+  }
+  if (kind == dense_optimizer_kind::count) {
+    // Atomic per element: Hogwild workers sharing a replica never lose a count.
+    for (std::size_t i = 0; i < n; ++i) {
+      float old;
+      __atomic_load(&acc[i], &old, __ATOMIC_RELAXED);
+      float next = old + 1.0f;
+      while (!__atomic_compare_exchange(&acc[i], &old, &next, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        next = old + 1.0f;
+    }
     return;
   }
   for (std::size_t i = 0; i < n; ++i) {

@@ -10,8 +10,13 @@
 
 namespace model {
 
-enum class dense_optimizer_kind { sgd, adagrad };
-enum class sparse_optimizer_kind { sgd, rowwise_adagrad, adagrad };
+// `count` is an instrument, not a learner: it leaves the weights alone and
+// counts updates in the optimiser state (dense: +1 on every state float per
+// batch, atomically, so Hogwild workers lose none; sparse: +1 on the row's
+// one state float per push of the row, in the shard's one thread). The
+// checkpoint-cut test reads the counts back (tests/runtime/cluster_cut_test.cpp).
+enum class dense_optimizer_kind { sgd, adagrad, count };
+enum class sparse_optimizer_kind { sgd, rowwise_adagrad, adagrad, count };
 
 std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& name);
 std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& name);
@@ -40,7 +45,7 @@ struct sparse_optimizer {
   // Accumulator floats each row needs for this optimiser: 0, 1 or dim.
   std::size_t state_per_row(std::size_t dim) const {
     return kind == sparse_optimizer_kind::sgd ? 0
-           : kind == sparse_optimizer_kind::adagrad ? dim : 1;
+           : kind == sparse_optimizer_kind::adagrad ? dim : 1; // rowwise-adagrad, count: 1
   }
 
   // acc: the row's state_per_row(dim) accumulators (unused by SGD).
@@ -48,6 +53,10 @@ struct sparse_optimizer {
     if (kind == sparse_optimizer_kind::sgd) {
       for (std::size_t i = 0; i < dim; ++i)
         row[i] -= lr * g[i];
+      return;
+    }
+    if (kind == sparse_optimizer_kind::count) {
+      *acc += 1.0f;
       return;
     }
     if (kind == sparse_optimizer_kind::adagrad) {

@@ -35,15 +35,21 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
     if (out.dir.empty() && o.value_text(k) != "0")
       return std::string("option '") + k + "' = " + o.value_text(k) + " (" + o.source(k) +
              ") needs checkpoint.dir, the folder to write checkpoints into";
-  if (mode != "sequential" && !out.dir.empty())
+  if (mode != "sequential" && mode != "simulated" && !out.dir.empty())
     return "option 'checkpoint.dir' (" + o.source("checkpoint.dir") +
-           "): periodic checkpoints are built for cluster.mode=sequential so far; the "
-           "simulated cluster writes output.model and resumes from one (cluster.mode = " +
-           mode + ")";
+           "): periodic checkpoints are built for cluster.mode=sequential and simulated "
+           "(cluster.mode = " + mode + ")";
+  if (mode == "simulated" && !out.dir.empty() && !out.background)
+    return "option 'checkpoint.background' = false (" + o.source("checkpoint.background") +
+           "): the simulated cluster always writes in the background (each embedding shard "
+           "beside its own training; cluster_cut.hpp)";
   return std::nullopt;
 }
 
 std::optional<std::string> refuse_in_multi_node(const checkpoint_settings& c) {
+  if (!c.dir.empty())
+    return "option 'checkpoint.dir': multi-node runs do not write checkpoints yet (use "
+           "cluster.mode=simulated or sequential)";
   if (!c.model_out.empty())
     return "option 'output.model': multi-node runs do not write the model yet (use "
            "cluster.mode=simulated or sequential)";

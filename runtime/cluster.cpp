@@ -7,6 +7,7 @@
 
 #include "messages/registry.hpp"
 #include "runtime/cluster_metrics.hpp"
+#include "runtime/cluster_cut.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 
@@ -33,13 +34,20 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
   peers.dense_ranges = dense_ranges_for(cfg, init.size());
   if (model::is_easgd(cfg.sync.algorithm))
     for (std::size_t d = 0; d < cl.dense_shards; ++d)
-      c.dense.push_back(
-        sys.spawn(actors::dense_shard, dense_shard_config_for(cfg, init, peers.dense_ranges, d)));
+      c.dense.push_back(sys.spawn(
+        actors::dense_shard,
+        dense_shard_config_for(cfg, start ? start->centre : init, peers.dense_ranges, d)));
   peers.dense = c.dense;
   for (std::size_t t = 0; t < cl.trainers; ++t) {
     auto tc = trainer_config_for(cfg, t, init, peers);
-    if (start)
+    if (start) {
       tc.initial_state = start->state;
+      if (!start->replicas.empty()) { // the same trainers: each its own replica
+        tc.initial_params = start->replicas[t].params;
+        tc.initial_state = start->replicas[t].state;
+      }
+      tc.reader.resume = start->readers[t];
+    }
     c.trainers.push_back(sys.spawn(actors::trainer, std::move(tc)));
   }
   name_roles(c);
@@ -56,8 +64,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     start.emplace();
     if (auto e = load_cluster_start(cfg, net, *start))
       return "cannot resume: " + *e;
-    cfg.train.epochs -= std::size_t(start->passes_done); // the passes left
   }
+  const std::uint64_t base_examples = start ? start->examples : 0;
   caf::actor_system_config sys_cfg;
   messages::register_messages(sys_cfg);
   if (cfg.cluster.scheduler_policy == "sharing")
@@ -72,9 +80,22 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   start.reset(); // the shards hold their rows now
   caf::scoped_actor self{sys};
   coordination_result res;
-  auto failure = coordinate(self, cfg, net, c, coordinator_options{}, progress, out, res);
+  cluster_checkpointer checkpoints{self, cfg, c, base_examples};
+  coordinator_options opts;
+  if (cfg.checkpoint.enabled())
+    opts.on_progress = [&](std::uint64_t examples) { return checkpoints.maybe_cut(examples); };
+  auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
+  if (!failure && cfg.checkpoint.enabled()) // one more at the end
+    failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.dir,
+                                   cfg.checkpoint.keep, base_examples);
   if (!failure && !cfg.checkpoint.model_out.empty())
-    failure = export_cluster_model(self, cfg, c, res, out);
+    failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1,
+                                   base_examples);
+  if (checkpoints.totals().cuts > 0) {
+    const auto& t = checkpoints.totals();
+    out.checkpoint = checkpoint_metrics{t.cuts, t.bytes, t.seconds, t.max_pause, t.pushes_held,
+                                        t.rows_copied};
+  }
   if (!failure && peers.net) {
     const auto& n = peers.net->config();
     out.net = net_metrics{n.latency_us, n.bandwidth_gbps, n.dilation, peers.net->bytes_moved()};

@@ -5,9 +5,10 @@
 //                  embedding-s.bin itself and replies name, bytes, CRC32C
 //   coordinator: replica-t.bin of each surviving trainer (from its report:
 //                dense parameters and dense optimiser state)
-// then the manifest and the atomic commit (checkpoint/store.hpp). The EASGD
-// centre and the BMUF block state are not saved yet (eval of a saved model
-// uses the average of the replicas).
+//   coordinator -> dense shard d: dump (the EASGD centre, centre.bin)
+// then the manifest and the atomic commit (checkpoint/store.hpp). The BMUF
+// block state is not saved yet (eval of a saved model uses the average of
+// the replicas).
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -19,14 +20,34 @@ namespace runtime {
 std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
-                                                const run_metrics& out) {
+                                                const run_metrics& out, const std::string& dir,
+                                                std::size_t keep, std::uint64_t base_examples) {
   const auto t0 = std::chrono::steady_clock::now();
-  const auto& dir = cfg.checkpoint.model_out;
+  const std::string label = dir == cfg.checkpoint.model_out ? "output.model" : "checkpoint";
+  const auto examples = base_examples + out.examples;
   checkpoint::folder_writer w;
   std::string err;
-  if (!w.begin(dir, checkpoint::checkpoint_name(out.examples), &err))
-    return "output.model: " + err;
+  if (!w.begin(dir, checkpoint::checkpoint_name(examples), &err))
+    return label + ": " + err;
   std::optional<std::string> failure;
+  // The centre: the syncers are stopped, so the dense shards are quiescent.
+  const std::size_t size = res.reports.empty() ? 0 : res.reports[0].replica.size();
+  std::vector<float> centre(c.dense.empty() ? 0 : size);
+  for (std::size_t d = 0; d < c.dense.size() && !failure; ++d)
+    self->request(c.dense[d], cfg.cluster.timeout, messages::dump_atom::value)
+      .receive(
+        [&](messages::dense_range& r) {
+          if (r.offset + r.values.size() > centre.size())
+            failure = label + ": " + c.dense_names[d] + " dumped a range out of bounds";
+          else
+            std::copy(r.values.values.begin(), r.values.values.end(),
+                      centre.begin() + std::ptrdiff_t(r.offset));
+        },
+        [&](caf::error& e) {
+          failure = label + ": " + c.dense_names[d] + ": " + self->system().render(e);
+        });
+  if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))
+    failure = label + ": " + err;
   for (std::size_t s = 0; s < c.shards.size() && !failure; ++s)
     self->request(c.shards[s], cfg.cluster.timeout, messages::save_atom::value, w.folder())
       .receive(
@@ -34,7 +55,7 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
           w.add(checkpoint::file_info{name, bytes, crc});
         },
         [&](caf::error& e) {
-          failure = "output.model: " + c.shard_names[s] + ": " + self->system().render(e);
+          failure = label + ": " + c.shard_names[s] + ": " + self->system().render(e);
         });
   for (std::size_t t = 0; t < res.reports.size() && !failure; ++t) {
     const auto& r = res.reports[t];
@@ -43,12 +64,12 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
                 " reported no dense optimiser state";
     else if (!checkpoint::write_replica(w, t, r.replica.data(), r.state.data(), r.replica.size(),
                                         &err))
-      failure = "output.model: " + err;
+      failure = label + ": " + err;
   }
   checkpoint::manifest m;
   m.config_ini = cfg.checkpoint.effective_ini;
   m.mode = "simulated";
-  m.examples = out.examples;
+  m.examples = examples;
   for (std::size_t t = 0; t < res.reports.size(); ++t) {
     checkpoint::reader_position p;
     p.part = t;
@@ -60,8 +81,8 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
   m.counters.malformed = out.malformed_lines;
   m.counters.seconds = out.seconds;
   std::string folder;
-  if (!failure && !w.commit(m, 1, &folder, &err))
-    failure = "output.model: " + err;
+  if (!failure && !w.commit(m, keep, &folder, &err))
+    failure = label + ": " + err;
   if (failure) {
     w.abandon();
     return failure;
@@ -79,13 +100,29 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
     return e;
   if (c.m.readers.empty())
     return "'" + c.folder + "' has no reader position";
-  out.passes_done = c.m.readers[0].epoch;
+  const std::size_t trainers = cfg.cluster.trainers;
+  bool mid_pass = false;
   for (const auto& r : c.m.readers)
-    if (r.examples != 0 || r.epoch != out.passes_done)
-      return "'" + c.folder + "' was cut " + std::to_string(r.examples) + " examples into pass " +
-             std::to_string(r.epoch + 1) + ": the simulated cluster resumes only from a "
-             "checkpoint at the end of a pass (its data is split differently)";
-  if (out.passes_done >= cfg.train.epochs)
+    mid_pass = mid_pass || r.examples != 0 || r.epoch != c.m.readers[0].epoch;
+  if (mid_pass && c.m.readers.size() != trainers)
+    return "'" + c.folder + "' was cut inside a pass with " + std::to_string(c.m.readers.size()) +
+           " reader(s); resume it with --cluster.trainers=" +
+           std::to_string(c.m.readers.size()) + " (each trainer's reader has its own part of "
+           "the data), or from a checkpoint at the end of a pass";
+  out.readers.assign(trainers, messages::reader_mark{});
+  for (std::size_t t = 0; t < trainers; ++t) {
+    const auto& r = c.m.readers[mid_pass ? t : 0];
+    auto& m = out.readers[t];
+    m.epoch = r.epoch;
+    if (mid_pass) {
+      m.examples = r.examples;
+      m.lines = r.lines;
+      m.malformed = r.malformed;
+      m.served = r.served;
+    }
+  }
+  out.passes_done = c.m.readers[0].epoch;
+  if (!mid_pass && out.passes_done >= cfg.train.epochs)
     return "'" + c.folder + "' has done " + std::to_string(out.passes_done) +
            " passes; train.epochs = " + std::to_string(cfg.train.epochs) +
            " leaves nothing to train (raise train.epochs)";
@@ -98,16 +135,28 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
   if (auto e = checkpoint::load_replicas(c, net.layout().size(), reps))
     return e;
   auto avg = checkpoint::average(reps);
+  const std::size_t saved_replicas = reps.size();
+  if (reps.size() == trainers)
+    out.replicas = std::move(reps); // each trainer continues its own replica
+  bool found = false;
+  if (auto e = checkpoint::load_centre(c, net.layout().size(), out.centre, &found))
+    return e;
+  if (!found)
+    out.centre = avg.params;
   out.params = std::move(avg.params);
   out.state = std::move(avg.state);
   out.tables = std::move(tables);
   out.examples = c.m.examples;
   out.folder = c.folder;
-  spdlog::info("resuming the cluster from {}: {} examples, {} passes done; {} embedding files "
-               "re-split over {} shards, {} replicas averaged into {} trainers",
-               c.folder, c.m.examples, out.passes_done,
-               c.m.files.size() - reps.size(), cfg.cluster.embedding_shards, reps.size(),
-               cfg.cluster.trainers);
+  spdlog::info("resuming the cluster from {}: {} examples, {}; {} embedding file(s) re-split over "
+               "{} shards; {} replica(s) {} {} trainer(s){}",
+               c.folder, c.m.examples,
+               mid_pass ? "inside pass " + std::to_string(out.passes_done + 1)
+                        : std::to_string(out.passes_done) + " passes done",
+               c.m.files.size() - saved_replicas - (found ? 1 : 0), cfg.cluster.embedding_shards,
+               saved_replicas,
+               out.replicas.empty() ? "averaged into" : "restored to", trainers,
+               found ? "; the EASGD centre restored" : "");
   return std::nullopt;
 }
 

@@ -242,6 +242,9 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
         self->request(c.trainers[i], poll_timeout, stats_atom::value)
           .receive([&](progress_report& p) { add_progress(total, p); }, [](caf::error&) {});
     progress.update(progress_of(total));
+    if (opts.on_progress && !run.failure)
+      if (auto e = opts.on_progress(total.examples))
+        run.failure = e;
   };
   std::vector<worker_stats> done;
   run.ask_all(done, std::chrono::hours(24 * 365), poll, start_atom::value);

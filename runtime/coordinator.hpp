@@ -21,6 +21,7 @@
 //   client, and the metrics name the lost trainers. Losing every trainer,
 //   or a trainer during the coordinated stop, is an error.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actors/interfaces.hpp"
+#include "checkpoint/model_files.hpp"
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
 #include "runtime/progress.hpp"
@@ -58,6 +60,9 @@ struct cluster_handles {
 
 struct coordinator_options {
   bool tolerate_trainer_loss = false;
+  // Called by the progress poll with the examples trained so far (periodic
+  // checkpoints: runtime/cluster_cut.hpp); an error ends the job.
+  std::function<std::optional<std::string>(std::uint64_t)> on_progress;
 };
 
 struct coordination_result {
@@ -67,18 +72,28 @@ struct coordination_result {
 // output.model after a successful coordinate(): each embedding shard writes
 // its own file, the coordinator the trainers' replicas and the manifest
 // (runtime/cluster_checkpoint.cpp).
+// Writes into checkpoint dir `dir`, keeping the newest `keep`; the EASGD
+// centre is dumped from the dense shards (centre.bin). base_examples: done
+// before this run (resume).
 std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
-                                                const run_metrics& out);
+                                                const run_metrics& out, const std::string& dir,
+                                                std::size_t keep, std::uint64_t base_examples);
 
-// Resume of the simulated cluster from a checkpoint at a pass boundary (the
-// end of a run, sequential or simulated): the whole tables (each embedding
-// shard copies its rows, whatever the shard count was), the average of the
-// saved replicas and of their dense optimiser states, the passes done.
+// Resume of the simulated cluster from a checkpoint: the whole tables (each
+// embedding shard copies its rows, whatever the shard count was); per
+// trainer its own replica when the trainer count is the checkpoint's, else
+// the average of the saved replicas and their dense optimiser states; the
+// EASGD centre (or that average); each reader's position. A cut inside a
+// pass (cluster_cut.hpp) needs the checkpoint's trainer count; one at the
+// end of a pass (the end of a run, sequential or simulated) takes any.
 struct cluster_start {
   std::shared_ptr<const model::embedding_tables> tables;
-  std::vector<float> params, state;
+  std::vector<float> params, state;                 // the average
+  std::vector<checkpoint::replica_state> replicas;  // per trainer, or empty
+  std::vector<float> centre;
+  std::vector<messages::reader_mark> readers;       // per trainer
   std::uint64_t passes_done = 0, examples = 0;
   std::string folder;
 };

@@ -68,6 +68,17 @@ std::string to_json(const run_metrics& m) {
   } else {
     w.null();
   }
+  w.key("checkpoint");
+  if (m.checkpoint) {
+    const auto& c = *m.checkpoint;
+    w.begin_object();
+    w.field("count", c.count).field("bytes", c.bytes).field("seconds", c.seconds);
+    w.field("max_pause_seconds", c.max_pause_seconds).field("pushes_held", c.pushes_held);
+    w.field("rows_copied", c.rows_copied);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.end_object();
   return w.str() + "\n";
 }

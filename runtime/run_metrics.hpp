@@ -2,7 +2,8 @@
 // The result of one training run and its JSON form (DESIGN.md section 8):
 // examples, seconds, examples_per_second, simulated_examples_per_second,
 // train_ne, eval_*, trainers, workers_per_trainer, a `sync` object and a
-// `net` object (null without the network model).
+// `net` object (null without the network model), and a `checkpoint` object
+// (null unless the simulated cluster cut checkpoints while training).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,16 @@ struct net_metrics {
   std::uint64_t bytes = 0;    // bytes that crossed between simulated hosts
 };
 
+// Checkpoints cut while the simulated cluster trained (runtime/cluster_cut.hpp).
+struct checkpoint_metrics {
+  std::uint64_t count = 0;
+  std::uint64_t bytes = 0;          // written, summed
+  double seconds = 0;               // from request to commit, summed
+  double max_pause_seconds = 0;     // the longest worker pause of any cut
+  std::uint64_t pushes_held = 0;    // pushes that waited for a shard's alignment
+  std::uint64_t rows_copied = 0;    // rows copied on write while files were written
+};
+
 struct run_metrics {
   std::string mode = "sequential";
   std::string arch;
@@ -56,6 +67,7 @@ struct run_metrics {
   std::vector<double> trainer_examples_per_second;
   double lookup_wait_fraction = 0;                // of worker wall time, waiting for rows
   std::optional<net_metrics> net;                 // set when the network model was on
+  std::optional<checkpoint_metrics> checkpoint;   // cuts of the running cluster, if any
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

@@ -71,10 +71,13 @@ void add_train_options(option_set& o) {
   add(o, "train.epochs", i, "1", "passes over the training data (CTR practice: one)", {}, 1, 1000);
   add(o, "train.max-examples", i, "0", "stop after this many training examples (0 = all)", {}, 0);
   add(o, "train.eval-batch-size", i, "4096", "examples per evaluation batch", {}, 1, 1 << 22);
-  add(o, "train.dense-optimizer", s, "adagrad", "optimiser of the MLP weights", {"adagrad", "sgd"});
+  add(o, "train.dense-optimizer", s, "adagrad",
+      "optimiser of the MLP weights (count: a test instrument that only counts updates)",
+      {"adagrad", "sgd", "count"});
   add(o, "train.dense-lr", r, "0.03", "learning rate of the dense optimiser", {}, 0.0);
-  add(o, "train.sparse-optimizer", s, "rowwise-adagrad", "optimiser of the embedding rows",
-      {"rowwise-adagrad", "adagrad", "sgd"});
+  add(o, "train.sparse-optimizer", s, "rowwise-adagrad",
+      "optimiser of the embedding rows (count: a test instrument that only counts updates)",
+      {"rowwise-adagrad", "adagrad", "sgd", "count"});
   add(o, "train.sparse-lr", r, "0.03", "learning rate of the sparse optimiser", {}, 0.0);
   add(o, "train.adagrad-eps", r, "1e-8", "Adagrad epsilon (dense and row-wise)", {}, 0.0);
   // [cluster]

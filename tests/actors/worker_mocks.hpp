@@ -184,6 +184,12 @@ inline caf::behavior shard(caf::event_based_actor* self, recorder_ptr rec, std::
       rec->pushes.push_back({s, std::move(g)});
     },
     [=](dump_atom) { return float_blob{}; },
+    [=](cut_atom, std::uint64_t, const std::string&, std::uint32_t) { return shard_cut_file{}; },
+    [=](cut_atom, std::uint64_t id) {
+      rec->log.push_back("shard" + std::to_string(s) + " marker " + std::to_string(id));
+    },
+    [=](end_atom) {}, // a worker's end (not logged: every worker sends it)
+    [=](done_atom, std::uint64_t) {},
   };
 }
 
@@ -214,6 +220,8 @@ inline actors::syncer_actor::behavior_type syncer(actors::syncer_actor::pointer 
     },
     [=](tick_atom) { rec->run_jobs("syncer"); },
     [=](tick_atom, std::uint64_t) {},
+    [=](hold_atom, std::uint64_t) { return sync_hold{}; },
+    [=](resume_atom) {},
   };
 }
 
@@ -230,6 +238,9 @@ inline actors::trainer_actor::behavior_type trainer(actors::trainer_actor::point
     [=](peers_atom) { return caf::strong_actor_ptr{}; },
     [=](sync_atom) { return std::uint64_t{0}; },
     [=](stop_atom, std::uint64_t) { return trainer_report{}; },
+    [=](cut_atom, std::uint64_t, std::uint64_t) { return cut_report{}; },
+    [=](parked_atom, std::uint64_t id) { rec->log.push_back("parked " + std::to_string(id)); },
+    [=](resume_atom) {},
   };
 }
 

@@ -107,7 +107,7 @@ files=$(ls "$tmp/cm/$(cat "$tmp/cm/LATEST" 2>/dev/null)" 2>/dev/null | tr '\n' '
   --train.dense-lr=0 --train.sparse-lr=0 --resume="$tmp/cm" --output.progress=none \
   --output.model="$tmp/cm4" --output.metrics="$tmp/cm4.json" > "$tmp/cm4.log" 2>&1 \
   || bad "cluster resume onto 4 shards: $(tail -n 3 "$tmp/cm4.log")"
-grep -q "3 embedding files re-split over 4 shards" "$tmp/cm4.log" \
+grep -q "3 embedding file(s) re-split over 4 shards" "$tmp/cm4.log" \
   && ok "cluster resumed from 3 shard files onto 4 shards" || bad "no re-split in: $(grep -m1 resum "$tmp/cm4.log")"
 [ "$(json "$tmp/cm4.json" "d['eval_ne'], d['examples']" 2>/dev/null)" = "$(json "$tmp/cm.json" "d['eval_ne']") 100000" ] \
   && ok "the resumed cluster's model is the saved one (eval NE $(json "$tmp/cm4.json" "d['eval_ne']"), one more pass at lr 0)" \

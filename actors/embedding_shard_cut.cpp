@@ -1,0 +1,143 @@
+// The embedding shard's side of a checkpoint cut (see embedding_shard.hpp):
+//   coordinator -> shard: cut(N, FOLDER, W); shard -> coordinator: shard_cut_file
+//   worker -> shard: cut(N) (marker), end
+//   writer thread -> shard: done(N)
+#include "actors/embedding_shard_cut.hpp"
+
+#include <algorithm>
+
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+
+namespace actors::shard_cut_detail {
+
+namespace {
+
+bool contains(const std::vector<caf::actor_addr>& xs, const caf::actor_addr& x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+caf::actor_addr sender(self_ptr self) {
+  return caf::actor_cast<caf::actor_addr>(self->current_sender());
+}
+
+// The cut numbered id, begun by whichever of its messages came first.
+shard_cut* cut_for(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  if (!st.cut) {
+    st.cut.emplace();
+    st.cut->id = id;
+  }
+  if (st.cut->id != id) {
+    spdlog::warn("{}: a message of cut {} during cut {} (ignored)", st.who(), id, st.cut->id);
+    return nullptr;
+  }
+  return &*st.cut;
+}
+
+void apply(self_ptr self, const messages::embedding_grads& g) {
+  auto& st = self->state;
+  if (auto err = st.push(g)) {
+    ++st.dropped_pushes;
+    spdlog::warn("{} (dropped; {} so far)", self->system().render(err), st.dropped_pushes);
+  }
+}
+
+// Starts the writer once every worker has marked or ended.
+void try_align(self_ptr self) {
+  auto& st = self->state;
+  auto& c = *st.cut;
+  if (c.aligned || !c.requested)
+    return;
+  std::size_t n = c.marked.size();
+  for (const auto& e : st.ended)
+    n += contains(c.marked, e) ? 0 : 1;
+  if (n < c.expected)
+    return;
+  c.aligned = true;
+  checkpoint::background_writer::job j;
+  j.into = c.folder;
+  j.full_rows_per_table = st.cfg.rows_per_table;
+  j.shard = st.cfg.shard;
+  j.num_shards = st.cfg.num_shards;
+  j.on_finished = [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
+    caf::anon_send(me, messages::done_atom::value, id);
+  };
+  st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
+  for (const auto& g : c.held)
+    apply(self, g); // copied on write: after the cut
+  c.held.clear();
+  c.held.shrink_to_fit();
+}
+
+} // namespace
+
+void on_request(self_ptr self, std::uint64_t id, const std::string& folder,
+                std::uint32_t expected,
+                caf::typed_response_promise<messages::shard_cut_file> rp) {
+  auto* c = cut_for(self, id);
+  if (!c || c->requested) {
+    rp.deliver(messages::make_error(messages::errc::bad_request,
+                                    self->state.who() + ": cut " + std::to_string(id) +
+                                      " asked while another is in progress"));
+    return;
+  }
+  c->requested = true;
+  c->folder = folder;
+  c->expected = expected;
+  c->promise = std::move(rp);
+  try_align(self);
+}
+
+void on_marker(self_ptr self, std::uint64_t id) {
+  auto* c = cut_for(self, id);
+  if (!c)
+    return;
+  const auto who = sender(self);
+  if (!contains(c->marked, who))
+    c->marked.push_back(who);
+  try_align(self);
+}
+
+void on_end(self_ptr self) {
+  auto& st = self->state;
+  const auto who = sender(self);
+  if (!contains(st.ended, who))
+    st.ended.push_back(who);
+  if (st.cut)
+    try_align(self);
+}
+
+bool hold_push(self_ptr self, messages::embedding_grads& g) {
+  auto& st = self->state;
+  if (!st.cut || st.cut->aligned || !contains(st.cut->marked, sender(self)))
+    return false;
+  st.cut->held.push_back(std::move(g));
+  ++st.cut->pushes_held;
+  return true;
+}
+
+void on_written(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  if (!st.cut || st.cut->id != id || !st.writer)
+    return;
+  auto err = st.writer->finish();
+  messages::shard_cut_file f;
+  f.name = st.writer->file().name;
+  f.bytes = st.writer->file().bytes;
+  f.crc32c = st.writer->file().crc32c;
+  f.rows_copied = st.writer->side_rows();
+  f.pushes_held = st.cut->pushes_held;
+  auto rp = std::move(st.cut->promise);
+  st.writer.reset();
+  st.cut.reset();
+  if (err)
+    rp.deliver(messages::make_error(messages::errc::io_error, st.who() + ": " + *err));
+  else
+    rp.deliver(std::move(f));
+}
+
+} // namespace actors::shard_cut_detail

@@ -1,0 +1,27 @@
+#pragma once
+// Internals of embedding_shard: its side of a checkpoint cut (the protocol
+// is in embedding_shard.hpp). Not part of the actor's interface.
+#include <cstdint>
+#include <string>
+
+#include "actors/embedding_shard.hpp"
+
+namespace actors::shard_cut_detail {
+
+using self_ptr = embedding_shard_actor::stateful_pointer<embedding_shard_state>;
+
+// The coordinator's cut(id, folder, expected workers); rp gets the file.
+void on_request(self_ptr self, std::uint64_t id, const std::string& folder,
+                std::uint32_t expected,
+                caf::typed_response_promise<messages::shard_cut_file> rp);
+// A worker's marker for cut id (the current sender).
+void on_marker(self_ptr self, std::uint64_t id);
+// A worker's end (the current sender).
+void on_end(self_ptr self);
+// True when the push (of the current sender) waits for the alignment: it is
+// then kept, applied later.
+bool hold_push(self_ptr self, messages::embedding_grads& g);
+// The writer thread of cut id finished.
+void on_written(self_ptr self, std::uint64_t id);
+
+} // namespace actors::shard_cut_detail

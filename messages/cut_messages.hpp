@@ -1,0 +1,97 @@
+#pragma once
+// Messages of the checkpoint cut of the running simulated cluster
+// (runtime/cluster_cut.hpp describes the protocol). Part of the wire format
+// like messages.hpp; registered in registry.hpp.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include "messages/blobs.hpp"
+
+namespace messages {
+
+using cut_atom = caf::atom_constant<caf::atom("cut")>;       // take part in cut N
+using hold_atom = caf::atom_constant<caf::atom("hold")>;     // syncer: no new round
+using resume_atom = caf::atom_constant<caf::atom("resume")>; // go on after a cut
+using parked_atom = caf::atom_constant<caf::atom("parked")>; // worker: drained, waiting
+using where_atom = caf::atom_constant<caf::atom("where")>;   // reader: its position
+
+// A reader's position: what a resumed reader skips to.
+struct reader_mark {
+  std::uint64_t epoch = 0;     // passes completed
+  std::uint64_t examples = 0;  // examples served in the current pass
+  std::uint64_t lines = 0;     // data lines consumed in the current pass
+  std::uint64_t malformed = 0; // malformed lines skipped, all passes so far
+  std::uint64_t served = 0;    // examples served, all passes
+  friend bool operator==(const reader_mark& a, const reader_mark& b) {
+    return a.epoch == b.epoch && a.examples == b.examples && a.lines == b.lines &&
+           a.malformed == b.malformed && a.served == b.served;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reader_mark& x) {
+  return f(caf::meta::type_name("reader_mark"), x.epoch, x.examples, x.lines, x.malformed,
+           x.served);
+}
+
+// A held syncer's state: rounds completed and, for BMUF, its block state
+// (w_g and Delta; empty for the other methods).
+struct sync_hold {
+  std::uint64_t rounds = 0;
+  float_blob global, momentum;
+  friend bool operator==(const sync_hold& a, const sync_hold& b) {
+    return a.rounds == b.rounds && a.global == b.global && a.momentum == b.momentum;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sync_hold& x) {
+  return f(caf::meta::type_name("sync_hold"), x.rounds, x.global, x.momentum);
+}
+
+// One trainer's part of a cut: its replica and dense optimiser state, its
+// reader's position and its training loss so far, all at the cut.
+struct cut_report {
+  std::uint32_t trainer = 0;
+  reader_mark reader;
+  float_blob replica, state;
+  sync_hold sync;
+  std::uint64_t examples = 0, batches = 0; // trained by its workers before the cut
+  double loss_sum = 0, prob_sum = 0;
+  std::uint64_t positives = 0;
+  double pause_seconds = 0; // from the cut's arrival until the workers went on
+  friend bool operator==(const cut_report& a, const cut_report& b) {
+    return a.trainer == b.trainer && a.reader == b.reader && a.replica == b.replica &&
+           a.state == b.state && a.sync == b.sync && a.examples == b.examples &&
+           a.batches == b.batches && a.loss_sum == b.loss_sum && a.prob_sum == b.prob_sum &&
+           a.positives == b.positives && a.pause_seconds == b.pause_seconds;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cut_report& x) {
+  return f(caf::meta::type_name("cut_report"), x.trainer, x.reader, x.replica, x.state, x.sync,
+           x.examples, x.batches, bits(x.loss_sum), bits(x.prob_sum), x.positives,
+           bits(x.pause_seconds));
+}
+
+// What an embedding shard wrote for a cut: the file and when it aligned.
+struct shard_cut_file {
+  std::string name;
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32c = 0;
+  std::uint64_t rows_copied = 0;   // rows copied on write while the file was written
+  std::uint64_t pushes_held = 0;   // pushes that waited for the alignment
+  friend bool operator==(const shard_cut_file& a, const shard_cut_file& b) {
+    return a.name == b.name && a.bytes == b.bytes && a.crc32c == b.crc32c &&
+           a.rows_copied == b.rows_copied && a.pushes_held == b.pushes_held;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, shard_cut_file& x) {
+  return f(caf::meta::type_name("shard_cut_file"), x.name, x.bytes, x.crc32c, x.rows_copied,
+           x.pushes_held);
+}
+
+} // namespace messages

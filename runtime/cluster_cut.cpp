@@ -1,0 +1,172 @@
+// A consistent cut of the running simulated cluster (see cluster_cut.hpp):
+//   coordinator -> trainer: sync (ring: rounds)
+//   coordinator -> embedding shard: cut(N, FOLDER, W)   (replies when written)
+//   coordinator -> trainer: cut(N, last)                 (replies cut_report)
+//   coordinator -> dense shard: dump                     (EASGD centre)
+//   coordinator -> trainer: resume                       (releases its syncer)
+#include "runtime/cluster_cut.hpp"
+
+#include <filesystem>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "checkpoint/model_files.hpp"
+
+namespace runtime {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+} // namespace
+
+cluster_checkpointer::cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg,
+                                           const cluster_handles& c, std::uint64_t base_examples)
+    : self_(self), cfg_(cfg), c_(c), base_(base_examples), last_(clock_type::now()) {
+  const auto every = cfg.checkpoint.every_examples;
+  next_examples_ = every ? every : 0;
+}
+
+std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t examples) {
+  const auto& ck = cfg_.checkpoint;
+  if (!ck.enabled())
+    return std::nullopt;
+  const bool by_examples = next_examples_ && examples >= next_examples_;
+  const bool by_time = ck.every_seconds > 0 && since(last_) >= ck.every_seconds;
+  if (!by_examples && !by_time)
+    return std::nullopt;
+  auto e = cut();
+  while (next_examples_ && next_examples_ <= examples)
+    next_examples_ += ck.every_examples;
+  last_ = clock_type::now();
+  return e;
+}
+
+std::optional<std::string> cluster_checkpointer::cut() {
+  const auto t0 = clock_type::now();
+  const auto timeout = cfg_.cluster.timeout;
+  const auto id = ++id_;
+  std::optional<std::string> failure;
+  auto fail = [&](const std::string& who, const caf::error& e) {
+    if (!failure)
+      failure = "checkpoint: " + who + ": " + self_->system().render(e);
+  };
+  // 1. The ring's last round before the hold.
+  std::uint64_t last = 0;
+  if (model::uses_ring(cfg_.sync.algorithm))
+    for (std::size_t t = 0; t < c_.trainers.size() && !failure; ++t)
+      self_->request(c_.trainers[t], timeout, messages::sync_atom::value)
+        .receive([&](std::uint64_t r) { last = std::max(last, r + 1); },
+                 [&](caf::error& e) { fail(c_.trainer_names[t], e); });
+  if (failure)
+    return failure;
+  checkpoint::folder_writer w;
+  std::string err;
+  if (!w.begin(cfg_.checkpoint.dir, ".cut", &err))
+    return "checkpoint: " + err;
+  // 2. The shards first: they align on the workers' markers.
+  const auto workers = std::uint32_t(cfg_.cluster.trainers * cfg_.cluster.workers);
+  using shard_handle = decltype(self_->request(c_.shards[0], timeout, messages::cut_atom::value,
+                                               id, std::string{}, workers));
+  std::vector<shard_handle> shard_replies;
+  for (const auto& s : c_.shards)
+    shard_replies.push_back(
+      self_->request(s, timeout, messages::cut_atom::value, id, w.folder(), workers));
+  // 3. The trainers.
+  std::vector<messages::cut_report> reports(c_.trainers.size());
+  for (std::size_t t = 0; t < c_.trainers.size(); ++t)
+    self_->request(c_.trainers[t], timeout, messages::cut_atom::value, id, last)
+      .receive([&](messages::cut_report& r) { reports[t] = std::move(r); },
+               [&](caf::error& e) { fail(c_.trainer_names[t], e); });
+  // 5. The EASGD centre while every syncer is held; then the syncers go on.
+  const std::size_t size = reports.empty() ? 0 : reports[0].replica.size();
+  std::vector<float> centre(c_.dense.empty() ? 0 : size);
+  for (std::size_t d = 0; d < c_.dense.size() && !failure; ++d)
+    self_->request(c_.dense[d], timeout, messages::dump_atom::value)
+      .receive(
+        [&](messages::dense_range& r) {
+          if (r.offset + r.values.size() > centre.size())
+            failure = "checkpoint: " + c_.dense_names[d] + " dumped a range out of bounds";
+          else
+            std::copy(r.values.values.begin(), r.values.values.end(),
+                      centre.begin() + std::ptrdiff_t(r.offset));
+        },
+        [&](caf::error& e) { fail(c_.dense_names[d], e); });
+  for (const auto& t : c_.trainers)
+    self_->send(t, messages::resume_atom::value);
+  // 4. The shards' files.
+  std::uint64_t pushes_held = 0, rows_copied = 0;
+  for (std::size_t s = 0; s < shard_replies.size(); ++s)
+    shard_replies[s].receive(
+      [&](messages::shard_cut_file& f) {
+        w.add(checkpoint::file_info{f.name, f.bytes, f.crc32c});
+        pushes_held += f.pushes_held;
+        rows_copied += f.rows_copied;
+      },
+      [&](caf::error& e) { fail(c_.shard_names[s], e); });
+  // 6. Replicas, centre, manifest, commit.
+  checkpoint::manifest m;
+  m.config_ini = cfg_.checkpoint.effective_ini;
+  m.mode = "simulated";
+  m.model_seed = cfg_.train.seed;
+  m.examples = base_;
+  double max_pause = 0;
+  for (std::size_t t = 0; t < reports.size() && !failure; ++t) {
+    const auto& r = reports[t];
+    if (r.replica.size() != size || r.state.size() != size) {
+      failure = "checkpoint: " + c_.trainer_names[t] + " reported a replica of another size";
+      break;
+    }
+    if (!checkpoint::write_replica(w, t, r.replica.data(), r.state.data(), size, &err))
+      failure = "checkpoint: " + err;
+    checkpoint::reader_position p;
+    p.part = t;
+    p.parts = reports.size();
+    p.epoch = r.reader.epoch;
+    p.examples = r.reader.examples;
+    p.lines = r.reader.lines;
+    p.malformed = r.reader.malformed;
+    p.served = r.reader.served;
+    m.readers.push_back(p);
+    m.examples += r.examples;
+    m.counters.loss_sum += r.loss_sum;
+    m.counters.prob_sum += r.prob_sum;
+    m.counters.positives += r.positives;
+    m.counters.malformed += r.reader.malformed;
+    max_pause = std::max(max_pause, r.pause_seconds);
+  }
+  if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))
+    failure = "checkpoint: " + err;
+  std::string folder;
+  w.rename(checkpoint::checkpoint_name(m.examples));
+  if (!failure && !w.commit(m, cfg_.checkpoint.keep, &folder, &err))
+    failure = "checkpoint: " + err;
+  if (failure) {
+    w.abandon();
+    return failure;
+  }
+  std::uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(folder, ec))
+    bytes += f.is_regular_file(ec) ? f.file_size(ec) : 0;
+  const double s = since(t0);
+  ++totals_.cuts;
+  totals_.bytes += bytes;
+  totals_.seconds += s;
+  totals_.max_pause = std::max(totals_.max_pause, max_pause);
+  totals_.pushes_held += pushes_held;
+  totals_.rows_copied += rows_copied;
+  spdlog::info("checkpoint {}: {} examples, cut while training; {:.1f} MB in {:.2f} s; workers "
+               "paused at most {:.1f} ms; {} pushes held for the alignment, {} rows copied on "
+               "write",
+               folder, m.examples, double(bytes) / 1e6, s, 1e3 * max_pause, pushes_held,
+               rows_copied);
+  return std::nullopt;
+}
+
+} // namespace runtime

@@ -1,0 +1,72 @@
+#pragma once
+// Periodic checkpoints of the running simulated cluster: consistent cuts
+// taken while it trains (DESIGN.md section 9; issue "checkpoints").
+//
+// Consistency. A cut must hold every example's whole update (its dense step,
+// every embedding row it touched with the optimiser state) and count it
+// before the saved reader positions, or hold none of it. The protocol is an
+// aligned-marker snapshot over CAF's per-sender FIFO mailboxes (Chandy-
+// Lamport; the alignment of Carbone et al. 2015):
+//   1. Ring methods: the coordinator asks the syncers' rounds, last = max + 1.
+//   2. -> every embedding shard: cut(N, FOLDER, W workers).
+//   3. -> every trainer: cut(N, last). The trainer holds its syncer after
+//      round `last` (EASGD: after the exchange in flight), and each worker
+//      drains: no new batch, the batches in hand trained and pushed, then
+//      marker N to every shard, parked. With all parked and the syncer held
+//      the replica is copied with the reader's position, and the workers go
+//      on at once. Every batch the reader served before is in the copy; none
+//      after it was started.
+//   4. A shard aligns: once every worker's marker (or end) is in, its tables
+//      hold exactly the pushes of the examples before the cut (FIFO: a
+//      worker's pushes precede its marker). Pushes that came after a marker
+//      wait in the shard until then. A background writer streams the file,
+//      copying rows on write, so lookups and pushes go on.
+//   5. With every syncer held, nothing moves between replicas and the EASGD
+//      centre: the coordinator dumps the dense shards (centre.bin), then
+//      releases the syncers (resume).
+//   6. The shards' files are in: replicas, manifest, atomic commit.
+// The only pause is a worker's, from its drain to the replica copy
+// (cut_report::pause_seconds); the dense sync pauses from step 3 to 5.
+//
+// Mid-pass cuts resume only with the same number of trainers (readers split
+// the data by trainer); any number of embedding shards. Multi-node mode has
+// no cuts yet.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <caf/scoped_actor.hpp>
+
+#include "runtime/coordinator.hpp"
+
+namespace runtime {
+
+struct cut_totals {
+  std::uint64_t cuts = 0, bytes = 0;
+  double seconds = 0;        // coordinator time from request to commit, summed
+  double max_pause = 0;      // the longest worker pause of any trainer
+  std::uint64_t pushes_held = 0, rows_copied = 0;
+};
+
+class cluster_checkpointer {
+public:
+  // base_examples: examples done before this run (resume).
+  cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg, const cluster_handles& c,
+                       std::uint64_t base_examples);
+  // Called with the examples trained so far (the progress poll): takes a cut
+  // when one is due by checkpoint.every-examples or .every-seconds.
+  std::optional<std::string> maybe_cut(std::uint64_t examples);
+  const cut_totals& totals() const { return totals_; }
+
+private:
+  std::optional<std::string> cut();
+  caf::scoped_actor& self_;
+  const train_config& cfg_;
+  const cluster_handles& c_;
+  std::uint64_t base_, next_examples_ = 0, id_ = 0;
+  std::chrono::steady_clock::time_point last_;
+  cut_totals totals_;
+};
+
+} // namespace runtime

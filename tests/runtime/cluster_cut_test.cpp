@@ -1,0 +1,151 @@
+// The consistent-cut property of checkpoints taken while the simulated
+// cluster trains (runtime/cluster_cut.hpp), checked with the `count`
+// optimisers: they leave the weights alone and count updates in the
+// optimiser state, so a checkpoint's counts say exactly which updates it
+// holds. For every checkpoint cut inside the run:
+// - each trainer's replica counted exactly served / batch_size batches (its
+//   reader's position: every batch served before the cut trained, none
+//   after it);
+// - every embedding row counted exactly the batches, among those same
+//   batches of every trainer, whose keys include it (every push of an
+//   example before the cut applied, none after it).
+// Two workers per trainer on the scheduler's threads (the dense count is
+// atomic, so their Hogwild race loses none), and the shards' writers are
+// real threads copying rows on write while training goes on.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+
+#include <unistd.h>
+
+#include "checkpoint/model_files.hpp"
+#include "data/reader.hpp"
+#include "data/synthetic.hpp"
+#include "model/dlrm.hpp"
+#include "model/embedding.hpp"
+#include "runtime/cluster.hpp"
+#include "runtime/input.hpp"
+#include "runtime/options.hpp"
+#include "runtime/progress.hpp"
+#include "runtime/train_config.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Row counts of the first `served` examples of part t, read in batches as
+// the cluster's reader serves them (a batch may span two passes).
+void count_part(const runtime::train_config& cfg, std::size_t t, std::uint64_t served,
+                std::map<std::uint64_t, float>& counts) {
+  std::string err;
+  auto r = data::reader::open(
+    runtime::reader_options_for(cfg, cfg.data.train, t, cfg.cluster.trainers), &err);
+  REQUIRE_MESSAGE(r, err);
+  const auto& a = cfg.arch;
+  data::batch b;
+  std::vector<std::uint64_t> keys;
+  model::sparse_index index;
+  while (served > 0) {
+    b.clear();
+    const auto want = std::size_t(std::min<std::uint64_t>(cfg.train.batch_size, served));
+    while (b.size < want)
+      if (!r->next(b, want - b.size))
+        r->reset(); // the next pass
+    keys.resize(b.cat.size());
+    model::make_keys(b.cat.data(), b.cat.size(), a.num_tables, a.rows_per_table, keys.data());
+    index.build(keys.data(), keys.size());
+    for (auto k : index.unique())
+      counts[k] += 1.0f;
+    served -= b.size;
+  }
+}
+
+} // namespace
+
+TEST_CASE("cluster cut: a checkpoint taken while training holds exactly the examples before it") {
+  const auto dir = fs::temp_directory_path() / ("ss-cut-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto train = (dir / "train.tsv").string();
+  data::synthetic_options so;
+  so.rows = 60000;
+  so.seed = 21;
+  std::string err;
+  data::generate_result gr;
+  REQUIRE_MESSAGE(data::generate_synthetic(so, train, &gr, &err), err);
+
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  const std::vector<std::string> args = {
+    "--data.train=" + train, "--cluster.mode=simulated", "--cluster.trainers=2",
+    "--cluster.workers=2", "--cluster.embedding-shards=2",
+    "--sync.algorithm=s-easgd", "--train.epochs=3", "--model.rows-per-table=20000",
+    "--train.dense-optimizer=count", "--train.sparse-optimizer=count",
+    "--checkpoint.dir=" + (dir / "ck").string(), "--checkpoint.every-examples=15000",
+    "--checkpoint.keep=1000", "--output.progress=none"};
+  const auto parsed = o.parse(args);
+  REQUIRE_MESSAGE(!parsed, parsed.value_or(""));
+  runtime::train_config cfg;
+  const auto built = runtime::build_train_config(o, cfg);
+  REQUIRE_MESSAGE(!built, built.value_or(""));
+  runtime::progress_reporter progress("none", 1.0, "");
+  runtime::run_metrics out;
+  const auto failure = runtime::run_simulated(cfg, progress, out);
+  REQUIRE_MESSAGE(!failure, failure.value_or(""));
+  REQUIRE(out.checkpoint);
+  CHECK(out.checkpoint->count >= 1);
+
+  model::dlrm net(cfg.arch);
+  const std::size_t dense = net.layout().size();
+  std::size_t mid_run = 0;
+  for (const auto& e : fs::directory_iterator(dir / "ck")) {
+    if (e.path().filename().string().rfind("ckpt-", 0) != 0)
+      continue;
+    checkpoint::opened_checkpoint c;
+    REQUIRE(!checkpoint::open_checkpoint(e.path().string(), c));
+    REQUIRE(c.m.readers.size() == 2);
+    if (c.m.examples == out.examples)
+      continue; // the final one, written after training
+    ++mid_run;
+    CAPTURE(c.folder);
+    // Dense: each trainer's count is its reader's batches.
+    std::vector<checkpoint::replica_state> reps;
+    REQUIRE(!checkpoint::load_replicas(c, dense, reps));
+    REQUIRE(reps.size() == 2);
+    std::uint64_t served = 0;
+    for (std::size_t t = 0; t < 2; ++t) {
+      const auto s = c.m.readers[t].served;
+      served += s;
+      // Full batches but the part's very last one.
+      const auto batches = (s + cfg.train.batch_size - 1) / cfg.train.batch_size;
+      CHECK(reps[t].state.front() == float(batches));
+      CHECK(reps[t].state.back() == float(batches));
+    }
+    CHECK(c.m.examples == served);
+    // Sparse: every row's count is the batches before the cut that used it.
+    const auto& a = cfg.arch;
+    model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim, 1);
+    REQUIRE(!checkpoint::load_embeddings(c, tables));
+    std::map<std::uint64_t, float> expected;
+    for (std::size_t t = 0; t < 2; ++t)
+      count_part(cfg, t, c.m.readers[t].served, expected);
+    std::size_t wrong = 0, rows = 0;
+    double total = 0;
+    for (std::uint64_t tb = 0; tb < a.num_tables; ++tb)
+      for (std::uint64_t row = 0; row < a.rows_per_table; ++row) {
+        const auto key = model::row_key(tb, row);
+        const float got = *tables.accumulator(key);
+        const auto it = expected.find(key);
+        const float want = it == expected.end() ? 0.0f : it->second;
+        wrong += got != want;
+        rows += got > 0;
+        total += got;
+      }
+    CAPTURE(total);
+    CHECK(rows > 0);
+    CHECK(wrong == 0);
+  }
+  CHECK(mid_run >= 1);
+  fs::remove_all(dir);
+}
