@@ -249,16 +249,19 @@ void advance(self_ptr self) {
   while (!st.finished && !st.parked) {
     const bool draining = st.cut.has_value();
     const bool empty = !st.has_ready && !st.has_inflight && !st.reader_pending;
-    if (st.sync_pending) {
-      if (draining && empty && !st.end_of_data)
-        park(self);
+    // A cut drains even while a foreground round is pending: the syncer is
+    // held until the cut is written, so waiting for it here would deadlock.
+    if (st.sync_pending && !draining)
       return;
-    }
     if (st.has_ready && (st.has_inflight || st.end_of_data || draining)) {
       st.has_ready = false;
       train(self, st.slots[st.ready % 2]);
-      if (st.sync_due())
-        request_sync(self);
+      if (st.sync_due()) {
+        if (draining || st.sync_pending)
+          st.sync_owed = true; // requested at the resume
+        else
+          request_sync(self);
+      }
       continue;
     }
     if (!st.has_ready && st.has_inflight && st.slots[st.inflight % 2].missing() == 0) {
@@ -274,7 +277,7 @@ void advance(self_ptr self) {
       request_batch(self);
       continue;
     }
-    if (st.end_of_data && empty)
+    if (st.end_of_data && empty && !st.sync_pending)
       finish(self);
     else if (draining && empty)
       park(self);
@@ -341,6 +344,10 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         return;
       st.cut.reset();
       st.parked = false;
+      if (st.sync_owed && !st.sync_pending && !st.finished) {
+        st.sync_owed = false;
+        request_sync(self);
+      }
       if (st.running)
         advance(self);
     },

@@ -41,8 +41,10 @@
 // the examples before the cut, and holds back later ones until it has
 // aligned), tells its trainer parked_atom N, and waits for resume_atom N.
 // So every batch the reader served before the cut is trained and pushed, and
-// none after it is started. A foreground sync wait may still be pending while
-// parked. At its end of data the worker sends end_atom to every shard (it
+// none after it is started. FR methods: a drain does not wait for a pending
+// round (the syncer is held until the cut is written), and a round that
+// falls due while draining is requested at the resume; so during a cut a
+// worker may train the batches in hand before its round completes. At its end of data the worker sends end_atom to every shard (it
 // then counts as marked for any cut).
 //
 // Statistics: busy_seconds (wall, start to end of data), blocked_seconds (FR
@@ -139,6 +141,7 @@ struct worker_state {
   // worker is parked for it (markers sent, waiting for resume).
   std::optional<std::uint64_t> cut;
   bool parked = false;
+  bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
 
   // Network model (cfg.net): per slot and shard, when the lookup's rows count
   // as arrived; replies that came earlier wait in `held` for their tick.
