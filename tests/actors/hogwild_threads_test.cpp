@@ -86,7 +86,18 @@ TEST_CASE("hogwild: two worker threads and a syncer thread share one replica") {
   std::uint64_t rounds = 0;
   auto syncer = [&] {
     std::vector<float> snapshot(replica->size()), target(replica->size());
+    // At most one pull per completed worker batch, as the real syncer paces
+    // itself (syncer_config::min_gap_batches): unpaced, a slowed-down run
+    // (ThreadSanitizer) made thousands of 1 % pulls per worker step, pinned
+    // the replica at init and a worker's loss then rose (seen in CI).
+    std::uint64_t pulled_at = ~std::uint64_t{0};
     while (!done.load()) {
+      const auto b = replica->batches.load(std::memory_order_relaxed);
+      if (b == pulled_at) {
+        std::this_thread::yield();
+        continue;
+      }
+      pulled_at = b;
       replica->copy_out(0, snapshot.size(), snapshot.data());
       for (std::size_t i = 0; i < target.size(); ++i)
         target[i] = snapshot[i] - 0.01f * (snapshot[i] - init[i]); // a weak elastic pull
