@@ -54,6 +54,23 @@ std::string trainer_state::describe(const caf::actor_addr& who) const {
   return {};
 }
 
+messages::progress_report progress_of(const trainer_state& st) {
+  messages::progress_report p;
+  p.examples = st.replica->examples.load(std::memory_order_relaxed);
+  p.batches = st.replica->batches.load(std::memory_order_relaxed);
+  p.loss_sum = st.progress->loss_sum.load(std::memory_order_relaxed);
+  p.prob_sum = st.progress->prob_sum.load(std::memory_order_relaxed);
+  p.positives = st.progress->positives.load(std::memory_order_relaxed);
+  p.sync_rounds = st.rounds;
+  if (st.started)
+    p.worker_seconds = double(st.workers.size()) *
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started_at).count();
+  p.blocked_seconds = 1e-9 * double(st.progress->blocked_ns.load(std::memory_order_relaxed));
+  p.embedding_bytes = st.progress->embedding_bytes.load(std::memory_order_relaxed);
+  p.sync_bytes = st.progress->sync_bytes.load(std::memory_order_relaxed);
+  return p;
+}
+
 namespace {
 
 using self_ptr = trainer_actor::stateful_pointer<trainer_state>;
@@ -106,22 +123,6 @@ void finish_training(self_ptr self) {
     st.start_promise.deliver(st.total);
 }
 
-messages::progress_report progress_of(const trainer_state& st) {
-  messages::progress_report p;
-  p.examples = st.replica->examples.load(std::memory_order_relaxed);
-  p.batches = st.replica->batches.load(std::memory_order_relaxed);
-  p.loss_sum = st.progress->loss_sum.load(std::memory_order_relaxed);
-  p.prob_sum = st.progress->prob_sum.load(std::memory_order_relaxed);
-  p.positives = st.progress->positives.load(std::memory_order_relaxed);
-  p.sync_rounds = st.rounds;
-  if (st.started)
-    p.worker_seconds = double(st.workers.size()) *
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started_at).count();
-  p.blocked_seconds = 1e-9 * double(st.progress->blocked_ns.load(std::memory_order_relaxed));
-  p.embedding_bytes = st.progress->embedding_bytes.load(std::memory_order_relaxed);
-  p.sync_bytes = st.progress->sync_bytes.load(std::memory_order_relaxed);
-  return p;
-}
 
 void spawn_children(self_ptr self) {
   auto& st = self->state;

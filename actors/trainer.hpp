@@ -127,6 +127,10 @@ struct trainer_state {
 trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_state> self,
                                      trainer_config cfg);
 
+// Live progress: examples and batches from the replica's atomics, the loss
+// so far from the workers' live_progress, the syncer's rounds last known.
+messages::progress_report progress_of(const trainer_state& st);
+
 // Adds x's counters to `into` (all fields are sums).
 void accumulate(messages::worker_stats& into, const messages::worker_stats& x);
 

@@ -43,11 +43,7 @@ void try_complete(self_ptr self) {
         r.replica.values = st.replica->snapshot();
         r.state.values = st.replica->state_snapshot();
         r.sync = std::move(st.cut->hold);
-        r.examples = st.replica->examples.load(std::memory_order_relaxed);
-        r.batches = st.replica->batches.load(std::memory_order_relaxed);
-        r.loss_sum = st.progress->loss_sum.load(std::memory_order_relaxed);
-        r.prob_sum = st.progress->prob_sum.load(std::memory_order_relaxed);
-        r.positives = st.progress->positives.load(std::memory_order_relaxed);
+        r.progress = progress_of(st);
         for (std::size_t w = 0; w < st.workers.size(); ++w)
           if (!st.worker_done[w])
             self->send(st.workers[w], messages::resume_atom::value, id);

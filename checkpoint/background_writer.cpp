@@ -109,8 +109,6 @@ std::optional<std::string> background_writer::write_all() {
       return "checkpoint: " + err;
     std::lock_guard<std::mutex> lock(m_);
     side_rows_ = side_.size();
-    if (job_.on_committed)
-      job_.on_committed(std::string{});
     return std::nullopt;
   }
   folder_writer w;

@@ -51,8 +51,8 @@ public:
     // with `into` set, only the embedding file of shard `shard` of
     // `num_shards` (whole tables of full_rows_per_table rows) is written into
     // the open folder `into`; no replica, no manifest, no commit (the
-    // coordinator commits the folder). file() then describes it and
-    // on_committed gets an empty line.
+    // coordinator commits the folder). file() then describes it;
+    // on_committed is not called (on_finished is).
     std::string into;
     // Called by the writer thread once done() is true, whatever the outcome.
     std::function<void()> on_finished;

@@ -10,6 +10,7 @@
 #include <caf/meta/type_name.hpp>
 
 #include "messages/blobs.hpp"
+#include "messages/messages.hpp"
 
 namespace messages {
 
@@ -52,28 +53,25 @@ typename Inspector::result_type inspect(Inspector& f, sync_hold& x) {
 }
 
 // One trainer's part of a cut: its replica and dense optimiser state, its
-// reader's position and its training loss so far, all at the cut.
+// reader's position and its live progress (examples and batches trained, the
+// training loss so far), all at the cut.
 struct cut_report {
   std::uint32_t trainer = 0;
   reader_mark reader;
   float_blob replica, state;
   sync_hold sync;
-  std::uint64_t examples = 0, batches = 0; // trained by its workers before the cut
-  double loss_sum = 0, prob_sum = 0;
-  std::uint64_t positives = 0;
+  progress_report progress;
   double pause_seconds = 0; // from the cut's arrival until the workers went on
   friend bool operator==(const cut_report& a, const cut_report& b) {
     return a.trainer == b.trainer && a.reader == b.reader && a.replica == b.replica &&
-           a.state == b.state && a.sync == b.sync && a.examples == b.examples &&
-           a.batches == b.batches && a.loss_sum == b.loss_sum && a.prob_sum == b.prob_sum &&
-           a.positives == b.positives && a.pause_seconds == b.pause_seconds;
+           a.state == b.state && a.sync == b.sync && a.progress == b.progress &&
+           a.pause_seconds == b.pause_seconds;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cut_report& x) {
   return f(caf::meta::type_name("cut_report"), x.trainer, x.reader, x.replica, x.state, x.sync,
-           x.examples, x.batches, bits(x.loss_sum), bits(x.prob_sum), x.positives,
-           bits(x.pause_seconds));
+           x.progress, bits(x.pause_seconds));
 }
 
 // What an embedding shard wrote for a cut: the file and when it aligned.

@@ -33,19 +33,9 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
   // The centre: the syncers are stopped, so the dense shards are quiescent.
   const std::size_t size = res.reports.empty() ? 0 : res.reports[0].replica.size();
   std::vector<float> centre(c.dense.empty() ? 0 : size);
-  for (std::size_t d = 0; d < c.dense.size() && !failure; ++d)
-    self->request(c.dense[d], cfg.cluster.timeout, messages::dump_atom::value)
-      .receive(
-        [&](messages::dense_range& r) {
-          if (r.offset + r.values.size() > centre.size())
-            failure = label + ": " + c.dense_names[d] + " dumped a range out of bounds";
-          else
-            std::copy(r.values.values.begin(), r.values.values.end(),
-                      centre.begin() + std::ptrdiff_t(r.offset));
-        },
-        [&](caf::error& e) {
-          failure = label + ": " + c.dense_names[d] + ": " + self->system().render(e);
-        });
+  if (!centre.empty())
+    if (auto e = gather_centre(self, cfg, c, centre))
+      failure = label + ": " + *e;
   if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))
     failure = label + ": " + err;
   for (std::size_t s = 0; s < c.shards.size() && !failure; ++s)

@@ -28,8 +28,7 @@ double since(clock_type::time_point t) {
 cluster_checkpointer::cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg,
                                            const cluster_handles& c, std::uint64_t base_examples)
     : self_(self), cfg_(cfg), c_(c), base_(base_examples), last_(clock_type::now()) {
-  const auto every = cfg.checkpoint.every_examples;
-  next_examples_ = every ? every : 0;
+  next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
 }
 
 std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t examples) {
@@ -56,15 +55,9 @@ std::optional<std::string> cluster_checkpointer::cut() {
     if (!failure)
       failure = "checkpoint: " + who + ": " + self_->system().render(e);
   };
-  // 1. The ring's last round before the hold.
-  std::uint64_t last = 0;
-  if (model::uses_ring(cfg_.sync.algorithm))
-    for (std::size_t t = 0; t < c_.trainers.size() && !failure; ++t)
-      self_->request(c_.trainers[t], timeout, messages::sync_atom::value)
-        .receive([&](std::uint64_t r) { last = std::max(last, r + 1); },
-                 [&](caf::error& e) { fail(c_.trainer_names[t], e); });
-  if (failure)
-    return failure;
+  // 1. No ring: a syncer holds after the exchange in flight (last round 0;
+  // ring methods are refused in run_simulated, see the header).
+  const std::uint64_t last = 0;
   checkpoint::folder_writer w;
   std::string err;
   if (!w.begin(cfg_.checkpoint.dir, ".cut", &err))
@@ -86,17 +79,9 @@ std::optional<std::string> cluster_checkpointer::cut() {
   // 5. The EASGD centre while every syncer is held; then the syncers go on.
   const std::size_t size = reports.empty() ? 0 : reports[0].replica.size();
   std::vector<float> centre(c_.dense.empty() ? 0 : size);
-  for (std::size_t d = 0; d < c_.dense.size() && !failure; ++d)
-    self_->request(c_.dense[d], timeout, messages::dump_atom::value)
-      .receive(
-        [&](messages::dense_range& r) {
-          if (r.offset + r.values.size() > centre.size())
-            failure = "checkpoint: " + c_.dense_names[d] + " dumped a range out of bounds";
-          else
-            std::copy(r.values.values.begin(), r.values.values.end(),
-                      centre.begin() + std::ptrdiff_t(r.offset));
-        },
-        [&](caf::error& e) { fail(c_.dense_names[d], e); });
+  if (!failure && !centre.empty())
+    if (auto e = gather_centre(self_, cfg_, c_, centre))
+      failure = "checkpoint: " + *e;
   for (const auto& t : c_.trainers)
     self_->send(t, messages::resume_atom::value);
   // 4. The shards' files.
@@ -133,10 +118,10 @@ std::optional<std::string> cluster_checkpointer::cut() {
     p.malformed = r.reader.malformed;
     p.served = r.reader.served;
     m.readers.push_back(p);
-    m.examples += r.examples;
-    m.counters.loss_sum += r.loss_sum;
-    m.counters.prob_sum += r.prob_sum;
-    m.counters.positives += r.positives;
+    m.examples += r.progress.examples;
+    m.counters.loss_sum += r.progress.loss_sum;
+    m.counters.prob_sum += r.progress.prob_sum;
+    m.counters.positives += r.progress.positives;
     m.counters.malformed += r.reader.malformed;
     max_pause = std::max(max_pause, r.pause_seconds);
   }

@@ -7,7 +7,9 @@
 // before the saved reader positions, or hold none of it. The protocol is an
 // aligned-marker snapshot over CAF's per-sender FIFO mailboxes (Chandy-
 // Lamport; the alignment of Carbone et al. 2015):
-//   1. Ring methods: the coordinator asks the syncers' rounds, last = max + 1.
+//   1. (Ring methods are refused for now: their syncers would have to hold at
+//      one common round, and one that runs past the chosen round before its
+//      hold arrives deadlocks the ring. So the hold's last round is 0.)
 //   2. -> every embedding shard: cut(N, FOLDER, W workers).
 //   3. -> every trainer: cut(N, last). The trainer holds its syncer after
 //      round `last` (EASGD: after the exchange in flight), and each worker

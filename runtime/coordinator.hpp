@@ -114,6 +114,12 @@ std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train
                                             const model::dlrm& net, const cluster_handles& c,
                                             const coordination_result& res, run_metrics& out);
 
+// The EASGD centre: every dense shard's range copied into `params` (sized
+// to the dense layout). Only meaningful while no exchange is in flight (the
+// syncers stopped or held). An error names the dense shard.
+std::optional<std::string> gather_centre(caf::scoped_actor& self, const train_config& cfg,
+                                         const cluster_handles& c, std::vector<float>& params);
+
 // Default names: "embedding shard 0", "dense shard 0", "trainer 0".
 void name_roles(cluster_handles& c);
 

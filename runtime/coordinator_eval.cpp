@@ -10,6 +10,28 @@ namespace runtime {
 
 using namespace actors;
 
+std::optional<std::string> gather_centre(caf::scoped_actor& self, const train_config& cfg,
+                                         const cluster_handles& c, std::vector<float>& params) {
+  for (std::size_t d = 0; d < c.dense.size(); ++d) {
+    std::optional<std::string> err;
+    self->request(c.dense[d], cfg.cluster.timeout, dump_atom::value)
+      .receive(
+        [&](dense_range& r) {
+          if (r.offset + r.values.size() > params.size())
+            err = c.dense_names[d] + " dumped a range beyond the parameters";
+          else
+            std::copy(r.values.values.begin(), r.values.values.end(),
+                      params.begin() + std::ptrdiff_t(r.offset));
+        },
+        [&](caf::error& x) {
+          err = c.dense_names[d] + ": dump failed: " + self->system().render(x);
+        });
+    if (err)
+      return err;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train_config& cfg,
                                             const model::dlrm& net, const cluster_handles& c,
                                             const coordination_result& res, run_metrics& out) {
@@ -48,20 +70,7 @@ std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train
   std::vector<float> params =
     which == "trainer0" ? res.reports.front().replica.values : average_replicas(res.reports);
   if (which == "centre")
-    for (std::size_t d = 0; d < c.dense.size() && !err; ++d)
-      self->request(c.dense[d], cfg.cluster.timeout, dump_atom::value)
-        .receive(
-          [&](dense_range& r) {
-            if (r.offset + r.values.size() > params.size()) {
-              err = c.dense_names[d] + " dumped a range beyond the parameters";
-              return;
-            }
-            std::copy(r.values.values.begin(), r.values.values.end(),
-                      params.begin() + std::ptrdiff_t(r.offset));
-          },
-          [&](caf::error& x) {
-            err = c.dense_names[d] + ": dump failed: " + self->system().render(x);
-          });
+    err = gather_centre(self, cfg, c, params);
   if (err)
     return err;
   out.eval_model = which;
