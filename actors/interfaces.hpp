@@ -101,6 +101,9 @@ using syncer_actor = caf::typed_actor<
   // checkpoint cut: complete every round up to `last_round` (ring; EASGD: the
   // one in flight), then start none until resume; the reply comes when held
   caf::replies_to<hold_atom, std::uint64_t>::with<sync_hold>,
+  // ring methods, before a cut: start no round beyond `last_round` or the one
+  // in flight; the reply (at once) is the round this syncer will hold at
+  caf::replies_to<aim_atom, std::uint64_t>::with<std::uint64_t>,
   caf::reacts_to<resume_atom>>;
 
 // Owns the replica; spawns and monitors its workers, reader and syncer.

@@ -52,7 +52,12 @@ caf::error syncer_state::init() {
     global = cfg.initial.empty() ? r->snapshot() : std::move(cfg.initial);
     if (global.size() != r->size())
       return make_error(errc::bad_request, who() + ": BMUF initial w_g has the wrong size");
-    momentum.assign(r->size(), 0.0f);
+    if (cfg.initial_momentum.empty())
+      momentum.assign(r->size(), 0.0f);
+    else if (cfg.initial_momentum.size() == r->size())
+      momentum = std::move(cfg.initial_momentum);
+    else
+      return make_error(errc::bad_request, who() + ": BMUF initial Delta has the wrong size");
     block_start = global;
   }
   return {};
@@ -211,6 +216,10 @@ void syncer_state::on_stop(std::uint64_t last_round) {
 
 void syncer_state::finish_stop() {
   stopped = true;
+  if (model::is_bmuf(cfg.algorithm)) { // the block state, for checkpoints
+    stats.bmuf_global.values = global;
+    stats.bmuf_momentum.values = momentum;
+  }
   for (auto& p : waiting_next)
     p.deliver(stats.rounds);
   waiting_next.clear();
@@ -322,6 +331,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       self->state.on_hold(last_round, p);
       return p;
     },
+    [self](aim_atom, std::uint64_t last_round) { return self->state.on_aim(last_round); },
     [self](resume_atom) { self->state.on_resume(); },
   };
 }

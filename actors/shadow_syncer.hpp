@@ -45,9 +45,15 @@
 //
 // Hold protocol (checkpoint cuts, runtime/cluster_cut.hpp; hold_atom,
 // last_round -> sync_hold, then resume_atom): the same rule as the stop for
-// which rounds still run (ring: up to last_round = max(completed) + 1 from
-// the coordinator; EASGD: the one in flight), then no round starts until
-// resume. The reply carries the rounds and, for BMUF, w_g and Delta. Shadow
+// which rounds still run (ring: up to last_round; EASGD: the one in flight),
+// then no round starts until resume. A ring's syncers must hold at one
+// common round, but a shadow syncer may have run past any round chosen from
+// their counts before the hold arrives. So the coordinator first sends
+// aim(R) to every syncer: it starts no round beyond max(R, the round in
+// flight) and replies that round at once. The coordinator repeats aim with
+// the largest reply until all replies agree (at most twice more: after the
+// first aim no syncer starts a round beyond its own reply), then sends
+// hold(that round). The reply carries the rounds and, for BMUF, w_g and Delta. Shadow
 // pacing (min_gap_batches) is off while holding: the workers are parked. FR
 // requests arriving while held wait for the resume.
 //
@@ -126,6 +132,7 @@ struct syncer_config {
   // right only when every trainer starts from the same parameters (it must
   // be identical in all syncers).
   std::vector<float> initial;
+  std::vector<float> initial_momentum; // BMUF: Delta at spawn (resume); empty: 0
   std::shared_ptr<sim_network> net; // network model; null = off (no delays)
   placement place;                  // hosts: this syncer on host_of_trainer(trainer)
   // Optional: stats.bytes_sent mirrored here as it grows (live progress).
@@ -150,10 +157,9 @@ struct syncer_state {
   std::optional<std::uint64_t> stop_after; // last_round of a pending stop
   bool stopped = false;                    // the stop reply went out
   std::vector<caf::typed_response_promise<messages::sync_stats>> stop_promises;
-  // Checkpoint hold (shadow_syncer_hold.cpp): last_round of a pending hold,
-  // whether it is held, and the hold replies waiting for it.
+  // Checkpoint hold (shadow_syncer_hold.cpp): the last round before the hold
+  // and the hold replies waiting for it.
   std::optional<std::uint64_t> hold_after;
-  bool on_hold_now = false; // held: no round starts until resume
   std::vector<caf::typed_response_promise<messages::sync_hold>> hold_promises;
   std::uint32_t generation = 0;   // ring membership (re-forms count up)
   std::uint64_t generation_base = 0; // stats.rounds when the generation began
@@ -197,6 +203,9 @@ struct syncer_state {
   // Hold for a checkpoint cut: like the stop, but it ends with resume.
   void on_hold(std::uint64_t last_round,
                caf::typed_response_promise<messages::sync_hold> p);
+  // Ring methods before a cut: no round beyond last_round or the one in
+  // flight; returns the round it will hold at.
+  std::uint64_t on_aim(std::uint64_t last_round);
   void on_resume();
   void on_ring(messages::ring_chunk&& chunk);
   void on_down(const caf::down_msg& dm);

@@ -1,5 +1,7 @@
 // The shadow syncer's hold for checkpoint cuts (see the hold protocol in
 // shadow_syncer.hpp):
+//   ring methods first: coordinator -> syncer: aim(last_round);
+//                       syncer -> coordinator: the round it will hold at
 //   trainer -> syncer: hold(last_round); syncer -> trainer: sync_hold
 //   trainer -> syncer: resume
 #include "actors/shadow_syncer.hpp"
@@ -19,8 +21,17 @@ void syncer_state::on_hold(std::uint64_t last_round,
   advance();
 }
 
+std::uint64_t syncer_state::on_aim(std::uint64_t last_round) {
+  if (stopped || !ring_method())
+    return last_round;
+  // A round in flight must complete: its peers may have merged it already.
+  const std::uint64_t at = ring_rounds() + (in_round ? 1 : 0);
+  hold_after = std::max({hold_after.value_or(0), last_round, at});
+  advance(); // held now when it is there already (no reply is waiting)
+  return *hold_after;
+}
+
 void syncer_state::finish_hold() {
-  on_hold_now = true;
   if (hold_promises.empty())
     return;
   messages::sync_hold h;
@@ -39,7 +50,6 @@ void syncer_state::on_resume() {
   if (!hold_after)
     return;
   hold_after.reset();
-  on_hold_now = false;
   advance();
 }
 

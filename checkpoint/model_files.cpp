@@ -206,37 +206,80 @@ replica_state average(const std::vector<replica_state>& reps) {
 
 namespace checkpoint {
 
-bool write_centre(folder_writer& w, const float* params, std::size_t size, std::string* err) {
+namespace {
+
+struct named_array {
+  const char* name;
+  std::vector<float>* out;
+};
+
+// A file of `kind` holding the named arrays of `size` floats each.
+bool write_arrays(folder_writer& w, const std::string& file, const std::string& kind,
+                  const std::vector<std::pair<const char*, const float*>>& arrays,
+                  std::size_t size, std::string* err) {
   file_header h;
-  h.kind = "centre";
+  h.kind = kind;
   h.attrs = {{"size", size}};
-  h.arrays = {{"params", size}};
+  std::vector<const float*> data;
+  for (const auto& [name, p] : arrays) {
+    h.arrays.push_back({name, size});
+    data.push_back(p);
+  }
   file_info info;
-  info.name = "centre.bin";
-  if (!write_array_file(w.path(info.name), h, {params}, &info, err))
+  info.name = file;
+  if (!write_array_file(w.path(info.name), h, data, &info, err))
     return false;
   w.add(info);
   return true;
 }
 
-std::optional<std::string> load_centre(const opened_checkpoint& c, std::size_t size,
-                                       std::vector<float>& out, bool* found) {
-  *found = c.entry("centre.bin") != nullptr;
+std::optional<std::string> load_arrays(const opened_checkpoint& c, const std::string& file,
+                                       const std::string& kind, std::size_t size,
+                                       const std::vector<named_array>& arrays, bool* found) {
+  *found = c.entry(file) != nullptr;
   if (!*found)
     return std::nullopt;
   std::string err;
   array_file_reader r;
-  if (!r.open(c.file("centre.bin"), "centre", &err))
+  if (!r.open(c.file(file), kind, &err))
     return err;
   for (const auto& a : r.header().arrays)
     if (a.count != size)
       return "'" + r.path() + "': array '" + a.name + "' has " + std::to_string(a.count) +
              " floats, the model's dense part has " + std::to_string(size);
-  out.resize(size);
+  for (const auto& a : arrays) {
+    a.out->resize(size);
+    if (!r.read(a.name, a.out->data(), &err))
+      return err;
+  }
   std::uint32_t crc = 0;
-  if (!r.read("params", out.data(), &err) || !r.finish(&crc, &err))
+  if (!r.finish(&crc, &err))
     return err;
-  return check_crc(c, "centre.bin", crc);
+  return check_crc(c, file, crc);
+}
+
+} // namespace
+
+bool write_centre(folder_writer& w, const float* params, std::size_t size, std::string* err) {
+  return write_arrays(w, "centre.bin", "centre", {{"params", params}}, size, err);
+}
+
+std::optional<std::string> load_centre(const opened_checkpoint& c, std::size_t size,
+                                       std::vector<float>& out, bool* found) {
+  return load_arrays(c, "centre.bin", "centre", size, {{"params", &out}}, found);
+}
+
+bool write_bmuf(folder_writer& w, const float* global, const float* momentum, std::size_t size,
+                std::string* err) {
+  return write_arrays(w, "bmuf.bin", "bmuf", {{"global", global}, {"momentum", momentum}}, size,
+                      err);
+}
+
+std::optional<std::string> load_bmuf(const opened_checkpoint& c, std::size_t size,
+                                     std::vector<float>& global, std::vector<float>& momentum,
+                                     bool* found) {
+  return load_arrays(c, "bmuf.bin", "bmuf", size, {{"global", &global}, {"momentum", &momentum}},
+                     found);
 }
 
 } // namespace checkpoint

@@ -11,6 +11,9 @@
 //                    and its dense optimiser state ("state"), same length.
 //   centre.bin       kind "centre": the EASGD centre ("params"), simulated
 //                    cluster with s-easgd or fr-easgd only.
+//   bmuf.bin         kind "bmuf": BMUF's block state, w_g ("global") and
+//                    Delta ("momentum"), identical in every syncer; simulated
+//                    cluster with s-bmuf or fr-bmuf only.
 //
 // Loading re-splits rows: load_embeddings() fills whole tables from any
 // number of shard files, so the shard count may change between save and
@@ -54,6 +57,14 @@ bool write_centre(folder_writer& w, const float* params, std::size_t size, std::
 // The EASGD centre, when the checkpoint has one (else *found = false).
 std::optional<std::string> load_centre(const opened_checkpoint& c, std::size_t size,
                                        std::vector<float>& out, bool* found);
+
+// bmuf.bin, kind "bmuf": w_g ("global") and Delta ("momentum"), size floats each.
+bool write_bmuf(folder_writer& w, const float* global, const float* momentum, std::size_t size,
+                std::string* err);
+// BMUF's block state, when the checkpoint has one (else *found = false).
+std::optional<std::string> load_bmuf(const opened_checkpoint& c, std::size_t size,
+                                     std::vector<float>& global, std::vector<float>& momentum,
+                                     bool* found);
 
 // Fills the whole tables `t` from the checkpoint's embedding files, whatever
 // their shard count. The files must agree with `t`'s shape (tables, rows,

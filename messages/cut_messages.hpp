@@ -19,6 +19,7 @@ using hold_atom = caf::atom_constant<caf::atom("hold")>;     // syncer: no new r
 using resume_atom = caf::atom_constant<caf::atom("resume")>; // go on after a cut
 using parked_atom = caf::atom_constant<caf::atom("parked")>; // worker: drained, waiting
 using where_atom = caf::atom_constant<caf::atom("where")>;   // reader: its position
+using aim_atom = caf::atom_constant<caf::atom("aim")>;       // syncer: the round to hold at
 
 // A reader's position: what a resumed reader skips to.
 struct reader_mark {

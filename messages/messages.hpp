@@ -172,15 +172,19 @@ struct sync_stats {
   // Batches its trainer had completed at the end of each round (for the sync
   // gap distribution: differences of consecutive entries).
   std::vector<std::uint64_t> batches_at_round;
+  // BMUF at the stop: the block state w_g and Delta (checkpoints); empty for
+  // the other methods.
+  float_blob bmuf_global, bmuf_momentum;
   friend bool operator==(const sync_stats& a, const sync_stats& b) {
     return a.rounds == b.rounds && a.bytes_sent == b.bytes_sent && a.seconds == b.seconds &&
-           a.batches_at_round == b.batches_at_round;
+           a.batches_at_round == b.batches_at_round && a.bmuf_global == b.bmuf_global &&
+           a.bmuf_momentum == b.bmuf_momentum;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sync_stats& x) {
   return f(caf::meta::type_name("sync_stats"), x.rounds, x.bytes_sent, bits(x.seconds),
-           x.batches_at_round);
+           x.batches_at_round, x.bmuf_global, x.bmuf_momentum);
 }
 
 // A trainer's final report: its workers' stats summed, its syncer's stats,

@@ -47,6 +47,10 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
         tc.initial_state = start->replicas[t].state;
       }
       tc.reader.resume = start->readers[t];
+      // BMUF: every syncer must start from the same w_g (its replica may be
+      // its own): the saved block state, else the replicas' average.
+      tc.syncer.initial = start->bmuf_global.empty() ? start->params : start->bmuf_global;
+      tc.syncer.initial_momentum = start->bmuf_momentum;
     }
     c.trainers.push_back(sys.spawn(actors::trainer, std::move(tc)));
   }
@@ -58,14 +62,6 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
 std::optional<std::string> run_simulated(const train_config& run_cfg,
                                          progress_reporter& progress, run_metrics& out) {
   train_config cfg = run_cfg;
-  const auto& ck = cfg.checkpoint;
-  if (ck.enabled() && (ck.every_examples || ck.every_seconds > 0) &&
-      model::uses_ring(cfg.sync.algorithm))
-    return "checkpoint.every-examples / checkpoint.every-seconds with sync.algorithm=" +
-           model::to_string(cfg.sync.algorithm) + ": cuts while training are built for "
-           "none, s-easgd and fr-easgd so far (a ring's syncers must hold at one common "
-           "round; see docs/checkpoints.md); checkpoint.dir alone writes the checkpoint at "
-           "the end";
   model::dlrm net(cfg.arch);
   std::optional<cluster_start> start;
   if (!cfg.checkpoint.resume.empty()) {

@@ -6,9 +6,9 @@
 //   coordinator: replica-t.bin of each surviving trainer (from its report:
 //                dense parameters and dense optimiser state)
 //   coordinator -> dense shard d: dump (the EASGD centre, centre.bin)
-// then the manifest and the atomic commit (checkpoint/store.hpp). The BMUF
-// block state is not saved yet (eval of a saved model uses the average of
-// the replicas).
+//   coordinator: bmuf.bin (BMUF: w_g and Delta from trainer 0's stop report)
+// then the manifest and the atomic commit (checkpoint/store.hpp). Eval of a
+// saved model uses the average of the replicas.
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -38,6 +38,13 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
       failure = label + ": " + *e;
   if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))
     failure = label + ": " + err;
+  if (!failure && !res.reports.empty() && !res.reports[0].sync.bmuf_global.values.empty()) {
+    const auto& b = res.reports[0].sync; // identical in every syncer after the same rounds
+    if (b.bmuf_global.size() != size || b.bmuf_momentum.size() != size)
+      failure = label + ": trainer 0 reported a BMUF block state of another size";
+    else if (!checkpoint::write_bmuf(w, b.bmuf_global.data(), b.bmuf_momentum.data(), size, &err))
+      failure = label + ": " + err;
+  }
   for (std::size_t s = 0; s < c.shards.size() && !failure; ++s)
     self->request(c.shards[s], cfg.cluster.timeout, messages::save_atom::value, w.folder())
       .receive(
@@ -133,20 +140,28 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
     return e;
   if (!found)
     out.centre = avg.params;
+  bool bmuf = false;
+  if (auto e = checkpoint::load_bmuf(c, net.layout().size(), out.bmuf_global, out.bmuf_momentum,
+                                     &bmuf))
+    return e;
+  std::size_t embedding_files = 0;
+  for (const auto& f : c.m.files)
+    embedding_files += f.name.rfind("embedding-", 0) == 0;
   out.params = std::move(avg.params);
   out.state = std::move(avg.state);
   out.tables = std::move(tables);
   out.examples = c.m.examples;
   out.folder = c.folder;
   spdlog::info("resuming the cluster from {}: {} examples, {}; {} embedding file(s) re-split over "
-               "{} shards; {} replica(s) {} {} trainer(s){}",
+               "{} shards; {} replica(s) {} {} trainer(s){}{}",
                c.folder, c.m.examples,
                mid_pass ? "inside pass " + std::to_string(out.passes_done + 1)
                         : std::to_string(out.passes_done) + " passes done",
-               c.m.files.size() - saved_replicas - (found ? 1 : 0), cfg.cluster.embedding_shards,
+               embedding_files, cfg.cluster.embedding_shards,
                saved_replicas,
                out.replicas.empty() ? "averaged into" : "restored to", trainers,
-               found ? "; the EASGD centre restored" : "");
+               found ? "; the EASGD centre restored" : "",
+               bmuf ? "; the BMUF block state restored" : "");
   return std::nullopt;
 }
 

@@ -25,6 +25,30 @@ double since(clock_type::time_point t) {
 
 } // namespace
 
+// BMUF: w_g and Delta from the holds, identical in every syncer held after
+// the same round (their ring all-reduce gives every member the same bits).
+std::optional<std::string>
+cluster_checkpointer::write_bmuf_state(checkpoint::folder_writer& w,
+                                       const std::vector<messages::cut_report>& reports,
+                                       std::size_t size) {
+  if (reports.empty())
+    return std::nullopt;
+  const auto& h = reports[0].sync;
+  for (std::size_t t = 0; t < reports.size(); ++t) {
+    const auto& o = reports[t].sync;
+    if (o.global.size() != size || o.momentum.size() != size)
+      return "checkpoint: " + c_.trainer_names[t] + " held a BMUF block state of another size";
+    if (o.rounds != h.rounds || o.global.values != h.global.values || o.momentum.values != h.momentum.values)
+      return "checkpoint: " + c_.trainer_names[t] + " held at round " +
+             std::to_string(o.rounds) + " with another BMUF block state than " +
+             c_.trainer_names[0] + " at round " + std::to_string(h.rounds);
+  }
+  std::string err;
+  if (!checkpoint::write_bmuf(w, h.global.data(), h.momentum.data(), size, &err))
+    return "checkpoint: " + err;
+  return std::nullopt;
+}
+
 cluster_checkpointer::cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg,
                                            const cluster_handles& c, std::uint64_t base_examples)
     : self_(self), cfg_(cfg), c_(c), base_(base_examples), last_(clock_type::now()) {
@@ -46,6 +70,49 @@ std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t example
   return e;
 }
 
+std::optional<std::string> cluster_checkpointer::aim_ring(std::uint64_t* round) {
+  const auto timeout = cfg_.cluster.timeout;
+  if (syncers_.empty()) // the trainers' syncers, asked once
+    for (std::size_t t = 0; t < c_.trainers.size(); ++t) {
+      std::optional<std::string> failure;
+      self_->request(c_.trainers[t], timeout, messages::peers_atom::value)
+        .receive(
+          [&](caf::strong_actor_ptr& p) {
+            syncers_.push_back(caf::actor_cast<actors::syncer_actor>(p));
+          },
+          [&](caf::error& e) { failure = c_.trainer_names[t] + ": " + self_->system().render(e); });
+      if (failure)
+        return failure;
+    }
+  // No syncer starts a round beyond its reply, so the second pass's target
+  // is every syncer's, and the third agrees (see shadow_syncer.hpp).
+  std::uint64_t target = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+    for (std::size_t t = 0; t < syncers_.size(); ++t) {
+      std::optional<std::string> failure;
+      self_->request(syncers_[t], timeout, messages::aim_atom::value, target)
+        .receive(
+          [&](std::uint64_t r) {
+            lo = std::min(lo, r);
+            hi = std::max(hi, r);
+          },
+          [&](caf::error& e) {
+            failure = c_.trainer_names[t] + "'s syncer: " + self_->system().render(e);
+          });
+      if (failure)
+        return failure;
+    }
+    target = hi;
+    if (lo == hi) {
+      *round = target;
+      return std::nullopt;
+    }
+  }
+  return "the ring's syncers did not agree on a round to hold at (last aim: round " +
+         std::to_string(target) + ")";
+}
+
 std::optional<std::string> cluster_checkpointer::cut() {
   const auto t0 = clock_type::now();
   const auto timeout = cfg_.cluster.timeout;
@@ -55,9 +122,12 @@ std::optional<std::string> cluster_checkpointer::cut() {
     if (!failure)
       failure = "checkpoint: " + who + ": " + self_->system().render(e);
   };
-  // 1. No ring: a syncer holds after the exchange in flight (last round 0;
-  // ring methods are refused in run_simulated, see the header).
-  const std::uint64_t last = 0;
+  // 1. Ring methods: one common round to hold at. EASGD and none: 0 (a
+  // syncer holds after the exchange in flight).
+  std::uint64_t last = 0;
+  if (model::uses_ring(cfg_.sync.algorithm))
+    if (auto e = aim_ring(&last))
+      return "checkpoint: " + *e;
   checkpoint::folder_writer w;
   std::string err;
   if (!w.begin(cfg_.checkpoint.dir, ".cut", &err))
@@ -127,6 +197,8 @@ std::optional<std::string> cluster_checkpointer::cut() {
   }
   if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))
     failure = "checkpoint: " + err;
+  if (!failure && model::is_bmuf(cfg_.sync.algorithm))
+    failure = write_bmuf_state(w, reports, size);
   std::string folder;
   w.rename(checkpoint::checkpoint_name(m.examples));
   if (!failure && !w.commit(m, cfg_.checkpoint.keep, &folder, &err))

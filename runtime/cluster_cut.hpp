@@ -7,9 +7,11 @@
 // before the saved reader positions, or hold none of it. The protocol is an
 // aligned-marker snapshot over CAF's per-sender FIFO mailboxes (Chandy-
 // Lamport; the alignment of Carbone et al. 2015):
-//   1. (Ring methods are refused for now: their syncers would have to hold at
-//      one common round, and one that runs past the chosen round before its
-//      hold arrives deadlocks the ring. So the hold's last round is 0.)
+//   1. Ring methods (MA, BMUF): the syncers must hold at one common round R,
+//      or the ring deadlocks. The coordinator asks each syncer aim(R), which
+//      forbids rounds beyond max(R, its round in flight) and answers that
+//      round, and repeats with the largest answer until all agree (two
+//      passes, a third to confirm; shadow_syncer.hpp). EASGD and none: R = 0.
 //   2. -> every embedding shard: cut(N, FOLDER, W workers).
 //   3. -> every trainer: cut(N, last). The trainer holds its syncer after
 //      round `last` (EASGD: after the exchange in flight), and each worker
@@ -25,7 +27,8 @@
 //      copying rows on write, so lookups and pushes go on.
 //   5. With every syncer held, nothing moves between replicas and the EASGD
 //      centre: the coordinator dumps the dense shards (centre.bin), then
-//      releases the syncers (resume).
+//      releases the syncers (resume). BMUF's w_g and Delta come with the
+//      holds, identical in every syncer (bmuf.bin; checked).
 //   6. The shards' files are in: replicas, manifest, atomic commit.
 // The only pause is a worker's, from its drain to the replica copy
 // (cut_report::pause_seconds); the dense sync pauses from step 3 to 5.
@@ -40,6 +43,8 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include "checkpoint/store.hpp"
+#include "messages/cut_messages.hpp"
 #include "runtime/coordinator.hpp"
 
 namespace runtime {
@@ -63,12 +68,18 @@ public:
 
 private:
   std::optional<std::string> cut();
+  // Ring methods: the round every syncer holds at (step 1).
+  std::optional<std::string> aim_ring(std::uint64_t* round);
+  std::optional<std::string> write_bmuf_state(checkpoint::folder_writer& w,
+                                              const std::vector<messages::cut_report>& reports,
+                                              std::size_t size);
   caf::scoped_actor& self_;
   const train_config& cfg_;
   const cluster_handles& c_;
   std::uint64_t base_, next_examples_ = 0, id_ = 0;
   std::chrono::steady_clock::time_point last_;
   cut_totals totals_;
+  std::vector<actors::syncer_actor> syncers_; // ring methods, by trainer
 };
 
 } // namespace runtime

@@ -93,6 +93,9 @@ struct cluster_start {
   std::vector<float> params, state;                 // the average
   std::vector<checkpoint::replica_state> replicas;  // per trainer, or empty
   std::vector<float> centre;
+  // BMUF: the saved block state (w_g, Delta), or empty (then w_g starts at
+  // `params` in every syncer, Delta at 0).
+  std::vector<float> bmuf_global, bmuf_momentum;
   std::vector<messages::reader_mark> readers;       // per trainer
   std::uint64_t passes_done = 0, examples = 0;
   std::string folder;
