@@ -69,7 +69,11 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     if (auto e = load_cluster_start(cfg, net, *start))
       return "cannot resume: " + *e;
   }
-  const std::uint64_t base_examples = start ? start->examples : 0;
+  resume_base base;
+  if (start) {
+    base.examples = start->examples;
+    base.counters = start->counters;
+  }
   caf::actor_system_config sys_cfg;
   messages::register_messages(sys_cfg);
   if (cfg.cluster.scheduler_policy == "sharing")
@@ -84,17 +88,22 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   start.reset(); // the shards hold their rows now
   caf::scoped_actor self{sys};
   coordination_result res;
-  cluster_checkpointer checkpoints{self, cfg, c, base_examples};
+  cluster_checkpointer checkpoints{self, cfg, c, base};
   coordinator_options opts;
   if (cfg.checkpoint.enabled())
     opts.on_progress = [&](std::uint64_t examples) { return checkpoints.maybe_cut(examples); };
   auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
+  if (!failure && base.examples > 0) { // train NE over the whole training, as sequential
+    const auto k = counters_after(base, res, out);
+    model::ne_accumulator ne;
+    ne.add_batch(k.loss_sum, k.prob_sum, base.examples + out.examples, k.positives);
+    out.train_ne = ne.ne();
+  }
   if (!failure && cfg.checkpoint.enabled()) // one more at the end
     failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.dir,
-                                   cfg.checkpoint.keep, base_examples);
+                                   cfg.checkpoint.keep, base);
   if (!failure && !cfg.checkpoint.model_out.empty())
-    failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1,
-                                   base_examples);
+    failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1, base);
   if (checkpoints.totals().cuts > 0) {
     const auto& t = checkpoints.totals();
     out.checkpoint = checkpoint_metrics{t.cuts, t.bytes, t.seconds, t.max_pause, t.pushes_held,

@@ -17,14 +17,27 @@
 
 namespace runtime {
 
+checkpoint::run_counters counters_after(const resume_base& base,
+                                        const coordination_result& res, const run_metrics& out) {
+  auto k = base.counters;
+  for (const auto& r : res.reports) {
+    k.loss_sum += r.work.loss_sum;
+    k.prob_sum += r.work.prob_sum;
+    k.positives += r.work.positives;
+  }
+  k.malformed = out.malformed_lines; // the readers count from their resumed marks
+  k.seconds += out.seconds;
+  return k;
+}
+
 std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out, const std::string& dir,
-                                                std::size_t keep, std::uint64_t base_examples) {
+                                                std::size_t keep, const resume_base& base) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string label = dir == cfg.checkpoint.model_out ? "output.model" : "checkpoint";
-  const auto examples = base_examples + out.examples;
+  const auto examples = base.examples + out.examples;
   checkpoint::folder_writer w;
   std::string err;
   if (!w.begin(dir, checkpoint::checkpoint_name(examples), &err))
@@ -75,8 +88,7 @@ std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const t
     m.readers.push_back(p);
   }
   m.model_seed = cfg.train.seed;
-  m.counters.malformed = out.malformed_lines;
-  m.counters.seconds = out.seconds;
+  m.counters = counters_after(base, res, out);
   std::string folder;
   if (!failure && !w.commit(m, keep, &folder, &err))
     failure = label + ": " + err;
@@ -151,6 +163,7 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
   out.state = std::move(avg.state);
   out.tables = std::move(tables);
   out.examples = c.m.examples;
+  out.counters = c.m.counters;
   out.folder = c.folder;
   spdlog::info("resuming the cluster from {}: {} examples, {}; {} embedding file(s) re-split over "
                "{} shards; {} replica(s) {} {} trainer(s){}{}",

@@ -50,8 +50,8 @@ cluster_checkpointer::write_bmuf_state(checkpoint::folder_writer& w,
 }
 
 cluster_checkpointer::cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg,
-                                           const cluster_handles& c, std::uint64_t base_examples)
-    : self_(self), cfg_(cfg), c_(c), base_(base_examples), last_(clock_type::now()) {
+                                           const cluster_handles& c, const resume_base& base)
+    : self_(self), cfg_(cfg), c_(c), base_(base), began_(clock_type::now()), last_(began_) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
 }
 
@@ -169,7 +169,10 @@ std::optional<std::string> cluster_checkpointer::cut() {
   m.config_ini = cfg_.checkpoint.effective_ini;
   m.mode = "simulated";
   m.model_seed = cfg_.train.seed;
-  m.examples = base_;
+  m.examples = base_.examples;
+  m.counters = base_.counters;
+  m.counters.malformed = 0; // summed below: the readers count from their resumed marks
+  m.counters.seconds += since(began_);
   double max_pause = 0;
   for (std::size_t t = 0; t < reports.size() && !failure; ++t) {
     const auto& r = reports[t];

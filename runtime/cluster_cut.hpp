@@ -58,9 +58,9 @@ struct cut_totals {
 
 class cluster_checkpointer {
 public:
-  // base_examples: examples done before this run (resume).
+  // base: the runs before this one (resume).
   cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg, const cluster_handles& c,
-                       std::uint64_t base_examples);
+                       const resume_base& base);
   // Called with the examples trained so far (the progress poll): takes a cut
   // when one is due by checkpoint.every-examples or .every-seconds.
   std::optional<std::string> maybe_cut(std::uint64_t examples);
@@ -76,8 +76,9 @@ private:
   caf::scoped_actor& self_;
   const train_config& cfg_;
   const cluster_handles& c_;
-  std::uint64_t base_, next_examples_ = 0, id_ = 0;
-  std::chrono::steady_clock::time_point last_;
+  resume_base base_;
+  std::uint64_t next_examples_ = 0, id_ = 0;
+  std::chrono::steady_clock::time_point began_, last_;
   cut_totals totals_;
   std::vector<actors::syncer_actor> syncers_; // ring methods, by trainer
 };

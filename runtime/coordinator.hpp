@@ -69,17 +69,28 @@ struct coordination_result {
   std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
 };
 
+// What a resumed run starts from: examples and counters (train-NE sums,
+// malformed lines, seconds) of the runs before it; zero for a fresh run.
+struct resume_base {
+  std::uint64_t examples = 0;
+  checkpoint::run_counters counters;
+};
+
+// The counters after this run: the base plus every report's.
+checkpoint::run_counters counters_after(const resume_base& base,
+                                        const coordination_result& res, const run_metrics& out);
+
 // output.model after a successful coordinate(): each embedding shard writes
 // its own file, the coordinator the trainers' replicas and the manifest
 // (runtime/cluster_checkpoint.cpp).
 // Writes into checkpoint dir `dir`, keeping the newest `keep`; the EASGD
-// centre is dumped from the dense shards (centre.bin). base_examples: done
-// before this run (resume).
+// centre is dumped from the dense shards (centre.bin). base: the runs
+// before this one (resume).
 std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out, const std::string& dir,
-                                                std::size_t keep, std::uint64_t base_examples);
+                                                std::size_t keep, const resume_base& base);
 
 // Resume of the simulated cluster from a checkpoint: the whole tables (each
 // embedding shard copies its rows, whatever the shard count was); per
@@ -98,6 +109,7 @@ struct cluster_start {
   std::vector<float> bmuf_global, bmuf_momentum;
   std::vector<messages::reader_mark> readers;       // per trainer
   std::uint64_t passes_done = 0, examples = 0;
+  checkpoint::run_counters counters; // the metrics so far
   std::string folder;
 };
 std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,

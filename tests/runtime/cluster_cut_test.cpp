@@ -14,6 +14,7 @@
 // real threads copying rows on write while training goes on.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -24,6 +25,7 @@
 #include "data/synthetic.hpp"
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
+#include "model/metrics.hpp"
 #include "runtime/cluster.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/input.hpp"
@@ -60,6 +62,43 @@ void count_part(const runtime::train_config& cfg, std::size_t t, std::uint64_t s
       counts[k] += 1.0f;
     served -= b.size;
   }
+}
+
+// Resumed from the oldest mid-run cut, the run ends with every example of
+// the training and the metrics of the whole training: the final
+// checkpoint's train-NE sums continue the cut's, and the reported train NE
+// is theirs.
+void check_resume_counters(const runtime::train_config& cfg, const fs::path& dir,
+                           std::uint64_t total) {
+  std::vector<fs::path> cuts;
+  for (const auto& e : fs::directory_iterator(dir / "ck"))
+    if (e.path().filename().string().rfind("ckpt-", 0) == 0)
+      cuts.push_back(e.path());
+  std::sort(cuts.begin(), cuts.end());
+  REQUIRE(cuts.size() >= 2);
+  checkpoint::opened_checkpoint mid;
+  REQUIRE(!checkpoint::open_checkpoint(cuts.front().string(), mid));
+  REQUIRE(mid.m.examples < total);
+  CHECK(mid.m.counters.loss_sum > 0);
+  auto rcfg = cfg;
+  rcfg.checkpoint.resume = mid.folder;
+  rcfg.checkpoint.dir = (dir / "ck2").string();
+  rcfg.checkpoint.every_examples = 0;
+  runtime::progress_reporter progress("none", 1.0, "");
+  runtime::run_metrics out;
+  const auto failure = runtime::run_simulated(rcfg, progress, out);
+  REQUIRE_MESSAGE(!failure, failure.value_or(""));
+  CHECK(mid.m.examples + out.examples == total);
+  checkpoint::opened_checkpoint last;
+  REQUIRE(!checkpoint::open_checkpoint((dir / "ck2").string(), last));
+  CHECK(last.m.examples == total);
+  CHECK(last.m.counters.loss_sum > mid.m.counters.loss_sum);
+  CHECK(last.m.counters.positives > mid.m.counters.positives);
+  CHECK(last.m.counters.seconds > mid.m.counters.seconds);
+  model::ne_accumulator ne;
+  ne.add_batch(last.m.counters.loss_sum, last.m.counters.prob_sum, total,
+               last.m.counters.positives);
+  CHECK(out.train_ne == doctest::Approx(ne.ne()).epsilon(1e-12));
 }
 
 // Trains with cuts under `algorithm` and checks every mid-run checkpoint.
@@ -163,6 +202,8 @@ void check_cuts(const std::string& algorithm) {
     }
   }
   CHECK(mid_run >= 1);
+  if (algorithm == "s-easgd")
+    check_resume_counters(cfg, dir, out.examples);
   fs::remove_all(dir);
 }
 
