@@ -196,19 +196,19 @@ void train(self_ptr self, const worker_batch& slot) {
     cfg.progress->add(st.ws.loss_sum, prob_sum, positives);
   rep.batches.fetch_add(1, std::memory_order_relaxed);
   rep.examples.fetch_add(n, std::memory_order_relaxed);
-  st.idle_since = clock_type::now();
+  st.idle_since = self->clock().now();
   st.idle = true;
 }
 
 void request_sync(self_ptr self) {
   auto& st = self->state;
   st.sync_pending = true;
-  st.sync_sent = clock_type::now();
+  st.sync_sent = self->clock().now();
   self->request(st.cfg.syncer, st.cfg.timeout, messages::sync_atom::value)
     .then(
       [=](std::uint64_t) {
         auto& st = self->state;
-        const auto now = clock_type::now();
+        const auto now = self->clock().now();
         st.sync_pending = false;
         st.stats.blocked_seconds += seconds_between(st.sync_sent, now);
         if (st.cfg.progress)
@@ -224,7 +224,7 @@ void request_sync(self_ptr self) {
 void finish(self_ptr self) {
   auto& st = self->state;
   st.finished = true;
-  st.stats.busy_seconds = seconds_between(st.started, clock_type::now());
+  st.stats.busy_seconds = seconds_between(st.started, self->clock().now());
   send_after_pushes(self, messages::end_atom::value); // no more pushes from here
   self->send(st.cfg.trainer_handle, messages::done_atom::value, st.stats);
   self->quit();
@@ -266,7 +266,7 @@ void advance(self_ptr self) {
     }
     if (!st.has_ready && st.has_inflight && st.slots[st.inflight % 2].missing() == 0) {
       if (st.idle)
-        st.stats.lookup_wait_seconds += seconds_between(st.idle_since, clock_type::now());
+        st.stats.lookup_wait_seconds += seconds_between(st.idle_since, self->clock().now());
       st.idle = false;
       st.has_ready = true;
       st.ready = st.inflight;
@@ -320,7 +320,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       if (st.running || st.finished)
         return; // a second start changes nothing
       st.running = true;
-      st.started = clock_type::now();
+      st.started = self->clock().now();
       if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
         fail(self, "config", messages::errc::bad_request, what);
         return;

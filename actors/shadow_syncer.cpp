@@ -129,7 +129,7 @@ void syncer_state::start_round() {
   pause_due = false;
   waiting_current = std::move(waiting_next);
   waiting_next.clear();
-  round_start = std::chrono::steady_clock::now();
+  round_start = self->clock().now();
   if (model::is_easgd(cfg.algorithm))
     start_easgd();
   else
@@ -187,7 +187,7 @@ void syncer_state::finish_round() {
   pause_due = true;
   ++stats.rounds;
   stats.seconds +=
-    std::chrono::duration<double>(std::chrono::steady_clock::now() - round_start).count();
+    std::chrono::duration<double>(self->clock().now() - round_start).count();
   // The sync gap covers rounds while the trainer trains; rounds run after its
   // end only serve the other trainers.
   if (!free_running)

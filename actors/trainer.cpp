@@ -54,7 +54,8 @@ std::string trainer_state::describe(const caf::actor_addr& who) const {
   return {};
 }
 
-messages::progress_report progress_of(const trainer_state& st) {
+messages::progress_report progress_of(const trainer_state& st,
+                                      std::chrono::steady_clock::time_point now) {
   messages::progress_report p;
   p.examples = st.replica->examples.load(std::memory_order_relaxed);
   p.batches = st.replica->batches.load(std::memory_order_relaxed);
@@ -64,7 +65,7 @@ messages::progress_report progress_of(const trainer_state& st) {
   p.sync_rounds = st.rounds;
   if (st.started)
     p.worker_seconds = double(st.workers.size()) *
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started_at).count();
+                       std::chrono::duration<double>(now - st.started_at).count();
   p.blocked_seconds = 1e-9 * double(st.progress->blocked_ns.load(std::memory_order_relaxed));
   p.embedding_bytes = st.progress->embedding_bytes.load(std::memory_order_relaxed);
   p.sync_bytes = st.progress->sync_bytes.load(std::memory_order_relaxed);
@@ -217,7 +218,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
         return rp;
       }
       st.started = true;
-      st.started_at = std::chrono::steady_clock::now();
+      st.started_at = self->clock().now();
       st.start_promise = rp;
       self->send(st.syncer, messages::start_atom::value);
       for (auto& w : st.workers)
@@ -244,9 +245,9 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
         .then(
           [=](std::uint64_t rounds) mutable {
             self->state.rounds = rounds;
-            rp.deliver(progress_of(self->state));
+            rp.deliver(progress_of(self->state, self->clock().now()));
           },
-          [=](caf::error&) mutable { rp.deliver(progress_of(self->state)); });
+          [=](caf::error&) mutable { rp.deliver(progress_of(self->state, self->clock().now())); });
       return rp;
     },
     [=](messages::peers_atom) {

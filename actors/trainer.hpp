@@ -129,7 +129,9 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
 
 // Live progress: examples and batches from the replica's atomics, the loss
 // so far from the workers' live_progress, the syncer's rounds last known.
-messages::progress_report progress_of(const trainer_state& st);
+// now: the actor clock's (virtual time in sim.clock=virtual).
+messages::progress_report progress_of(const trainer_state& st,
+                                      std::chrono::steady_clock::time_point now);
 
 // Adds x's counters to `into` (all fields are sums).
 void accumulate(messages::worker_stats& into, const messages::worker_stats& x);

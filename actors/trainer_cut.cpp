@@ -43,12 +43,12 @@ void try_complete(self_ptr self) {
         r.replica.values = st.replica->snapshot();
         r.state.values = st.replica->state_snapshot();
         r.sync = std::move(st.cut->hold);
-        r.progress = progress_of(st);
+        r.progress = progress_of(st, self->clock().now());
         for (std::size_t w = 0; w < st.workers.size(); ++w)
           if (!st.worker_done[w])
             self->send(st.workers[w], messages::resume_atom::value, id);
         r.pause_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - st.cut->began).count();
+          std::chrono::duration<double>(self->clock().now() - st.cut->began).count();
         auto rp = std::move(st.cut->promise);
         st.cut.reset();
         rp.deliver(std::move(r));
@@ -72,7 +72,7 @@ void on_cut(self_ptr self, std::uint64_t id, std::uint64_t last_round,
   auto& c = *st.cut;
   c.id = id;
   c.promise = std::move(rp);
-  c.began = std::chrono::steady_clock::now();
+  c.began = self->clock().now();
   c.parked.assign(st.workers.size(), 0);
   for (std::size_t w = 0; w < st.workers.size(); ++w) {
     if (st.worker_done[w]) {

@@ -1,0 +1,166 @@
+// The discrete-event loop of the virtual-time cluster (see virtual_time.hpp).
+#include "runtime/virtual_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include <caf/abstract_actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/detail/test_actor_clock.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+namespace runtime {
+
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+} // namespace
+
+virtual_engine::virtual_engine(virtual_settings s) : cfg_(s) {
+  cfg_.cores_per_host = std::max<std::size_t>(1, cfg_.cores_per_host);
+}
+
+void virtual_engine::attach(caf::actor_system& sys) {
+  sched_ = dynamic_cast<caf::scheduler::test_coordinator*>(&sys.scheduler());
+  if (!sched_)
+    throw std::logic_error("virtual_engine: the actor system must run with "
+                           "scheduler.policy=testing");
+  start_ = now();
+}
+
+virtual_engine::time_point virtual_engine::now() const {
+  return sched_->clock().now();
+}
+
+virtual_engine::duration virtual_engine::elapsed() const {
+  return now() - start_;
+}
+
+bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) {
+  if (delivering_ || !in_handler_)
+    return false; // due now
+  outbox_.push_back(held_message{caf::strong_actor_ptr{receiver->ctrl()}, std::move(what)});
+  ++stats_.held;
+  return true;
+}
+
+void virtual_engine::place(caf::actor_id id, std::size_t host) {
+  actors_[id].host = host;
+  if (cores_.size() <= host) {
+    cores_.resize(host + 1, std::vector<time_point>(cfg_.cores_per_host, now()));
+    host_busy_.resize(host + 1, 0.0);
+  }
+}
+
+void virtual_engine::charge(double flops, double bytes) {
+  charged_s_ += flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9);
+}
+
+void virtual_engine::run_job() {
+  auto* job = sched_->jobs.front();
+  const auto t = now();
+  auto* actor = dynamic_cast<caf::abstract_actor*>(job);
+  const caf::actor_id id = actor ? actor->id() : 0;
+  std::optional<std::size_t> host;
+  time_point ready = t;
+  if (auto i = actors_.find(id); i != actors_.end()) {
+    host = i->second.host;
+    ready = std::max(ready, i->second.busy_until);
+  }
+  std::size_t core = 0;
+  if (host) {
+    const auto& cs = cores_[*host];
+    core = std::size_t(std::min_element(cs.begin(), cs.end()) - cs.begin());
+    ready = std::max(ready, cs[core]);
+  }
+  if (ready > t) { // its actor or every core of its host is busy until then
+    sched_->jobs.pop_front();
+    deferred_.emplace(ready, job);
+    return;
+  }
+  in_handler_ = true;
+  charged_s_ = 0;
+  actors::current_engine() = this;
+  const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
+  sched_->try_run_once(); // the job may be gone after this
+  const double cpu = cfg_.measured ? thread_cpu_seconds() - cpu0 : 0.0;
+  actors::current_engine() = nullptr;
+  in_handler_ = false;
+  double cost = 0;
+  if (host) {
+    cost = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
+    host_busy_[*host] += cost;
+    stats_.busy_seconds += cost;
+  }
+  const auto end =
+    t + std::chrono::duration_cast<duration>(std::chrono::nanoseconds(std::llround(cost * 1e9)));
+  if (host) {
+    cores_[*host][core] = end;
+    if (auto i = actors_.find(id); i != actors_.end())
+      i->second.busy_until = end;
+  }
+  for (auto& m : outbox_)
+    in_flight_.emplace(end, std::move(m));
+  outbox_.clear();
+  ++stats_.handlers;
+}
+
+std::optional<virtual_engine::time_point> virtual_engine::next_event() const {
+  std::optional<time_point> t;
+  auto consider = [&](time_point x) { t = t ? std::min(*t, x) : x; };
+  if (!in_flight_.empty())
+    consider(in_flight_.begin()->first);
+  if (!deferred_.empty())
+    consider(deferred_.begin()->first);
+  const auto& timers = sched_->clock().schedule();
+  if (!timers.empty())
+    consider(timers.begin()->first);
+  return t;
+}
+
+void virtual_engine::advance_to(time_point t) {
+  const auto n = now();
+  if (t > n)
+    sched_->clock().advance_time(t - n); // fires the timers due by then
+  else
+    sched_->clock().trigger_timeouts(); // those due now
+  delivering_ = true;
+  while (!in_flight_.empty() && in_flight_.begin()->first <= t) {
+    auto node = in_flight_.extract(in_flight_.begin());
+    auto& m = node.mapped();
+    if (auto* a = caf::actor_cast<caf::abstract_actor*>(m.receiver))
+      a->enqueue(std::move(m.what), nullptr);
+  }
+  delivering_ = false;
+  while (!deferred_.empty() && deferred_.begin()->first <= t) {
+    sched_->jobs.push_back(deferred_.begin()->second);
+    deferred_.erase(deferred_.begin());
+  }
+}
+
+bool virtual_engine::step() {
+  if (!sched_->jobs.empty()) {
+    run_job();
+    return true;
+  }
+  const auto t = next_event();
+  if (!t)
+    return false;
+  advance_to(std::max(*t, now()));
+  return true;
+}
+
+bool virtual_engine::run_until(const std::function<bool()>& pred) {
+  while (!pred())
+    if (!step())
+      return pred();
+  return true;
+}
+
+} // namespace runtime

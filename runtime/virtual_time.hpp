@@ -1,0 +1,120 @@
+#pragma once
+// The discrete-event loop of the virtual-time cluster (sim.clock=virtual;
+// DESIGN.md section 10). Every actor runs on CAF's deterministic scheduler
+// (scheduler.policy=testing) on the calling thread, one message at a time;
+// the engine decides when, in virtual time, each one runs:
+//
+// - Hosts and cores. A role spawned with actors::spawn_role() is placed on
+//   a host with `cores_per_host` cores. Its handler starts when its message
+//   has arrived, the role's previous handler has ended (an actor is
+//   sequential) and one of its host's cores is free; it holds that core
+//   from start to start + cost.
+// - Costs. `model` (deterministic): message_us per handler, plus the work
+//   the handler charged (actors::charge): flops / gflops + bytes /
+//   memory_gbps. `measured`: the handler's thread CPU time.
+// - Messages a handler sends to a role leave at the handler's end (start +
+//   cost) and arrive then; the network model of the roles (sim_network) adds
+//   its transfer delays with delayed sends on the actor clock. Messages from
+//   outside any handler (the coordinator, the clock's timers) arrive at once.
+// - The loop: run the first ready job whose actor and core are free now
+//   (else defer it to when they are), and when no job is ready, advance the
+//   actor clock (caf::detail::test_actor_clock) to the next event: a held
+//   message's arrival, a deferred job, or a timer. Ties keep their order, so
+//   a run is a function of its inputs: the same command gives the same
+//   events, the same virtual times and the same results.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/actor_clock.hpp>
+#include <caf/fwd.hpp>
+#include <caf/mailbox_element.hpp>
+
+#include "actors/virtual_host.hpp"
+
+namespace caf::scheduler {
+class test_coordinator;
+}
+
+namespace runtime {
+
+struct virtual_settings {
+  std::size_t cores_per_host = 2;
+  bool measured = false; // sim.cost=measured: thread CPU time, not the model
+  double gflops = 10;       // model: arithmetic rate of one core
+  double memory_gbps = 5;   // model: memory traffic of one core
+  double message_us = 2;    // model: the fixed cost of a handler
+};
+
+class virtual_engine final : public actors::virtual_engine_iface {
+public:
+  using time_point = caf::actor_clock::time_point;
+  using duration = caf::actor_clock::duration_type;
+
+  explicit virtual_engine(virtual_settings s);
+  // The system must run with scheduler.policy=testing and carry this engine
+  // in its virtual_system_config.
+  void attach(caf::actor_system& sys);
+
+  bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
+  void place(caf::actor_id id, std::size_t host) override;
+  void charge(double flops, double bytes) override;
+
+  // One event: runs a ready job, or advances the clock to the next event.
+  // False when nothing is left to do.
+  bool step();
+  // Steps until pred() holds (true) or nothing is left (false).
+  bool run_until(const std::function<bool()>& pred);
+  // Steps until nothing is left.
+  void run() {
+    while (step()) {
+    }
+  }
+  // Virtual time since the engine was attached.
+  duration elapsed() const;
+  time_point now() const;
+
+  struct totals {
+    std::uint64_t handlers = 0;  // handlers run
+    std::uint64_t held = 0;      // messages held to their sender's end
+    double busy_seconds = 0;     // core time charged, all hosts
+  };
+  const totals& stats() const { return stats_; }
+  // Core seconds charged on each host so far.
+  const std::vector<double>& host_busy() const { return host_busy_; }
+
+private:
+  struct held_message {
+    caf::strong_actor_ptr receiver;
+    caf::mailbox_element_ptr what;
+  };
+  struct actor_info {
+    std::optional<std::size_t> host;
+    time_point busy_until{};
+  };
+  std::optional<time_point> next_event() const;
+  void advance_to(time_point t);
+  void run_job();
+
+  virtual_settings cfg_;
+  caf::scheduler::test_coordinator* sched_ = nullptr;
+  time_point start_{};
+  std::unordered_map<caf::actor_id, actor_info> actors_;
+  std::vector<std::vector<time_point>> cores_; // per host: when each core is free
+  std::vector<double> host_busy_;
+  std::multimap<time_point, held_message> in_flight_; // by arrival
+  std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core
+  // The handler running now.
+  bool in_handler_ = false, delivering_ = false;
+  double charged_s_ = 0;
+  std::vector<held_message> outbox_;
+  totals stats_;
+};
+
+} // namespace runtime
