@@ -2,6 +2,7 @@
 //   syncer -> dense shard: exchange(offset, w); dense shard -> syncer: (offset, d) or bad_request
 //   coordinator -> dense shard: dump; dense shard -> coordinator: (offset, centre)
 #include "actors/dense_shard.hpp"
+#include "actors/virtual_host.hpp"
 
 #include <cmath>
 
@@ -63,6 +64,7 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
   return {
     [=](messages::exchange_atom,
         const messages::dense_range& w) -> caf::result<messages::dense_range> {
+      charge(0, 12.0 * double(w.values.size())); // virtual clock: the elastic update
       return self->state.exchange(w);
     },
     [=](messages::dump_atom) { return self->state.dump(); },

@@ -4,6 +4,7 @@
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 //   checkpoint cuts: embedding_shard_cut.cpp
 #include "actors/embedding_shard.hpp"
+#include "actors/virtual_host.hpp"
 #include "actors/embedding_shard_cut.hpp"
 
 #include "checkpoint/model_files.hpp"
@@ -163,11 +164,13 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
   return {
     [=](messages::lookup_atom,
         const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
+      charge(0, 4.0 * double(req.keys.size() * self->state.cfg.dim)); // virtual clock
       return self->state.lookup(req);
     },
     [=](messages::push_atom, messages::embedding_grads& g) {
       if (shard_cut_detail::hold_push(self, g))
         return; // after this worker's cut marker: applied once the cut is aligned
+      charge(0, 12.0 * double(g.grads.size())); // virtual clock: rows, state, gradients
       if (auto err = self->state.push(g)) {
         ++self->state.dropped_pushes;
         spdlog::warn("{} (dropped; {} so far)", text(self->system(), err),

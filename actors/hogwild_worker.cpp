@@ -9,6 +9,7 @@
 //   trainer -> worker: resume(N)
 //   worker -> worker: tick(seq, shard) (network model: held rows arrive)
 #include "actors/hogwild_worker.hpp"
+#include "actors/virtual_host.hpp"
 #include "actors/hogwild_worker_detail.hpp"
 
 #include <ctime>
@@ -175,6 +176,9 @@ void train(self_ptr self, const worker_batch& slot) {
     positives += b.labels.values[e] > 0.5f ? 1 : 0;
   }
   rep.apply_dense(cfg.dense_opt, st.grads.data()); // lock-free Hogwild step
+  // Virtual clock: forward and backward (about three forward passes), and
+  // the dense step's reads and writes of parameters, gradients and state.
+  charge(3.0 * st.net->flops_per_example() * double(n), 16.0 * double(rep.size()));
   for (std::size_t s = 0; s < slot.num_shards(); ++s) {
     if (slot.shard_size(s) == 0)
       continue;

@@ -6,6 +6,7 @@
 //   syncer -> syncer: tick (after min_pause)
 //   syncer -> syncer: tick(shard) (network model: a held exchange reply arrives)
 #include "actors/shadow_syncer.hpp"
+#include "actors/virtual_host.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -125,6 +126,7 @@ void syncer_state::advance() {
 
 void syncer_state::start_round() {
   in_round = true;
+  charge(0, 8.0 * double(cfg.replica->size())); // virtual clock: the snapshot copy
   batches_at_start = cfg.replica->batches.load(std::memory_order_relaxed);
   pause_due = false;
   waiting_current = std::move(waiting_next);
@@ -183,6 +185,7 @@ void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d
 }
 
 void syncer_state::finish_round() {
+  charge(0, 16.0 * double(cfg.replica->size())); // virtual clock: the merge
   in_round = false;
   pause_due = true;
   ++stats.rounds;

@@ -2,6 +2,7 @@
 // ring, starting a ring round, feeding it chunks, completing it with the
 // average (MA) or the BMUF block step. See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
+#include "actors/virtual_host.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -101,6 +102,7 @@ void syncer_state::start_ring() {
 }
 
 void syncer_state::on_ring(messages::ring_chunk&& chunk) {
+  charge(0, 12.0 * double(chunk.values.size())); // virtual clock: reduce or copy
   if (stopped)
     return;
   if (!ring_method()) {

@@ -8,6 +8,7 @@
 //   DOWN (worker, reader, syncer, shard) -> error reply, exit children, quit
 #include "actors/trainer.hpp"
 #include "actors/trainer_cut.hpp"
+#include "actors/virtual_host.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -128,7 +129,10 @@ void finish_training(self_ptr self) {
 void spawn_children(self_ptr self) {
   auto& st = self->state;
   auto& cfg = st.cfg;
-  st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system()) : self->spawn(reader, cfg.reader);
+  // Every child on the trainer's host (virtual clock: its cores).
+  const auto host = cfg.place.host_of_trainer(cfg.trainer);
+  st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system())
+                               : spawn_role(self->system(), host, reader, cfg.reader);
   auto sc = cfg.syncer;
   sc.replica = st.replica;
   sc.net = cfg.net;
@@ -136,7 +140,7 @@ void spawn_children(self_ptr self) {
   // Aliases the trainer's live_progress: the syncer counts its bytes there.
   sc.sent_bytes = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->sync_bytes);
   st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
-                               : self->spawn(shadow_syncer, std::move(sc));
+                               : spawn_role(self->system(), host, shadow_syncer, std::move(sc));
   const auto me = caf::actor_cast<trainer_actor>(self);
   for (std::size_t w = 0; w < cfg.workers; ++w) {
     worker_config wc;
@@ -156,7 +160,7 @@ void spawn_children(self_ptr self) {
     wc.net = cfg.net;
     wc.place = cfg.place;
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
-                                              : self->spawn(hogwild_worker, wc));
+                                              : spawn_role(self->system(), host, hogwild_worker, wc));
   }
   st.worker_done.assign(st.workers.size(), 0);
   self->monitor(st.reader);

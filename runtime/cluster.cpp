@@ -8,8 +8,10 @@
 #include "messages/registry.hpp"
 #include "runtime/cluster_metrics.hpp"
 #include "runtime/cluster_cut.hpp"
+#include "actors/virtual_host.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
+#include "runtime/virtual_coordinator.hpp"
 
 namespace runtime {
 
@@ -23,19 +25,22 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
     peers.net = std::make_shared<actors::sim_network>(
       peers.place.hosts(), actors::sim_network::settings{cfg.net.latency_us,
                                                          cfg.net.bandwidth_gbps,
-                                                         effective_dilation(cfg)});
+                                                         cfg.sim.virtual_clock
+                                                           ? 1.0
+                                                           : effective_dilation(cfg)});
   for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
     auto ec = embedding_shard_config_for(cfg, s);
     if (start)
       ec.initial = start->tables;
-    c.shards.push_back(sys.spawn(actors::embedding_shard, std::move(ec)));
+    c.shards.push_back(actors::spawn_role(sys, peers.place.host_of_embedding(s),
+                                          actors::embedding_shard, std::move(ec)));
   }
   peers.shards = c.shards;
   peers.dense_ranges = dense_ranges_for(cfg, init.size());
   if (model::is_easgd(cfg.sync.algorithm))
     for (std::size_t d = 0; d < cl.dense_shards; ++d)
-      c.dense.push_back(sys.spawn(
-        actors::dense_shard,
+      c.dense.push_back(actors::spawn_role(
+        sys, peers.place.host_of_dense(d), actors::dense_shard,
         dense_shard_config_for(cfg, start ? start->centre : init, peers.dense_ranges, d)));
   peers.dense = c.dense;
   for (std::size_t t = 0; t < cl.trainers; ++t) {
@@ -52,7 +57,8 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
       tc.syncer.initial = start->bmuf_global.empty() ? start->params : start->bmuf_global;
       tc.syncer.initial_momentum = start->bmuf_momentum;
     }
-    c.trainers.push_back(sys.spawn(actors::trainer, std::move(tc)));
+    c.trainers.push_back(
+      actors::spawn_role(sys, peers.place.host_of_trainer(t), actors::trainer, std::move(tc)));
   }
   name_roles(c);
 }
@@ -74,19 +80,46 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     base.examples = start->examples;
     base.counters = start->counters;
   }
-  caf::actor_system_config sys_cfg;
+  actors::virtual_system_config sys_cfg;
   messages::register_messages(sys_cfg);
-  if (cfg.cluster.scheduler_policy == "sharing")
-    sys_cfg.set("scheduler.policy", caf::atom("sharing"));
-  if (cfg.cluster.max_threads > 0)
-    sys_cfg.set("scheduler.max-threads", cfg.cluster.max_threads);
+  std::unique_ptr<virtual_engine> engine;
+  if (cfg.sim.virtual_clock) {
+    if (cfg.checkpoint.every_examples || cfg.checkpoint.every_seconds > 0)
+      return "checkpoint.every-examples / checkpoint.every-seconds with sim.clock=virtual: "
+             "cuts while training are not built for the virtual clock yet (their shard "
+             "writers are threads); checkpoint.dir alone writes the checkpoint at the end";
+    auto s = cfg.sim.engine;
+    if (s.cores_per_host == 0)
+      s.cores_per_host = cfg.cluster.workers + 1;
+    engine = std::make_unique<virtual_engine>(s);
+    sys_cfg.set("scheduler.policy", caf::atom("testing"));
+    sys_cfg.engine = engine.get();
+  } else {
+    if (cfg.cluster.scheduler_policy == "sharing")
+      sys_cfg.set("scheduler.policy", caf::atom("sharing"));
+    if (cfg.cluster.max_threads > 0)
+      sys_cfg.set("scheduler.max-threads", cfg.cluster.max_threads);
+  }
   caf::actor_system sys{sys_cfg};
+  if (engine)
+    engine->attach(sys);
   const auto init = start ? start->params : initial_dense(cfg, net);
   cluster_handles c;
   trainer_peers peers;
   build(sys, cfg, init, start ? &*start : nullptr, c, peers);
   start.reset(); // the shards hold their rows now
-  caf::scoped_actor self{sys};
+  // The coordinator: a scoped actor, or under the virtual clock one that
+  // waits by running the engine.
+  std::optional<caf::scoped_actor> scoped;
+  std::optional<virtual_coordinator> virtual_self;
+  caf::blocking_actor* self = nullptr;
+  if (engine) {
+    virtual_self.emplace(sys, *engine);
+    self = virtual_self->self();
+  } else {
+    scoped.emplace(sys);
+    self = scoped->ptr();
+  }
   coordination_result res;
   cluster_checkpointer checkpoints{self, cfg, c, base};
   coordinator_options opts;
@@ -115,12 +148,20 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     out.host_examples_per_second =
       host_examples_per_second(res.reports, cfg.cluster.workers, n.dilation);
   }
+  const auto virtual_end = engine ? engine->elapsed() : virtual_engine::duration{};
   for (auto& t : c.trainers)
     self->send_exit(t, caf::exit_reason::user_shutdown);
   for (auto& d : c.dense)
     self->send_exit(d, caf::exit_reason::user_shutdown);
   for (auto& s : c.shards)
     self->send_exit(s, caf::exit_reason::user_shutdown);
+  if (engine) { // the exits are messages too: run them, or the system waits forever
+    c = cluster_handles{};
+    engine->run();
+    out.sim = sim_metrics{std::chrono::duration<double>(virtual_end).count(),
+                          engine->stats().handlers, engine->stats().busy_seconds,
+                          engine->host_busy()};
+  }
   return failure;
 }
 

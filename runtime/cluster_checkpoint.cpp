@@ -30,7 +30,7 @@ checkpoint::run_counters counters_after(const resume_base& base,
   return k;
 }
 
-std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const train_config& cfg,
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out, const std::string& dir,

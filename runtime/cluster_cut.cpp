@@ -49,7 +49,7 @@ cluster_checkpointer::write_bmuf_state(checkpoint::folder_writer& w,
   return std::nullopt;
 }
 
-cluster_checkpointer::cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg,
+cluster_checkpointer::cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg,
                                            const cluster_handles& c, const resume_base& base)
     : self_(self), cfg_(cfg), c_(c), base_(base), began_(clock_type::now()), last_(began_) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples

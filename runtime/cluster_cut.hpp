@@ -41,7 +41,7 @@
 #include <optional>
 #include <string>
 
-#include <caf/scoped_actor.hpp>
+#include <caf/blocking_actor.hpp>
 
 #include "checkpoint/store.hpp"
 #include "messages/cut_messages.hpp"
@@ -59,7 +59,7 @@ struct cut_totals {
 class cluster_checkpointer {
 public:
   // base: the runs before this one (resume).
-  cluster_checkpointer(caf::scoped_actor& self, const train_config& cfg, const cluster_handles& c,
+  cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
                        const resume_base& base);
   // Called with the examples trained so far (the progress poll): takes a cut
   // when one is due by checkpoint.every-examples or .every-seconds.
@@ -73,7 +73,7 @@ private:
   std::optional<std::string> write_bmuf_state(checkpoint::folder_writer& w,
                                               const std::vector<messages::cut_report>& reports,
                                               std::size_t size);
-  caf::scoped_actor& self_;
+  caf::blocking_actor* self_;
   const train_config& cfg_;
   const cluster_handles& c_;
   resume_base base_;

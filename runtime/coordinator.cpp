@@ -23,7 +23,7 @@ using clock_type = std::chrono::steady_clock;
 
 class coordinator_run {
 public:
-  coordinator_run(caf::scoped_actor& self, const train_config& cfg, const cluster_handles& c,
+  coordinator_run(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
                   const coordinator_options& opts)
     : alive_(c.trainers.size(), true), self_(self), cfg_(cfg), c_(c), opts_(opts) {}
 
@@ -40,7 +40,7 @@ public:
       self_->monitor(d);
     for (auto& n : c_.nodes)
       self_->monitor(caf::actor_cast<caf::actor>(n.agent));
-    t0_ = clock_type::now();
+    t0_ = self_->clock().now();
   }
 
   // Sends xs to every live trainer and collects one reply from each, in trainer
@@ -53,7 +53,7 @@ public:
     for (std::size_t i = 0; i < c_.trainers.size(); ++i)
       if (alive_[i])
         self_->send(c_.trainers[i], xs...);
-    auto deadline = clock_type::now() + timeout;
+    auto deadline = self_->clock().now() + timeout;
     while (!failure && pending() > 0) {
       self_->receive(
         [&](Reply& r) {
@@ -72,7 +72,7 @@ public:
         caf::after(std::chrono::milliseconds(200)) >> [&] {
           if (on_idle)
             on_idle();
-          if (clock_type::now() > deadline)
+          if (self_->clock().now() > deadline)
             failure = "no reply from " + missing() + " within " +
                       std::to_string(timeout.count()) + " ms";
         });
@@ -160,7 +160,7 @@ private:
       return;
     }
     alive_[i] = false;
-    const double at = std::chrono::duration<double>(clock_type::now() - t0_).count();
+    const double at = std::chrono::duration<double>(self_->clock().now() - t0_).count();
     char when[32];
     std::snprintf(when, sizeof when, "%.1f", at);
     lost.push_back(c_.trainer_names[i] + " lost after " + when + " s (" + why + ")");
@@ -193,14 +193,14 @@ private:
     spdlog::warn("ring re-formed with {} syncer(s) (generation {})", live.size(), generation_);
   }
 
-  caf::scoped_actor& self_;
+  caf::blocking_actor* self_;
   const train_config& cfg_;
   const cluster_handles& c_;
   const coordinator_options& opts_;
   std::vector<bool> got_;
   std::vector<caf::strong_actor_ptr> syncers_;
   std::uint32_t generation_ = 0;
-  clock_type::time_point t0_ = clock_type::now();
+  clock_type::time_point t0_{};
 };
 
 } // namespace
@@ -217,7 +217,7 @@ void name_roles(cluster_handles& c) {
     c.trainer_names.push_back("trainer " + std::to_string(i));
 }
 
-std::optional<std::string> coordinate(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,
                                       const model::dlrm& net, const cluster_handles& c,
                                       const coordinator_options& opts, progress_reporter& progress,
                                       run_metrics& out, coordination_result& res) {
@@ -231,7 +231,7 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
     return run.failure;
   run.wire_ring(syncers);
   // 2. Training.
-  const auto t0 = clock_type::now();
+  const auto t0 = self->clock().now();
   // Progress is best effort: a short timeout, so a frozen trainer (multi-node:
   // until the heartbeats declare its node down) does not stall the loop.
   const auto poll_timeout = std::min(timeout, std::chrono::milliseconds(1000));
@@ -250,7 +250,7 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
   run.ask_all(done, std::chrono::hours(24 * 365), poll, start_atom::value);
   if (run.failure)
     return run.failure;
-  const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  const double seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
   // 3. Coordinated stop: every ring member finishes the same last round.
   run.stopping = true;
   std::vector<std::uint64_t> rounds;

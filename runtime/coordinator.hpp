@@ -28,7 +28,7 @@
 #include <vector>
 
 #include <caf/actor_addr.hpp>
-#include <caf/scoped_actor.hpp>
+#include <caf/blocking_actor.hpp>
 
 #include "actors/interfaces.hpp"
 #include "checkpoint/model_files.hpp"
@@ -86,7 +86,7 @@ checkpoint::run_counters counters_after(const resume_base& base,
 // Writes into checkpoint dir `dir`, keeping the newest `keep`; the EASGD
 // centre is dumped from the dense shards (centre.bin). base: the runs
 // before this one (resume).
-std::optional<std::string> export_cluster_model(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const train_config& cfg,
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out, const std::string& dir,
@@ -116,7 +116,7 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
                                               cluster_start& out);
 
 // Runs steps 1-4. Returns an error message when the job failed.
-std::optional<std::string> coordinate(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,
                                       const model::dlrm& net, const cluster_handles& c,
                                       const coordinator_options& opts, progress_reporter& progress,
                                       run_metrics& out, coordination_result& res);
@@ -125,14 +125,14 @@ std::optional<std::string> coordinate(caf::scoped_actor& self, const train_confi
 // the dense parameters chosen by sync.eval-model (the average of the
 // surviving replicas, the first surviving trainer's, or the EASGD centre)
 // and evaluates them on data.eval.
-std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const train_config& cfg,
                                             const model::dlrm& net, const cluster_handles& c,
                                             const coordination_result& res, run_metrics& out);
 
 // The EASGD centre: every dense shard's range copied into `params` (sized
 // to the dense layout). Only meaningful while no exchange is in flight (the
 // syncers stopped or held). An error names the dense shard.
-std::optional<std::string> gather_centre(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> gather_centre(caf::blocking_actor* self, const train_config& cfg,
                                          const cluster_handles& c, std::vector<float>& params);
 
 // Default names: "embedding shard 0", "dense shard 0", "trainer 0".

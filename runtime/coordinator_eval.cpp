@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/cluster_metrics.hpp"
+#include "actors/virtual_host.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/evaluation.hpp"
 
@@ -10,7 +11,7 @@ namespace runtime {
 
 using namespace actors;
 
-std::optional<std::string> gather_centre(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> gather_centre(caf::blocking_actor* self, const train_config& cfg,
                                          const cluster_handles& c, std::vector<float>& params) {
   for (std::size_t d = 0; d < c.dense.size(); ++d) {
     std::optional<std::string> err;
@@ -32,10 +33,11 @@ std::optional<std::string> gather_centre(caf::scoped_actor& self, const train_co
   return std::nullopt;
 }
 
-std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train_config& cfg,
+std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const train_config& cfg,
                                             const model::dlrm& net, const cluster_handles& c,
                                             const coordination_result& res, run_metrics& out) {
   std::optional<std::string> err;
+  const auto t0 = self->clock().now();
   const auto& a = cfg.arch;
   model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim, 0);
   const std::size_t e = c.shards.size();
@@ -74,7 +76,12 @@ std::optional<std::string> evaluate_cluster(caf::scoped_actor& self, const train
   if (err)
     return err;
   out.eval_model = which;
-  return evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
+  auto failure = evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
+  // Virtual clock: the gathering's virtual time (the forward passes run in
+  // the coordinator, outside the simulated hosts), so runs repeat exactly.
+  if (actors::engine_of(self->system()))
+    out.eval_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
+  return failure;
 }
 
 } // namespace runtime

@@ -181,7 +181,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     coordinator_options opts;
     opts.tolerate_trainer_loss = d.tolerate_trainer_loss;
     coordination_result res;
-    err = coordinate(self, cfg, net, c, opts, progress, out, res);
+    err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
   }
   end_all();
   return err;

@@ -79,6 +79,20 @@ std::string to_json(const run_metrics& m) {
   } else {
     w.null();
   }
+  w.key("sim");
+  if (m.sim) {
+    w.begin_object();
+    w.field("clock", "virtual").field("virtual_seconds", m.sim->virtual_seconds);
+    w.field("simulated_examples_per_second", m.examples_per_second());
+    w.field("handlers", m.sim->handlers).field("busy_core_seconds", m.sim->busy_core_seconds);
+    w.key("host_busy_seconds").begin_array();
+    for (double b : m.sim->host_busy_seconds)
+      w.value(b);
+    w.end_array();
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.end_object();
   return w.str() + "\n";
 }
@@ -116,6 +130,13 @@ std::string summary(const run_metrics& m) {
                        m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
                        m.net->dilation, m.host_examples_per_second.value_or(0),
                        double(m.net->bytes) / 1e6);
+  if (m.sim)
+    n += std::snprintf(buf + n, sizeof buf - n,
+                       "\nvirtual clock: %.3f virtual s for the whole run, %llu handlers, %.1f "
+                       "core-seconds charged; the times above are virtual",
+                       m.sim->virtual_seconds,
+                       static_cast<unsigned long long>(m.sim->handlers),
+                       m.sim->busy_core_seconds);
   for (const auto& x : m.lost_trainers)
     n += std::snprintf(buf + n, sizeof buf - n, "\nLOST %s; the job finished without it",
                        x.c_str());

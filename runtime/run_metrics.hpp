@@ -47,11 +47,19 @@ struct checkpoint_metrics {
   std::uint64_t rows_copied = 0;    // rows copied on write while files were written
 };
 
+// The virtual-time cluster (sim.clock=virtual; runtime/virtual_time.hpp).
+struct sim_metrics {
+  double virtual_seconds = 0;        // the whole run, evaluation included
+  std::uint64_t handlers = 0;        // events: message handlers run
+  double busy_core_seconds = 0;      // core time charged, all hosts
+  std::vector<double> host_busy_seconds; // per host
+};
+
 struct run_metrics {
   std::string mode = "sequential";
   std::string arch;
   std::uint64_t examples = 0;
-  double seconds = 0;               // training wall time (excludes evaluation)
+  double seconds = 0;               // training time, wall or virtual (excludes evaluation)
   double train_ne = 0;              // progressive, before each update
   std::optional<model::eval_result> eval;
   std::optional<double> eval_bayes_ne; // from the eval file's .meta.json, if any
@@ -68,6 +76,7 @@ struct run_metrics {
   double lookup_wait_fraction = 0;                // of worker wall time, waiting for rows
   std::optional<net_metrics> net;                 // set when the network model was on
   std::optional<checkpoint_metrics> checkpoint;   // cuts of the running cluster, if any
+  std::optional<sim_metrics> sim;                 // set under the virtual clock
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

@@ -135,6 +135,7 @@ void add_train_options(option_set& o) {
       0.01, 1e6);
   add_display_options(o);
   add_checkpoint_options(o); // [checkpoint], output.model
+  add_sim_options(o);        // [sim]
 }
 
 void add_display_options(option_set& o) {
@@ -267,6 +268,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.output.progress = o.get_string("output.progress");
   c.output.progress_seconds = o.get_real("output.progress-seconds");
   c.output.log_level = o.get_string("output.log-level");
+  if (auto e = build_sim_settings(o, c.cluster.mode, c.sim))
+    return e;
   return build_checkpoint_settings(o, c.cluster.mode, c.checkpoint);
 }
 

@@ -14,6 +14,7 @@
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
 #include "runtime/checkpoint_config.hpp"
+#include "runtime/sim_config.hpp"
 #include "runtime/options.hpp"
 
 namespace runtime {
@@ -93,6 +94,7 @@ struct train_config {
   cluster_settings cluster;
   sync_settings sync;
   net_settings net;
+  sim_settings sim;
   output_settings output;
   checkpoint_settings checkpoint;
 };

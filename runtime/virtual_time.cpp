@@ -20,6 +20,11 @@ double thread_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+virtual_engine::duration to_duration(double seconds) {
+  return std::chrono::duration_cast<virtual_engine::duration>(
+    std::chrono::nanoseconds(std::llround(seconds * 1e9)));
+}
+
 } // namespace
 
 virtual_engine::virtual_engine(virtual_settings s) : cfg_(s) {
@@ -60,6 +65,8 @@ void virtual_engine::place(caf::actor_id id, std::size_t host) {
 
 void virtual_engine::charge(double flops, double bytes) {
   charged_s_ += flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9);
+  if (in_handler_ && !cfg_.measured) // the handler reads the clock after its work so far
+    sched_->clock().current_time = handler_start_ + to_duration(charged_s_);
 }
 
 void virtual_engine::run_job() {
@@ -85,6 +92,7 @@ void virtual_engine::run_job() {
     return;
   }
   in_handler_ = true;
+  handler_start_ = t;
   charged_s_ = 0;
   actors::current_engine() = this;
   const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
@@ -92,14 +100,14 @@ void virtual_engine::run_job() {
   const double cpu = cfg_.measured ? thread_cpu_seconds() - cpu0 : 0.0;
   actors::current_engine() = nullptr;
   in_handler_ = false;
+  sched_->clock().current_time = t; // back to the handler's start: others run from here
   double cost = 0;
   if (host) {
     cost = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
     host_busy_[*host] += cost;
     stats_.busy_seconds += cost;
   }
-  const auto end =
-    t + std::chrono::duration_cast<duration>(std::chrono::nanoseconds(std::llround(cost * 1e9)));
+  const auto end = t + to_duration(cost);
   if (host) {
     cores_[*host][core] = end;
     if (auto i = actors_.find(id); i != actors_.end())

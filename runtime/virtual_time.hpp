@@ -12,6 +12,9 @@
 // - Costs. `model` (deterministic): message_us per handler, plus the work
 //   the handler charged (actors::charge): flops / gflops + bytes /
 //   memory_gbps. `measured`: the handler's thread CPU time.
+// - Inside a handler the actor clock reads its start plus the work charged
+//   so far (cost model), so waits measured by the roles start after the
+//   work that precedes them.
 // - Messages a handler sends to a role leave at the handler's end (start +
 //   cost) and arrive then; the network model of the roles (sim_network) adds
 //   its transfer delays with delayed sends on the actor clock. Messages from
@@ -37,20 +40,13 @@
 #include <caf/mailbox_element.hpp>
 
 #include "actors/virtual_host.hpp"
+#include "runtime/sim_config.hpp"
 
 namespace caf::scheduler {
 class test_coordinator;
 }
 
 namespace runtime {
-
-struct virtual_settings {
-  std::size_t cores_per_host = 2;
-  bool measured = false; // sim.cost=measured: thread CPU time, not the model
-  double gflops = 10;       // model: arithmetic rate of one core
-  double memory_gbps = 5;   // model: memory traffic of one core
-  double message_us = 2;    // model: the fixed cost of a handler
-};
 
 class virtual_engine final : public actors::virtual_engine_iface {
 public:
@@ -112,6 +108,7 @@ private:
   std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core
   // The handler running now.
   bool in_handler_ = false, delivering_ = false;
+  time_point handler_start_{};
   double charged_s_ = 0;
   std::vector<held_message> outbox_;
   totals stats_;

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "actors/hogwild_worker.hpp"
 #include "model/dense_layout.hpp"
@@ -177,7 +176,7 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: prefetch sends batch 1's lookups befo
   REQUIRE(rec->pushes.size() == 2);
   CHECK(rec->pushes[0].g.keys == rec->lookups[rec->lookups[0].shard == rec->pushes[0].shard ? 0 : 1]
                                    .req.keys); // the push is batch 0's
-  std::this_thread::sleep_for(std::chrono::milliseconds(5)); // batch 1's rows are late
+  sched.clock().current_time += std::chrono::milliseconds(5); // batch 1's rows are late
   rec->answer_lookups();
   flush();
   REQUIRE(rec->nexts.size() == 3);
@@ -188,8 +187,8 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: prefetch sends batch 1's lookups befo
   CHECK(rec->done[0].batches == 2);
   CHECK(rec->done[0].examples == 10);
   // Waited from the end of batch 0's computation to batch 1's rows: at least
-  // the 5 ms sleep (1 ms slack).
-  CHECK(rec->done[0].lookup_wait_seconds >= 0.004);
+  // the 5 ms the clock moved, exactly (the actor clock, not the wall's).
+  CHECK(rec->done[0].lookup_wait_seconds == doctest::Approx(0.005));
 }
 
 TEST_CASE_FIXTURE(worker_fixture, "worker: FR waits for the sync reply before the next batch") {
@@ -203,7 +202,7 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: FR waits for the sync reply before th
   CHECK(rec->count("next") == 2);
   CHECK(rec->count("push") == 2);
   CHECK(rec->done.empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(5)); // the blocked wall time
+  sched.clock().current_time += std::chrono::milliseconds(5); // blocked, on the actor clock
   rec->reply_sync(0, 1);
   flush();
   CHECK(rec->count("next") == 3);
@@ -214,7 +213,7 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: FR waits for the sync reply before th
   flush();
   REQUIRE(rec->done.size() == 1);
   CHECK(rec->done[0].batches == 2);
-  CHECK(rec->done[0].blocked_seconds >= 0.004); // at least the 5 ms sleep (1 ms slack)
+  CHECK(rec->done[0].blocked_seconds == doctest::Approx(0.005)); // the 5 ms, exactly
 }
 
 TEST_CASE_FIXTURE(worker_fixture, "worker: shadow methods never request a sync") {

@@ -1,0 +1,42 @@
+#include "runtime/sim_config.hpp"
+
+namespace runtime {
+
+void add_sim_options(option_set& o) {
+  using t = opt_type;
+  o.add({"sim.clock", t::string, "wall",
+         "simulated cluster: wall (actors on the scheduler's threads, wall-clock time) or "
+         "virtual (a deterministic discrete-event simulation: one thread, virtual time; "
+         "see docs/virtual-time.md)",
+         {"wall", "virtual"}});
+  o.add({"sim.cores-per-host", t::integer, "0",
+         "virtual clock: cores of each simulated host (0 = cluster.workers + 1: every worker "
+         "and the syncer of a trainer at once)",
+         {}, 0.0, 4096.0});
+  o.add({"sim.cost", t::string, "model",
+         "virtual clock: a handler's cost from counted work (model, repeatable) or its "
+         "thread CPU time (measured)",
+         {"model", "measured"}});
+  o.add({"sim.gflops", t::real, "10", "cost model: arithmetic of one core, GFLOP/s", {}, 1e-6,
+         1e9});
+  o.add({"sim.memory-gbps", t::real, "5", "cost model: memory traffic of one core, GB/s", {},
+         1e-6, 1e9});
+  o.add({"sim.message-us", t::real, "2", "cost model: fixed cost of each handler, microseconds",
+         {}, 0.0, 1e9});
+}
+
+std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
+                                              sim_settings& out) {
+  out.virtual_clock = o.get_string("sim.clock") == "virtual";
+  if (out.virtual_clock && mode != "simulated")
+    return "option 'sim.clock' = virtual (" + o.source("sim.clock") +
+           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+  out.engine.cores_per_host = std::size_t(o.get_int("sim.cores-per-host"));
+  out.engine.measured = o.get_string("sim.cost") == "measured";
+  out.engine.gflops = o.get_real("sim.gflops");
+  out.engine.memory_gbps = o.get_real("sim.memory-gbps");
+  out.engine.message_us = o.get_real("sim.message-us");
+  return std::nullopt;
+}
+
+} // namespace runtime

@@ -1,0 +1,37 @@
+#pragma once
+// [sim] options of `train` with cluster.mode=simulated (DESIGN.md section 10):
+//   sim.clock            wall (the scheduler's threads, wall time) or virtual
+//                        (the discrete-event loop of runtime/virtual_time.hpp)
+//   sim.cores-per-host   cores of each simulated host (virtual clock)
+//   sim.cost             model (counted work, deterministic) or measured
+//                        (each handler's thread CPU time)
+//   sim.gflops, sim.memory-gbps, sim.message-us   the model's constants
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "runtime/options.hpp"
+
+namespace runtime {
+
+// The discrete-event engine's settings (runtime/virtual_time.hpp).
+struct virtual_settings {
+  std::size_t cores_per_host = 2;
+  bool measured = false;    // sim.cost=measured: thread CPU time, not the model
+  double gflops = 10;       // model: arithmetic rate of one core
+  double memory_gbps = 5;   // model: memory traffic of one core
+  double message_us = 2;    // model: the fixed cost of a handler
+};
+
+struct sim_settings {
+  bool virtual_clock = false;
+  virtual_settings engine;
+};
+
+void add_sim_options(option_set& o);
+
+// Reads the options; errors name the key. `mode` is cluster.mode.
+std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
+                                              sim_settings& out);
+
+} // namespace runtime

@@ -1,0 +1,73 @@
+#include "runtime/virtual_coordinator.hpp"
+
+#include <stdexcept>
+
+#include <caf/actor_cast.hpp>
+#include <caf/actor_system.hpp>
+
+namespace runtime {
+
+namespace {
+
+class impl final : public caf::blocking_actor {
+public:
+  impl(caf::actor_config& cfg, virtual_engine* engine) : blocking_actor(cfg), engine_(engine) {}
+
+  void act() override {} // never runs: it lives on the caller's thread
+
+  const char* name() const override { return "coordinator"; }
+
+  void launch(caf::execution_unit*, bool, bool hide) override {
+    if (!hide)
+      register_at_system();
+    initialize();
+  }
+
+  void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* eu) override {
+    ++arrivals_;
+    blocking_actor::enqueue(std::move(what), eu);
+  }
+
+  // Called by receive when no message it can use is there: the next one
+  // must come from the actors, so run them until one arrives.
+  void await_data() override {
+    const auto seen = arrivals_;
+    if (!engine_->run_until([&] { return arrivals_ != seen; }))
+      throw std::runtime_error("virtual clock: the coordinator waits for a message that no "
+                               "actor will send (nothing is left to run)");
+  }
+
+  bool await_data(timeout_type deadline) override {
+    const auto seen = arrivals_;
+    const auto wait = deadline - timeout_type::clock::now();
+    const auto until =
+      engine_->now() + std::chrono::duration_cast<virtual_engine::duration>(wait);
+    engine_->run_until([&] { return arrivals_ != seen || engine_->now() >= until; });
+    return arrivals_ != seen;
+  }
+
+private:
+  virtual_engine* engine_;
+  std::uint64_t arrivals_ = 0;
+};
+
+} // namespace
+
+virtual_coordinator::virtual_coordinator(caf::actor_system& sys, virtual_engine& engine)
+    : unit_(&sys) {
+  caf::actor_config cfg{&unit_};
+  auto hdl = sys.spawn_impl<impl, caf::no_spawn_options>(cfg, &engine);
+  self_ = caf::actor_cast<caf::strong_actor_ptr>(std::move(hdl));
+}
+
+virtual_coordinator::~virtual_coordinator() {
+  auto* x = self();
+  if (!x->getf(caf::abstract_actor::is_terminated_flag))
+    x->cleanup(caf::exit_reason::normal, &unit_);
+}
+
+caf::blocking_actor* virtual_coordinator::self() const {
+  return static_cast<caf::blocking_actor*>(caf::actor_cast<caf::abstract_actor*>(self_));
+}
+
+} // namespace runtime
