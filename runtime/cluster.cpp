@@ -145,8 +145,9 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (!failure && peers.net) {
     const auto& n = peers.net->config();
     out.net = net_metrics{n.latency_us, n.bandwidth_gbps, n.dilation, peers.net->bytes_moved()};
-    out.host_examples_per_second =
-      host_examples_per_second(res.reports, cfg.cluster.workers, n.dilation);
+    if (!engine) // (thread CPU time: the virtual clock has its own, exact time)
+      out.host_examples_per_second =
+        host_examples_per_second(res.reports, cfg.cluster.workers, n.dilation);
   }
   const auto virtual_end = engine ? engine->elapsed() : virtual_engine::duration{};
   for (auto& t : c.trainers)

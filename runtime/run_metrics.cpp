@@ -121,7 +121,11 @@ std::string summary(const run_metrics& m) {
                        m.sync.sync_gap_mean ? std::to_string(*m.sync.sync_gap_mean).substr(0, 6).c_str() : "-",
                        100 * m.sync.worker_blocked_fraction, double(m.sync.bytes) / 1e6);
   }
-  if (m.net)
+  if (m.net && m.sim)
+    n += std::snprintf(buf + n, sizeof buf - n,
+                       "\nnetwork model %g us, %g Gbit/s: %.1f MB between hosts",
+                       m.net->latency_us, m.net->bandwidth_gbps, double(m.net->bytes) / 1e6);
+  else if (m.net)
     n += std::snprintf(buf + n, sizeof buf - n,
                        "\nnetwork model %g us, %g Gbit/s, dilation %.2f: %.0f simulated ex/s "
                        "(wall %.0f ex/s x %.2f), %.0f ex/s by per-host virtual time, %.1f MB "
