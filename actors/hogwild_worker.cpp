@@ -159,8 +159,19 @@ void request_batch(self_ptr self) {
 }
 
 // forward/backward on the shared replica, dense update, one push per shard.
+// Virtual clock: lands the last batch's dense step (its end event has come,
+// or this worker is about to read the replica again).
+void apply_pending(self_ptr self) {
+  auto& st = self->state;
+  if (!st.apply_pending)
+    return;
+  st.apply_pending = false;
+  st.cfg.replica->apply_dense(st.cfg.dense_opt, st.grads.data());
+}
+
 void train(self_ptr self, const worker_batch& slot) {
   auto& st = self->state;
+  apply_pending(self); // its own last step first
   cpu_meter meter(st.stats.cpu_seconds);
   const auto& cfg = st.cfg;
   const auto& b = slot.examples();
@@ -175,7 +186,12 @@ void train(self_ptr self, const worker_batch& slot) {
     prob_sum += model::sigmoid(st.ws.logits[Eigen::Index(e)]);
     positives += b.labels.values[e] > 0.5f ? 1 : 0;
   }
-  rep.apply_dense(cfg.dense_opt, st.grads.data()); // lock-free Hogwild step
+  if (st.deferred_writes) { // at the end event: the message arrives when this handler ends
+    st.apply_pending = true;
+    self->send(self, messages::apply_atom::value);
+  } else {
+    rep.apply_dense(cfg.dense_opt, st.grads.data()); // lock-free Hogwild step
+  }
   // Virtual clock: forward and backward (about three forward passes), and
   // the dense step's reads and writes of parameters, gradients and state.
   charge(3.0 * st.net->flops_per_example() * double(n), 16.0 * double(rep.size()));
@@ -227,6 +243,7 @@ void request_sync(self_ptr self) {
 
 void finish(self_ptr self) {
   auto& st = self->state;
+  apply_pending(self);
   st.finished = true;
   st.stats.busy_seconds = seconds_between(st.started, self->clock().now());
   send_after_pushes(self, messages::end_atom::value); // no more pushes from here
@@ -237,6 +254,7 @@ void finish(self_ptr self) {
 // Parks for the pending cut: markers after the last pushes, then the trainer.
 void park(self_ptr self) {
   auto& st = self->state;
+  apply_pending(self); // the trainer copies the replica once all are parked
   st.parked = true;
   st.idle = false; // the wait for the cut is not a lookup wait
   send_after_pushes(self, messages::cut_atom::value, *st.cut);
@@ -325,6 +343,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         return; // a second start changes nothing
       st.running = true;
       st.started = self->clock().now();
+      st.deferred_writes = engine_of(self->system()) != nullptr;
       if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
         fail(self, "config", messages::errc::bad_request, what);
         return;
@@ -332,6 +351,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       advance(self);
     },
     [=](messages::tick_atom, std::uint64_t seq, std::uint64_t shard) { on_tick(self, seq, shard); },
+    [=](messages::apply_atom) { apply_pending(self); },
     [=](messages::cut_atom, std::uint64_t id) {
       auto& st = self->state;
       if (st.finished || st.cut)

@@ -161,6 +161,13 @@ struct worker_state {
   clock_type::time_point idle_since; // end of the last computation or sync wait
   bool idle = false;                 // idle_since is set and not yet charged
 
+  // Virtual clock: a batch reads the replica at its start event and writes
+  // its dense step at its end event (apply_atom, which arrives then), so the
+  // trainer's other workers running meanwhile see the replica without it,
+  // as on real cores. `grads` holds the step until then.
+  bool deferred_writes = false;
+  bool apply_pending = false;
+
   bool sync_due() const {
     return model::is_foreground(cfg.algorithm) && cfg.sync_every > 0 &&
            stats.batches % cfg.sync_every == 0;

@@ -73,7 +73,9 @@ using worker_actor = caf::typed_actor<
   // shard after the last push, report parked_atom N to the trainer, wait
   caf::reacts_to<cut_atom, std::uint64_t>,
   // the trainer copied the replica: go on
-  caf::reacts_to<resume_atom, std::uint64_t>>;
+  caf::reacts_to<resume_atom, std::uint64_t>,
+  // virtual clock: the batch's end event, when its dense write lands
+  caf::reacts_to<apply_atom>>;
 
 // Synchronises its trainer's replica in the background (S-*) or on demand (FR-*).
 using syncer_actor = caf::typed_actor<
