@@ -11,11 +11,19 @@
 #include "actors/virtual_host.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
+#include "runtime/fault_injector.hpp"
 #include "runtime/virtual_coordinator.hpp"
 
 namespace runtime {
 
 namespace {
+
+bool kills_trainers(const train_config& cfg) {
+  for (const auto& k : cfg.sim.kills)
+    if (k.kind == fault_kill::role::trainer)
+      return true;
+  return false;
+}
 
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
            const cluster_start* start, cluster_handles& c, trainer_peers& peers) {
@@ -45,6 +53,7 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
   peers.dense = c.dense;
   for (std::size_t t = 0; t < cl.trainers; ++t) {
     auto tc = trainer_config_for(cfg, t, init, peers);
+    tc.syncer.reform_on_loss = kills_trainers(cfg); // faults.kill: a lost peer re-forms the ring
     if (start) {
       tc.initial_state = start->state;
       if (!start->replicas.empty()) { // the same trainers: each its own replica
@@ -68,6 +77,8 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
 std::optional<std::string> run_simulated(const train_config& run_cfg,
                                          progress_reporter& progress, run_metrics& out) {
   train_config cfg = run_cfg;
+  if (auto e = check_fault_kills(cfg.sim.kills, cfg))
+    return e;
   model::dlrm net(cfg.arch);
   std::optional<cluster_start> start;
   if (!cfg.checkpoint.resume.empty()) {
@@ -122,9 +133,16 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   }
   coordination_result res;
   cluster_checkpointer checkpoints{self, cfg, c, base};
+  fault_injector faults{cfg, c, self, engine.get()};
   coordinator_options opts;
-  if (cfg.checkpoint.enabled())
-    opts.on_progress = [&](std::uint64_t examples) { return checkpoints.maybe_cut(examples); };
+  opts.tolerate_trainer_loss = kills_trainers(cfg);
+  if (cfg.checkpoint.enabled() || faults.any())
+    opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
+      faults.poll(examples);
+      if (cfg.checkpoint.enabled())
+        return checkpoints.maybe_cut(examples);
+      return std::nullopt;
+    };
   auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
   if (!failure && base.examples > 0) { // train NE over the whole training, as sequential
     const auto k = counters_after(base, res, out);

@@ -23,6 +23,11 @@ void add_sim_options(option_set& o) {
          1e-6, 1e9});
   o.add({"sim.message-us", t::real, "2", "cost model: fixed cost of each handler, microseconds",
          {}, 0.0, 1e9});
+  o.add({"faults.kill", t::string_list, "[]",
+         "simulated cluster: kill roles during training, [ROLE@WHEN, ...]; ROLE trainer-N, "
+         "embedding-shard-N or dense-shard-N; WHEN a fraction of the examples (0.5) or a time "
+         "since training started (12.5s, virtual under sim.clock=virtual). A killed trainer "
+         "leaves the job (the ring re-forms), a killed shard ends it"});
 }
 
 std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
@@ -36,6 +41,11 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.engine.gflops = o.get_real("sim.gflops");
   out.engine.memory_gbps = o.get_real("sim.memory-gbps");
   out.engine.message_us = o.get_real("sim.message-us");
+  if (auto e = parse_fault_kills(o.get_list("faults.kill"), out.kills))
+    return e;
+  if (!out.kills.empty() && mode != "simulated")
+    return "option 'faults.kill' (" + o.source("faults.kill") +
+           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
   return std::nullopt;
 }
 

@@ -6,10 +6,13 @@
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us   the model's constants
+//   faults.kill          roles killed during training (runtime/faults.hpp)
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "runtime/faults.hpp"
 #include "runtime/options.hpp"
 
 namespace runtime {
@@ -26,6 +29,7 @@ struct virtual_settings {
 struct sim_settings {
   bool virtual_clock = false;
   virtual_settings engine;
+  std::vector<fault_kill> kills; // faults.kill (runtime/faults.hpp)
 };
 
 void add_sim_options(option_set& o);

@@ -126,6 +126,8 @@ std::optional<virtual_engine::time_point> virtual_engine::next_event() const {
     consider(in_flight_.begin()->first);
   if (!deferred_.empty())
     consider(deferred_.begin()->first);
+  if (!events_.empty())
+    consider(events_.begin()->first);
   const auto& timers = sched_->clock().schedule();
   if (!timers.empty())
     consider(timers.begin()->first);
@@ -146,6 +148,11 @@ void virtual_engine::advance_to(time_point t) {
       a->enqueue(std::move(m.what), nullptr);
   }
   delivering_ = false;
+  while (!events_.empty() && events_.begin()->first <= t) {
+    auto f = std::move(events_.begin()->second);
+    events_.erase(events_.begin());
+    f();
+  }
   while (!deferred_.empty() && deferred_.begin()->first <= t) {
     sched_->jobs.push_back(deferred_.begin()->second);
     deferred_.erase(deferred_.begin());

@@ -67,6 +67,9 @@ public:
   bool step();
   // Steps until pred() holds (true) or nothing is left (false).
   bool run_until(const std::function<bool()>& pred);
+  // Runs `f` outside any handler when the clock reaches `t` (fault
+  // injection); ties run in the order they were added.
+  void at(time_point t, std::function<void()> f) { events_.emplace(t, std::move(f)); }
   // Steps until nothing is left.
   void run() {
     while (step()) {
@@ -106,6 +109,7 @@ private:
   std::vector<double> host_busy_;
   std::multimap<time_point, held_message> in_flight_; // by arrival
   std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core
+  std::multimap<time_point, std::function<void()>> events_; // at()
   // The handler running now.
   bool in_handler_ = false, delivering_ = false;
   time_point handler_start_{};

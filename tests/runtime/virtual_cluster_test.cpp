@@ -13,6 +13,8 @@
 
 #include "data/synthetic.hpp"
 #include "runtime/cluster.hpp"
+#include "runtime/fault_injector.hpp"
+#include "runtime/faults.hpp"
 #include "runtime/options.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
@@ -39,7 +41,7 @@ struct data_files {
   std::string train;
 };
 
-runtime::run_metrics run(const data_files& d, std::vector<std::string> extra) {
+runtime::train_config config(const data_files& d, std::vector<std::string> extra) {
   runtime::option_set o;
   runtime::add_train_options(o);
   std::vector<std::string> args = {"--data.train=" + d.train, "--cluster.mode=simulated",
@@ -51,6 +53,11 @@ runtime::run_metrics run(const data_files& d, std::vector<std::string> extra) {
   runtime::train_config cfg;
   const auto built = runtime::build_train_config(o, cfg);
   REQUIRE_MESSAGE(!built, built.value_or(""));
+  return cfg;
+}
+
+runtime::run_metrics run(const data_files& d, std::vector<std::string> extra) {
+  const auto cfg = config(d, std::move(extra));
   runtime::progress_reporter progress("none", 1.0, "");
   runtime::run_metrics out;
   const auto failure = runtime::run_simulated(cfg, progress, out);
@@ -116,4 +123,52 @@ TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   // Wall time on shared cores hid this (a blocked trainer's core went to
   // another); on the virtual clock the waits lengthen the run.
   CHECK(blocked.examples_per_second() < free_run.examples_per_second());
+}
+
+TEST_CASE("virtual cluster: a trainer killed in an S-MA ring of 4 leaves, and the run replays") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",
+                                        "--cluster.embedding-shards=2", "--sync.algorithm=s-ma",
+                                        "--faults.kill=[trainer-1@0.05s]"};
+  const auto a = run(d, cmd);
+  REQUIRE(a.lost_trainers.size() == 1);
+  CHECK(a.lost_trainers[0].rfind("trainer 1 lost after", 0) == 0);
+  CHECK(a.examples < 8000);      // trainer 1's remaining part was not trained
+  CHECK(a.examples > 5800);      // the other three parts were (2000 each, about)
+  CHECK(a.sync.rounds > 0);      // the ring went on with three
+  CHECK(runtime::to_json(run(d, cmd)) == runtime::to_json(a));
+}
+
+TEST_CASE("virtual cluster: a killed embedding shard ends the job with an error naming it") {
+  data_files d;
+  const auto cfg = config(d, {"--cluster.trainers=2", "--cluster.embedding-shards=2",
+                              "--faults.kill=[embedding-shard-1@0.5]"});
+  runtime::progress_reporter progress("none", 1.0, "");
+  runtime::run_metrics out;
+  const auto failure = runtime::run_simulated(cfg, progress, out);
+  REQUIRE(failure);
+  CHECK(failure->find("embedding shard 1") != std::string::npos);
+}
+
+TEST_CASE("faults.kill: entries are parsed, and mistakes named") {
+  std::vector<runtime::fault_kill> k;
+  REQUIRE(!runtime::parse_fault_kills({"trainer-3@0.5", "dense-shard-0@12.5s"}, k));
+  REQUIRE(k.size() == 2);
+  CHECK(k[0].kind == runtime::fault_kill::role::trainer);
+  CHECK(k[0].index == 3);
+  CHECK(*k[0].fraction == 0.5);
+  CHECK(k[1].kind == runtime::fault_kill::role::dense_shard);
+  CHECK(*k[1].seconds == 12.5);
+  for (const char* bad : {"trainer-1", "worker-1@0.5", "trainer-x@0.5", "trainer-1@1.5",
+                          "trainer-1@-2s", "trainer-1@soon"}) {
+    CAPTURE(bad);
+    const auto e = runtime::parse_fault_kills({bad}, k);
+    REQUIRE(e);
+    CHECK(e->find(bad) != std::string::npos);
+  }
+  data_files d;
+  const auto cfg = config(d, {"--cluster.trainers=2", "--faults.kill=[trainer-2@0.5]"});
+  const auto e = runtime::check_fault_kills(cfg.sim.kills, cfg);
+  REQUIRE(e);
+  CHECK(e->find("cluster.trainers = 2") != std::string::npos);
 }
