@@ -136,6 +136,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   fault_injector faults{cfg, c, self, engine.get()};
   coordinator_options opts;
   opts.tolerate_trainer_loss = kills_trainers(cfg);
+  if (engine) // polls cost no virtual time: fraction kills land within 10 ms
+    opts.poll_interval = std::chrono::milliseconds(10);
   if (cfg.checkpoint.enabled() || faults.any())
     opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
       faults.poll(examples);
@@ -144,6 +146,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       return std::nullopt;
     };
   auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
+  faults.disarm();
   if (!failure && base.examples > 0) { // train NE over the whole training, as sequential
     const auto k = counters_after(base, res, out);
     model::ne_accumulator ne;

@@ -69,7 +69,7 @@ public:
                     ": " + self_->system().render(err);
         },
         [&](caf::down_msg& dm) { on_down(dm); },
-        caf::after(std::chrono::milliseconds(200)) >> [&] {
+        caf::after(opts_.poll_interval) >> [&] {
           if (on_idle)
             on_idle();
           if (self_->clock().now() > deadline)

@@ -63,6 +63,9 @@ struct coordinator_options {
   // Called by the progress poll with the examples trained so far (periodic
   // checkpoints: runtime/cluster_cut.hpp); an error ends the job.
   std::function<std::optional<std::string>(std::uint64_t)> on_progress;
+  // How often the progress poll runs (virtual time under sim.clock=virtual,
+  // where a poll costs no simulated time).
+  std::chrono::milliseconds poll_interval{200};
 };
 
 struct coordination_result {

@@ -66,9 +66,16 @@ fault_injector::fault_injector(const train_config& cfg, const cluster_handles& c
   for (auto i = kills_.begin(); i != kills_.end();)
     if (i->seconds) {
       const auto k = *i;
+      timed_.push_back(k);
       engine->at(start_ + std::chrono::duration_cast<caf::actor_clock::duration_type>(
                             std::chrono::duration<double>(*k.seconds)),
-                 [this, k] { kill(k); });
+                 [this, k] {
+                   if (!armed_)
+                     return;
+                   timed_.erase(std::find_if(timed_.begin(), timed_.end(),
+                                             [&](const auto& x) { return x.text == k.text; }));
+                   kill(k);
+                 });
       i = kills_.erase(i);
     } else {
       ++i;
@@ -87,6 +94,15 @@ void fault_injector::poll(std::uint64_t examples) {
       ++i;
     }
   }
+}
+
+void fault_injector::disarm() {
+  armed_ = false;
+  for (const auto* v : {&kills_, &timed_})
+    for (const auto& k : *v)
+      spdlog::warn("faults.kill: {} not carried out: training ended before it", k.text);
+  kills_.clear();
+  timed_.clear();
 }
 
 void fault_injector::kill(const fault_kill& k) {

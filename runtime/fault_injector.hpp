@@ -28,10 +28,14 @@ public:
   // The kills due by now: `examples` trained so far.
   void poll(std::uint64_t examples);
   bool any() const { return !kills_.empty(); }
+  // Training has ended: kills not carried out yet are dropped (logged).
+  void disarm();
 
 private:
   void kill(const fault_kill& k);
-  std::vector<fault_kill> kills_; // not yet carried out
+  std::vector<fault_kill> kills_; // not yet carried out (poll)
+  std::vector<fault_kill> timed_; // engine events not yet fired
+  bool armed_ = true;
   const cluster_handles& c_;
   caf::blocking_actor* self_;
   std::uint64_t total_ = 0; // the examples a fraction refers to

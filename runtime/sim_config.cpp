@@ -17,11 +17,12 @@ void add_sim_options(option_set& o) {
          "virtual clock: a handler's cost from counted work (model, repeatable) or its "
          "thread CPU time (measured)",
          {"model", "measured"}});
-  o.add({"sim.gflops", t::real, "10", "cost model: arithmetic of one core, GFLOP/s", {}, 1e-6,
+  o.add({"sim.gflops", t::real, "44", "cost model: effective GFLOP/s of one core training the model (a batch charges 3 x its "
+         "forward FLOPs); defaults measured here by shadowsync calibrate", {}, 1e-6,
          1e9});
-  o.add({"sim.memory-gbps", t::real, "5", "cost model: memory traffic of one core, GB/s", {},
+  o.add({"sim.memory-gbps", t::real, "7.5", "cost model: memory traffic of one core, GB/s (read + write)", {},
          1e-6, 1e9});
-  o.add({"sim.message-us", t::real, "2", "cost model: fixed cost of each handler, microseconds",
+  o.add({"sim.message-us", t::real, "1", "cost model: fixed cost of each handler, microseconds",
          {}, 0.0, 1e9});
   o.add({"faults.kill", t::string_list, "[]",
          "simulated cluster: kill roles during training, [ROLE@WHEN, ...]; ROLE trainer-N, "

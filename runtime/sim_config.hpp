@@ -21,9 +21,9 @@ namespace runtime {
 struct virtual_settings {
   std::size_t cores_per_host = 2;
   bool measured = false;    // sim.cost=measured: thread CPU time, not the model
-  double gflops = 10;       // model: arithmetic rate of one core
-  double memory_gbps = 5;   // model: memory traffic of one core
-  double message_us = 2;    // model: the fixed cost of a handler
+  double gflops = 44;       // model: effective rate of one core (calibrate)
+  double memory_gbps = 7.5; // model: memory traffic of one core
+  double message_us = 1;    // model: the fixed cost of a handler
 };
 
 struct sim_settings {

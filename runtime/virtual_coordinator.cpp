@@ -23,32 +23,34 @@ public:
     initialize();
   }
 
-  void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* eu) override {
-    ++arrivals_;
-    blocking_actor::enqueue(std::move(what), eu);
-  }
-
-  // Called by receive when no message it can use is there: the next one
-  // must come from the actors, so run them until one arrives.
+  // As blocking_actor's own: messages already fetched but not yet visited
+  // (uncached) are data; else wait for a new one, here by running the
+  // engine until one arrives.
   void await_data() override {
-    const auto seen = arrivals_;
-    if (!engine_->run_until([&] { return arrivals_ != seen; }))
+    if (!mailbox().empty())
+      return;
+    if (!engine_->run_until([&] { return !mailbox().empty(); }))
       throw std::runtime_error("virtual clock: the coordinator waits for a message that no "
                                "actor will send (nothing is left to run)");
+    mailbox().fetch_more();
   }
 
+  // The same with a deadline; the wait it allows is virtual time.
   bool await_data(timeout_type deadline) override {
-    const auto seen = arrivals_;
+    if (!mailbox().empty())
+      return true;
     const auto wait = deadline - timeout_type::clock::now();
     const auto until =
       engine_->now() + std::chrono::duration_cast<virtual_engine::duration>(wait);
-    engine_->run_until([&] { return arrivals_ != seen || engine_->now() >= until; });
-    return arrivals_ != seen;
+    engine_->run_until([&] { return !mailbox().empty() || engine_->now() >= until; });
+    if (mailbox().empty())
+      return false;
+    mailbox().fetch_more();
+    return true;
   }
 
 private:
   virtual_engine* engine_;
-  std::uint64_t arrivals_ = 0;
 };
 
 } // namespace

@@ -54,5 +54,6 @@ std::optional<std::string> parse_spec(const std::vector<std::string>& args,
 
 int node_command(const std::vector<std::string>& args);
 int launch_command(const std::vector<std::string>& args);
+int calibrate_command(const std::vector<std::string>& args);
 
 } // namespace tools

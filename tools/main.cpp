@@ -21,6 +21,7 @@ const char* usage =
   "  eval      NE, AUC, logloss and calibration of a saved model on labelled data\n"
   "  node      run one node of a multi-node cluster spec (--node=ID)\n"
   "  launch    start every node of a cluster spec on this machine\n"
+  "  calibrate measure the virtual clock's cost constants on this machine (INI lines)\n"
   "\n"
   "Run 'shadowsync <command> --help' for the options of a command.\n";
 
@@ -44,6 +45,8 @@ int run(int argc, char** argv) {
     rc = tools::node_command(args);
   else if (cmd == "launch")
     rc = tools::launch_command(args);
+  else if (cmd == "calibrate")
+    rc = tools::calibrate_command(args);
   else if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::fputs(usage, stdout);
     rc = tools::exit_ok;

@@ -129,7 +129,7 @@ TEST_CASE("virtual cluster: a trainer killed in an S-MA ring of 4 leaves, and th
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",
                                         "--cluster.embedding-shards=2", "--sync.algorithm=s-ma",
-                                        "--faults.kill=[trainer-1@0.05s]"};
+                                        "--faults.kill=[trainer-1@0.5]"};
   const auto a = run(d, cmd);
   REQUIRE(a.lost_trainers.size() == 1);
   CHECK(a.lost_trainers[0].rfind("trainer 1 lost after", 0) == 0);
@@ -142,7 +142,7 @@ TEST_CASE("virtual cluster: a trainer killed in an S-MA ring of 4 leaves, and th
 TEST_CASE("virtual cluster: a killed embedding shard ends the job with an error naming it") {
   data_files d;
   const auto cfg = config(d, {"--cluster.trainers=2", "--cluster.embedding-shards=2",
-                              "--faults.kill=[embedding-shard-1@0.5]"});
+                              "--faults.kill=[embedding-shard-1@0.01s]"});
   runtime::progress_reporter progress("none", 1.0, "");
   runtime::run_metrics out;
   const auto failure = runtime::run_simulated(cfg, progress, out);

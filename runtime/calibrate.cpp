@@ -1,0 +1,146 @@
+#include "runtime/calibrate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include <unistd.h>
+
+#include <caf/all.hpp>
+
+#include "data/reader.hpp"
+#include "messages/messages.hpp"
+#include "data/synthetic.hpp"
+#include "model/metrics.hpp"
+#include "runtime/input.hpp"
+#include "runtime/sequential_engine.hpp"
+
+namespace runtime {
+
+namespace {
+
+using wall = std::chrono::steady_clock;
+
+double since(wall::time_point t) {
+  return std::chrono::duration<double>(wall::now() - t).count();
+}
+
+template <class F>
+double median_of_five(F&& round) {
+  std::vector<double> v;
+  for (int i = 0; i < 5; ++i)
+    v.push_back(round());
+  std::sort(v.begin(), v.end());
+  return v[2];
+}
+
+std::optional<std::string> measure_step(const train_config& base, double* gflops) {
+  namespace fs = std::filesystem;
+  const auto path =
+    (fs::temp_directory_path() / ("ss-calibrate-" + std::to_string(::getpid()) + ".tsv")).string();
+  data::synthetic_options so;
+  so.rows = 8192;
+  std::string err;
+  data::generate_result gr;
+  if (!data::generate_synthetic(so, path, &gr, &err))
+    return "calibrate: " + err;
+  train_config cfg = base;
+  cfg.checkpoint = checkpoint_settings{};
+  auto r = data::reader::open(reader_options_for(cfg, std::vector<std::string>{path}, 0, 1), &err);
+  std::vector<data::batch> batches;
+  if (r)
+    for (data::batch b; r->next(b, cfg.train.batch_size); b = data::batch{})
+      batches.push_back(b);
+  std::error_code ec;
+  fs::remove(path, ec);
+  fs::remove(path + ".meta.json", ec);
+  if (!r || batches.empty())
+    return "calibrate: cannot read the synthetic batches: " + err;
+  sequential_engine engine(cfg);
+  model::ne_accumulator ne;
+  for (const auto& b : batches) // warm-up: caches, allocations
+    engine.train_step(b, ne);
+  const double flops = 3.0 * model::dlrm(cfg.arch).flops_per_example();
+  *gflops = median_of_five([&] {
+    std::uint64_t examples = 0;
+    const auto t0 = wall::now();
+    for (const auto& b : batches) {
+      engine.train_step(b, ne);
+      examples += b.size;
+    }
+    return flops * double(examples) / since(t0) / 1e9;
+  });
+  return std::nullopt;
+}
+
+double measure_memory() {
+  const std::size_t n = std::size_t(64) << 20;
+  std::vector<char> a(n, 1), b(n, 2);
+  std::memcpy(b.data(), a.data(), n); // warm-up: pages in
+  return median_of_five([&] {
+    const auto t0 = wall::now();
+    for (int i = 0; i < 4; ++i)
+      std::memcpy(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), n);
+    return 4.0 * 2.0 * double(n) / since(t0) / 1e9;
+  });
+}
+
+caf::behavior ponger(caf::event_based_actor*, int) {
+  return {[](std::uint64_t n) { return n; }};
+}
+
+caf::behavior pinger(caf::event_based_actor* self, caf::actor peer) {
+  auto left = std::make_shared<std::uint64_t>(0);
+  auto done = std::make_shared<caf::response_promise>();
+  return {
+    [=](messages::start_atom, std::uint64_t rounds) {
+      *left = rounds;
+      *done = self->make_response_promise();
+      self->send(peer, *left);
+      return *done;
+    },
+    [=](std::uint64_t) {
+      if (--*left == 0)
+        done->deliver(messages::done_atom::value);
+      else
+        self->send(peer, *left);
+    },
+  };
+}
+
+double measure_messages() {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", 1);
+  caf::actor_system sys{cfg};
+  auto pong = sys.spawn(ponger, 0);
+  auto ping = sys.spawn(pinger, pong);
+  caf::scoped_actor self{sys};
+  const std::uint64_t rounds = 20000;
+  auto round = [&] {
+    const auto t0 = wall::now();
+    self->request(ping, caf::infinite, messages::start_atom::value, rounds)
+      .receive([](messages::done_atom) {}, [](caf::error&) {});
+    return 1e6 * since(t0) / double(2 * rounds);
+  };
+  round(); // warm-up
+  const double us = median_of_five(round);
+  self->send_exit(ping, caf::exit_reason::user_shutdown);
+  self->send_exit(pong, caf::exit_reason::user_shutdown);
+  return us;
+}
+
+} // namespace
+
+std::optional<std::string> calibrate(const train_config& cfg, calibration& out) {
+  const auto t0 = wall::now();
+  if (auto e = measure_step(cfg, &out.gflops))
+    return e;
+  out.memory_gbps = measure_memory();
+  out.message_us = measure_messages();
+  out.seconds = since(t0);
+  return std::nullopt;
+}
+
+} // namespace runtime

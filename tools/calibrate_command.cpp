@@ -1,0 +1,52 @@
+// `shadowsync calibrate`: measures the virtual clock's cost constants on one
+// core of this machine (runtime/calibrate.hpp) and prints them as INI lines
+// for --config-file. Takes the train options (the model, the batch size).
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "model/dlrm.hpp"
+#include "runtime/calibrate.hpp"
+#include "runtime/logging.hpp"
+#include "runtime/options.hpp"
+#include "runtime/train_config.hpp"
+#include "tools/commands.hpp"
+
+namespace tools {
+
+int calibrate_command(const std::vector<std::string>& args) {
+  runtime::option_set opts;
+  runtime::add_train_options(opts);
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") {
+      std::printf("usage: shadowsync calibrate [--config-file=FILE.ini] [--model.arch=NAME] "
+                  "[--train.batch-size=N]\n\nMeasures sim.gflops, sim.memory-gbps and "
+                  "sim.message-us on one core of this machine (about 10-30 s) and prints them "
+                  "as INI lines.\n");
+      return exit_ok;
+    }
+  if (auto e = opts.parse(args)) {
+    std::fprintf(stderr, "shadowsync calibrate: %s\n", e->c_str());
+    return exit_usage;
+  }
+  runtime::train_config cfg;
+  if (auto e = runtime::build_train_config(opts, cfg)) {
+    std::fprintf(stderr, "shadowsync calibrate: %s\n", e->c_str());
+    return exit_usage;
+  }
+  runtime::setup_logging(cfg.output.log_level);
+  spdlog::info("calibrating the virtual clock's cost model on one core (model {}, batch {})",
+               cfg.arch_name, cfg.train.batch_size);
+  runtime::calibration c;
+  if (auto e = runtime::calibrate(cfg, c)) {
+    spdlog::error("{}", *e);
+    return exit_failure;
+  }
+  std::printf("# shadowsync calibrate: medians of 5 rounds on one core, model %s, batch %zu, "
+              "%.1f s\n[sim]\ngflops = %.4g\nmemory-gbps = %.4g\nmessage-us = %.4g\n",
+              cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds, c.gflops,
+              c.memory_gbps, c.message_us);
+  return exit_ok;
+}
+
+} // namespace tools
