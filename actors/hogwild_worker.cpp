@@ -89,29 +89,6 @@ void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embeddin
 
 namespace {
 
-
-// CPU time of the calling thread: what this worker's own host would spend,
-// whatever else shares the scheduler thread (the per-host virtual time of the
-// simulated cluster).
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-// Adds the thread CPU time of its scope to `total`; nested meters (train()
-// runs inside on_batch's scope) count once, in the outermost one.
-struct cpu_meter {
-  static inline thread_local int depth = 0;
-  double& total;
-  double start;
-  explicit cpu_meter(double& t) : total(t), start(depth++ == 0 ? thread_cpu_seconds() : 0.0) {}
-  ~cpu_meter() {
-    if (--depth == 0)
-      total += thread_cpu_seconds() - start;
-  }
-};
-
 void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   auto& st = self->state;
   cpu_meter meter(st.stats.cpu_seconds);
@@ -159,67 +136,6 @@ void request_batch(self_ptr self) {
 }
 
 // forward/backward on the shared replica, dense update, one push per shard.
-// Virtual clock: lands the last batch's dense step (its end event has come,
-// or this worker is about to read the replica again).
-void apply_pending(self_ptr self) {
-  auto& st = self->state;
-  if (!st.apply_pending)
-    return;
-  st.apply_pending = false;
-  st.cfg.replica->apply_dense(st.cfg.dense_opt, st.grads.data());
-}
-
-void train(self_ptr self, const worker_batch& slot) {
-  auto& st = self->state;
-  apply_pending(self); // its own last step first
-  cpu_meter meter(st.stats.cpu_seconds);
-  const auto& cfg = st.cfg;
-  const auto& b = slot.examples();
-  const std::size_t n = b.size();
-  auto& rep = *cfg.replica;
-  st.grad_unique.resize(slot.num_unique() * cfg.arch.dim);
-  st.net->forward_backward(rep.params(), b.dense.data(), slot.input(), b.labels.data(), n, st.ws,
-                           st.grads.data(), st.grad_unique.data());
-  double prob_sum = 0;
-  std::uint64_t positives = 0;
-  for (std::size_t e = 0; e < n; ++e) {
-    prob_sum += model::sigmoid(st.ws.logits[Eigen::Index(e)]);
-    positives += b.labels.values[e] > 0.5f ? 1 : 0;
-  }
-  if (st.deferred_writes) { // at the end event: the message arrives when this handler ends
-    st.apply_pending = true;
-    self->send(self, messages::apply_atom::value);
-  } else {
-    rep.apply_dense(cfg.dense_opt, st.grads.data()); // lock-free Hogwild step
-  }
-  // Virtual clock: forward and backward (about three forward passes), and
-  // the dense step's reads and writes of parameters, gradients and state.
-  charge(3.0 * st.net->flops_per_example() * double(n), 16.0 * double(rep.size()));
-  for (std::size_t s = 0; s < slot.num_shards(); ++s) {
-    if (slot.shard_size(s) == 0)
-      continue;
-    messages::embedding_grads g;
-    slot.shard_keys(s, g.keys.values);
-    slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
-    st.stats.push_bytes += g.keys.bytes() + g.grads.bytes();
-    if (cfg.progress)
-      cfg.progress->embedding_bytes.fetch_add(g.keys.bytes() + g.grads.bytes(),
-                                              std::memory_order_relaxed);
-    push_grads(self, s, std::move(g));
-  }
-  st.stats.examples += n;
-  st.stats.batches += 1;
-  st.stats.loss_sum += st.ws.loss_sum;
-  st.stats.prob_sum += prob_sum;
-  st.stats.positives += positives;
-  if (cfg.progress)
-    cfg.progress->add(st.ws.loss_sum, prob_sum, positives);
-  rep.batches.fetch_add(1, std::memory_order_relaxed);
-  rep.examples.fetch_add(n, std::memory_order_relaxed);
-  st.idle_since = self->clock().now();
-  st.idle = true;
-}
-
 void request_sync(self_ptr self) {
   auto& st = self->state;
   st.sync_pending = true;

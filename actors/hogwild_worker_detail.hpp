@@ -1,9 +1,11 @@
 #pragma once
-// Internals of hogwild_worker shared by its two source files:
-// hogwild_worker.cpp (the loop) and hogwild_worker_net.cpp (the network
+// Internals of hogwild_worker shared by its source files:
+// hogwild_worker.cpp (the pipeline loop), hogwild_worker_step.cpp (one
+// batch's computation and updates) and hogwild_worker_net.cpp (the network
 // model's timing of lookups and pushes). Not part of the actor's interface.
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 
 #include "actors/hogwild_worker.hpp"
 
@@ -11,6 +13,35 @@ namespace actors::worker_detail {
 
 using self_ptr = worker_actor::stateful_pointer<worker_state>;
 using clock_type = worker_state::clock_type;
+
+// CPU time of the calling thread: what this worker's own host would spend,
+// whatever else shares the scheduler thread (the per-host virtual time of the
+// simulated cluster).
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// Adds the thread CPU time of its scope to `total`; nested meters (train()
+// runs inside on_batch's scope) count once, in the outermost one.
+struct cpu_meter {
+  static inline thread_local int depth = 0;
+  double& total;
+  double start;
+  explicit cpu_meter(double& t) : total(t), start(depth++ == 0 ? thread_cpu_seconds() : 0.0) {}
+  ~cpu_meter() {
+    if (--depth == 0)
+      total += thread_cpu_seconds() - start;
+  }
+};
+
+// One batch (hogwild_worker_step.cpp): forward and backward on the replica
+// as it is now, the dense step (under the virtual clock: at the batch's end
+// event), the pushes of its row gradients, the statistics.
+void train(self_ptr self, const worker_batch& slot);
+// Virtual clock: lands the dense step of the last batch, if still pending.
+void apply_pending(self_ptr self);
 
 // The rows of batch seq from shard s are here (checked, stored, then advance).
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r);
