@@ -170,12 +170,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::push_atom, messages::embedding_grads& g) {
       if (shard_cut_detail::hold_push(self, g))
         return; // after this worker's cut marker: applied once the cut is aligned
-      charge(0, 12.0 * double(g.grads.size())); // virtual clock: rows, state, gradients
-      if (auto err = self->state.push(g)) {
-        ++self->state.dropped_pushes;
-        spdlog::warn("{} (dropped; {} so far)", text(self->system(), err),
-                     self->state.dropped_pushes);
-      }
+      shard_cut_detail::apply_push(self, g);
     },
     [=](messages::dump_atom) { return self->state.dump(); },
     [=](messages::save_atom, const std::string& folder)
@@ -200,5 +195,18 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::done_atom, std::uint64_t id) { shard_cut_detail::on_written(self, id); },
   };
 }
+
+namespace shard_cut_detail {
+
+void apply_push(self_ptr self, const messages::embedding_grads& g) {
+  charge(0, 12.0 * double(g.grads.size())); // virtual clock: rows, state, gradients
+  auto& st = self->state;
+  if (auto err = st.push(g)) {
+    ++st.dropped_pushes;
+    spdlog::warn("{} (dropped; {} so far)", text(self->system(), err), st.dropped_pushes);
+  }
+}
+
+} // namespace shard_cut_detail
 
 } // namespace actors

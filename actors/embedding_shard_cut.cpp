@@ -38,14 +38,6 @@ shard_cut* cut_for(self_ptr self, std::uint64_t id) {
   return &*st.cut;
 }
 
-void apply(self_ptr self, const messages::embedding_grads& g) {
-  auto& st = self->state;
-  if (auto err = st.push(g)) {
-    ++st.dropped_pushes;
-    spdlog::warn("{} (dropped; {} so far)", self->system().render(err), st.dropped_pushes);
-  }
-}
-
 // Starts the writer once every worker has marked or ended.
 void try_align(self_ptr self) {
   auto& st = self->state;
@@ -68,7 +60,7 @@ void try_align(self_ptr self) {
   };
   st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
   for (const auto& g : c.held)
-    apply(self, g); // copied on write: after the cut
+    apply_push(self, g); // copied on write: after the cut
   c.held.clear();
   c.held.shrink_to_fit();
 }

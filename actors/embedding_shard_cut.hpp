@@ -1,6 +1,7 @@
 #pragma once
 // Internals of embedding_shard: its side of a checkpoint cut (the protocol
-// is in embedding_shard.hpp). Not part of the actor's interface.
+// is in embedding_shard.hpp), and the push path both sides use. Not part of
+// the actor's interface.
 #include <cstdint>
 #include <string>
 
@@ -21,6 +22,8 @@ void on_end(self_ptr self);
 // True when the push (of the current sender) waits for the alignment: it is
 // then kept, applied later.
 bool hold_push(self_ptr self, messages::embedding_grads& g);
+// Applies a push, or drops a malformed one with a warning (embedding_shard.cpp).
+void apply_push(self_ptr self, const messages::embedding_grads& g);
 // The writer thread of cut id finished.
 void on_written(self_ptr self, std::uint64_t id);
 

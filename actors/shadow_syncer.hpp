@@ -50,10 +50,9 @@
 // common round, but a shadow syncer may have run past any round chosen from
 // their counts before the hold arrives. So the coordinator first sends
 // aim(R) to every syncer: it starts no round beyond max(R, the round in
-// flight) and replies that round at once. The coordinator repeats aim with
-// the largest reply until all replies agree (at most twice more: after the
-// first aim no syncer starts a round beyond its own reply), then sends
-// hold(that round). The reply carries the rounds and, for BMUF, w_g and Delta. Shadow
+// flight) and replies that round at once. After this first aim no syncer
+// starts a round beyond its own reply, so the coordinator aims them all at
+// the largest reply, which every one then gives, and sends hold(that round). The reply carries the rounds and, for BMUF, w_g and Delta. Shadow
 // pacing (min_gap_batches) is off while holding: the workers are parked. FR
 // requests arriving while held wait for the resume.
 //

@@ -125,7 +125,6 @@ void finish_training(self_ptr self) {
     st.start_promise.deliver(st.total);
 }
 
-
 void spawn_children(self_ptr self) {
   auto& st = self->state;
   auto& cfg = st.cfg;

@@ -58,13 +58,17 @@ inline void charge(double flops, double bytes) {
 template <class Impl>
 class sim_actor : public Impl {
 public:
-  explicit sim_actor(caf::actor_config& cfg) : Impl(cfg) {}
+  explicit sim_actor(caf::actor_config& cfg)
+      : Impl(cfg), engine_(engine_of(this->home_system())) {}
 
   void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* eu) override {
-    if (auto* e = engine_of(this->home_system()); e && e->intercept(this, what))
+    if (engine_ && engine_->intercept(this, what))
       return;
     Impl::enqueue(std::move(what), eu);
   }
+
+private:
+  virtual_engine_iface* engine_; // its system's, looked up once
 };
 
 // Spawns function-based role `fun(self, xs...)` on `host`: a plain actor

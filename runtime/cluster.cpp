@@ -132,7 +132,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     self = scoped->ptr();
   }
   coordination_result res;
-  cluster_checkpointer checkpoints{self, cfg, c, base};
+  cluster_checkpointer checkpoints{self, cfg, c, res, base};
   fault_injector faults{cfg, c, self, engine.get()};
   coordinator_options opts;
   opts.tolerate_trainer_loss = kills_trainers(cfg);
@@ -178,7 +178,6 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   for (auto& s : c.shards)
     self->send_exit(s, caf::exit_reason::user_shutdown);
   if (engine) { // the exits are messages too: run them, or the system waits forever
-    c = cluster_handles{};
     engine->run();
     out.sim = sim_metrics{std::chrono::duration<double>(virtual_end).count(),
                           engine->stats().handlers, engine->stats().busy_seconds,

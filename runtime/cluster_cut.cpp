@@ -50,8 +50,11 @@ cluster_checkpointer::write_bmuf_state(checkpoint::folder_writer& w,
 }
 
 cluster_checkpointer::cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg,
-                                           const cluster_handles& c, const resume_base& base)
-    : self_(self), cfg_(cfg), c_(c), base_(base), began_(clock_type::now()), last_(began_) {
+                                           const cluster_handles& c,
+                                           const coordination_result& res,
+                                           const resume_base& base)
+    : self_(self), cfg_(cfg), c_(c), res_(res), base_(base), began_(clock_type::now()),
+      last_(began_) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
 }
 
@@ -72,26 +75,17 @@ std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t example
 
 std::optional<std::string> cluster_checkpointer::aim_ring(std::uint64_t* round) {
   const auto timeout = cfg_.cluster.timeout;
-  if (syncers_.empty()) // the trainers' syncers, asked once
-    for (std::size_t t = 0; t < c_.trainers.size(); ++t) {
-      std::optional<std::string> failure;
-      self_->request(c_.trainers[t], timeout, messages::peers_atom::value)
-        .receive(
-          [&](caf::strong_actor_ptr& p) {
-            syncers_.push_back(caf::actor_cast<actors::syncer_actor>(p));
-          },
-          [&](caf::error& e) { failure = c_.trainer_names[t] + ": " + self_->system().render(e); });
-      if (failure)
-        return failure;
-    }
-  // No syncer starts a round beyond its reply, so the second pass's target
-  // is every syncer's, and the third agrees (see shadow_syncer.hpp).
+  const auto& syncers = res_.syncers; // wired before training, in trainer order
+  // No syncer starts a round beyond its reply, so aiming them all at the
+  // largest reply of the first pass gets that round from every one in the
+  // second (see shadow_syncer.hpp); a third pass is never needed.
   std::uint64_t target = 0;
-  for (int pass = 0; pass < 3; ++pass) {
+  for (int pass = 0; pass < 2; ++pass) {
     std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
-    for (std::size_t t = 0; t < syncers_.size(); ++t) {
+    for (std::size_t t = 0; t < syncers.size(); ++t) {
       std::optional<std::string> failure;
-      self_->request(syncers_[t], timeout, messages::aim_atom::value, target)
+      self_->request(caf::actor_cast<actors::syncer_actor>(syncers[t]), timeout,
+                     messages::aim_atom::value, target)
         .receive(
           [&](std::uint64_t r) {
             lo = std::min(lo, r);

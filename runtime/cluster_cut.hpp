@@ -10,8 +10,8 @@
 //   1. Ring methods (MA, BMUF): the syncers must hold at one common round R,
 //      or the ring deadlocks. The coordinator asks each syncer aim(R), which
 //      forbids rounds beyond max(R, its round in flight) and answers that
-//      round, and repeats with the largest answer until all agree (two
-//      passes, a third to confirm; shadow_syncer.hpp). EASGD and none: R = 0.
+//      round, and aims every syncer at the largest answer, which all then
+//      give (two passes; shadow_syncer.hpp). EASGD and none: R = 0.
 //   2. -> every embedding shard: cut(N, FOLDER, W workers).
 //   3. -> every trainer: cut(N, last). The trainer holds its syncer after
 //      round `last` (EASGD: after the exchange in flight), and each worker
@@ -58,9 +58,10 @@ struct cut_totals {
 
 class cluster_checkpointer {
 public:
-  // base: the runs before this one (resume).
+  // res: the coordination's (its syncers, wired before training); base:
+  // the runs before this one (resume).
   cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
-                       const resume_base& base);
+                       const coordination_result& res, const resume_base& base);
   // Called with the examples trained so far (the progress poll): takes a cut
   // when one is due by checkpoint.every-examples or .every-seconds.
   std::optional<std::string> maybe_cut(std::uint64_t examples);
@@ -76,11 +77,11 @@ private:
   caf::blocking_actor* self_;
   const train_config& cfg_;
   const cluster_handles& c_;
+  const coordination_result& res_;
   resume_base base_;
   std::uint64_t next_examples_ = 0, id_ = 0;
   std::chrono::steady_clock::time_point began_, last_;
   cut_totals totals_;
-  std::vector<actors::syncer_actor> syncers_; // ring methods, by trainer
 };
 
 } // namespace runtime

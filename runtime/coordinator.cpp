@@ -230,6 +230,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   if (run.failure)
     return run.failure;
   run.wire_ring(syncers);
+  res.syncers = syncers;
   // 2. Training.
   const auto t0 = self->clock().now();
   // Progress is best effort: a short timeout, so a frozen trainer (multi-node:

@@ -69,6 +69,9 @@ struct coordinator_options {
 };
 
 struct coordination_result {
+  // Each trainer's syncer, in trainer order, once the ring is wired (before
+  // training starts; cuts hold them).
+  std::vector<caf::strong_actor_ptr> syncers;
   std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
 };
 

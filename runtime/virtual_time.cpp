@@ -51,7 +51,6 @@ bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_eleme
   if (delivering_ || !in_handler_)
     return false; // due now
   outbox_.push_back(held_message{caf::strong_actor_ptr{receiver->ctrl()}, std::move(what)});
-  ++stats_.held;
   return true;
 }
 

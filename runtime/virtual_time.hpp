@@ -81,7 +81,6 @@ public:
 
   struct totals {
     std::uint64_t handlers = 0;  // handlers run
-    std::uint64_t held = 0;      // messages held to their sender's end
     double busy_seconds = 0;     // core time charged, all hosts
   };
   const totals& stats() const { return stats_; }

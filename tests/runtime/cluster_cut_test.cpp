@@ -18,20 +18,14 @@
 #include <filesystem>
 #include <map>
 
-#include <unistd.h>
-
 #include "checkpoint/model_files.hpp"
 #include "data/reader.hpp"
-#include "data/synthetic.hpp"
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
 #include "model/metrics.hpp"
-#include "runtime/cluster.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/input.hpp"
-#include "runtime/options.hpp"
-#include "runtime/progress.hpp"
-#include "runtime/train_config.hpp"
+#include "tests/runtime/cluster_run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -84,10 +78,7 @@ void check_resume_counters(const runtime::train_config& cfg, const fs::path& dir
   rcfg.checkpoint.resume = mid.folder;
   rcfg.checkpoint.dir = (dir / "ck2").string();
   rcfg.checkpoint.every_examples = 0;
-  runtime::progress_reporter progress("none", 1.0, "");
-  runtime::run_metrics out;
-  const auto failure = runtime::run_simulated(rcfg, progress, out);
-  REQUIRE_MESSAGE(!failure, failure.value_or(""));
+  const auto out = test::run_cluster(rcfg);
   CHECK(mid.m.examples + out.examples == total);
   checkpoint::opened_checkpoint last;
   REQUIRE(!checkpoint::open_checkpoint((dir / "ck2").string(), last));
@@ -104,36 +95,15 @@ void check_resume_counters(const runtime::train_config& cfg, const fs::path& dir
 // Trains with cuts under `algorithm` and checks every mid-run checkpoint.
 void check_cuts(const std::string& algorithm) {
   CAPTURE(algorithm);
-  const auto dir =
-    fs::temp_directory_path() / ("ss-cut-" + algorithm + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const auto train = (dir / "train.tsv").string();
-  data::synthetic_options so;
-  so.rows = 60000;
-  so.seed = 21;
-  std::string err;
-  data::generate_result gr;
-  REQUIRE_MESSAGE(data::generate_synthetic(so, train, &gr, &err), err);
-
-  runtime::option_set o;
-  runtime::add_train_options(o);
-  const std::vector<std::string> args = {
-    "--data.train=" + train, "--cluster.mode=simulated", "--cluster.trainers=2",
-    "--cluster.workers=2", "--cluster.embedding-shards=2",
-    "--sync.algorithm=" + algorithm, "--train.epochs=3", "--model.rows-per-table=20000",
-    "--train.dense-optimizer=count", "--train.sparse-optimizer=count",
-    "--checkpoint.dir=" + (dir / "ck").string(), "--checkpoint.every-examples=15000",
-    "--checkpoint.keep=1000", "--output.progress=none"};
-  const auto parsed = o.parse(args);
-  REQUIRE_MESSAGE(!parsed, parsed.value_or(""));
-  runtime::train_config cfg;
-  const auto built = runtime::build_train_config(o, cfg);
-  REQUIRE_MESSAGE(!built, built.value_or(""));
-  runtime::progress_reporter progress("none", 1.0, "");
-  runtime::run_metrics out;
-  const auto failure = runtime::run_simulated(cfg, progress, out);
-  REQUIRE_MESSAGE(!failure, failure.value_or(""));
+  const test::synthetic_train_file data("cut-" + algorithm, 60000, 21);
+  const auto& dir = data.dir;
+  const auto cfg = test::train_config_of(
+    {"--data.train=" + data.train, "--cluster.mode=simulated", "--cluster.trainers=2",
+     "--cluster.workers=2", "--cluster.embedding-shards=2", "--sync.algorithm=" + algorithm,
+     "--train.epochs=3", "--model.rows-per-table=20000", "--train.dense-optimizer=count",
+     "--train.sparse-optimizer=count", "--checkpoint.dir=" + (dir / "ck").string(),
+     "--checkpoint.every-examples=15000", "--checkpoint.keep=1000", "--output.progress=none"});
+  const auto out = test::run_cluster(cfg);
   REQUIRE(out.checkpoint);
   CHECK(out.checkpoint->count >= 1);
 
@@ -204,7 +174,6 @@ void check_cuts(const std::string& algorithm) {
   CHECK(mid_run >= 1);
   if (algorithm == "s-easgd")
     check_resume_counters(cfg, dir, out.examples);
-  fs::remove_all(dir);
 }
 
 } // namespace

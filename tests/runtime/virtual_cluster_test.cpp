@@ -5,65 +5,39 @@
 // shared cores and time blocked in foreground rounds.
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
-#include "data/synthetic.hpp"
-#include "runtime/cluster.hpp"
 #include "runtime/fault_injector.hpp"
 #include "runtime/faults.hpp"
-#include "runtime/options.hpp"
-#include "runtime/progress.hpp"
-#include "runtime/run_metrics.hpp"
-#include "runtime/train_config.hpp"
-
-namespace fs = std::filesystem;
+#include "tests/runtime/cluster_run.hpp"
 
 namespace {
 
-struct data_files {
-  data_files() {
-    dir = fs::temp_directory_path() / ("ss-vt-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    train = (dir / "train.tsv").string();
-    data::synthetic_options so;
-    so.rows = 8000;
-    so.seed = 31;
-    std::string err;
-    data::generate_result gr;
-    REQUIRE_MESSAGE(data::generate_synthetic(so, train, &gr, &err), err);
-  }
-  ~data_files() { fs::remove_all(dir); }
-  fs::path dir;
-  std::string train;
+// The cluster tests' data: 8000 synthetic rows.
+struct data_files : test::synthetic_train_file {
+  data_files() : synthetic_train_file("vt", 8000, 31) {}
 };
 
-runtime::train_config config(const data_files& d, std::vector<std::string> extra) {
-  runtime::option_set o;
-  runtime::add_train_options(o);
+runtime::train_config config(const data_files& d, const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"--data.train=" + d.train, "--cluster.mode=simulated",
                                    "--sim.clock=virtual", "--output.progress=none",
                                    "--model.rows-per-table=20000"};
   args.insert(args.end(), extra.begin(), extra.end());
-  const auto parsed = o.parse(args);
-  REQUIRE_MESSAGE(!parsed, parsed.value_or(""));
-  runtime::train_config cfg;
-  const auto built = runtime::build_train_config(o, cfg);
-  REQUIRE_MESSAGE(!built, built.value_or(""));
-  return cfg;
+  return test::train_config_of(args);
 }
 
-runtime::run_metrics run(const data_files& d, std::vector<std::string> extra) {
-  const auto cfg = config(d, std::move(extra));
-  runtime::progress_reporter progress("none", 1.0, "");
-  runtime::run_metrics out;
-  const auto failure = runtime::run_simulated(cfg, progress, out);
-  REQUIRE_MESSAGE(!failure, failure.value_or(""));
+runtime::run_metrics run(const data_files& d, const std::vector<std::string>& extra) {
+  auto out = test::run_cluster(config(d, extra));
   REQUIRE(out.sim);
   return out;
+}
+
+// `cmd` with more options.
+std::vector<std::string> with(std::vector<std::string> cmd,
+                              std::initializer_list<std::string> more) {
+  cmd.insert(cmd.end(), more);
+  return cmd;
 }
 
 } // namespace
@@ -77,9 +51,7 @@ TEST_CASE("virtual cluster: the same command gives bit-identical metrics") {
   const auto b = runtime::to_json(run(d, cmd));
   CHECK(a == b);
   // And the run's own inputs matter: another seed of the model, other metrics.
-  auto other = cmd;
-  other.push_back("--model.seed=2");
-  CHECK(runtime::to_json(run(d, other)) != a);
+  CHECK(runtime::to_json(run(d, with(cmd, {"--model.seed=2"}))) != a);
 }
 
 TEST_CASE("virtual cluster: every sync method trains every example") {
@@ -100,10 +72,8 @@ TEST_CASE("virtual cluster: workers of one trainer share their host's cores") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.workers=2",
                                         "--cluster.embedding-shards=1", "--sync.algorithm=none"};
-  auto one = cmd, three = cmd;
-  one.push_back("--sim.cores-per-host=1");
-  three.push_back("--sim.cores-per-host=3");
-  const auto slow = run(d, one), fast = run(d, three);
+  const auto slow = run(d, with(cmd, {"--sim.cores-per-host=1"}));
+  const auto fast = run(d, with(cmd, {"--sim.cores-per-host=3"}));
   // The workers' batches dominate the trainer's host: one core runs them one
   // after the other, three side by side.
   CHECK(slow.seconds > 1.6 * fast.seconds);
@@ -114,11 +84,8 @@ TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",
                                         "--cluster.embedding-shards=2", "--net.enabled=true"};
-  auto none = cmd, fr = cmd;
-  none.push_back("--sync.algorithm=none");
-  fr.push_back("--sync.algorithm=fr-easgd");
-  fr.push_back("--sync.k=1");
-  const auto free_run = run(d, none), blocked = run(d, fr);
+  const auto free_run = run(d, with(cmd, {"--sync.algorithm=none"}));
+  const auto blocked = run(d, with(cmd, {"--sync.algorithm=fr-easgd", "--sync.k=1"}));
   REQUIRE(blocked.sync.worker_blocked_fraction > 0.01);
   // Wall time on shared cores hid this (a blocked trainer's core went to
   // another); on the virtual clock the waits lengthen the run.
@@ -143,9 +110,8 @@ TEST_CASE("virtual cluster: a killed embedding shard ends the job with an error 
   data_files d;
   const auto cfg = config(d, {"--cluster.trainers=2", "--cluster.embedding-shards=2",
                               "--faults.kill=[embedding-shard-1@0.01s]"});
-  runtime::progress_reporter progress("none", 1.0, "");
   runtime::run_metrics out;
-  const auto failure = runtime::run_simulated(cfg, progress, out);
+  const auto failure = test::try_cluster(cfg, out);
   REQUIRE(failure);
   CHECK(failure->find("embedding shard 1") != std::string::npos);
 }
