@@ -2,7 +2,7 @@
 //   syncer -> dense shard: exchange(offset, w); dense shard -> syncer: (offset, d) or bad_request
 //   coordinator -> dense shard: dump; dense shard -> coordinator: (offset, centre)
 #include "actors/dense_shard.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 
 #include <cmath>
 

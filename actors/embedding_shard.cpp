@@ -4,7 +4,7 @@
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 //   checkpoint cuts: embedding_shard_cut.cpp
 #include "actors/embedding_shard.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 #include "actors/embedding_shard_cut.hpp"
 
 #include "checkpoint/model_files.hpp"

@@ -7,9 +7,8 @@
 //   worker -> shard s: end; worker -> trainer: done + worker_stats, then quit
 //   trainer -> worker: cut(N); worker -> shard s: cut(N); worker -> trainer: parked(N)
 //   trainer -> worker: resume(N)
-//   worker -> worker: tick(seq, shard) (network model: held rows arrive)
 #include "actors/hogwild_worker.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 #include "actors/hogwild_worker_detail.hpp"
 
 #include <ctime>
@@ -115,10 +114,8 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
     messages::lookup_request req;
     req.batch = seq;
     slot.shard_keys(s, req.keys.values);
-    if (st.cfg.net)
-      st.rows_due[seq % 2][s] = lookup_due(self, s, req.keys.values.size());
     self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
-      .then([=](messages::embedding_rows& r) { on_reply(self, seq, s, r); },
+      .then([=](messages::embedding_rows& r) { on_rows(self, seq, s, r); },
             [=](caf::error& err) {
               fail(self, shard_name(s), messages::errc::shard_down, err);
             });
@@ -162,7 +159,8 @@ void finish(self_ptr self) {
   apply_pending(self);
   st.finished = true;
   st.stats.busy_seconds = seconds_between(st.started, self->clock().now());
-  send_after_pushes(self, messages::end_atom::value); // no more pushes from here
+  for (auto& s : st.cfg.shards) // after every push (per-pair FIFO): no more from here
+    self->send(s, messages::end_atom::value);
   self->send(st.cfg.trainer_handle, messages::done_atom::value, st.stats);
   self->quit();
 }
@@ -173,7 +171,8 @@ void park(self_ptr self) {
   apply_pending(self); // the trainer copies the replica once all are parked
   st.parked = true;
   st.idle = false; // the wait for the cut is not a lookup wait
-  send_after_pushes(self, messages::cut_atom::value, *st.cut);
+  for (auto& s : st.cfg.shards) // after every push (per-pair FIFO)
+    self->send(s, messages::cut_atom::value, *st.cut);
   self->send(st.cfg.trainer_handle, messages::parked_atom::value, *st.cut);
 }
 
@@ -248,10 +247,6 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   st.net = std::make_unique<model::dlrm>(cfg.arch);
   st.grads.resize(st.net->layout().size());
   st.cfg = std::move(cfg);
-  if (st.cfg.net)
-    for (auto& due : st.rows_due)
-      due.resize(st.cfg.shards.size());
-  st.push_due.resize(st.cfg.shards.size());
   return {
     [=](messages::start_atom) {
       auto& st = self->state;
@@ -259,14 +254,13 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         return; // a second start changes nothing
       st.running = true;
       st.started = self->clock().now();
-      st.deferred_writes = engine_of(self->system()) != nullptr;
+      st.deferred_writes = virtual_clock(self->system());
       if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
         fail(self, "config", messages::errc::bad_request, what);
         return;
       }
       advance(self);
     },
-    [=](messages::tick_atom, std::uint64_t seq, std::uint64_t shard) { on_tick(self, seq, shard); },
     [=](messages::apply_atom) { apply_pending(self); },
     [=](messages::cut_atom, std::uint64_t id) {
       auto& st = self->state;

@@ -24,15 +24,9 @@
 // the worker quits with that error, context "worker-T-W: <peer>: <error>",
 // so its trainer's down handler reports it.
 //
-// Network model (cfg.net set, cluster.mode=simulated with net.enabled): a
-// lookup sent at t counts as answered only at t + d_req + d_rep, the delays
-// of the request (8 bytes per key) and of the reply (4 * dim bytes per key)
-// between this trainer's host and the shard's host (cfg.place). A reply that
-// comes earlier in wall time is held in worker_state::held and delivered to
-// the worker itself with a delayed tick_atom(seq, shard). Pushes go out as
-// delayed_send with their transfer delay. Times come from the actor system's
-// clock (fake under the deterministic test scheduler). With cfg.net null
-// nothing of this happens: no timers, no extra messages.
+// The simulated network (cluster.mode=simulated with net.enabled) is not the
+// worker's business: the transport of its actor system delays its lookups,
+// replies and pushes (runtime/network_model.hpp), keeping their order.
 //
 // Checkpoint cut N (cut_atom from the trainer; runtime/cluster_cut.hpp): the
 // worker requests no new batch, trains the batches it holds (the one ready
@@ -61,7 +55,6 @@
 
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
-#include "actors/sim_network.hpp"
 #include "actors/worker_batch.hpp"
 #include "model/arch.hpp"
 #include "model/dlrm.hpp"
@@ -109,8 +102,6 @@ struct worker_config {
   // (named trainer_handle: `trainer` is the id above)
   trainer_actor trainer_handle;              // gets done_atom + worker_stats at the end
   std::shared_ptr<live_progress> progress;   // optional: per-batch loss for progress reports
-  std::shared_ptr<sim_network> net;          // network model; null = off (no delays)
-  placement place;                           // hosts of trainers and shards (with net)
 };
 
 struct worker_state {
@@ -142,19 +133,6 @@ struct worker_state {
   std::optional<std::uint64_t> cut;
   bool parked = false;
   bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
-
-  // Network model (cfg.net): per slot and shard, when the lookup's rows count
-  // as arrived; replies that came earlier wait in `held` for their tick.
-  struct held_rows {
-    std::uint64_t seq;
-    std::size_t shard;
-    messages::embedding_rows rows;
-  };
-  std::vector<clock_type::time_point> rows_due[2];
-  std::vector<held_rows> held;
-  // Per shard: when the last push sent there arrives (a marker or the end
-  // must not overtake it).
-  std::vector<clock_type::time_point> push_due;
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;

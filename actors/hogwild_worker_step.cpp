@@ -2,7 +2,7 @@
 // the trainer's replica and the updates it sends.
 #include "actors/hogwild_worker.hpp"
 #include "actors/hogwild_worker_detail.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 
 #include <caf/typed_event_based_actor.hpp>
 
@@ -56,7 +56,7 @@ void train(self_ptr self, const worker_batch& slot) {
     if (cfg.progress)
       cfg.progress->embedding_bytes.fetch_add(g.keys.bytes() + g.grads.bytes(),
                                               std::memory_order_relaxed);
-    push_grads(self, s, std::move(g));
+    self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
   }
   st.stats.examples += n;
   st.stats.batches += 1;

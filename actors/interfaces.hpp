@@ -67,8 +67,6 @@ using reader_actor = caf::typed_actor<
 using worker_actor = caf::typed_actor<
   // begin the loop; the worker reports done_atom + worker_stats to its trainer
   caf::reacts_to<start_atom>,
-  // network model timer: the held rows of (batch seq, shard) have arrived
-  caf::reacts_to<tick_atom, std::uint64_t, std::uint64_t>,
   // cut N: take no new batch, train the ones in hand, send marker N to every
   // shard after the last push, report parked_atom N to the trainer, wait
   caf::reacts_to<cut_atom, std::uint64_t>,
@@ -98,8 +96,6 @@ using syncer_actor = caf::typed_actor<
   caf::replies_to<stop_atom, std::uint64_t>::with<sync_stats>,
   // timer for the optional pause between rounds
   caf::reacts_to<tick_atom>,
-  // network model timer: the held exchange reply of this dense shard index has arrived
-  caf::reacts_to<tick_atom, std::uint64_t>,
   // checkpoint cut: complete every round up to `last_round` (ring; EASGD: the
   // one in flight), then start none until resume; the reply comes when held
   caf::replies_to<hold_atom, std::uint64_t>::with<sync_hold>,

@@ -1,7 +1,7 @@
 // Message flow:
 //   worker -> reader: next; reader -> worker: example_batch (empty = end) or input_error
 #include "actors/reader.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 
 #include <algorithm>
 

@@ -4,9 +4,8 @@
 //   syncer -> dense shard: exchange(range); shard -> syncer: d      (EASGD)
 //   syncer -> next syncer: ring(chunk)                               (MA / BMUF)
 //   syncer -> syncer: tick (after min_pause)
-//   syncer -> syncer: tick(shard) (network model: a held exchange reply arrives)
 #include "actors/shadow_syncer.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -38,10 +37,6 @@ caf::error syncer_state::init() {
         return make_error(errc::bad_request, who() + ": dense range beyond the replica");
     for (const auto& s : cfg.dense_shards)
       self->monitor(s);
-    if (cfg.net) {
-      exchange_due.resize(cfg.dense_shards.size());
-      held.resize(cfg.dense_shards.size());
-    }
   }
   if (ring_method()) {
     snapshot.resize(r->size());
@@ -282,7 +277,6 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       self->state.pause_due = false;
       self->state.advance();
     },
-    [self](tick_atom, std::uint64_t shard) { self->state.on_held_exchange(shard); },
     [self](hold_atom, std::uint64_t last_round) -> caf::result<sync_hold> {
       auto p = self->make_response_promise<sync_hold>();
       self->state.on_hold(last_round, p);

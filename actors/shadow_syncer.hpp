@@ -79,14 +79,10 @@
 // A syncer holds strong handles to its dense shards and ring peers: the
 // runtime ends it with an exit message (the trainer does), never by dropping it.
 //
-// Network model (cfg.net set; actors/shadow_syncer_net.cpp): the syncer lives
-// on its trainer's host (cfg.place). An EASGD exchange sent at t counts as
-// answered at t + d_req + d_rep (the range's bytes to the dense shard's host
-// and back); an earlier reply is held and delivered to the syncer itself with
-// a delayed tick_atom(shard index). Ring chunks go to the next syncer as
-// delayed_send with their transfer delay (the ring stashes reordered chunks).
-// Round timing, FR waits and the sync gap therefore include network time.
-// With cfg.net null: no timers, no extra messages.
+// The simulated network (cluster.mode=simulated with net.enabled) delays the
+// syncer's exchanges, replies and ring chunks in its actor system's transport
+// (runtime/network_model.hpp); round timing, FR waits and the sync gap
+// therefore include network time without the syncer knowing of it.
 //
 // Metrics (sync_stats): rounds completed, payload bytes of the dense_range and
 // ring_chunk values this syncer sent, wall seconds inside rounds, and
@@ -107,7 +103,6 @@
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/ring_allreduce.hpp"
-#include "actors/sim_network.hpp"
 #include "messages/errors.hpp"
 #include "model/sync_rules.hpp"
 
@@ -132,8 +127,6 @@ struct syncer_config {
   // be identical in all syncers).
   std::vector<float> initial;
   std::vector<float> initial_momentum; // BMUF: Delta at spawn (resume); empty: 0
-  std::shared_ptr<sim_network> net; // network model; null = off (no delays)
-  placement place;                  // hosts: this syncer on host_of_trainer(trainer)
   // Optional: stats.bytes_sent mirrored here as it grows (live progress).
   std::shared_ptr<std::atomic<std::uint64_t>> sent_bytes;
 };
@@ -169,15 +162,10 @@ struct syncer_state {
 
   // EASGD.
   std::size_t replies_pending = 0;
-  // Network model: when each dense shard's reply counts as arrived, and the
-  // replies that came earlier (per dense shard index).
-  std::vector<std::chrono::steady_clock::time_point> exchange_due;
-  std::vector<std::optional<messages::dense_range>> held;
 
   // Ring (MA / BMUF).
   std::vector<syncer_actor> peers; // ring order
   syncer_actor next, prev;
-  std::size_t next_host = 0; // network model: the next member's host
   bool prev_down = false;
   std::unique_ptr<ring_allreduce> ring;
   std::vector<messages::ring_chunk> early_chunks; // arrived before peers_atom
@@ -208,8 +196,6 @@ struct syncer_state {
   void on_resume();
   void on_ring(messages::ring_chunk&& chunk);
   void on_down(const caf::down_msg& dm);
-  // Network model: the held reply of dense shard `shard` has arrived.
-  void on_held_exchange(std::uint64_t shard);
   // Starts the next round, schedules the pause, or completes the stop.
   void advance();
   // Logs, fails every pending promise with err, quits with err.
@@ -223,11 +209,6 @@ private:
   void start_round();
   void start_easgd();
   void on_exchange_reply(std::size_t shard, messages::dense_range& d);
-  // Network model (shadow_syncer_net.cpp); without cfg.net they do no more
-  // than on_exchange_reply and a plain send.
-  void note_exchange(std::size_t shard, std::uint64_t bytes);
-  void on_exchange_arrival(std::size_t shard, messages::dense_range& d);
-  void send_chunk(messages::ring_chunk&& c);
   void start_ring();
   void check_ring();
   void finish_round();

@@ -29,10 +29,8 @@ void syncer_state::start_easgd() {
     stats.bytes_sent += req.values.bytes();
     if (cfg.sent_bytes)
       cfg.sent_bytes->fetch_add(req.values.bytes(), std::memory_order_relaxed);
-    if (cfg.net)
-      note_exchange(i, req.values.bytes());
     self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value, std::move(req))
-      .then([this, i](messages::dense_range& d) { on_exchange_arrival(i, d); },
+      .then([this, i](messages::dense_range& d) { on_exchange_reply(i, d); },
             [this, i](caf::error& err) {
               const auto what = "dense shard " + std::to_string(i);
               if (err == caf::sec::request_timeout)

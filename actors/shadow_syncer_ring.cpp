@@ -2,7 +2,7 @@
 // ring, starting a ring round, feeding it chunks, completing it with the
 // average (MA) or the BMUF block step. See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -65,14 +65,13 @@ caf::error syncer_state::join_ring(std::uint32_t rank,
   }
   next = peers[(rank + 1) % n];
   prev = peers[(rank + n - 1) % n];
-  next_host = cfg.place.host_of_trainer((rank + 1) % n); // rank = trainer id
   ring = std::make_unique<ring_allreduce>(
     rank, n,
     [this](messages::ring_chunk&& c) {
       stats.bytes_sent += c.values.bytes();
       if (cfg.sent_bytes)
         cfg.sent_bytes->fetch_add(c.values.bytes(), std::memory_order_relaxed);
-      send_chunk(std::move(c));
+      self->send(next, messages::ring_atom::value, std::move(c));
     },
     generation);
   auto early = std::move(early_chunks);

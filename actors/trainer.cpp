@@ -8,7 +8,7 @@
 //   DOWN (worker, reader, syncer, shard) -> error reply, exit children, quit
 #include "actors/trainer.hpp"
 #include "actors/trainer_cut.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -129,13 +129,11 @@ void spawn_children(self_ptr self) {
   auto& st = self->state;
   auto& cfg = st.cfg;
   // Every child on the trainer's host (virtual clock: its cores).
-  const auto host = cfg.place.host_of_trainer(cfg.trainer);
+  const auto host = cfg.host;
   st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system())
                                : spawn_role(self->system(), host, reader, cfg.reader);
   auto sc = cfg.syncer;
   sc.replica = st.replica;
-  sc.net = cfg.net;
-  sc.place = cfg.place;
   // Aliases the trainer's live_progress: the syncer counts its bytes there.
   sc.sent_bytes = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->sync_bytes);
   st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
@@ -156,8 +154,6 @@ void spawn_children(self_ptr self) {
     wc.timeout = cfg.timeout;
     wc.trainer_handle = me;
     wc.progress = st.progress;
-    wc.net = cfg.net;
-    wc.place = cfg.place;
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
                                               : spawn_role(self->system(), host, hogwild_worker, wc));
   }

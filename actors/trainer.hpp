@@ -77,10 +77,9 @@ struct trainer_config {
   std::uint64_t sync_every = 0;      // FR methods: k (0 = never)
   std::chrono::milliseconds timeout{30000};
   bool detached_workers = false;     // spawn the workers detached (own threads)
-  // Network model shared by the whole simulated cluster (null = off), and
-  // where everything lives; the trainer hands both to its workers and syncer.
-  std::shared_ptr<sim_network> net;
-  placement place;
+  // The simulated host (actors::spawn_role) the trainer and its children
+  // run on; what that costs is its actor system's business (sim_host.hpp).
+  std::size_t host = 0;
 
   // Test seams: when set, called instead of spawning the real reader/syncer
   // (the trainer monitors and stops what they return like its own).

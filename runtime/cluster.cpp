@@ -8,19 +8,27 @@
 #include "messages/registry.hpp"
 #include "runtime/cluster_metrics.hpp"
 #include "runtime/cluster_cut.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/fault_injector.hpp"
 #include "runtime/virtual_coordinator.hpp"
+#include "runtime/wall_transport.hpp"
 
 namespace runtime {
 
 namespace {
 
+bool has_freeze(const train_config& cfg) {
+  for (const auto& k : cfg.sim.faults)
+    if (k.what == fault_event::action::freeze)
+      return true;
+  return false;
+}
+
 bool kills_trainers(const train_config& cfg) {
-  for (const auto& k : cfg.sim.kills)
-    if (k.kind == fault_kill::role::trainer)
+  for (const auto& k : cfg.sim.faults)
+    if (k.what == fault_event::action::kill && k.kind == fault_event::role::trainer)
       return true;
   return false;
 }
@@ -28,14 +36,7 @@ bool kills_trainers(const train_config& cfg) {
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
            const cluster_start* start, cluster_handles& c, trainer_peers& peers) {
   const auto& cl = cfg.cluster;
-  peers.place = actors::placement{cl.trainers, cl.embedding_shards, cl.dense_shards};
-  if (cfg.net.enabled)
-    peers.net = std::make_shared<actors::sim_network>(
-      peers.place.hosts(), actors::sim_network::settings{cfg.net.latency_us,
-                                                         cfg.net.bandwidth_gbps,
-                                                         cfg.sim.virtual_clock
-                                                           ? 1.0
-                                                           : effective_dilation(cfg)});
+  peers.place = placement_for(cfg);
   for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
     auto ec = embedding_shard_config_for(cfg, s);
     if (start)
@@ -77,7 +78,7 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
 std::optional<std::string> run_simulated(const train_config& run_cfg,
                                          progress_reporter& progress, run_metrics& out) {
   train_config cfg = run_cfg;
-  if (auto e = check_fault_kills(cfg.sim.kills, cfg))
+  if (auto e = check_faults(cfg.sim.faults, cfg))
     return e;
   model::dlrm net(cfg.arch);
   std::optional<cluster_start> start;
@@ -91,9 +92,18 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     base.examples = start->examples;
     base.counters = start->counters;
   }
-  actors::virtual_system_config sys_cfg;
+  actors::cluster_system_config sys_cfg;
   messages::register_messages(sys_cfg);
+  // The network between the simulated hosts: the transport of either clock
+  // asks it for every message between two hosts.
+  std::unique_ptr<network_model> network;
+  if (cfg.net.enabled)
+    network = std::make_unique<network_model>(
+      placement_for(cfg).hosts(),
+      network_model::settings{cfg.net.latency_us, cfg.net.bandwidth_gbps,
+                              cfg.sim.virtual_clock ? 1.0 : effective_dilation(cfg)});
   std::unique_ptr<virtual_engine> engine;
+  std::unique_ptr<wall_transport> transport;
   if (cfg.sim.virtual_clock) {
     if (cfg.checkpoint.every_examples || cfg.checkpoint.every_seconds > 0)
       return "checkpoint.every-examples / checkpoint.every-seconds with sim.clock=virtual: "
@@ -103,9 +113,14 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     if (s.cores_per_host == 0)
       s.cores_per_host = cfg.cluster.workers + 1;
     engine = std::make_unique<virtual_engine>(s);
+    engine->set_network(network.get());
     sys_cfg.set("scheduler.policy", caf::atom("testing"));
-    sys_cfg.engine = engine.get();
+    sys_cfg.fabric = engine.get();
   } else {
+    if (network || has_freeze(cfg)) {
+      transport = std::make_unique<wall_transport>(network.get(), placement_for(cfg).hosts());
+      sys_cfg.fabric = transport.get();
+    }
     if (cfg.cluster.scheduler_policy == "sharing")
       sys_cfg.set("scheduler.policy", caf::atom("sharing"));
     if (cfg.cluster.max_threads > 0)
@@ -133,7 +148,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   }
   coordination_result res;
   cluster_checkpointer checkpoints{self, cfg, c, res, base};
-  fault_injector faults{cfg, c, self, engine.get()};
+  fault_injector faults{cfg, c, self, {engine.get(), transport.get(), network.get()}};
   coordinator_options opts;
   opts.tolerate_trainer_loss = kills_trainers(cfg);
   if (engine) // polls cost no virtual time: fraction kills land within 10 ms
@@ -147,6 +162,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     };
   auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
   faults.disarm();
+  out.faults = faults.done();
   if (!failure && base.examples > 0) { // train NE over the whole training, as sequential
     const auto k = counters_after(base, res, out);
     model::ne_accumulator ne;
@@ -163,14 +179,18 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     out.checkpoint = checkpoint_metrics{t.cuts, t.bytes, t.seconds, t.max_pause, t.pushes_held,
                                         t.rows_copied};
   }
-  if (!failure && peers.net) {
-    const auto& n = peers.net->config();
-    out.net = net_metrics{n.latency_us, n.bandwidth_gbps, n.dilation, peers.net->bytes_moved()};
+  const auto virtual_end = engine ? engine->elapsed() : virtual_engine::duration{};
+  if (!failure && network) {
+    const auto& n = network->config();
+    out.net = net_metrics{n.latency_us, n.bandwidth_gbps, n.dilation, network->bytes_moved(),
+                          network->messages_moved(), network->tx_busy_seconds(),
+                          network->rx_busy_seconds(),
+                          engine ? std::chrono::duration<double>(virtual_end).count()
+                                 : out.seconds * n.dilation};
     if (!engine) // (thread CPU time: the virtual clock has its own, exact time)
       out.host_examples_per_second =
         host_examples_per_second(res.reports, cfg.cluster.workers, n.dilation);
   }
-  const auto virtual_end = engine ? engine->elapsed() : virtual_engine::duration{};
   for (auto& t : c.trainers)
     self->send_exit(t, caf::exit_reason::user_shutdown);
   for (auto& d : c.dense)
@@ -181,7 +201,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     engine->run();
     out.sim = sim_metrics{std::chrono::duration<double>(virtual_end).count(),
                           engine->stats().handlers, engine->stats().busy_seconds,
-                          engine->host_busy()};
+                          engine->host_busy(), engine->cores_per_host()};
   }
   return failure;
 }

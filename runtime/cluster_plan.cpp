@@ -8,6 +8,11 @@
 
 namespace runtime {
 
+placement placement_for(const train_config& cfg) {
+  const auto& cl = cfg.cluster;
+  return placement{cl.trainers, cl.embedding_shards, cl.dense_shards};
+}
+
 std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net) {
   std::vector<float> init(net.layout().size());
   model::init_dense(net.layout(), init.data(), cfg.train.seed);
@@ -64,8 +69,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.reader.max_examples =
     cfg.train.max_examples ? (cfg.train.max_examples + t) / cl.trainers : 0;
   tc.shards = peers.shards;
-  tc.net = peers.net;
-  tc.place = peers.place;
+  tc.host = peers.place.host_of_trainer(t);
   tc.timeout = cl.timeout;
   tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;
   auto& sc = tc.syncer;

@@ -9,13 +9,16 @@
 
 #include "actors/dense_shard.hpp"
 #include "actors/embedding_shard.hpp"
-#include "actors/sim_network.hpp"
+#include "runtime/network_model.hpp"
 #include "actors/trainer.hpp"
 #include "messages/node_messages.hpp"
 #include "model/dlrm.hpp"
 #include "runtime/train_config.hpp"
 
 namespace runtime {
+
+// The simulated hosts of cluster.mode=simulated (network_model.hpp).
+placement placement_for(const train_config& cfg);
 
 // The initial dense parameters (identical everywhere: seeded by train.seed).
 std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net);
@@ -39,8 +42,7 @@ struct trainer_peers {
   std::vector<actors::embedding_shard_actor> shards;
   std::vector<actors::dense_shard_actor> dense; // EASGD only; else empty
   std::vector<model::range> dense_ranges;
-  std::shared_ptr<actors::sim_network> net;     // network model; null = off
-  actors::placement place;
+  placement place; // simulated hosts (cluster.mode=simulated)
 };
 
 // Trainer t: its part of data.train, its syncer, its workers.

@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/cluster_metrics.hpp"
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/evaluation.hpp"
 
@@ -79,7 +79,7 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
   auto failure = evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
   // Virtual clock: the gathering's virtual time (the forward passes run in
   // the coordinator, outside the simulated hosts), so runs repeat exactly.
-  if (actors::engine_of(self->system()))
+  if (actors::virtual_clock(self->system()))
     out.eval_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
   return failure;
 }

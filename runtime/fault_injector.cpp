@@ -1,11 +1,13 @@
 #include "runtime/fault_injector.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "runtime/cluster_plan.hpp"
 #include "runtime/input.hpp"
 
 namespace runtime {
@@ -30,66 +32,113 @@ std::uint64_t training_examples(const train_config& cfg) {
 
 } // namespace
 
-std::optional<std::string> check_fault_kills(const std::vector<fault_kill>& kills,
-                                             const train_config& cfg) {
-  for (const auto& k : kills) {
+namespace {
+
+const char* verb(fault_event::action a) {
+  switch (a) {
+    case fault_event::action::freeze:
+      return "froze";
+    case fault_event::action::slow_nic:
+      return "slowed the NIC of";
+    default:
+      return "killed";
+  }
+}
+
+std::string role_name(const fault_event& k) {
+  switch (k.kind) {
+    case fault_event::role::trainer:
+      return "trainer-" + std::to_string(k.index);
+    case fault_event::role::embedding_shard:
+      return "embedding-shard-" + std::to_string(k.index);
+    default:
+      return "dense-shard-" + std::to_string(k.index);
+  }
+}
+
+caf::actor_clock::duration_type to_duration(double seconds) {
+  return std::chrono::duration_cast<caf::actor_clock::duration_type>(
+    std::chrono::duration<double>(seconds));
+}
+
+} // namespace
+
+std::optional<std::string> check_faults(const std::vector<fault_event>& faults,
+                                        const train_config& cfg) {
+  for (const auto& k : faults) {
     std::size_t have = 0;
     const char* key = "";
     switch (k.kind) {
-      case fault_kill::role::trainer:
+      case fault_event::role::trainer:
         have = cfg.cluster.trainers, key = "cluster.trainers";
         break;
-      case fault_kill::role::embedding_shard:
+      case fault_event::role::embedding_shard:
         have = cfg.cluster.embedding_shards, key = "cluster.embedding-shards";
         break;
-      case fault_kill::role::dense_shard:
+      case fault_event::role::dense_shard:
         have = model::is_easgd(cfg.sync.algorithm) ? cfg.cluster.dense_shards : 0;
         key = model::is_easgd(cfg.sync.algorithm) ? "cluster.dense-shards"
                                                   : "dense shards (EASGD only)";
         break;
     }
     if (k.index >= have)
-      return "option 'faults.kill': entry '" + k.text + "' names a role the cluster does not "
-             "have (" + key + " = " + std::to_string(have) + ")";
+      return "option " + k.text + " names a role the cluster does not have (" + key + " = " +
+             std::to_string(have) + ")";
+    if (k.what == fault_event::action::slow_nic && !cfg.net.enabled)
+      return "option " + k.text + " slows a NIC of the network model, which is off "
+             "(set net.enabled=true)";
   }
   return std::nullopt;
 }
 
 fault_injector::fault_injector(const train_config& cfg, const cluster_handles& c,
-                               caf::blocking_actor* self, virtual_engine* engine)
-    : kills_(cfg.sim.kills), c_(c), self_(self), start_(self->clock().now()) {
-  if (std::any_of(kills_.begin(), kills_.end(), [](const auto& k) { return k.fraction; }))
+                               caf::blocking_actor* self, fault_targets targets)
+    : pending_(cfg.sim.faults), c_(c), self_(self), targets_(targets),
+      place_(placement_for(cfg)), start_(self->clock().now()) {
+  if (std::any_of(pending_.begin(), pending_.end(), [](const auto& k) { return k.fraction; }))
     total_ = training_examples(cfg);
-  if (!engine)
+  if (!targets_.engine)
     return;
-  // Virtual clock: a timed kill is an event of its own.
-  for (auto i = kills_.begin(); i != kills_.end();)
+  // Virtual clock: a timed fault is an event of its own.
+  for (auto i = pending_.begin(); i != pending_.end();)
     if (i->seconds) {
       const auto k = *i;
       timed_.push_back(k);
-      engine->at(start_ + std::chrono::duration_cast<caf::actor_clock::duration_type>(
-                            std::chrono::duration<double>(*k.seconds)),
-                 [this, k] {
-                   if (!armed_)
-                     return;
-                   timed_.erase(std::find_if(timed_.begin(), timed_.end(),
-                                             [&](const auto& x) { return x.text == k.text; }));
-                   kill(k);
-                 });
-      i = kills_.erase(i);
+      targets_.engine->at(start_ + to_duration(*k.seconds), [this, k] {
+        if (!armed_)
+          return;
+        timed_.erase(std::find_if(timed_.begin(), timed_.end(),
+                                  [&](const auto& x) { return x.text == k.text; }));
+        inject(k);
+      });
+      i = pending_.erase(i);
     } else {
       ++i;
     }
 }
 
+double fault_injector::seconds_now() const {
+  return std::chrono::duration<double>(self_->clock().now() - start_).count();
+}
+
 void fault_injector::poll(std::uint64_t examples) {
-  const double now = std::chrono::duration<double>(self_->clock().now() - start_).count();
-  for (auto i = kills_.begin(); i != kills_.end();) {
+  const double now = seconds_now();
+  for (auto i = thaws_.begin(); i != thaws_.end();)
+    if (now >= i->at) {
+      targets_.transport->thaw(i->host);
+      char line[96];
+      std::snprintf(line, sizeof line, "thawed host %zu at %.3f s", i->host, now);
+      done_.push_back(line);
+      i = thaws_.erase(i);
+    } else {
+      ++i;
+    }
+  for (auto i = pending_.begin(); i != pending_.end();) {
     const bool due = (i->seconds && now >= *i->seconds) ||
                      (i->fraction && double(examples) >= *i->fraction * double(total_));
     if (due) {
-      kill(*i);
-      i = kills_.erase(i);
+      inject(*i);
+      i = pending_.erase(i);
     } else {
       ++i;
     }
@@ -98,29 +147,75 @@ void fault_injector::poll(std::uint64_t examples) {
 
 void fault_injector::disarm() {
   armed_ = false;
-  for (const auto* v : {&kills_, &timed_})
+  for (const auto* v : {&pending_, &timed_})
     for (const auto& k : *v)
-      spdlog::warn("faults.kill: {} not carried out: training ended before it", k.text);
-  kills_.clear();
+      spdlog::warn("{} not carried out: training ended before it", k.text);
+  pending_.clear();
   timed_.clear();
+  for (const auto& t : thaws_) // nothing may stay held past training
+    targets_.transport->thaw(t.host);
+  thaws_.clear();
 }
 
-void fault_injector::kill(const fault_kill& k) {
-  caf::actor target;
+std::size_t fault_injector::host_of(const fault_event& k) const {
   switch (k.kind) {
-    case fault_kill::role::trainer:
-      target = caf::actor_cast<caf::actor>(c_.trainers[k.index]);
+    case fault_event::role::trainer:
+      return place_.host_of_trainer(k.index);
+    case fault_event::role::embedding_shard:
+      return place_.host_of_embedding(k.index);
+    default:
+      return place_.host_of_dense(k.index);
+  }
+}
+
+void fault_injector::inject(const fault_event& k) {
+  const double at = seconds_now();
+  const auto now = self_->clock().now();
+  const auto host = host_of(k);
+  char line[256];
+  std::snprintf(line, sizeof line, "%s %s (host %zu) at %.3f s", verb(k.what),
+                role_name(k).c_str(), host, at);
+  std::string what = line;
+  if (k.what != fault_event::action::kill) {
+    std::snprintf(line, sizeof line, " for %.3f s", k.duration);
+    what += line;
+  }
+  if (k.what == fault_event::action::slow_nic) {
+    std::snprintf(line, sizeof line, " to %g x its bandwidth", k.factor);
+    what += line;
+  }
+  spdlog::warn("{}: {}", k.text, what);
+  done_.push_back(what);
+  switch (k.what) {
+    case fault_event::action::kill: {
+      caf::actor target;
+      switch (k.kind) {
+        case fault_event::role::trainer:
+          target = caf::actor_cast<caf::actor>(c_.trainers[k.index]);
+          break;
+        case fault_event::role::embedding_shard:
+          target = caf::actor_cast<caf::actor>(c_.shards[k.index]);
+          break;
+        case fault_event::role::dense_shard:
+          target = caf::actor_cast<caf::actor>(c_.dense[k.index]);
+          break;
+      }
+      caf::anon_send_exit(target, caf::exit_reason::kill);
       break;
-    case fault_kill::role::embedding_shard:
-      target = caf::actor_cast<caf::actor>(c_.shards[k.index]);
+    }
+    case fault_event::action::freeze:
+      if (targets_.engine) {
+        targets_.engine->freeze(host, now + to_duration(k.duration));
+      } else if (targets_.transport) {
+        targets_.transport->freeze(host);
+        thaws_.push_back({host, at + k.duration});
+      }
       break;
-    case fault_kill::role::dense_shard:
-      target = caf::actor_cast<caf::actor>(c_.dense[k.index]);
+    case fault_event::action::slow_nic:
+      if (targets_.network)
+        targets_.network->slow(host, now, now + to_duration(k.duration), k.factor);
       break;
   }
-  const double at = std::chrono::duration<double>(self_->clock().now() - start_).count();
-  spdlog::warn("faults.kill: killing {} at {:.3f} s", k.text, at);
-  caf::anon_send_exit(target, caf::exit_reason::kill);
 }
 
 } // namespace runtime

@@ -1,8 +1,17 @@
 #pragma once
-// Carries out faults.kill in the running simulated cluster (the entries and
-// their timing: runtime/faults.hpp). The coordinator's progress poll calls
-// poll(); under the virtual clock the timed kills are engine events instead,
-// exact to the nanosecond.
+// Carries out faults.kill, faults.freeze and faults.slow-nic in the running
+// simulated cluster (the entries and their timing: runtime/faults.hpp). The
+// coordinator's progress poll calls poll(); under the virtual clock the
+// timed faults are engine events instead, exact to the nanosecond.
+//
+// How each is done:
+//   kill      an exit message (kill) to the role;
+//   freeze    virtual clock: the host's cores are busy until the end
+//             (virtual_engine::freeze); wall clock: the transport holds the
+//             host's messages until a poll finds the freeze over (and at the
+//             latest when training ends);
+//   slow-nic  a window of the network model (network_model::slow).
+// What was done, and when, is kept for the metrics (done()).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,32 +21,55 @@
 
 #include "runtime/coordinator.hpp"
 #include "runtime/faults.hpp"
+#include "runtime/network_model.hpp"
 #include "runtime/virtual_time.hpp"
+#include "runtime/wall_transport.hpp"
 
 namespace runtime {
 
-// The entries must name roles the cluster has: an error names the entry.
-std::optional<std::string> check_fault_kills(const std::vector<fault_kill>& kills,
-                                             const train_config& cfg);
+// The entries must name roles the cluster has, and a slow NIC needs the
+// network model: an error names the entry.
+std::optional<std::string> check_faults(const std::vector<fault_event>& faults,
+                                        const train_config& cfg);
+
+// What the injector acts through; each may be null where the run has none.
+struct fault_targets {
+  virtual_engine* engine = nullptr;     // the virtual clock
+  wall_transport* transport = nullptr;  // the wall clock's transport (freezes)
+  network_model* network = nullptr;     // slow NICs
+};
 
 class fault_injector {
 public:
-  // engine: null under the wall clock.
   fault_injector(const train_config& cfg, const cluster_handles& c, caf::blocking_actor* self,
-                 virtual_engine* engine);
-  // The kills due by now: `examples` trained so far.
+                 fault_targets targets);
+  // The faults due by now: `examples` trained so far. Ends due wall freezes.
   void poll(std::uint64_t examples);
-  bool any() const { return !kills_.empty(); }
-  // Training has ended: kills not carried out yet are dropped (logged).
+  bool any() const { return !pending_.empty() || !timed_.empty(); }
+  // Training has ended: faults not carried out yet are dropped (logged), and
+  // frozen hosts thaw.
   void disarm();
+  // "killed trainer-1 at 1.234 s", ... in the order they happened.
+  const std::vector<std::string>& done() const { return done_; }
 
 private:
-  void kill(const fault_kill& k);
-  std::vector<fault_kill> kills_; // not yet carried out (poll)
-  std::vector<fault_kill> timed_; // engine events not yet fired
+  void inject(const fault_event& k);
+  std::size_t host_of(const fault_event& k) const;
+  double seconds_now() const;
+
+  struct thaw {
+    std::size_t host;
+    double at; // seconds since the start
+  };
+  std::vector<fault_event> pending_; // not yet carried out (poll)
+  std::vector<fault_event> timed_;   // engine events not yet fired
+  std::vector<thaw> thaws_;          // wall clock freezes in force
+  std::vector<std::string> done_;
   bool armed_ = true;
   const cluster_handles& c_;
   caf::blocking_actor* self_;
+  fault_targets targets_;
+  placement place_;
   std::uint64_t total_ = 0; // the examples a fraction refers to
   caf::actor_clock::time_point start_;
 };

@@ -110,7 +110,7 @@ spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
     out.dense_shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(
       self->spawn(actors::dense_shard, dense_shard_config_for(cfg, init, ranges, d))));
   trainer_peers peers;
-  peers.place = actors::placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
+  peers.place = placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
                                   cfg.cluster.dense_shards};
   for (const auto& s : plan.shards)
     peers.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(s));

@@ -1,10 +1,28 @@
 #include "runtime/run_metrics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "runtime/json_writer.hpp"
 
 namespace runtime {
+
+std::vector<double> net_metrics::utilisation() const {
+  std::vector<double> out(std::max(tx_busy_seconds.size(), rx_busy_seconds.size()), 0.0);
+  for (std::size_t h = 0; h < out.size() && span_seconds > 0; ++h) {
+    const double tx = h < tx_busy_seconds.size() ? tx_busy_seconds[h] : 0.0;
+    const double rx = h < rx_busy_seconds.size() ? rx_busy_seconds[h] : 0.0;
+    out[h] = std::max(tx, rx) / span_seconds;
+  }
+  return out;
+}
+
+std::vector<double> sim_metrics::core_utilisation() const {
+  std::vector<double> out;
+  for (double b : host_busy_seconds)
+    out.push_back(virtual_seconds > 0 ? b / (virtual_seconds * double(cores_per_host)) : 0.0);
+  return out;
+}
 
 std::string to_json(const run_metrics& m) {
   json_writer w;
@@ -15,6 +33,12 @@ std::string to_json(const run_metrics& m) {
   auto opt = [&](const char* k, bool has, double v) {
     w.key(k);
     has ? w.value(v) : w.null();
+  };
+  auto array = [&](const char* k, const std::vector<double>& xs) {
+    w.key(k).begin_array();
+    for (double x : xs)
+      w.value(x);
+    w.end_array();
   };
   const auto sim = m.simulated_examples_per_second();
   opt("simulated_examples_per_second", sim.has_value(), sim.value_or(0));
@@ -44,6 +68,10 @@ std::string to_json(const run_metrics& m) {
   for (const auto& x : m.lost_trainers)
     w.value(x);
   w.end_array();
+  w.key("faults").begin_array();
+  for (const auto& x : m.faults)
+    w.value(x);
+  w.end_array();
   w.key("bytes").begin_object();
   w.field("lookup", m.bytes.lookup).field("push", m.bytes.push);
   w.field("dense_sync", m.bytes.dense_sync).end_object();
@@ -64,6 +92,10 @@ std::string to_json(const run_metrics& m) {
     w.begin_object();
     w.field("latency_us", m.net->latency_us).field("bandwidth_gbps", m.net->bandwidth_gbps);
     w.field("dilation", m.net->dilation).field("bytes", m.net->bytes);
+    w.field("messages", m.net->messages);
+    array("nic_utilisation", m.net->utilisation());
+    array("tx_busy_seconds", m.net->tx_busy_seconds);
+    array("rx_busy_seconds", m.net->rx_busy_seconds);
     w.end_object();
   } else {
     w.null();
@@ -85,10 +117,9 @@ std::string to_json(const run_metrics& m) {
     w.field("clock", "virtual").field("virtual_seconds", m.sim->virtual_seconds);
     w.field("simulated_examples_per_second", m.examples_per_second());
     w.field("handlers", m.sim->handlers).field("busy_core_seconds", m.sim->busy_core_seconds);
-    w.key("host_busy_seconds").begin_array();
-    for (double b : m.sim->host_busy_seconds)
-      w.value(b);
-    w.end_array();
+    w.field("cores_per_host", m.sim->cores_per_host);
+    array("host_busy_seconds", m.sim->host_busy_seconds);
+    array("core_utilisation", m.sim->core_utilisation());
     w.end_object();
   } else {
     w.null();
@@ -141,6 +172,8 @@ std::string summary(const run_metrics& m) {
                        m.sim->virtual_seconds,
                        static_cast<unsigned long long>(m.sim->handlers),
                        m.sim->busy_core_seconds);
+  for (const auto& x : m.faults)
+    n += std::snprintf(buf + n, sizeof buf - n, "\nfault injected: %s", x.c_str());
   for (const auto& x : m.lost_trainers)
     n += std::snprintf(buf + n, sizeof buf - n, "\nLOST %s; the job finished without it",
                        x.c_str());

@@ -35,6 +35,13 @@ struct net_metrics {
   double bandwidth_gbps = 0;
   double dilation = 1;        // simulated time runs this many times slower than wall time
   std::uint64_t bytes = 0;    // bytes that crossed between simulated hosts
+  std::uint64_t messages = 0; // messages that crossed between simulated hosts
+  // Per host: seconds its NIC spent sending / receiving, and the simulated
+  // time they are a part of (virtual seconds, or wall seconds x dilation).
+  std::vector<double> tx_busy_seconds, rx_busy_seconds;
+  double span_seconds = 0;
+  // Per host: the busier direction's share of span_seconds.
+  std::vector<double> utilisation() const;
 };
 
 // Checkpoints cut while the simulated cluster trained (runtime/cluster_cut.hpp).
@@ -53,6 +60,9 @@ struct sim_metrics {
   std::uint64_t handlers = 0;        // events: message handlers run
   double busy_core_seconds = 0;      // core time charged, all hosts
   std::vector<double> host_busy_seconds; // per host
+  std::size_t cores_per_host = 1;
+  // Per host: busy core time over (virtual seconds x cores).
+  std::vector<double> core_utilisation() const;
 };
 
 struct run_metrics {
@@ -86,6 +96,8 @@ struct run_metrics {
   // Multi-node: trainers lost during the run ("trainer 1 on node t1 lost
   // after 3.2 s (...)"); the job finished with the others.
   std::vector<std::string> lost_trainers;
+  // Simulated cluster: the injected faults carried out (faults.*), in order.
+  std::vector<std::string> faults;
 
   double examples_per_second() const { return seconds > 0 ? double(examples) / seconds : 0; }
   // Wall examples/s x dilation: the throughput of the simulated hosts

@@ -29,6 +29,14 @@ void add_sim_options(option_set& o) {
          "embedding-shard-N or dense-shard-N; WHEN a fraction of the examples (0.5) or a time "
          "since training started (12.5s, virtual under sim.clock=virtual). A killed trainer "
          "leaves the job (the ring re-forms), a killed shard ends it"});
+  o.add({"faults.freeze", t::string_list, "[]",
+         "simulated cluster: make a role's host unresponsive for a while, "
+         "[ROLE@WHEN+DURATION, ...] such as trainer-1@0.5+2s: it runs nothing and its "
+         "messages wait until the freeze ends (ROLE and WHEN as for faults.kill)"});
+  o.add({"faults.slow-nic", t::string_list, "[]",
+         "simulated cluster with net.enabled: slow a role's host's NIC for a while, "
+         "[ROLE@WHEN+DURATION*FACTOR, ...] such as dense-shard-0@1s+5s*0.1: FACTOR x its "
+         "bandwidth in both directions (ROLE and WHEN as for faults.kill)"});
 }
 
 std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
@@ -42,11 +50,15 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.engine.gflops = o.get_real("sim.gflops");
   out.engine.memory_gbps = o.get_real("sim.memory-gbps");
   out.engine.message_us = o.get_real("sim.message-us");
-  if (auto e = parse_fault_kills(o.get_list("faults.kill"), out.kills))
-    return e;
-  if (!out.kills.empty() && mode != "simulated")
-    return "option 'faults.kill' (" + o.source("faults.kill") +
-           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+  out.faults.clear();
+  for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {
+    const auto before = out.faults.size();
+    if (auto e = parse_faults(key, o.get_list(key), out.faults))
+      return e;
+    if (out.faults.size() > before && mode != "simulated")
+      return std::string("option '") + key + "' (" + o.source(key) +
+             ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+  }
   return std::nullopt;
 }
 

@@ -6,7 +6,7 @@
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us   the model's constants
-//   faults.kill          roles killed during training (runtime/faults.hpp)
+//   faults.kill, faults.freeze, faults.slow-nic   injected faults (runtime/faults.hpp)
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -29,7 +29,7 @@ struct virtual_settings {
 struct sim_settings {
   bool virtual_clock = false;
   virtual_settings engine;
-  std::vector<fault_kill> kills; // faults.kill (runtime/faults.hpp)
+  std::vector<fault_event> faults; // faults.* (runtime/faults.hpp), in option order
 };
 
 void add_sim_options(option_set& o);

@@ -1,6 +1,8 @@
 // The discrete-event loop of the virtual-time cluster (see virtual_time.hpp).
 #include "runtime/virtual_time.hpp"
 
+#include "messages/wire_size.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -62,6 +64,17 @@ void virtual_engine::place(caf::actor_id id, std::size_t host) {
   }
 }
 
+std::optional<std::size_t> virtual_engine::host_of(caf::actor_id id) const {
+  if (auto i = actors_.find(id); i != actors_.end())
+    return i->second.host;
+  return std::nullopt;
+}
+
+void virtual_engine::freeze(std::size_t host, time_point until) {
+  for (auto& c : cores_.at(host))
+    c = std::max(c, until);
+}
+
 void virtual_engine::charge(double flops, double bytes) {
   charged_s_ += flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9);
   if (in_handler_ && !cfg_.measured) // the handler reads the clock after its work so far
@@ -93,11 +106,11 @@ void virtual_engine::run_job() {
   in_handler_ = true;
   handler_start_ = t;
   charged_s_ = 0;
-  actors::current_engine() = this;
+  actors::current_fabric() = this;
   const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
   sched_->try_run_once(); // the job may be gone after this
   const double cpu = cfg_.measured ? thread_cpu_seconds() - cpu0 : 0.0;
-  actors::current_engine() = nullptr;
+  actors::current_fabric() = nullptr;
   in_handler_ = false;
   sched_->clock().current_time = t; // back to the handler's start: others run from here
   double cost = 0;
@@ -112,8 +125,13 @@ void virtual_engine::run_job() {
     if (auto i = actors_.find(id); i != actors_.end())
       i->second.busy_until = end;
   }
-  for (auto& m : outbox_)
-    in_flight_.emplace(end, std::move(m));
+  for (auto& m : outbox_) {
+    auto arrival = end;
+    if (net_ && host)
+      if (auto to = host_of(m.receiver->id()); to && *to != *host)
+        arrival += net_->transfer(*host, *to, messages::wire_bytes(m.what->content()), end);
+    in_flight_.emplace(arrival, std::move(m));
+  }
   outbox_.clear();
   ++stats_.handlers;
 }

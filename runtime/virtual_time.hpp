@@ -16,9 +16,13 @@
 //   so far (cost model), so waits measured by the roles start after the
 //   work that precedes them.
 // - Messages a handler sends to a role leave at the handler's end (start +
-//   cost) and arrive then; the network model of the roles (sim_network) adds
-//   its transfer delays with delayed sends on the actor clock. Messages from
-//   outside any handler (the coordinator, the clock's timers) arrive at once.
+//   cost). Between two hosts they then pay the network model (set_network;
+//   runtime/network_model.hpp), which queues them on both NICs; on one host,
+//   or without a network model, they arrive at the handler's end. Messages
+//   from outside any handler (the coordinator, the clock's timers) arrive at
+//   once.
+// - A frozen host (faults.freeze) starts no handler until the freeze ends;
+//   its messages wait in its mailboxes.
 // - The loop: run the first ready job whose actor and core are free now
 //   (else defer it to when they are), and when no job is ready, advance the
 //   actor clock (caf::detail::test_actor_clock) to the next event: a held
@@ -39,7 +43,8 @@
 #include <caf/fwd.hpp>
 #include <caf/mailbox_element.hpp>
 
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
+#include "runtime/network_model.hpp"
 #include "runtime/sim_config.hpp"
 
 namespace caf::scheduler {
@@ -48,19 +53,28 @@ class test_coordinator;
 
 namespace runtime {
 
-class virtual_engine final : public actors::virtual_engine_iface {
+class virtual_engine final : public actors::host_fabric {
 public:
   using time_point = caf::actor_clock::time_point;
   using duration = caf::actor_clock::duration_type;
 
   explicit virtual_engine(virtual_settings s);
   // The system must run with scheduler.policy=testing and carry this engine
-  // in its virtual_system_config.
+  // in its cluster_system_config.
   void attach(caf::actor_system& sys);
 
   bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
   void place(caf::actor_id id, std::size_t host) override;
   void charge(double flops, double bytes) override;
+  bool virtual_clock() const override { return true; }
+
+  // The network between hosts (null: none); must outlive the engine's use.
+  void set_network(network_model* net) { net_ = net; }
+  // faults.freeze: `host` starts no handler before `until`. Precondition:
+  // the host has a role placed on it.
+  void freeze(std::size_t host, time_point until);
+  // The host a role was placed on, if any.
+  std::optional<std::size_t> host_of(caf::actor_id id) const;
 
   // One event: runs a ready job, or advances the clock to the next event.
   // False when nothing is left to do.
@@ -86,6 +100,7 @@ public:
   const totals& stats() const { return stats_; }
   // Core seconds charged on each host so far.
   const std::vector<double>& host_busy() const { return host_busy_; }
+  std::size_t cores_per_host() const { return cfg_.cores_per_host; }
 
 private:
   struct held_message {
@@ -101,6 +116,7 @@ private:
   void run_job();
 
   virtual_settings cfg_;
+  network_model* net_ = nullptr;
   caf::scheduler::test_coordinator* sched_ = nullptr;
   time_point start_{};
   std::unordered_map<caf::actor_id, actor_info> actors_;

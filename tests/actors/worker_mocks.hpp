@@ -219,7 +219,6 @@ inline actors::syncer_actor::behavior_type syncer(actors::syncer_actor::pointer 
       return s;
     },
     [=](tick_atom) { rec->run_jobs("syncer"); },
-    [=](tick_atom, std::uint64_t) {},
     [=](hold_atom, std::uint64_t) { return sync_hold{}; },
     [=](aim_atom, std::uint64_t r) { return r; },
     [=](resume_atom) {},

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/fault_injector.hpp"
-#include "runtime/faults.hpp"
 #include "tests/runtime/cluster_run.hpp"
 
 namespace {
@@ -114,27 +112,4 @@ TEST_CASE("virtual cluster: a killed embedding shard ends the job with an error 
   const auto failure = test::try_cluster(cfg, out);
   REQUIRE(failure);
   CHECK(failure->find("embedding shard 1") != std::string::npos);
-}
-
-TEST_CASE("faults.kill: entries are parsed, and mistakes named") {
-  std::vector<runtime::fault_kill> k;
-  REQUIRE(!runtime::parse_fault_kills({"trainer-3@0.5", "dense-shard-0@12.5s"}, k));
-  REQUIRE(k.size() == 2);
-  CHECK(k[0].kind == runtime::fault_kill::role::trainer);
-  CHECK(k[0].index == 3);
-  CHECK(*k[0].fraction == 0.5);
-  CHECK(k[1].kind == runtime::fault_kill::role::dense_shard);
-  CHECK(*k[1].seconds == 12.5);
-  for (const char* bad : {"trainer-1", "worker-1@0.5", "trainer-x@0.5", "trainer-1@1.5",
-                          "trainer-1@-2s", "trainer-1@soon"}) {
-    CAPTURE(bad);
-    const auto e = runtime::parse_fault_kills({bad}, k);
-    REQUIRE(e);
-    CHECK(e->find(bad) != std::string::npos);
-  }
-  data_files d;
-  const auto cfg = config(d, {"--cluster.trainers=2", "--faults.kill=[trainer-2@0.5]"});
-  const auto e = runtime::check_fault_kills(cfg.sim.kills, cfg);
-  REQUIRE(e);
-  CHECK(e->find("cluster.trainers = 2") != std::string::npos);
 }

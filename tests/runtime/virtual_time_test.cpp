@@ -11,7 +11,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/virtual_host.hpp"
+#include "actors/sim_host.hpp"
 #include "runtime/virtual_time.hpp"
 
 namespace {
@@ -40,7 +40,7 @@ std::string show(const std::vector<event>& log) {
 struct fixture {
   explicit fixture(std::size_t cores) : engine(settings(cores)) {
     cfg.set("scheduler.policy", caf::atom("testing"));
-    cfg.engine = &engine;
+    cfg.fabric = &engine;
     sys = std::make_unique<caf::actor_system>(cfg);
     engine.attach(*sys);
   }
@@ -57,7 +57,7 @@ struct fixture {
   double now_ms() const { return ms(engine.elapsed()).count(); }
 
   runtime::virtual_engine engine;
-  actors::virtual_system_config cfg;
+  actors::cluster_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   log_ptr log = std::make_shared<std::vector<event>>();
 };
@@ -197,4 +197,65 @@ TEST_CASE("virtual time: the same run gives the same events at the same virtual 
   CHECK(end1 == end2);
   CHECK(end1 > 0);
   CHECK(!(a == c)); // another seed, other costs: the check can fail
+}
+
+namespace {
+
+// Logs its start, works n ms, then tells every actor in `next`.
+caf::behavior fan(caf::event_based_actor* self, std::string name, log_ptr log,
+                  caf::actor_clock::time_point origin, std::vector<caf::actor> next) {
+  return {
+    [=](int n) {
+      log->push_back({name, start_ms(self, origin)});
+      actors::charge(double(n) * 1e6, 0);
+      for (const auto& x : next)
+        self->send(x, 0);
+    },
+  };
+}
+
+} // namespace
+
+TEST_CASE("virtual time: a message between hosts pays the network after its handler's end") {
+  fixture f(1);
+  // 1 ms latency, 1 Gbit/s: an int message (16 + 8 bytes = 192 bits) spends
+  // 192 ns on the wire.
+  runtime::network_model net(2, {1000.0, 1.0, 1.0});
+  f.engine.set_network(&net);
+  const auto origin = f.engine.now();
+  auto remote = actors::spawn_role(*f.sys, 1, worker, std::string("remote"), f.log, origin,
+                                   caf::actor{});
+  auto local = actors::spawn_role(*f.sys, 0, worker, std::string("local"), f.log, origin,
+                                  caf::actor{});
+  auto a = actors::spawn_role(*f.sys, 0, fan, std::string("a"), f.log, origin,
+                              std::vector<caf::actor>{remote, local});
+  caf::anon_send(a, 5);
+  f.engine.run();
+  REQUIRE(f.log->size() == 3);
+  CHECK((*f.log)[0] == event{"a", 0});
+  CHECK((*f.log)[1] == event{"local", 5}); // same host: at a's end
+  CHECK((*f.log)[2].who == "remote");
+  CHECK((*f.log)[2].start_ms == doctest::Approx(5 + 1 + 0.000192).epsilon(1e-9));
+  CHECK(net.messages_moved() == 1); // the local message never touched the network
+  CHECK(net.bytes_moved() == 24);
+  for (auto h : {remote, local, a})
+    caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  f.engine.set_network(nullptr); // net goes first
+}
+
+TEST_CASE("virtual time: a frozen host starts nothing until the freeze ends") {
+  fixture f(2);
+  const auto origin = f.engine.now();
+  auto a = actors::spawn_role(*f.sys, 0, worker, std::string("a"), f.log, origin, caf::actor{});
+  auto b = actors::spawn_role(*f.sys, 1, worker, std::string("b"), f.log, origin, caf::actor{});
+  f.engine.freeze(0, origin + 7ms);
+  caf::anon_send(a, 1);
+  caf::anon_send(b, 1);
+  caf::anon_send(a, 1);
+  f.engine.run();
+  const std::vector<event> want = {{"b", 0}, {"a", 7}, {"a", 8}};
+  CAPTURE(show(*f.log));
+  CHECK(*f.log == want);
+  for (auto h : {a, b})
+    caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
 }
