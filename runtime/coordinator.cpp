@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/sim_host.hpp"
 #include "runtime/cluster_metrics.hpp"
 #include "runtime/input.hpp"
 #include "runtime/timeline.hpp"
@@ -236,13 +237,18 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   // Progress is best effort: a short timeout, so a frozen trainer (multi-node:
   // until the heartbeats declare its node down) does not stall the loop.
   const auto poll_timeout = std::min(timeout, std::chrono::milliseconds(1000));
+  const bool virtual_time = actors::virtual_clock(self->system());
+  auto since_start = [&] { return std::chrono::duration<double>(self->clock().now() - t0).count(); };
   auto poll = [&] {
     progress_report total;
     for (std::size_t i = 0; i < c.trainers.size(); ++i)
       if (run.alive_[i])
         self->request(c.trainers[i], poll_timeout, stats_atom::value)
           .receive([&](progress_report& p) { add_progress(total, p); }, [](caf::error&) {});
-    progress.update(progress_of(total));
+    auto sample = progress_of(total);
+    if (virtual_time)
+      sample.virtual_seconds = since_start();
+    progress.update(sample);
     if (opts.on_progress && !run.failure)
       if (auto e = opts.on_progress(total.examples))
         run.failure = e;
@@ -251,7 +257,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   run.ask_all(done, std::chrono::hours(24 * 365), poll, start_atom::value);
   if (run.failure)
     return run.failure;
-  const double seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
+  const double seconds = since_start();
   // 3. Coordinated stop: every ring member finishes the same last round.
   run.stopping = true;
   std::vector<std::uint64_t> rounds;
@@ -286,7 +292,10 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
-  progress.finish(final_sample(out));
+  auto final_progress = final_sample(out);
+  if (virtual_time)
+    final_progress.virtual_seconds = seconds;
+  progress.finish(final_progress);
   if (out.examples == 0)
     return empty_set_error("training", cfg.data.train, out.malformed_lines);
   if (cfg.data.eval.empty())

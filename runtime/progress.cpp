@@ -37,10 +37,15 @@ double progress_reporter::elapsed_seconds() const {
 }
 
 std::string progress_reporter::format(const progress_sample& s, double elapsed) const {
-  char buf[256];
-  const double rate = elapsed > 0 ? double(s.examples) / elapsed : 0.0;
-  int n = std::snprintf(buf, sizeof buf, "[%s] %s ex | %s ex/s", label_.c_str(),
-                        human_count(double(s.examples)).c_str(), human_count(rate).c_str());
+  char buf[320];
+  const double span = s.virtual_seconds ? *s.virtual_seconds : elapsed;
+  const double rate = span > 0 ? double(s.examples) / span : 0.0;
+  int n = std::snprintf(buf, sizeof buf, "[%s] %s ex | %s ex/s%s", label_.c_str(),
+                        human_count(double(s.examples)).c_str(), human_count(rate).c_str(),
+                        s.virtual_seconds ? " simulated" : "");
+  if (s.virtual_seconds)
+    n += std::snprintf(buf + n, sizeof buf - n, " | virtual %.2f s = %.3gx wall",
+                       *s.virtual_seconds, elapsed > 0 ? *s.virtual_seconds / elapsed : 0.0);
   if (s.train_ne)
     n += std::snprintf(buf + n, sizeof buf - n, " | train NE %.4f", *s.train_ne);
   if (s.sync_gap)
@@ -71,8 +76,12 @@ void progress_reporter::update(const progress_sample& s) {
 }
 
 void progress_reporter::finish(const progress_sample& s) {
-  if (timeline_)
-    timeline_->mark_end();
+  if (timeline_) {
+    if (s.virtual_seconds)
+      timeline_->mark_end_at(*s.virtual_seconds);
+    else
+      timeline_->mark_end();
+  }
   if (!enabled_)
     return;
   if (live_) {

@@ -2,7 +2,9 @@
 // Progress output for long runs. On a terminal: one live line on stderr,
 // redrawn in place at most ~4 times a second. Otherwise: a plain log line
 // every `interval` seconds. Both show examples, examples/s, train NE, the
-// sync gap (when there is one) and an ETA (when the total is known).
+// sync gap (when there is one) and an ETA (when the total is known). Under
+// the virtual clock the rate is per virtual second, and the line adds the
+// virtual time and how much faster (or slower) than wall time it runs.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -17,6 +19,10 @@ struct progress_sample {
   double fraction_done = -1;           // in [0, 1]; negative when unknown
   std::optional<double> train_ne;      // absent: not shown
   std::optional<double> sync_gap;      // mean batches between sync rounds
+  // Virtual clock (sim.clock=virtual): the virtual seconds since training
+  // started. The line then shows the simulated rate and virtual time against
+  // wall time, and the timeline is dated in virtual time.
+  std::optional<double> virtual_seconds;
   // For the timeline (runtime/timeline.hpp), not shown on the progress line;
   // all since the start, 0 / absent where a mode has none (sequential mode).
   std::uint64_t sync_rounds = 0;            // completed rounds, summed over trainers

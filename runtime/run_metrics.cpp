@@ -152,26 +152,38 @@ std::string summary(const run_metrics& m) {
                        m.sync.sync_gap_mean ? std::to_string(*m.sync.sync_gap_mean).substr(0, 6).c_str() : "-",
                        100 * m.sync.worker_blocked_fraction, double(m.sync.bytes) / 1e6);
   }
+  // The busiest of per-host shares: "host 3 at 41.2%".
+  auto busiest = [](const std::vector<double>& xs) {
+    if (xs.empty())
+      return std::string("-");
+    const auto i = std::size_t(std::max_element(xs.begin(), xs.end()) - xs.begin());
+    char s[64];
+    std::snprintf(s, sizeof s, "host %zu at %.1f%%", i, 100 * xs[i]);
+    return std::string(s);
+  };
   if (m.net && m.sim)
     n += std::snprintf(buf + n, sizeof buf - n,
-                       "\nnetwork model %g us, %g Gbit/s: %.1f MB between hosts",
-                       m.net->latency_us, m.net->bandwidth_gbps, double(m.net->bytes) / 1e6);
+                       "\nnetwork model %g us, %g Gbit/s: %.1f MB in %llu messages between "
+                       "hosts; busiest NIC %s",
+                       m.net->latency_us, m.net->bandwidth_gbps, double(m.net->bytes) / 1e6,
+                       static_cast<unsigned long long>(m.net->messages),
+                       busiest(m.net->utilisation()).c_str());
   else if (m.net)
     n += std::snprintf(buf + n, sizeof buf - n,
                        "\nnetwork model %g us, %g Gbit/s, dilation %.2f: %.0f simulated ex/s "
                        "(wall %.0f ex/s x %.2f), %.0f ex/s by per-host virtual time, %.1f MB "
-                       "between hosts",
+                       "between hosts; busiest NIC %s",
                        m.net->latency_us, m.net->bandwidth_gbps, m.net->dilation,
                        m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
                        m.net->dilation, m.host_examples_per_second.value_or(0),
-                       double(m.net->bytes) / 1e6);
+                       double(m.net->bytes) / 1e6, busiest(m.net->utilisation()).c_str());
   if (m.sim)
     n += std::snprintf(buf + n, sizeof buf - n,
                        "\nvirtual clock: %.3f virtual s for the whole run, %llu handlers, %.1f "
-                       "core-seconds charged; the times above are virtual",
+                       "core-seconds charged (busiest cores: %s); the times above are virtual",
                        m.sim->virtual_seconds,
                        static_cast<unsigned long long>(m.sim->handlers),
-                       m.sim->busy_core_seconds);
+                       m.sim->busy_core_seconds, busiest(m.sim->core_utilisation()).c_str());
   for (const auto& x : m.faults)
     n += std::snprintf(buf + n, sizeof buf - n, "\nfault injected: %s", x.c_str());
   for (const auto& x : m.lost_trainers)

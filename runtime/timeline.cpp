@@ -40,6 +40,8 @@ progress_sample final_sample(const run_metrics& m) {
   if (m.mode != "sequential")
     s.blocked_fraction = m.sync.worker_blocked_fraction;
   s.bytes = m.bytes.lookup + m.bytes.push + m.bytes.dense_sync;
+  if (m.sim)
+    s.virtual_seconds = m.seconds;
   return s;
 }
 
@@ -53,7 +55,9 @@ double timeline::now() const {
   return std::chrono::duration<double>(clock_type::now() - start_).count();
 }
 
-void timeline::offer(const progress_sample& s) { offer_at(s, now()); }
+void timeline::offer(const progress_sample& s) {
+  offer_at(s, s.virtual_seconds ? *s.virtual_seconds : now());
+}
 
 void timeline::offer_at(const progress_sample& s, double t) {
   if (finished_ || t < next_due_)
