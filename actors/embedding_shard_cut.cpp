@@ -10,6 +10,7 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/sim_host.hpp"
 #include "messages/errors.hpp"
 
 namespace actors::shard_cut_detail {
@@ -55,14 +56,21 @@ void try_align(self_ptr self) {
   j.full_rows_per_table = st.cfg.rows_per_table;
   j.shard = st.cfg.shard;
   j.num_shards = st.cfg.num_shards;
-  j.on_finished = [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
-    caf::anon_send(me, messages::done_atom::value, id);
-  };
+  // Under the virtual clock no other thread may touch the deterministic
+  // scheduler: the file is written within this handler (below), its bytes
+  // charged as memory traffic. Otherwise the writer thread reports back.
+  const bool in_handler = virtual_clock(self->system());
+  if (!in_handler)
+    j.on_finished = [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
+      caf::anon_send(me, messages::done_atom::value, id);
+    };
   st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
   for (const auto& g : c.held)
     apply_push(self, g); // copied on write: after the cut
   c.held.clear();
   c.held.shrink_to_fit();
+  if (in_handler)
+    on_written(self, c.id);
 }
 
 } // namespace
@@ -117,6 +125,7 @@ void on_written(self_ptr self, std::uint64_t id) {
   if (!st.cut || st.cut->id != id || !st.writer)
     return;
   auto err = st.writer->finish();
+  charge(0, 2.0 * double(st.writer->file().bytes)); // virtual clock: read + write
   messages::shard_cut_file f;
   f.name = st.writer->file().name;
   f.bytes = st.writer->file().bytes;

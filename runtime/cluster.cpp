@@ -105,10 +105,6 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   std::unique_ptr<virtual_engine> engine;
   std::unique_ptr<wall_transport> transport;
   if (cfg.sim.virtual_clock) {
-    if (cfg.checkpoint.every_examples || cfg.checkpoint.every_seconds > 0)
-      return "checkpoint.every-examples / checkpoint.every-seconds with sim.clock=virtual: "
-             "cuts while training are not built for the virtual clock yet (their shard "
-             "writers are threads); checkpoint.dir alone writes the checkpoint at the end";
     auto s = cfg.sim.engine;
     if (s.cores_per_host == 0)
       s.cores_per_host = cfg.cluster.workers + 1;

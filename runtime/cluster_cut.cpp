@@ -17,10 +17,10 @@ namespace runtime {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
+// Seconds on the coordinator's clock: virtual under sim.clock=virtual, so
+// cut times replay with the run.
+double since(caf::blocking_actor* self, caf::actor_clock::time_point t) {
+  return std::chrono::duration<double>(self->clock().now() - t).count();
 }
 
 } // namespace
@@ -53,7 +53,7 @@ cluster_checkpointer::cluster_checkpointer(caf::blocking_actor* self, const trai
                                            const cluster_handles& c,
                                            const coordination_result& res,
                                            const resume_base& base)
-    : self_(self), cfg_(cfg), c_(c), res_(res), base_(base), began_(clock_type::now()),
+    : self_(self), cfg_(cfg), c_(c), res_(res), base_(base), began_(self->clock().now()),
       last_(began_) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
 }
@@ -63,13 +63,13 @@ std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t example
   if (!ck.enabled())
     return std::nullopt;
   const bool by_examples = next_examples_ && examples >= next_examples_;
-  const bool by_time = ck.every_seconds > 0 && since(last_) >= ck.every_seconds;
+  const bool by_time = ck.every_seconds > 0 && since(self_, last_) >= ck.every_seconds;
   if (!by_examples && !by_time)
     return std::nullopt;
   auto e = cut();
   while (next_examples_ && next_examples_ <= examples)
     next_examples_ += ck.every_examples;
-  last_ = clock_type::now();
+  last_ = self_->clock().now();
   return e;
 }
 
@@ -108,7 +108,7 @@ std::optional<std::string> cluster_checkpointer::aim_ring(std::uint64_t* round) 
 }
 
 std::optional<std::string> cluster_checkpointer::cut() {
-  const auto t0 = clock_type::now();
+  const auto t0 = self_->clock().now();
   const auto timeout = cfg_.cluster.timeout;
   const auto id = ++id_;
   std::optional<std::string> failure;
@@ -166,7 +166,7 @@ std::optional<std::string> cluster_checkpointer::cut() {
   m.examples = base_.examples;
   m.counters = base_.counters;
   m.counters.malformed = 0; // summed below: the readers count from their resumed marks
-  m.counters.seconds += since(began_);
+  m.counters.seconds += since(self_, began_);
   double max_pause = 0;
   for (std::size_t t = 0; t < reports.size() && !failure; ++t) {
     const auto& r = reports[t];
@@ -208,7 +208,7 @@ std::optional<std::string> cluster_checkpointer::cut() {
   std::error_code ec;
   for (const auto& f : std::filesystem::directory_iterator(folder, ec))
     bytes += f.is_regular_file(ec) ? f.file_size(ec) : 0;
-  const double s = since(t0);
+  const double s = since(self_, t0);
   ++totals_.cuts;
   totals_.bytes += bytes;
   totals_.seconds += s;

@@ -80,7 +80,7 @@ private:
   const coordination_result& res_;
   resume_base base_;
   std::uint64_t next_examples_ = 0, id_ = 0;
-  std::chrono::steady_clock::time_point began_, last_;
+  caf::actor_clock::time_point began_, last_; // the coordinator's clock
   cut_totals totals_;
 };
 

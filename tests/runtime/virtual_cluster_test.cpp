@@ -113,3 +113,18 @@ TEST_CASE("virtual cluster: a killed embedding shard ends the job with an error 
   REQUIRE(failure);
   CHECK(failure->find("embedding shard 1") != std::string::npos);
 }
+
+TEST_CASE("virtual cluster: checkpoint cuts while training replay to the byte") {
+  data_files d;
+  auto cmd = [&](const std::string& dir) {
+    return std::vector<std::string>{"--cluster.trainers=2", "--cluster.workers=2",
+                                    "--sync.algorithm=s-easgd", "--net.enabled=true",
+                                    "--checkpoint.dir=" + (d.dir / dir).string(),
+                                    "--checkpoint.every-examples=2000",
+                                    "--checkpoint.keep=100"};
+  };
+  const auto a = run(d, cmd("a"));
+  REQUIRE(a.checkpoint);
+  CHECK(a.checkpoint->count >= 2);
+  CHECK(runtime::to_json(run(d, cmd("b"))) == runtime::to_json(a));
+}
