@@ -10,6 +10,7 @@
 #include "actors/hogwild_worker.hpp"
 #include "actors/sim_host.hpp"
 #include "actors/hogwild_worker_detail.hpp"
+#include "actors/worker_pipeline.hpp"
 
 #include <ctime>
 #include <utility>
@@ -176,49 +177,53 @@ void park(self_ptr self) {
   self->send(st.cfg.trainer_handle, messages::parked_atom::value, *st.cut);
 }
 
-// The pipeline's one decision point, called after every event: compute the
-// ready batch once the next one's lookups are out (or the data has ended, or
-// a cut drains the pipeline), promote the in-flight batch when its rows are
-// in, fetch the next batch when none is in flight (not during a cut). Stops
-// while a foreground sync is pending or while parked.
+// The pipeline's one decision point, called after every event: the worker's
+// flags as a pipeline_view, the step the pure policy (worker_pipeline.hpp)
+// picks, until it says wait.
 void advance(self_ptr self) {
   auto& st = self->state;
-  while (!st.finished && !st.parked) {
-    const bool draining = st.cut.has_value();
-    const bool empty = !st.has_ready && !st.has_inflight && !st.reader_pending;
-    // A cut drains even while a foreground round is pending: the syncer is
-    // held until the cut is written, so waiting for it here would deadlock.
-    if (st.sync_pending && !draining)
-      return;
-    if (st.has_ready && (st.has_inflight || st.end_of_data || draining)) {
-      st.has_ready = false;
-      train(self, st.slots[st.ready % 2]);
-      if (st.sync_due()) {
-        if (draining || st.sync_pending)
-          st.sync_owed = true; // requested at the resume
-        else
-          request_sync(self);
-      }
-      continue;
+  for (;;) {
+    pipeline_view v;
+    v.finished = st.finished;
+    v.parked = st.parked;
+    v.draining = st.cut.has_value();
+    v.sync_pending = st.sync_pending;
+    v.has_ready = st.has_ready;
+    v.has_inflight = st.has_inflight;
+    v.inflight_complete = st.has_inflight && st.slots[st.inflight % 2].missing() == 0;
+    v.reader_pending = st.reader_pending;
+    v.end_of_data = st.end_of_data;
+    switch (next_step(v)) {
+      case pipeline_step::train:
+        st.has_ready = false;
+        train(self, st.slots[st.ready % 2]);
+        if (st.sync_due()) {
+          if (v.draining || st.sync_pending)
+            st.sync_owed = true; // requested at the resume
+          else
+            request_sync(self);
+        }
+        break;
+      case pipeline_step::promote:
+        if (st.idle)
+          st.stats.lookup_wait_seconds += seconds_between(st.idle_since, self->clock().now());
+        st.idle = false;
+        st.has_ready = true;
+        st.ready = st.inflight;
+        st.has_inflight = false;
+        break;
+      case pipeline_step::fetch:
+        request_batch(self);
+        break;
+      case pipeline_step::finish:
+        finish(self);
+        return;
+      case pipeline_step::park:
+        park(self);
+        return;
+      case pipeline_step::wait:
+        return;
     }
-    if (!st.has_ready && st.has_inflight && st.slots[st.inflight % 2].missing() == 0) {
-      if (st.idle)
-        st.stats.lookup_wait_seconds += seconds_between(st.idle_since, self->clock().now());
-      st.idle = false;
-      st.has_ready = true;
-      st.ready = st.inflight;
-      st.has_inflight = false;
-      continue;
-    }
-    if (!draining && !st.has_inflight && !st.reader_pending && !st.end_of_data) {
-      request_batch(self);
-      continue;
-    }
-    if (st.end_of_data && empty && !st.sync_pending)
-      finish(self);
-    else if (draining && empty)
-      park(self);
-    return;
   }
 }
 
