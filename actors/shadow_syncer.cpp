@@ -59,64 +59,54 @@ caf::error syncer_state::init() {
   return {};
 }
 
-bool syncer_state::want_round() const {
-  if (cfg.algorithm == model::sync_algorithm::none)
-    return false;
-  if (stop_after)
-    return ring_method() && ring_rounds() < *stop_after;
-  if (hold_after)
-    return ring_method() && ring_rounds() < *hold_after;
-  if (model::is_foreground(cfg.algorithm))
-    // Free-running serves the other ring members; alone (N = 1, or the last
-    // survivor of a re-form) there is no one to serve, and a round of one
-    // completes at once, so it would loop forever inside this handler.
-    return !waiting_next.empty() || (ring_method() && free_running && peers.size() > 1);
-  return started;
+syncer_view syncer_state::view() const {
+  syncer_view v;
+  v.none = cfg.algorithm == model::sync_algorithm::none;
+  v.foreground = model::is_foreground(cfg.algorithm);
+  v.easgd = model::is_easgd(cfg.algorithm);
+  v.ring = ring_method();
+  v.stopped = stopped;
+  v.in_round = in_round;
+  v.started = started;
+  v.free_running = free_running;
+  v.tick_pending = tick_pending;
+  v.pause_due = pause_due;
+  v.stop_pending = stop_after.has_value();
+  v.stop_rounds_left = stop_after && ring_rounds() < *stop_after;
+  v.hold_pending = hold_after.has_value();
+  v.hold_rounds_left = hold_after && ring_rounds() < *hold_after;
+  v.workers_waiting = !waiting_next.empty();
+  v.has_peers = peers.size() > 1;
+  v.has_min_pause = cfg.min_pause.count() > 0;
+  v.gap_short = cfg.min_gap_batches > 0 && cfg.replica &&
+                cfg.replica->batches.load(std::memory_order_relaxed) <
+                  batches_at_start + cfg.min_gap_batches;
+  return v;
 }
 
+// What to do next is syncer_policy.hpp's decision; this carries it out.
 void syncer_state::advance() {
-  if (stopped || in_round)
-    return;
-  if (stop_after && !want_round()) {
-    finish_stop();
-    return;
-  }
-  if (hold_after && !want_round()) {
-    finish_hold();
-    return;
-  }
-  if (!want_round() || tick_pending)
-    return;
-  if (pause_due && !model::is_foreground(cfg.algorithm) && cfg.min_pause.count() > 0) {
-    tick_pending = true;
-    self->delayed_send(self, cfg.min_pause, messages::tick_atom::value);
-    return;
-  }
-  // After this trainer's end its replica no longer changes: S-EASGD has
-  // nothing left to do until stop; a shadow ring member keeps serving its
-  // peers' rounds, paced by 1 ms so it does not take CPU from trainers still
-  // training.
-  if (free_running && !stop_after && !model::is_foreground(cfg.algorithm)) {
-    if (model::is_easgd(cfg.algorithm))
-      return;
-    if (pause_due) {
+  switch (next_step(view())) {
+    case syncer_step::finish_stop:
+      finish_stop();
+      break;
+    case syncer_step::finish_hold:
+      finish_hold();
+      break;
+    case syncer_step::pause: // shadow: the optional pause between rounds
+      tick_pending = true;
+      self->delayed_send(self, cfg.min_pause, messages::tick_atom::value);
+      break;
+    case syncer_step::pace: // look again in 1 ms (pacing, or serving after the end)
       tick_pending = true;
       self->delayed_send(self, std::chrono::milliseconds(1), messages::tick_atom::value);
-      return;
-    }
+      break;
+    case syncer_step::start_round:
+      start_round();
+      break;
+    case syncer_step::wait:
+      break;
   }
-  // Shadow pacing: a round on an unchanged replica moves nothing, so wait
-  // until the trainer has completed min_gap_batches batches since the last
-  // round started (re-checked every millisecond). Not while stopping or after
-  // the trainer's end, when ring peers may be waiting for this syncer.
-  if (!model::is_foreground(cfg.algorithm) && !stop_after && !hold_after && !free_running &&
-      cfg.min_gap_batches > 0 &&
-      cfg.replica->batches.load(std::memory_order_relaxed) < batches_at_start + cfg.min_gap_batches) {
-    tick_pending = true;
-    self->delayed_send(self, std::chrono::milliseconds(1), messages::tick_atom::value);
-    return;
-  }
-  start_round();
 }
 
 void syncer_state::start_round() {

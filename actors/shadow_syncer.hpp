@@ -103,6 +103,7 @@
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/ring_allreduce.hpp"
+#include "actors/syncer_policy.hpp"
 #include "messages/errors.hpp"
 #include "model/sync_rules.hpp"
 
@@ -205,7 +206,7 @@ struct syncer_state {
 private:
   bool ring_method() const { return model::uses_ring(cfg.algorithm); }
   caf::error join_ring(std::uint32_t rank, const std::vector<caf::strong_actor_ptr>& all);
-  bool want_round() const;
+  syncer_view view() const; // the flags the policy decides on (syncer_policy.hpp)
   void start_round();
   void start_easgd();
   void on_exchange_reply(std::size_t shard, messages::dense_range& d);

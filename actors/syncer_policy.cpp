@@ -1,0 +1,57 @@
+#include "actors/syncer_policy.hpp"
+
+namespace actors {
+
+bool wants_round(const syncer_view& v) {
+  if (v.none)
+    return false;
+  if (v.stop_pending)
+    return v.ring && v.stop_rounds_left;
+  if (v.hold_pending)
+    return v.ring && v.hold_rounds_left;
+  if (v.foreground)
+    return v.workers_waiting || (v.ring && v.free_running && v.has_peers);
+  return v.started;
+}
+
+syncer_step next_step(const syncer_view& v) {
+  if (v.stopped || v.in_round)
+    return syncer_step::wait;
+  const bool want = wants_round(v);
+  if (v.stop_pending && !want)
+    return syncer_step::finish_stop;
+  if (v.hold_pending && !want)
+    return syncer_step::finish_hold;
+  if (!want || v.tick_pending)
+    return syncer_step::wait;
+  if (v.pause_due && !v.foreground && v.has_min_pause)
+    return syncer_step::pause;
+  if (v.free_running && !v.stop_pending && !v.foreground) {
+    if (v.easgd)
+      return syncer_step::wait;
+    if (v.pause_due)
+      return syncer_step::pace;
+  }
+  if (!v.foreground && !v.stop_pending && !v.hold_pending && !v.free_running && v.gap_short)
+    return syncer_step::pace;
+  return syncer_step::start_round;
+}
+
+const char* to_string(syncer_step s) {
+  switch (s) {
+    case syncer_step::finish_stop:
+      return "finish_stop";
+    case syncer_step::finish_hold:
+      return "finish_hold";
+    case syncer_step::pause:
+      return "pause";
+    case syncer_step::pace:
+      return "pace";
+    case syncer_step::start_round:
+      return "start_round";
+    default:
+      return "wait";
+  }
+}
+
+} // namespace actors
