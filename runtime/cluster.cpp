@@ -106,6 +106,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   std::unique_ptr<wall_transport> transport;
   if (cfg.sim.virtual_clock) {
     auto s = cfg.sim.engine;
+    s.seed = cfg.train.seed;
     if (s.cores_per_host == 0)
       s.cores_per_host = cfg.cluster.workers + 1;
     engine = std::make_unique<virtual_engine>(s);

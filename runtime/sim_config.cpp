@@ -24,6 +24,11 @@ void add_sim_options(option_set& o) {
          1e-6, 1e9});
   o.add({"sim.message-us", t::real, "1", "cost model: fixed cost of each handler, microseconds",
          {}, 0.0, 1e9});
+  o.add({"sim.jitter", t::real, "0",
+         "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
+         "from model.seed (repeatable), so that overlapping workers drift apart as on real "
+         "cores (0 = none)",
+         {}, 0.0, 0.9});
   o.add({"faults.kill", t::string_list, "[]",
          "simulated cluster: kill roles during training, [ROLE@WHEN, ...]; ROLE trainer-N, "
          "embedding-shard-N or dense-shard-N; WHEN a fraction of the examples (0.5) or a time "
@@ -50,6 +55,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.engine.gflops = o.get_real("sim.gflops");
   out.engine.memory_gbps = o.get_real("sim.memory-gbps");
   out.engine.message_us = o.get_real("sim.message-us");
+  out.engine.jitter = o.get_real("sim.jitter");
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {
     const auto before = out.faults.size();

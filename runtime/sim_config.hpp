@@ -8,6 +8,7 @@
 //   sim.gflops, sim.memory-gbps, sim.message-us   the model's constants
 //   faults.kill, faults.freeze, faults.slow-nic   injected faults (runtime/faults.hpp)
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct virtual_settings {
   double gflops = 44;       // model: effective rate of one core (calibrate)
   double memory_gbps = 7.5; // model: memory traffic of one core
   double message_us = 1;    // model: the fixed cost of a handler
+  // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
+  // drawn from `seed` and the handler's number (repeatable); 0 = none.
+  double jitter = 0;
+  std::uint64_t seed = 1;   // the run's model.seed
 };
 
 struct sim_settings {

@@ -22,6 +22,16 @@ double thread_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+// u in [-1, 1) from (seed, n): splitmix64, so a run's draws depend only on
+// its seed and the order of its handlers.
+double jitter_draw(std::uint64_t seed, std::uint64_t n) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (n + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
 virtual_engine::duration to_duration(double seconds) {
   return std::chrono::duration_cast<virtual_engine::duration>(
     std::chrono::nanoseconds(std::llround(seconds * 1e9)));
@@ -116,6 +126,8 @@ void virtual_engine::run_job() {
   double cost = 0;
   if (host) {
     cost = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
+    if (cfg_.jitter > 0)
+      cost *= 1.0 + cfg_.jitter * jitter_draw(cfg_.seed, stats_.handlers);
     host_busy_[*host] += cost;
     stats_.busy_seconds += cost;
   }

@@ -70,7 +70,12 @@ TEST_CASE("metrics: simulated ex/s and net settings only with the network model"
   CHECK(j.find("\"net\":null") != std::string::npos);
   CHECK(runtime::summary(m).find("simulated") == std::string::npos);
 
-  m.net = runtime::net_metrics{20, 25, 4, 12345};
+  runtime::net_metrics nm;
+  nm.latency_us = 20;
+  nm.bandwidth_gbps = 25;
+  nm.dilation = 4;
+  nm.bytes = 12345;
+  m.net = nm;
   REQUIRE(m.simulated_examples_per_second());
   CHECK(*m.simulated_examples_per_second() == 2000.0); // 500 ex/s x 4
   j = runtime::to_json(m);

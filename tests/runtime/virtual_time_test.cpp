@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +39,8 @@ std::string show(const std::vector<event>& log) {
 // One virtual cluster: an actor system on the deterministic scheduler and
 // its engine (1 Gflop/s, so 1e6 flops is 1 ms; no fixed message cost).
 struct fixture {
-  explicit fixture(std::size_t cores) : engine(settings(cores)) {
+  explicit fixture(std::size_t cores) : fixture(settings(cores)) {}
+  explicit fixture(runtime::virtual_settings s) : engine(s) {
     cfg.set("scheduler.policy", caf::atom("testing"));
     cfg.fabric = &engine;
     sys = std::make_unique<caf::actor_system>(cfg);
@@ -258,4 +260,43 @@ TEST_CASE("virtual time: a frozen host starts nothing until the freeze ends") {
   CHECK(*f.log == want);
   for (auto h : {a, b})
     caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+}
+
+namespace {
+
+// Starts of 20 handlers of 10 ms each, one after another, with `jitter`.
+std::vector<double> jittered_starts(double jitter, std::uint64_t seed) {
+  auto s = fixture::settings(1);
+  s.jitter = jitter;
+  s.seed = seed;
+  fixture f(s);
+  const auto origin = f.engine.now();
+  auto a = actors::spawn_role(*f.sys, 0, worker, std::string("a"), f.log, origin, caf::actor{});
+  for (int i = 0; i < 20; ++i)
+    caf::anon_send(a, 10);
+  f.engine.run();
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  std::vector<double> out;
+  for (const auto& e : *f.log)
+    out.push_back(e.start_ms);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("virtual time: jitter varies handler costs within bounds, repeatably by seed") {
+  const auto plain = jittered_starts(0, 1);
+  const auto a = jittered_starts(0.3, 1);
+  REQUIRE(a.size() == 20);
+  CHECK(plain[19] == doctest::Approx(190.0));
+  bool varied = false;
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    const double gap = a[i] - a[i - 1];
+    CHECK(gap >= 7.0 - 1e-9); // 10 ms x (1 - 0.3)
+    CHECK(gap < 13.0);        // 10 ms x (1 + 0.3)
+    varied = varied || std::abs(gap - 10.0) > 0.1;
+  }
+  CHECK(varied);
+  CHECK(jittered_starts(0.3, 1) == a);  // the same seed: the same run
+  CHECK(jittered_starts(0.3, 2) != a);  // another seed: other costs
 }
