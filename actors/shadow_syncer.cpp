@@ -86,7 +86,8 @@ syncer_view syncer_state::view() const {
 
 // What to do next is syncer_policy.hpp's decision; this carries it out.
 void syncer_state::advance() {
-  switch (next_step(view())) {
+  const auto step = next_step(view());
+  switch (step) {
     case syncer_step::finish_stop:
       finish_stop();
       break;
@@ -94,12 +95,11 @@ void syncer_state::advance() {
       finish_hold();
       break;
     case syncer_step::pause: // shadow: the optional pause between rounds
+    case syncer_step::pace:  // look again in 1 ms (pacing, or serving after the end)
       tick_pending = true;
-      self->delayed_send(self, cfg.min_pause, messages::tick_atom::value);
-      break;
-    case syncer_step::pace: // look again in 1 ms (pacing, or serving after the end)
-      tick_pending = true;
-      self->delayed_send(self, std::chrono::milliseconds(1), messages::tick_atom::value);
+      self->delayed_send(self,
+                         step == syncer_step::pause ? cfg.min_pause : std::chrono::milliseconds(1),
+                         messages::tick_atom::value);
       break;
     case syncer_step::start_round:
       start_round();

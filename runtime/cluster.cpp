@@ -3,6 +3,9 @@
 // (coordinator.cpp) and stops every actor.
 #include "runtime/cluster.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include <caf/all.hpp>
 
 #include "messages/registry.hpp"
@@ -19,18 +22,16 @@ namespace runtime {
 
 namespace {
 
-bool has_freeze(const train_config& cfg) {
-  for (const auto& k : cfg.sim.faults)
-    if (k.what == fault_event::action::freeze)
-      return true;
-  return false;
+// Whether faults.* asks for `what` (of a role of `kind`, if given).
+bool asks_for(const train_config& cfg, fault_event::action what,
+              std::optional<fault_event::role> kind = std::nullopt) {
+  return std::any_of(cfg.sim.faults.begin(), cfg.sim.faults.end(), [&](const auto& k) {
+    return k.what == what && (!kind || k.kind == *kind);
+  });
 }
 
 bool kills_trainers(const train_config& cfg) {
-  for (const auto& k : cfg.sim.faults)
-    if (k.what == fault_event::action::kill && k.kind == fault_event::role::trainer)
-      return true;
-  return false;
+  return asks_for(cfg, fault_event::action::kill, fault_event::role::trainer);
 }
 
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
@@ -114,7 +115,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     sys_cfg.set("scheduler.policy", caf::atom("testing"));
     sys_cfg.fabric = engine.get();
   } else {
-    if (network || has_freeze(cfg)) {
+    if (network || asks_for(cfg, fault_event::action::freeze)) {
       transport = std::make_unique<wall_transport>(network.get(), placement_for(cfg).hosts());
       sys_cfg.fabric = transport.get();
     }

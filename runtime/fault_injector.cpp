@@ -30,10 +30,6 @@ std::uint64_t training_examples(const train_config& cfg) {
   return total;
 }
 
-} // namespace
-
-namespace {
-
 const char* verb(fault_event::action a) {
   switch (a) {
     case fault_event::action::freeze:
@@ -42,17 +38,6 @@ const char* verb(fault_event::action a) {
       return "slowed the NIC of";
     default:
       return "killed";
-  }
-}
-
-std::string role_name(const fault_event& k) {
-  switch (k.kind) {
-    case fault_event::role::trainer:
-      return "trainer-" + std::to_string(k.index);
-    case fault_event::role::embedding_shard:
-      return "embedding-shard-" + std::to_string(k.index);
-    default:
-      return "dense-shard-" + std::to_string(k.index);
   }
 }
 
@@ -174,7 +159,7 @@ void fault_injector::inject(const fault_event& k) {
   const auto host = host_of(k);
   char line[256];
   std::snprintf(line, sizeof line, "%s %s (host %zu) at %.3f s", verb(k.what),
-                role_name(k).c_str(), host, at);
+                k.who.c_str(), host, at);
   std::string what = line;
   if (k.what != fault_event::action::kill) {
     std::snprintf(line, sizeof line, " for %.3f s", k.duration);

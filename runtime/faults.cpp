@@ -15,6 +15,11 @@ bool parse_number(const std::string& s, double* out) {
   return ec == std::errc{} && p == end && std::isfinite(*out);
 }
 
+// "2.5s" -> 2.5; false unless a finite number followed by 's'.
+bool parse_seconds(const std::string& s, double* out) {
+  return !s.empty() && s.back() == 's' && parse_number(s.substr(0, s.size() - 1), out);
+}
+
 fault_event::action action_of(const std::string& key) {
   if (key == "faults.freeze")
     return fault_event::action::freeze;
@@ -75,8 +80,7 @@ std::optional<std::string> parse_faults(const std::string& key,
           return bad("factor '" + f + "' is not a number in (0, 1]");
         dur = dur.substr(0, star);
       }
-      if (dur.empty() || dur.back() != 's' ||
-          !parse_number(dur.substr(0, dur.size() - 1), &k.duration) || k.duration <= 0)
+      if (!parse_seconds(dur, &k.duration) || k.duration <= 0)
         return bad("duration '" + dur + "' is not a number of seconds > 0 such as 2s");
     }
     const auto dash = who.rfind('-');
@@ -95,9 +99,10 @@ std::optional<std::string> parse_faults(const std::string& key,
     if (!parse_number(idx, &index) || index < 0 || index != std::floor(index))
       return bad("role index '" + idx + "' is not a whole number");
     k.index = std::size_t(index);
+    k.who = who;
     double v = 0;
     if (!when.empty() && when.back() == 's') {
-      if (!parse_number(when.substr(0, when.size() - 1), &v) || v < 0)
+      if (!parse_seconds(when, &v) || v < 0)
         return bad("time '" + when + "' is not a number of seconds >= 0");
       k.seconds = v;
     } else {

@@ -34,6 +34,7 @@ struct fault_event {
   enum class action { kill, freeze, slow_nic } what = action::kill;
   enum class role { trainer, embedding_shard, dense_shard } kind = role::trainer;
   std::size_t index = 0;
+  std::string who;                // the role as given: "trainer-1"
   std::optional<double> fraction; // of the training examples
   std::optional<double> seconds;  // since training started
   double duration = 0;            // freeze, slow_nic: seconds

@@ -73,8 +73,6 @@ public:
   // faults.freeze: `host` starts no handler before `until`. Precondition:
   // the host has a role placed on it.
   void freeze(std::size_t host, time_point until);
-  // The host a role was placed on, if any.
-  std::optional<std::size_t> host_of(caf::actor_id id) const;
 
   // One event: runs a ready job, or advances the clock to the next event.
   // False when nothing is left to do.
@@ -112,6 +110,8 @@ private:
     time_point busy_until{};
   };
   std::optional<time_point> next_event() const;
+  // The host a role was placed on, if any.
+  std::optional<std::size_t> host_of(caf::actor_id id) const;
   void advance_to(time_point t);
   void run_job();
 

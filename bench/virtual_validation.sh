@@ -1,0 +1,47 @@
+#!/bin/bash
+# The virtual clock against real runs on this machine (docs/virtual-time.md,
+# "Validation"): one trainer with 1 and 2 Hogwild workers, sync none, on the
+# wall clock and on the virtual clock (sim.cores-per-host = this machine's
+# cores) under sim.cost=model and sim.cost=measured; the sequential engine
+# for reference. REPEATS alternated runs each; prints the median examples/s
+# and each prediction's error against the real run.
+# usage: bench/virtual_validation.sh [SHADOWSYNC] [DATA.tsv] [REPEATS]
+set -eu
+B=${1:-build/shadowsync}
+D=${2:-/tmp/vv/train.tsv}
+R=${3:-3}
+CORES=$(nproc)
+mkdir -p "$(dirname "$D")"
+[ -f "$D" ] || "$B" datagen --rows=100000 --seed=3 --out="$D" > /dev/null
+M=$(mktemp -d)
+trap 'rm -rf "$M"' EXIT
+eps() { "$B" train --data.train="$D" --output.progress=none --output.metrics="$M/m.json" "$@" \
+          > /dev/null 2>&1 && python3 -c "import json; print(json.load(open('$M/m.json'))['examples_per_second'])"; }
+for r in $(seq "$R"); do
+  echo "sequential $(eps --cluster.mode=sequential)" >> "$M/all"
+  for w in 1 2; do
+    C=(--cluster.trainers=1 --cluster.workers=$w --sync.algorithm=none)
+    echo "w$w-wall $(eps "${C[@]}")" >> "$M/all"
+    for cost in model measured; do
+      echo "w$w-$cost $(eps "${C[@]}" --sim.clock=virtual --sim.cores-per-host=$CORES --sim.cost=$cost)" >> "$M/all"
+    done
+  done
+done
+python3 - "$M/all" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    k, v = line.split()
+    runs.setdefault(k, []).append(float(v))
+med = {k: statistics.median(v) for k, v in runs.items()}
+print("sequential engine: %.0f ex/s (median of %d)" % (med["sequential"], len(runs["sequential"])))
+print("| workers | real (wall) | virtual, model | error | virtual, measured | error |")
+print("|---|---|---|---|---|---|")
+for w in (1, 2):
+    real = med["w%d-wall" % w]
+    cells = ["%d" % w, "%.0f" % real]
+    for cost in ("model", "measured"):
+        p = med["w%d-%s" % (w, cost)]
+        cells += ["%.0f" % p, "%+.0f %%" % (100 * (p / real - 1))]
+    print("| " + " | ".join(cells) + " |")
+PY
