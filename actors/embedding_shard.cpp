@@ -2,7 +2,7 @@
 //   worker -> shard: lookup(batch, keys); shard -> worker: rows(batch, rows) or bad_request
 //   worker -> shard: push(keys, grads)                 (no reply; bad ones dropped)
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
-//   checkpoint cuts: embedding_shard_cut.cpp
+//   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
 #include "actors/embedding_shard.hpp"
 #include "actors/sim_host.hpp"
 #include "actors/embedding_shard_cut.hpp"
@@ -159,6 +159,8 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     self->quit(std::move(err));
     return embedding_shard_actor::behavior_type::make_empty_behavior();
   }
+  if (!self->state.cfg.cpr.folder.empty())
+    shard_cpr_detail::init(self);
   spdlog::debug("{}: {} tables x {} local rows x dim {}", self->state.who(),
                 self->state.cfg.num_tables, self->state.local_rows, self->state.cfg.dim);
   return {
@@ -193,6 +195,8 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::cut_atom, std::uint64_t id) { shard_cut_detail::on_marker(self, id); },
     [=](messages::end_atom) { shard_cut_detail::on_end(self); },
     [=](messages::done_atom, std::uint64_t id) { shard_cut_detail::on_written(self, id); },
+    [=](messages::tick_atom) { shard_cpr_detail::on_tick(self); },
+    [=](messages::recover_atom) { return shard_cpr_detail::on_recover(self); },
   };
 }
 
@@ -204,7 +208,9 @@ void apply_push(self_ptr self, const messages::embedding_grads& g) {
   if (auto err = st.push(g)) {
     ++st.dropped_pushes;
     spdlog::warn("{} (dropped; {} so far)", text(self->system(), err), st.dropped_pushes);
+    return;
   }
+  shard_cpr_detail::touched(self, g);
 }
 
 } // namespace shard_cut_detail

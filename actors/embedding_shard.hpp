@@ -60,6 +60,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/embedding_shard_cpr.hpp"
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "model/embedding.hpp"
@@ -78,6 +79,8 @@ struct embedding_shard_config {
   // copies its own rows (row mod num_shards == shard) and their optimiser
   // state instead of initialising. Same shape as this config, else init fails.
   std::shared_ptr<const model::embedding_tables> initial;
+  // recovery.mode=partial: the shard's own saves (embedding_shard_cpr.hpp).
+  shard_cpr_config cpr;
 };
 
 // One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).
@@ -106,6 +109,7 @@ struct embedding_shard_state {
   // it reads: destroyed, so joined, first).
   std::unique_ptr<checkpoint::background_writer> writer;
   std::vector<std::uint64_t> cow_keys; // scratch: local keys of a push
+  shard_cpr cpr;                       // its own saves (recovery.mode=partial)
 
   // "embedding-shard-S", for logs and error messages.
   std::string who() const;
@@ -122,6 +126,10 @@ struct embedding_shard_state {
   // Applies the optimiser; on a malformed push changes nothing and says why.
   // While a cut's file is written, the rows are first copied on write.
   caf::error push(const messages::embedding_grads& g);
+  // The flat local row (table t, local row l) -> t * local_rows + l.
+  std::uint64_t flat_row(std::uint64_t local) const {
+    return model::key_table(local) * local_rows + model::key_row(local);
+  }
   // The whole local table in the documented layout.
   messages::float_blob dump() const;
 };

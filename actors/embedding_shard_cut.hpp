@@ -28,3 +28,20 @@ void apply_push(self_ptr self, const messages::embedding_grads& g);
 void on_written(self_ptr self, std::uint64_t id);
 
 } // namespace actors::shard_cut_detail
+
+// Its own CPR saves and the reload after a restart (embedding_shard_cpr.hpp).
+namespace actors::shard_cpr_detail {
+
+using self_ptr = shard_cut_detail::self_ptr;
+
+// Sets up the policy's bookkeeping (cfg.cpr.folder set).
+void init(self_ptr self);
+// An applied push's rows count for the policy; arms the save timer.
+void touched(self_ptr self, const messages::embedding_grads& g);
+// The save timer.
+void on_tick(self_ptr self);
+// A restarted shard's reload: (bytes read, saves applied, newest save's ns,
+// ready ns).
+caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover(self_ptr self);
+
+} // namespace actors::shard_cpr_detail

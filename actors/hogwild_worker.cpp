@@ -33,62 +33,6 @@ double seconds_between(clock_type::time_point a, clock_type::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Logs `what` and quits with a project error (once).
-void quit_with(self_ptr self, messages::errc code, std::string what) {
-  auto& st = self->state;
-  if (st.finished)
-    return;
-  st.finished = true;
-  spdlog::error("{}", what);
-  self->quit(messages::make_error(code, std::move(what)));
-}
-
-// A failed request to `peer`. `down_code` is what a dead peer (or an error of
-// another category) means; timeouts and project errors keep their own code.
-void fail(self_ptr self, const std::string& peer, messages::errc down_code,
-          const caf::error& err) {
-  auto code = down_code;
-  if (err == caf::sec::request_timeout)
-    code = messages::errc::request_timeout;
-  else if (err.category() == messages::error_category)
-    code = static_cast<messages::errc>(err.code());
-  quit_with(self, code, self->state.name + ": " + peer + ": " + self->system().render(err));
-}
-
-void fail(self_ptr self, const std::string& peer, messages::errc code, const std::string& what) {
-  quit_with(self, code, self->state.name + ": " + peer + ": " + what);
-}
-
-std::string shard_name(std::size_t s) { return "embedding-shard-" + std::to_string(s); }
-
-void advance(self_ptr self);
-
-} // namespace
-
-namespace worker_detail {
-
-void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
-  auto& st = self->state;
-  auto& slot = st.slots[seq % 2];
-  if (st.finished)
-    return;
-  if (r.batch != seq || slot.seq() != seq || !slot.set_rows(s, r.rows.data(), r.rows.size())) {
-    fail(self, shard_name(s), messages::errc::bad_request,
-         "reply for batch " + std::to_string(r.batch) + " with " + std::to_string(r.rows.size()) +
-           " floats, expected batch " + std::to_string(seq) + " with " +
-           std::to_string(slot.shard_size(s) * st.cfg.arch.dim));
-    return;
-  }
-  st.stats.lookup_bytes += r.rows.bytes();
-  if (st.cfg.progress)
-    st.cfg.progress->embedding_bytes.fetch_add(r.rows.bytes(), std::memory_order_relaxed);
-  advance(self);
-}
-
-} // namespace worker_detail
-
-namespace {
-
 void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   auto& st = self->state;
   cpu_meter meter(st.stats.cpu_seconds);
@@ -109,18 +53,9 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   slot.prepare(seq, std::move(b), st.cfg.arch, st.cfg.shards.size());
   st.has_inflight = true;
   st.inflight = seq;
-  for (std::size_t s = 0; s < slot.num_shards(); ++s) {
-    if (slot.shard_size(s) == 0)
-      continue;
-    messages::lookup_request req;
-    req.batch = seq;
-    slot.shard_keys(s, req.keys.values);
-    self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
-      .then([=](messages::embedding_rows& r) { on_rows(self, seq, s, r); },
-            [=](caf::error& err) {
-              fail(self, shard_name(s), messages::errc::shard_down, err);
-            });
-  }
+  for (std::size_t s = 0; s < slot.num_shards(); ++s)
+    if (slot.shard_size(s) > 0)
+      send_lookup(self, seq, s);
   advance(self);
 }
 
@@ -180,7 +115,9 @@ void park(self_ptr self) {
 // The pipeline's one decision point, called after every event: the worker's
 // flags as a pipeline_view, the step the pure policy (worker_pipeline.hpp)
 // picks, until it says wait.
-void advance(self_ptr self) {
+} // namespace
+
+void worker_detail::advance(self_ptr self) {
   auto& st = self->state;
   for (;;) {
     pipeline_view v;
@@ -227,6 +164,8 @@ void advance(self_ptr self) {
   }
 }
 
+namespace {
+
 // Empty when the configuration can run, else what is wrong.
 std::string check_config(const worker_config& cfg, std::size_t layout_size) {
   if (!cfg.replica)
@@ -267,6 +206,9 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       advance(self);
     },
     [=](messages::apply_atom) { apply_pending(self); },
+    [=](messages::rebind_atom, std::uint32_t shard, const caf::strong_actor_ptr& h) {
+      on_rebind(self, shard, h);
+    },
     [=](messages::cut_atom, std::uint64_t id) {
       auto& st = self->state;
       if (st.finished || st.cut)

@@ -18,6 +18,11 @@
 // batch) the worker sends done_atom + worker_stats to its trainer and quits
 // normally.
 //
+// Shard restarts (cfg.shard_restarts, recovery.mode=partial): a lookup whose
+// shard is gone (request_receiver_down) waits for rebind_atom with the
+// shard's new handle and is then sent again; pushes sent to the dead shard
+// are lost, which is what partial recovery accepts.
+//
 // Failures: every request has cfg.timeout. A failed request (a dead shard:
 // shard_down; no answer: request_timeout; a reader error or a malformed
 // batch: input_error; bad rows: bad_request) is logged with spdlog::error and
@@ -102,6 +107,9 @@ struct worker_config {
   // (named trainer_handle: `trainer` is the id above)
   trainer_actor trainer_handle;              // gets done_atom + worker_stats at the end
   std::shared_ptr<live_progress> progress;   // optional: per-batch loss for progress reports
+  // recovery.mode=partial: a lookup that finds its shard gone waits for the
+  // shard's restart (rebind_atom) instead of failing the worker.
+  bool shard_restarts = false;
 };
 
 struct worker_state {
@@ -133,6 +141,11 @@ struct worker_state {
   std::optional<std::uint64_t> cut;
   bool parked = false;
   bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
+
+  // Shard restarts (cfg.shard_restarts): per shard, the batches whose lookup
+  // waits for the new handle; lookups sent again so far.
+  std::vector<std::vector<std::uint64_t>> awaiting;
+  std::uint64_t lookups_resent = 0;
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;

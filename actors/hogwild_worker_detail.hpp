@@ -5,8 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <string>
+
+#include <caf/error.hpp>
 
 #include "actors/hogwild_worker.hpp"
+#include "messages/errors.hpp"
 
 namespace actors::worker_detail {
 
@@ -42,7 +46,24 @@ void train(self_ptr self, const worker_batch& slot);
 // Virtual clock: lands the dense step of the last batch, if still pending.
 void apply_pending(self_ptr self);
 
-// The rows of batch seq from shard s are here (checked, stored, then advance).
+// The pipeline's one decision point, called after every event
+// (hogwild_worker.cpp).
+void advance(self_ptr self);
+
+// Failures (hogwild_worker_lookup.cpp): logs `what` and quits with a project
+// error, once. A failed request to `peer`: `down_code` is what a dead peer
+// (or an error of another category) means; timeouts and project errors keep
+// their own code.
+void quit_with(self_ptr self, messages::errc code, std::string what);
+void fail(self_ptr self, const std::string& peer, messages::errc down_code, const caf::error& err);
+void fail(self_ptr self, const std::string& peer, messages::errc code, const std::string& what);
+
+// Lookups (hogwild_worker_lookup.cpp): batch seq's request to shard s, and
+// its reply, checked and stored, then advance. With cfg.shard_restarts a
+// shard that went down is waited for: its lookups go again to the handle of
+// on_rebind.
+void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s);
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r);
+void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h);
 
 } // namespace actors::worker_detail

@@ -47,7 +47,14 @@ using embedding_shard_actor = caf::typed_actor<
   // a worker's end: it pushes nothing more (counts as its marker of any cut)
   caf::reacts_to<end_atom>,
   // the background writer of cut N finished (sent by the writer thread)
-  caf::reacts_to<done_atom, std::uint64_t>>;
+  caf::reacts_to<done_atom, std::uint64_t>,
+  // CPR (recovery.mode=partial): the shard's own save timer
+  caf::reacts_to<tick_atom>,
+  // CPR: a restarted shard reloads its own newest checkpoint; replies the
+  // bytes read, the saves applied, the newest save's time and the time it
+  // was ready (actor clock, ns since its epoch; the save's INT64_MIN when
+  // there was none: the initial rows)
+  caf::replies_to<recover_atom>::with<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t>>;
 
 // Owns the EASGD centre variable for [offset, offset + size).
 using dense_shard_actor = caf::typed_actor<
@@ -73,7 +80,10 @@ using worker_actor = caf::typed_actor<
   // the trainer copied the replica: go on
   caf::reacts_to<resume_atom, std::uint64_t>,
   // virtual clock: the batch's end event, when its dense write lands
-  caf::reacts_to<apply_atom>>;
+  caf::reacts_to<apply_atom>,
+  // embedding shard S was restarted (recovery.mode=partial): its new handle;
+  // lookups lost with the old one are sent again
+  caf::reacts_to<rebind_atom, std::uint32_t, caf::strong_actor_ptr>>;
 
 // Synchronises its trainer's replica in the background (S-*) or on demand (FR-*).
 using syncer_actor = caf::typed_actor<
@@ -125,6 +135,8 @@ using trainer_actor = caf::typed_actor<
   // a worker is parked for cut N
   caf::reacts_to<parked_atom, std::uint64_t>,
   // the cut is written: release the syncer
-  caf::reacts_to<resume_atom>>;
+  caf::reacts_to<resume_atom>,
+  // embedding shard S was restarted: passed on to every worker
+  caf::reacts_to<rebind_atom, std::uint32_t, caf::strong_actor_ptr>>;
 
 } // namespace actors

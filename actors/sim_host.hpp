@@ -39,6 +39,9 @@ public:
   virtual void place(caf::actor_id id, std::size_t host) = 0;
   // Work done by the handler running now (sim.cost=model).
   virtual void charge(double flops, double bytes) = 0;
+  // Time the handler running now spends waiting on a device other than its
+  // core (the checkpoint store), in seconds.
+  virtual void charge_seconds(double seconds) = 0;
   // True for the virtual clock's engine.
   virtual bool virtual_clock() const = 0;
 };
@@ -67,6 +70,13 @@ host_fabric*& current_fabric();
 inline void charge(double flops, double bytes) {
   if (auto* e = current_fabric())
     e->charge(flops, bytes);
+}
+
+// Charges the running handler `seconds` of device time (no-op under the
+// wall clock, where the device's own time is real).
+inline void charge_seconds(double seconds) {
+  if (auto* e = current_fabric())
+    e->charge_seconds(seconds);
 }
 
 // A role whose every incoming message passes the fabric first.

@@ -108,6 +108,11 @@ void on_down(self_ptr self, const caf::down_msg& dm) {
     return;
   }
   const bool shard = who.compare(0, 10, "embedding-") == 0;
+  if (shard && st.cfg.shard_restarts) { // the coordinator restarts it (rebind_atom)
+    spdlog::info("{}: {} down ({}); its restart is awaited", st.name, who,
+                 self->system().render(dm.reason));
+    return;
+  }
   auto code = errc::trainer_down;
   if (shard)
     code = errc::shard_down;
@@ -154,6 +159,7 @@ void spawn_children(self_ptr self) {
     wc.timeout = cfg.timeout;
     wc.trainer_handle = me;
     wc.progress = st.progress;
+    wc.shard_restarts = cfg.shard_restarts;
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
                                               : spawn_role(self->system(), host, hogwild_worker, wc));
   }
@@ -313,6 +319,15 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
           trainer_cut_detail::on_worker_parked(self, w);
     },
     [=](messages::resume_atom) { self->send(self->state.syncer, messages::resume_atom::value); },
+    [=](messages::rebind_atom, std::uint32_t shard, const caf::strong_actor_ptr& h) {
+      auto& st = self->state;
+      if (shard >= st.cfg.shards.size() || !h)
+        return;
+      st.cfg.shards[shard] = caf::actor_cast<embedding_shard_actor>(h);
+      self->monitor(st.cfg.shards[shard]);
+      for (auto& w : st.workers)
+        self->send(w, messages::rebind_atom::value, shard, h);
+    },
   };
 }
 

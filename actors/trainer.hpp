@@ -80,6 +80,9 @@ struct trainer_config {
   // The simulated host (actors::spawn_role) the trainer and its children
   // run on; what that costs is its actor system's business (sim_host.hpp).
   std::size_t host = 0;
+  // recovery.mode=partial: a shard going down is not a failure; its restart
+  // comes as rebind_atom, passed on to the workers.
+  bool shard_restarts = false;
 
   // Test seams: when set, called instead of spawning the real reader/syncer
   // (the trainer monitors and stops what they return like its own).

@@ -31,6 +31,8 @@ using dump_atom = caf::atom_constant<caf::atom("dump")>;         // full state (
 using save_atom = caf::atom_constant<caf::atom("save")>;         // write a checkpoint file
 using peers_atom = caf::atom_constant<caf::atom("peers")>;       // ring neighbours
 using end_atom = caf::atom_constant<caf::atom("end")>;           // no more data
+using rebind_atom = caf::atom_constant<caf::atom("rebind")>;     // a role restarted elsewhere
+using recover_atom = caf::atom_constant<caf::atom("recover")>;   // reload own checkpoint (CPR)
 
 // -- embedding shards ----------------------------------------------------------
 

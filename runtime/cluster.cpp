@@ -4,6 +4,7 @@
 #include "runtime/cluster.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include <caf/all.hpp>
@@ -35,11 +36,13 @@ bool kills_trainers(const train_config& cfg) {
 }
 
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
-           const cluster_start* start, cluster_handles& c, trainer_peers& peers) {
+           const cluster_start* start, const std::shared_ptr<actors::cpr_counters>& cpr,
+           cluster_handles& c, trainer_peers& peers) {
   const auto& cl = cfg.cluster;
   peers.place = placement_for(cfg);
   for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
     auto ec = embedding_shard_config_for(cfg, s);
+    ec.cpr.counters = cpr;
     if (start)
       ec.initial = start->tables;
     c.shards.push_back(actors::spawn_role(sys, peers.place.host_of_embedding(s),
@@ -74,6 +77,53 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
   name_roles(c);
 }
 
+// recovery.mode=partial: embedding shard i again, in the lost one's place,
+// from its own newest save (runtime/shard_recovery.hpp).
+std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_config& cfg,
+                                         const std::shared_ptr<actors::cpr_counters>& cpr,
+                                         cluster_handles& c, std::size_t i, shard_restart& out) {
+  auto ec = embedding_shard_config_for(cfg, i);
+  ec.cpr.counters = cpr;
+  c.shards[i] = actors::spawn_role(self->system(), placement_for(cfg).host_of_embedding(i),
+                                   actors::embedding_shard, std::move(ec));
+  std::optional<std::string> err;
+  self->request(c.shards[i], cfg.cluster.timeout, actors::recover_atom::value)
+    .receive(
+      [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
+        out = shard_restart{bytes, saves, at, ready};
+      },
+      [&](caf::error& e) { err = self->system().render(e); });
+  return err;
+}
+
+// The CPR settings and the shards' save counters into out.recovery.
+void report_recovery(const train_config& cfg, const actors::cpr_counters& k, run_metrics& out) {
+  if (!out.recovery)
+    out.recovery.emplace();
+  auto& r = *out.recovery;
+  const auto& s = cfg.recovery;
+  r.policy = checkpoint::to_string(s.policy);
+  r.fraction = s.policy == checkpoint::cpr_policy::full ? 1.0 : s.fraction;
+  r.interval_seconds = s.interval_seconds;
+  r.target_pls = s.target_pls;
+  r.mtbf_seconds = s.mtbf_seconds;
+  r.saves = k.saves;
+  r.full_saves = k.full_saves;
+  r.rows_saved = k.rows;
+  r.bytes = k.bytes;
+  r.failed_saves = k.failed_saves;
+  r.save_seconds = double(k.save_ns) * 1e-9;
+  r.loads = k.loads;
+  r.load_bytes = k.load_bytes;
+  r.load_seconds = double(k.load_ns) * 1e-9;
+  r.tracking_bytes = k.tracking_bytes;
+  const double shard_seconds = out.seconds * double(cfg.cluster.embedding_shards);
+  r.overhead_fraction = shard_seconds > 0 ? (r.save_seconds + r.load_seconds) / shard_seconds : 0;
+  if (s.mtbf_seconds > 0 && cfg.cluster.embedding_shards > 0)
+    r.predicted_pls =
+      s.interval_seconds / (2.0 * s.mtbf_seconds * double(cfg.cluster.embedding_shards));
+}
+
 } // namespace
 
 std::optional<std::string> run_simulated(const train_config& run_cfg,
@@ -81,6 +131,10 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   train_config cfg = run_cfg;
   if (auto e = check_faults(cfg.sim.faults, cfg))
     return e;
+  if (cfg.recovery.partial && !cfg.checkpoint.resume.empty())
+    return "option 'recovery.mode' = partial: resuming (checkpoint.resume) with partial "
+           "recovery is not built yet (a restarted shard would begin from its initial rows, "
+           "not the resumed ones)";
   model::dlrm net(cfg.arch);
   std::optional<cluster_start> start;
   if (!cfg.checkpoint.resume.empty()) {
@@ -130,7 +184,12 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   const auto init = start ? start->params : initial_dense(cfg, net);
   cluster_handles c;
   trainer_peers peers;
-  build(sys, cfg, init, start ? &*start : nullptr, c, peers);
+  auto cpr = std::make_shared<actors::cpr_counters>();
+  if (cfg.recovery.partial) { // the saves of an earlier run are not this run's
+    std::error_code ec;
+    std::filesystem::remove_all(cfg.checkpoint.dir + "/cpr", ec);
+  }
+  build(sys, cfg, init, start ? &*start : nullptr, cpr, c, peers);
   start.reset(); // the shards hold their rows now
   // The coordinator: a scoped actor, or under the virtual clock one that
   // waits by running the engine.
@@ -151,6 +210,10 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   opts.tolerate_trainer_loss = kills_trainers(cfg);
   if (engine) // polls cost no virtual time: fraction kills land within 10 ms
     opts.poll_interval = std::chrono::milliseconds(10);
+  if (cfg.recovery.partial)
+    opts.restart_shard = [&](std::size_t i, shard_restart& r) {
+      return restart_shard(self, cfg, cpr, c, i, r);
+    };
   if (cfg.checkpoint.enabled() || faults.any())
     opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
       faults.poll(examples);
@@ -161,6 +224,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
   faults.disarm();
   out.faults = faults.done();
+  if (cfg.recovery.partial)
+    report_recovery(cfg, *cpr, out);
   if (!failure && base.examples > 0) { // train NE over the whole training, as sequential
     const auto k = counters_after(base, res, out);
     model::ne_accumulator ne;

@@ -1,5 +1,7 @@
 #include "runtime/cluster_plan.hpp"
 
+#include "checkpoint/cpr_files.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -30,6 +32,17 @@ actors::embedding_shard_config embedding_shard_config_for(const train_config& cf
   ec.dim = cfg.arch.dim;
   ec.optimizer = cfg.train.sparse;
   ec.seed = cfg.train.seed + 1 + s;
+  if (cfg.recovery.partial) { // its own saves (the counters are the caller's)
+    const auto& r = cfg.recovery;
+    ec.cpr.folder = cfg.checkpoint.dir + "/cpr/" + checkpoint::cpr_folder_name(s);
+    ec.cpr.policy = r.policy;
+    ec.cpr.fraction = r.fraction;
+    ec.cpr.full_every = r.full_every;
+    ec.cpr.ssu_sample = r.ssu_sample;
+    ec.cpr.interval = std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(r.interval_seconds));
+    ec.cpr.storage_gbps = r.storage_gbps;
+  }
   return ec;
 }
 
@@ -69,6 +82,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.reader.max_examples =
     cfg.train.max_examples ? (cfg.train.max_examples + t) / cl.trainers : 0;
   tc.shards = peers.shards;
+  tc.shard_restarts = cfg.recovery.partial;
   tc.host = peers.place.host_of_trainer(t);
   tc.timeout = cl.timeout;
   tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;

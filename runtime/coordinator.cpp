@@ -26,11 +26,13 @@ class coordinator_run {
 public:
   coordinator_run(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
                   const coordinator_options& opts)
-    : alive_(c.trainers.size(), true), self_(self), cfg_(cfg), c_(c), opts_(opts) {}
+    : alive_(c.trainers.size(), true), recovery(self, c, opts.restart_shard), self_(self),
+      cfg_(cfg), c_(c), opts_(opts) {}
 
   std::vector<bool> alive_; // per trainer: not lost
   std::optional<std::string> failure;
   std::vector<std::string> lost;
+  shard_recovery recovery;
 
   void monitor_all() {
     for (auto& t : c_.trainers)
@@ -126,7 +128,10 @@ private:
   void on_down(const caf::down_msg& dm) {
     const auto why = self_->system().render(dm.reason);
     if (auto i = index_of(c_.shards, dm.source); i < c_.shards.size()) {
-      failure = c_.shard_names[i] + " is down (" + why + ")";
+      if (recovery.enabled())
+        failure = recovery.recover(i, why, alive_);
+      else
+        failure = c_.shard_names[i] + " is down (" + why + ")";
       return;
     }
     if (auto i = index_of(c_.dense, dm.source); i < c_.dense.size()) {
@@ -234,6 +239,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   res.syncers = syncers;
   // 2. Training.
   const auto t0 = self->clock().now();
+  run.recovery.start();
   // Progress is best effort: a short timeout, so a frozen trainer (multi-node:
   // until the heartbeats declare its node down) does not stall the loop.
   const auto poll_timeout = std::min(timeout, std::chrono::milliseconds(1000));
@@ -249,6 +255,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     if (virtual_time)
       sample.virtual_seconds = since_start();
     progress.update(sample);
+    run.recovery.sample(total.examples);
     if (opts.on_progress && !run.failure)
       if (auto e = opts.on_progress(total.examples))
         run.failure = e;
@@ -292,6 +299,8 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
+  if (run.recovery.enabled())
+    run.recovery.report(out);
   auto final_progress = final_sample(out);
   if (virtual_time)
     final_progress.virtual_seconds = seconds;

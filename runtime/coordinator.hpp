@@ -14,7 +14,7 @@
 // ends when the data does, and progress polls have the timeout). Shards,
 // trainers and the watched nodes are monitored:
 // - a shard (or a node hosting one) going down ends the job with an error
-//   naming it;
+//   naming it, unless opts.restart_shard recovers it (shard_recovery.hpp);
 // - a trainer going down ends the job, unless tolerate_trainer_loss
 //   (multi-node): then it leaves the job, the ring is re-formed among the
 //   survivors (peers_atom with a new generation), S-EASGD simply loses a
@@ -36,6 +36,7 @@
 #include "model/embedding.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
+#include "runtime/shard_recovery.hpp"
 #include "runtime/train_config.hpp"
 
 namespace runtime {
@@ -66,6 +67,9 @@ struct coordinator_options {
   // How often the progress poll runs (virtual time under sim.clock=virtual,
   // where a poll costs no simulated time).
   std::chrono::milliseconds poll_interval{200};
+  // recovery.mode=partial: restarts a lost embedding shard in its place
+  // (runtime/shard_recovery.hpp); unset: a lost shard ends the job.
+  restart_fn restart_shard;
 };
 
 struct coordination_result {

@@ -1,6 +1,7 @@
 #include "runtime/fault_injector.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -79,7 +80,11 @@ std::optional<std::string> check_faults(const std::vector<fault_event>& faults,
 fault_injector::fault_injector(const train_config& cfg, const cluster_handles& c,
                                caf::blocking_actor* self, fault_targets targets)
     : pending_(cfg.sim.faults), c_(c), self_(self), targets_(targets),
-      place_(placement_for(cfg)), start_(self->clock().now()) {
+      place_(placement_for(cfg)), mtbf_(cfg.recovery.faults_mtbf_seconds),
+      shards_(cfg.cluster.embedding_shards), rng_(cfg.train.seed ^ 0xFA017u),
+      start_(self->clock().now()) {
+  if (mtbf_ > 0 && shards_ > 0)
+    pending_.push_back(draw_failure(0.0));
   if (std::any_of(pending_.begin(), pending_.end(), [](const auto& k) { return k.fraction; }))
     total_ = training_examples(cfg);
   if (!targets_.engine)
@@ -102,6 +107,41 @@ fault_injector::fault_injector(const train_config& cfg, const cluster_handles& c
     }
 }
 
+fault_event fault_injector::draw_failure(double after) {
+  auto next = [this] { // splitmix64
+    std::uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  const double u = (double(next() >> 11) + 0.5) * 0x1.0p-53; // in (0, 1)
+  fault_event k;
+  k.what = fault_event::action::kill;
+  k.kind = fault_event::role::embedding_shard;
+  k.index = std::size_t(next() % shards_);
+  k.who = "embedding-shard-" + std::to_string(k.index);
+  k.seconds = after - mtbf_ * std::log(u);
+  char at[32];
+  std::snprintf(at, sizeof at, "%.3fs", *k.seconds);
+  k.text = "faults.mtbf draw " + std::to_string(++draws_) + " '" + k.who + "@" + at + "'";
+  return k;
+}
+
+void fault_injector::schedule_drawn(const fault_event& k) {
+  if (!targets_.engine) {
+    pending_.push_back(k);
+    return;
+  }
+  timed_.push_back(k);
+  targets_.engine->at(start_ + to_duration(*k.seconds), [this, k] {
+    if (!armed_)
+      return;
+    timed_.erase(std::find_if(timed_.begin(), timed_.end(),
+                              [&](const auto& x) { return x.text == k.text; }));
+    inject(k);
+  });
+}
+
 double fault_injector::seconds_now() const {
   return std::chrono::duration<double>(self_->clock().now() - start_).count();
 }
@@ -118,16 +158,18 @@ void fault_injector::poll(std::uint64_t examples) {
     } else {
       ++i;
     }
+  std::vector<fault_event> due; // taken out first: inject() may add the next draw
   for (auto i = pending_.begin(); i != pending_.end();) {
-    const bool due = (i->seconds && now >= *i->seconds) ||
-                     (i->fraction && double(examples) >= *i->fraction * double(total_));
-    if (due) {
-      inject(*i);
+    if ((i->seconds && now >= *i->seconds) ||
+        (i->fraction && double(examples) >= *i->fraction * double(total_))) {
+      due.push_back(std::move(*i));
       i = pending_.erase(i);
     } else {
       ++i;
     }
   }
+  for (const auto& k : due)
+    inject(k);
 }
 
 void fault_injector::disarm() {
@@ -171,6 +213,8 @@ void fault_injector::inject(const fault_event& k) {
   }
   spdlog::warn("{}: {}", k.text, what);
   done_.push_back(what);
+  if (k.text.rfind("faults.mtbf", 0) == 0 && armed_) // the next draw
+    schedule_drawn(draw_failure(*k.seconds));
   switch (k.what) {
     case fault_event::action::kill: {
       caf::actor target;

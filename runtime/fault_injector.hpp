@@ -11,6 +11,9 @@
 //             host's messages until a poll finds the freeze over (and at the
 //             latest when training ends);
 //   slow-nic  a window of the network model (network_model::slow).
+// faults.mtbf draws embedding shard kills: exponential gaps with that mean,
+// a shard drawn uniformly, from model.seed (so a run replays), each drawn
+// after the one before is carried out.
 // What was done, and when, is kept for the metrics (done()).
 #include <cstdint>
 #include <optional>
@@ -54,6 +57,9 @@ public:
 
 private:
   void inject(const fault_event& k);
+  // faults.mtbf: the next drawn shard failure, after `after` seconds.
+  fault_event draw_failure(double after);
+  void schedule_drawn(const fault_event& k);
   std::size_t host_of(const fault_event& k) const;
   double seconds_now() const;
 
@@ -71,6 +77,10 @@ private:
   fault_targets targets_;
   placement place_;
   std::uint64_t total_ = 0; // the examples a fraction refers to
+  // faults.mtbf (seconds, 0 = none); its draws come from rng_ (model.seed).
+  double mtbf_ = 0;
+  std::size_t shards_ = 0;
+  std::uint64_t rng_ = 0, draws_ = 0;
   caf::actor_clock::time_point start_;
 };
 

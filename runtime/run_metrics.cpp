@@ -1,5 +1,7 @@
 #include "runtime/run_metrics.hpp"
 
+#include <cstdarg>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -124,27 +126,70 @@ std::string to_json(const run_metrics& m) {
   } else {
     w.null();
   }
+  w.key("recovery");
+  if (m.recovery) {
+    const auto& r = *m.recovery;
+    w.begin_object();
+    w.field("mode", r.mode).field("policy", r.policy).field("fraction", r.fraction);
+    w.field("interval_seconds", r.interval_seconds).field("target_pls", r.target_pls);
+    w.field("mtbf_seconds", r.mtbf_seconds).field("failures", r.failures);
+    w.key("events").begin_array();
+    for (const auto& x : r.events)
+      w.value(x);
+    w.end_array();
+    w.field("lost_examples", r.lost_examples).field("pls", r.pls);
+    optional("predicted_pls", r.predicted_pls);
+    w.field("redone_examples", r.redone_examples).field("outage_seconds", r.outage_seconds);
+    w.field("saves", r.saves).field("full_saves", r.full_saves).field("rows_saved", r.rows_saved);
+    w.field("bytes", r.bytes).field("failed_saves", r.failed_saves);
+    w.field("save_seconds", r.save_seconds).field("loads", r.loads);
+    w.field("load_bytes", r.load_bytes).field("load_seconds", r.load_seconds);
+    w.field("tracking_bytes", r.tracking_bytes).field("overhead_fraction", r.overhead_fraction);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.end_object();
   return w.str() + "\n";
 }
 
+namespace {
+
+void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& out, const char* fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    const auto old = out.size();
+    out.resize(old + std::size_t(n) + 1);
+    std::vsnprintf(out.data() + old, std::size_t(n) + 1, fmt, ap2);
+    out.resize(old + std::size_t(n));
+  }
+  va_end(ap2);
+}
+
+} // namespace
+
 std::string summary(const run_metrics& m) {
-  char buf[2048];
-  int n = std::snprintf(buf, sizeof buf,
+  std::string out;
+  appendf(out,
                         "trained %llu examples in %.2f s: %.0f ex/s (%.1f GFLOP/s), train NE %.4f",
                         static_cast<unsigned long long>(m.examples), m.seconds,
                         m.examples_per_second(), m.gflops(), m.train_ne);
   if (m.eval) {
-    n += std::snprintf(buf + n, sizeof buf - n,
+    appendf(out,
                        "\neval on %llu examples: NE %.4f, AUC %.4f, logloss %.4f, calibration %.3f",
                        static_cast<unsigned long long>(m.eval->examples), m.eval->ne, m.eval->auc,
                        m.eval->logloss, m.eval->calibration);
     if (m.eval_bayes_ne)
-      n += std::snprintf(buf + n, sizeof buf - n, "\nBayes NE of the eval data %.4f (gap %+.4f)",
+      appendf(out, "\nBayes NE of the eval data %.4f (gap %+.4f)",
                          *m.eval_bayes_ne, m.eval->ne - *m.eval_bayes_ne);
   }
   if (m.mode != "sequential") {
-    n += std::snprintf(buf + n, sizeof buf - n,
+    appendf(out,
                        "\n%zu trainers x %zu workers, sync %s: %llu rounds, gap %s batches, "
                        "blocked %.2f%% of worker time, %.1f MB synced",
                        m.trainers, m.workers_per_trainer, m.sync.algorithm.c_str(),
@@ -162,14 +207,14 @@ std::string summary(const run_metrics& m) {
     return std::string(s);
   };
   if (m.net && m.sim)
-    n += std::snprintf(buf + n, sizeof buf - n,
+    appendf(out,
                        "\nnetwork model %g us, %g Gbit/s: %.1f MB in %llu messages between "
                        "hosts; busiest NIC %s",
                        m.net->latency_us, m.net->bandwidth_gbps, double(m.net->bytes) / 1e6,
                        static_cast<unsigned long long>(m.net->messages),
                        busiest(m.net->utilisation()).c_str());
   else if (m.net)
-    n += std::snprintf(buf + n, sizeof buf - n,
+    appendf(out,
                        "\nnetwork model %g us, %g Gbit/s, dilation %.2f: %.0f simulated ex/s "
                        "(wall %.0f ex/s x %.2f), %.0f ex/s by per-host virtual time, %.1f MB "
                        "between hosts; busiest NIC %s",
@@ -178,22 +223,33 @@ std::string summary(const run_metrics& m) {
                        m.net->dilation, m.host_examples_per_second.value_or(0),
                        double(m.net->bytes) / 1e6, busiest(m.net->utilisation()).c_str());
   if (m.sim)
-    n += std::snprintf(buf + n, sizeof buf - n,
+    appendf(out,
                        "\nvirtual clock: %.3f virtual s for the whole run, %llu handlers, %.1f "
                        "core-seconds charged (busiest cores: %s); the times above are virtual",
                        m.sim->virtual_seconds,
                        static_cast<unsigned long long>(m.sim->handlers),
                        m.sim->busy_core_seconds, busiest(m.sim->core_utilisation()).c_str());
   for (const auto& x : m.faults)
-    n += std::snprintf(buf + n, sizeof buf - n, "\nfault injected: %s", x.c_str());
+    appendf(out, "\nfault injected: %s", x.c_str());
   for (const auto& x : m.lost_trainers)
-    n += std::snprintf(buf + n, sizeof buf - n, "\nLOST %s; the job finished without it",
+    appendf(out, "\nLOST %s; the job finished without it",
                        x.c_str());
   if (m.malformed_lines + m.eval_malformed_lines > 0)
-    std::snprintf(buf + n, sizeof buf - n, "\nmalformed lines skipped: %llu train, %llu eval",
+    appendf(out, "\nmalformed lines skipped: %llu train, %llu eval",
                   static_cast<unsigned long long>(m.malformed_lines),
                   static_cast<unsigned long long>(m.eval_malformed_lines));
-  return buf;
+  if (m.recovery) {
+    const auto& r = *m.recovery;
+    appendf(out,
+            "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS %.5f), "
+            "%llu saves (%llu full), %.1f MB, %.3f s saving, %.3f s loading: overhead %.3f%%",
+            r.policy.c_str(), static_cast<unsigned long long>(r.failures), r.lost_examples, r.pls,
+            static_cast<unsigned long long>(r.saves), static_cast<unsigned long long>(r.full_saves),
+            double(r.bytes) / 1e6, r.save_seconds, r.load_seconds, 100 * r.overhead_fraction);
+    for (const auto& x : r.events)
+      appendf(out, "\nRECOVERED %s", x.c_str());
+  }
+  return out;
 }
 
 } // namespace runtime

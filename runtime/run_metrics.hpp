@@ -54,6 +54,33 @@ struct checkpoint_metrics {
   std::uint64_t rows_copied = 0;    // rows copied on write while files were written
 };
 
+// Partial recovery of embedding shards (recovery.mode=partial; CPR,
+// runtime/shard_recovery.hpp) and the shards' own saves.
+struct recovery_metrics {
+  std::string mode = "partial";
+  std::string policy = "full";       // cpr.policy
+  double fraction = 1;               // cpr.fraction (mfu, ssu)
+  double interval_seconds = 0;       // between a shard's saves
+  double target_pls = 0;             // 0: the interval was given
+  double mtbf_seconds = 0;           // the interval's MTBF, if any
+  std::uint64_t failures = 0;
+  std::vector<std::string> events;   // each failure and its recovery
+  double lost_examples = 0;          // examples since the lost shard's save / shards
+  double pls = 0;                    // lost_examples / examples
+  std::optional<double> predicted_pls; // failures x interval / 2 / shards / examples-equivalent
+  std::uint64_t redone_examples = 0; // partial recovery redoes nothing
+  double outage_seconds = 0;         // from a failure to its shard's rebind, summed
+  // The shards' saves and reloads (all shards, restarted ones included).
+  std::uint64_t saves = 0, full_saves = 0, rows_saved = 0, bytes = 0, failed_saves = 0;
+  double save_seconds = 0;           // storage time (virtual: bytes / storage bandwidth)
+  std::uint64_t loads = 0, load_bytes = 0;
+  double load_seconds = 0;
+  std::uint64_t tracking_bytes = 0;  // the policy's bookkeeping, the largest shard's
+  // (save + load seconds) / (training seconds x shards): the share of the
+  // shards' time spent on the store, the paper's overhead without redone work
+  double overhead_fraction = 0;
+};
+
 // The virtual-time cluster (sim.clock=virtual; runtime/virtual_time.hpp).
 struct sim_metrics {
   double virtual_seconds = 0;        // the whole run, evaluation included
@@ -87,6 +114,7 @@ struct run_metrics {
   std::optional<net_metrics> net;                 // set when the network model was on
   std::optional<checkpoint_metrics> checkpoint;   // cuts of the running cluster, if any
   std::optional<sim_metrics> sim;                 // set under the virtual clock
+  std::optional<recovery_metrics> recovery;       // recovery.mode=partial
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

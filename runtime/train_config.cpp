@@ -136,6 +136,7 @@ void add_train_options(option_set& o) {
   add_display_options(o);
   add_checkpoint_options(o); // [checkpoint], output.model
   add_sim_options(o);        // [sim]
+  add_recovery_options(o);   // [recovery], [cpr], faults.mtbf
 }
 
 void add_display_options(option_set& o) {
@@ -270,7 +271,11 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.output.log_level = o.get_string("output.log-level");
   if (auto e = build_sim_settings(o, c.cluster.mode, c.sim))
     return e;
-  return build_checkpoint_settings(o, c.cluster.mode, c.checkpoint);
+  if (auto e = build_checkpoint_settings(o, c.cluster.mode, c.checkpoint))
+    return e;
+  return build_recovery_settings(o, c.cluster.mode, c.cluster.embedding_shards, c.checkpoint.dir,
+                                 c.checkpoint.every_examples > 0 || c.checkpoint.every_seconds > 0,
+                                 c.recovery);
 }
 
 double effective_dilation(const train_config& c) {

@@ -88,7 +88,13 @@ void virtual_engine::freeze(std::size_t host, time_point until) {
 void virtual_engine::charge(double flops, double bytes) {
   charged_s_ += flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9);
   if (in_handler_ && !cfg_.measured) // the handler reads the clock after its work so far
-    sched_->clock().current_time = handler_start_ + to_duration(charged_s_);
+    sched_->clock().current_time = handler_start_ + to_duration(charged_s_ + device_s_);
+}
+
+void virtual_engine::charge_seconds(double seconds) {
+  device_s_ += seconds;
+  if (in_handler_) // the handler reads the clock after the wait
+    sched_->clock().current_time += to_duration(seconds);
 }
 
 void virtual_engine::run_job() {
@@ -116,6 +122,7 @@ void virtual_engine::run_job() {
   in_handler_ = true;
   handler_start_ = t;
   charged_s_ = 0;
+  device_s_ = 0;
   actors::current_fabric() = this;
   const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
   sched_->try_run_once(); // the job may be gone after this
@@ -128,6 +135,7 @@ void virtual_engine::run_job() {
     cost = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
     if (cfg_.jitter > 0)
       cost *= 1.0 + cfg_.jitter * jitter_draw(cfg_.seed, stats_.handlers);
+    cost += device_s_; // the handler waited for a device (the checkpoint store) on its core
     host_busy_[*host] += cost;
     stats_.busy_seconds += cost;
   }

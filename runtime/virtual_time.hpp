@@ -66,6 +66,7 @@ public:
   bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
   void place(caf::actor_id id, std::size_t host) override;
   void charge(double flops, double bytes) override;
+  void charge_seconds(double seconds) override;
   bool virtual_clock() const override { return true; }
 
   // The network between hosts (null: none); must outlive the engine's use.
@@ -129,6 +130,7 @@ private:
   bool in_handler_ = false, delivering_ = false;
   time_point handler_start_{};
   double charged_s_ = 0;
+  double device_s_ = 0; // charge_seconds() of the running handler
   std::vector<held_message> outbox_;
   totals stats_;
 };

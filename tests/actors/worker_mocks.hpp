@@ -241,6 +241,7 @@ inline actors::trainer_actor::behavior_type trainer(actors::trainer_actor::point
     [=](cut_atom, std::uint64_t, std::uint64_t) { return cut_report{}; },
     [=](parked_atom, std::uint64_t id) { rec->log.push_back("parked " + std::to_string(id)); },
     [=](resume_atom) {},
+    [=](rebind_atom, std::uint32_t, const caf::strong_actor_ptr&) {},
   };
 }
 

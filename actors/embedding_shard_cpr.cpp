@@ -1,0 +1,138 @@
+// CPR saves of one embedding shard (see embedding_shard_cpr.hpp):
+//   shard -> shard: tick (every cfg.cpr.interval while pushes come)
+//   coordinator -> restarted shard: recover; reply (bytes, saves, newest ns)
+#include "actors/embedding_shard_cut.hpp"
+#include "actors/sim_host.hpp"
+
+#include <chrono>
+#include <limits>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "checkpoint/cpr_files.hpp"
+#include "messages/errors.hpp"
+
+namespace actors::shard_cpr_detail {
+
+namespace {
+
+checkpoint::cpr_shape shape_of(const embedding_shard_state& st) {
+  return {st.cfg.num_tables, st.local_rows, st.cfg.dim, st.tables->state_per_row(),
+          st.cfg.shard, st.cfg.num_shards};
+}
+
+std::int64_t clock_ns(self_ptr self) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           self->clock().now().time_since_epoch())
+    .count();
+}
+
+// Storage time of `bytes`: charged under the virtual clock, measured (from
+// `t0`) under the wall clock. In nanoseconds.
+std::uint64_t storage_ns(self_ptr self, std::uint64_t bytes,
+                         std::chrono::steady_clock::time_point t0) {
+  const auto& cfg = self->state.cfg.cpr;
+  if (virtual_clock(self->system())) {
+    const double s = double(bytes) / (cfg.storage_gbps * 1e9);
+    charge_seconds(s);
+    return std::uint64_t(s * 1e9);
+  }
+  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count());
+}
+
+void arm(self_ptr self) {
+  auto& c = self->state.cpr;
+  if (c.armed)
+    return;
+  c.armed = true;
+  self->delayed_send(self, self->state.cfg.cpr.interval, messages::tick_atom::value);
+}
+
+} // namespace
+
+void init(self_ptr self) {
+  auto& st = self->state;
+  const auto& cfg = st.cfg.cpr;
+  st.cpr.chooser.emplace(cfg.policy, st.cfg.num_tables * st.local_rows, cfg.fraction,
+                         cfg.full_every, cfg.ssu_sample, st.cfg.seed);
+  if (cfg.counters) {
+    const std::uint64_t b = st.cpr.chooser->tracking_bytes();
+    auto& m = cfg.counters->tracking_bytes;
+    for (auto old = m.load(); old < b && !m.compare_exchange_weak(old, b);)
+      ;
+  }
+}
+
+void touched(self_ptr self, const messages::embedding_grads& g) {
+  auto& st = self->state;
+  if (!st.cpr.chooser)
+    return;
+  for (auto k : g.keys.values)
+    st.cpr.chooser->touched(st.flat_row(st.local_key(k)));
+  st.cpr.active = true;
+  arm(self);
+}
+
+void on_tick(self_ptr self) {
+  auto& st = self->state;
+  auto& c = st.cpr;
+  c.armed = false;
+  if (!c.chooser || !c.active)
+    return; // idle: the next push re-arms
+  c.active = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto choice = c.chooser->next_save();
+  checkpoint::cpr_save_info info;
+  std::string err;
+  const auto& w = st.tables->weights();
+  const auto& a = st.tables->accumulators();
+  const bool ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq,
+                                             clock_ns(self), w.data(), a.data(),
+                                             choice.full ? nullptr : &choice.rows, &info, &err);
+  charge(0, ok ? double(info.bytes) : 0.0); // the rows gathered into the file
+  auto* k = st.cfg.cpr.counters.get();
+  if (!ok) {
+    spdlog::error("{}: CPR save {} failed: {}", st.who(), c.next_seq, err);
+    if (k)
+      ++k->failed_saves;
+  } else {
+    ++c.next_seq;
+    const auto ns = storage_ns(self, info.bytes, t0);
+    if (k) {
+      ++k->saves;
+      k->full_saves += info.full ? 1 : 0;
+      k->rows += info.rows;
+      k->bytes += info.bytes;
+      k->save_ns += ns;
+    }
+    spdlog::debug("{}: CPR save {} ({}, {} rows, {} bytes)", st.who(), info.seq,
+                  info.full ? "full" : "partial", info.rows, info.bytes);
+  }
+  arm(self);
+}
+
+caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover(self_ptr self) {
+  auto& st = self->state;
+  const auto t0 = std::chrono::steady_clock::now();
+  checkpoint::cpr_loaded got;
+  auto& w = st.tables->weights();
+  auto* a = st.tables->accumulator(model::row_key(0, 0)); // the whole flat state array
+  if (auto e = checkpoint::load_cpr_chain(st.cfg.cpr.folder, shape_of(st), w.data(), a, &got))
+    return messages::make_error(messages::errc::io_error, st.who() + ": cannot recover: " + *e);
+  st.cpr.next_seq = got.next_seq;
+  charge(0, double(got.bytes));
+  const auto ns = storage_ns(self, got.bytes, t0);
+  if (auto* k = st.cfg.cpr.counters.get()) {
+    ++k->loads;
+    k->load_bytes += got.bytes;
+    k->load_ns += ns;
+  }
+  const auto at = got.saves.empty() ? std::numeric_limits<std::int64_t>::min() : got.newest_at_ns;
+  spdlog::info("{}: recovered {} save(s), {} bytes", st.who(), got.saves.size(), got.bytes);
+  return {got.bytes, std::uint64_t(got.saves.size()), at, clock_ns(self)};
+}
+
+} // namespace actors::shard_cpr_detail

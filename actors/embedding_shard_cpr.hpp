@@ -1,0 +1,62 @@
+#pragma once
+// An embedding shard's own CPR checkpoints (recovery.mode=partial; DESIGN.md
+// section 11, Maeng et al. MLSys'21). Unlike a cut (embedding_shard_cut.hpp),
+// each shard saves on its own clock, with no coordination: partial recovery
+// accepts that a restarted shard is older than the rest of the model.
+//
+// - The first applied push arms a timer (tick_atom, cfg.interval on the actor
+//   clock: virtual under sim.clock=virtual). At each tick the shard saves
+//   the rows its policy chooses (checkpoint/cpr_policy.hpp) into its folder
+//   (checkpoint/cpr_files.hpp), inside the handler: lookups and pushes wait
+//   meanwhile, which is the save's cost to training. Under the virtual clock
+//   the handler is charged bytes / checkpoint.storage-gbps. The timer re-arms
+//   only while pushes keep coming, so an idle cluster has no events.
+// - A restarted shard (spawned with the same config) answers recover_atom
+//   by loading its chain over its initial rows (charged the same way), and
+//   replies when it is ready; until then its mailbox holds the requests.
+//   With no chain yet it keeps its initial rows: every update is lost.
+//
+// The counters live outside the actor (cpr_counters), so they survive the
+// shard that is killed: the simulation's observer, not part of the protocol.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <caf/fwd.hpp>
+#include <caf/timespan.hpp>
+
+#include "checkpoint/cpr_policy.hpp"
+#include "messages/messages.hpp"
+
+namespace actors {
+
+struct cpr_counters {
+  std::atomic<std::uint64_t> saves{0}, full_saves{0}, rows{0}, bytes{0}, save_ns{0};
+  std::atomic<std::uint64_t> loads{0}, load_bytes{0}, load_ns{0};
+  std::atomic<std::uint64_t> tracking_bytes{0}; // the largest policy bookkeeping of a shard
+  std::atomic<std::uint64_t> failed_saves{0};
+};
+
+struct shard_cpr_config {
+  std::string folder; // this shard's (CHECKPOINT_DIR/cpr/embedding-S); empty: off
+  checkpoint::cpr_policy policy = checkpoint::cpr_policy::full;
+  double fraction = 0.25;
+  std::uint64_t full_every = 4;
+  std::size_t ssu_sample = 16384;
+  caf::timespan interval{std::chrono::seconds(1)};
+  double storage_gbps = 0.5; // GB/s, charged under the virtual clock
+  std::shared_ptr<cpr_counters> counters;
+};
+
+// The shard's CPR state (in embedding_shard_state).
+struct shard_cpr {
+  std::optional<checkpoint::row_chooser> chooser;
+  std::uint64_t next_seq = 0;
+  bool armed = false; // a tick is on its way
+  bool active = false; // pushes came since the last tick
+};
+
+} // namespace actors

@@ -1,0 +1,115 @@
+// hogwild_worker's lookups and failures (see hogwild_worker.hpp):
+//   worker -> shard s: lookup;  shard s -> worker: embedding_rows
+//   trainer -> worker: rebind(s, handle)   (recovery.mode=partial)
+#include "actors/hogwild_worker_detail.hpp"
+
+#include <algorithm>
+
+#include <caf/actor_system.hpp>
+#include <caf/sec.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+
+namespace actors::worker_detail {
+
+namespace {
+
+std::string shard_name(std::size_t s) { return "embedding-shard-" + std::to_string(s); }
+
+// Shard s's lookup for batch seq failed because the shard is gone: send it
+// again to its new handle, now or when the rebind comes.
+void shard_lost(self_ptr self, std::uint64_t seq, std::size_t s,
+                const embedding_shard_actor& sent_to) {
+  auto& st = self->state;
+  if (st.finished || st.slots[seq % 2].seq() != seq)
+    return;
+  ++st.lookups_resent;
+  if (st.cfg.shards[s] != sent_to) { // the rebind came first
+    send_lookup(self, seq, s);
+    return;
+  }
+  if (st.awaiting.size() <= s)
+    st.awaiting.resize(s + 1);
+  st.awaiting[s].push_back(seq);
+  spdlog::info("{}: {} is down; batch {} waits for its restart", st.name, shard_name(s), seq);
+}
+
+} // namespace
+
+void quit_with(self_ptr self, messages::errc code, std::string what) {
+  auto& st = self->state;
+  if (st.finished)
+    return;
+  st.finished = true;
+  spdlog::error("{}", what);
+  self->quit(messages::make_error(code, std::move(what)));
+}
+
+void fail(self_ptr self, const std::string& peer, messages::errc down_code,
+          const caf::error& err) {
+  auto code = down_code;
+  if (err == caf::sec::request_timeout)
+    code = messages::errc::request_timeout;
+  else if (err.category() == messages::error_category)
+    code = static_cast<messages::errc>(err.code());
+  quit_with(self, code, self->state.name + ": " + peer + ": " + self->system().render(err));
+}
+
+void fail(self_ptr self, const std::string& peer, messages::errc code, const std::string& what) {
+  quit_with(self, code, self->state.name + ": " + peer + ": " + what);
+}
+
+void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
+  auto& st = self->state;
+  messages::lookup_request req;
+  req.batch = seq;
+  st.slots[seq % 2].shard_keys(s, req.keys.values);
+  auto to = st.cfg.shards[s];
+  self->request(to, st.cfg.timeout, messages::lookup_atom::value, std::move(req))
+    .then([=](messages::embedding_rows& r) { on_rows(self, seq, s, r); },
+          [=](caf::error& err) {
+            if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down)
+              shard_lost(self, seq, s, to);
+            else
+              fail(self, shard_name(s), messages::errc::shard_down, err);
+          });
+}
+
+void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
+  auto& st = self->state;
+  if (s >= st.cfg.shards.size() || !h) {
+    spdlog::warn("{}: rebind of embedding shard {} ignored ({} shards)", st.name, s,
+                 st.cfg.shards.size());
+    return;
+  }
+  st.cfg.shards[s] = caf::actor_cast<embedding_shard_actor>(h);
+  if (s >= st.awaiting.size())
+    return;
+  auto waiting = std::move(st.awaiting[s]);
+  st.awaiting[s].clear();
+  for (auto seq : waiting)
+    if (!st.finished && st.slots[seq % 2].seq() == seq)
+      send_lookup(self, seq, s);
+}
+
+void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
+  auto& st = self->state;
+  auto& slot = st.slots[seq % 2];
+  if (st.finished)
+    return;
+  if (r.batch != seq || slot.seq() != seq || !slot.set_rows(s, r.rows.data(), r.rows.size())) {
+    fail(self, shard_name(s), messages::errc::bad_request,
+         "reply for batch " + std::to_string(r.batch) + " with " + std::to_string(r.rows.size()) +
+           " floats, expected batch " + std::to_string(seq) + " with " +
+           std::to_string(slot.shard_size(s) * st.cfg.arch.dim));
+    return;
+  }
+  st.stats.lookup_bytes += r.rows.bytes();
+  if (st.cfg.progress)
+    st.cfg.progress->embedding_bytes.fetch_add(r.rows.bytes(), std::memory_order_relaxed);
+  advance(self);
+}
+
+} // namespace actors::worker_detail

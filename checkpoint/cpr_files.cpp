@@ -1,0 +1,254 @@
+#include "checkpoint/cpr_files.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "checkpoint/array_file.hpp"
+#include "checkpoint/file_io.hpp"
+
+namespace checkpoint {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int chain_format = 1;
+
+std::string save_name(std::uint64_t seq) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%08llu.bin", static_cast<unsigned long long>(seq));
+  return b;
+}
+
+file_header cpr_header(const cpr_shape& s, std::uint64_t seq, std::uint64_t n, bool full) {
+  file_header h;
+  h.kind = "cpr";
+  h.attrs = {{"tables", s.tables}, {"local_rows", s.local_rows}, {"dim", s.dim},
+             {"state_per_row", s.state_per_row}, {"shard", s.shard},
+             {"num_shards", s.num_shards}, {"seq", seq}, {"full", full ? 1u : 0u}};
+  if (!full)
+    h.arrays.push_back({"rows", 2 * n});
+  h.arrays.push_back({"weights", n * s.dim});
+  h.arrays.push_back({"state", n * s.state_per_row});
+  return h;
+}
+
+json to_json(const cpr_save_info& s) {
+  return {{"seq", s.seq},       {"file", s.file},     {"full", s.full},  {"rows", s.rows},
+          {"bytes", s.bytes},   {"crc32c", s.crc32c}, {"at_ns", s.at_ns}};
+}
+
+bool read_chain(const std::string& folder, const cpr_shape& shape,
+                std::vector<cpr_save_info>& out, std::string* err) {
+  const auto path = folder + "/chain.json";
+  std::string text;
+  if (!read_text_file(path, &text, err))
+    return false;
+  try {
+    const auto j = json::parse(text);
+    if (j.at("format").get<int>() != chain_format)
+      throw std::runtime_error("format " + j.at("format").dump() + ", expected " +
+                               std::to_string(chain_format));
+    if (j.at("shard").get<std::uint64_t>() != shape.shard ||
+        j.at("num_shards").get<std::uint64_t>() != shape.num_shards)
+      throw std::runtime_error("it is shard " + j.at("shard").dump() + " of " +
+                               j.at("num_shards").dump() + ", expected shard " +
+                               std::to_string(shape.shard) + " of " +
+                               std::to_string(shape.num_shards));
+    out.clear();
+    for (const auto& e : j.at("saves")) {
+      cpr_save_info s;
+      s.seq = e.at("seq").get<std::uint64_t>();
+      s.file = e.at("file").get<std::string>();
+      s.full = e.at("full").get<bool>();
+      s.rows = e.at("rows").get<std::uint64_t>();
+      s.bytes = e.at("bytes").get<std::uint64_t>();
+      s.crc32c = e.at("crc32c").get<std::uint32_t>();
+      s.at_ns = e.at("at_ns").get<std::int64_t>();
+      if (s.file != save_name(s.seq))
+        throw std::runtime_error("save " + std::to_string(s.seq) + " names file '" + s.file +
+                                 "', expected '" + save_name(s.seq) + "'");
+      out.push_back(std::move(s));
+    }
+    if (out.empty() || !out.front().full)
+      throw std::runtime_error("the chain does not begin with a full save");
+  } catch (const std::exception& e) {
+    if (err)
+      *err = "'" + path + "': " + e.what();
+    return false;
+  }
+  return true;
+}
+
+bool write_chain(const std::string& folder, const cpr_shape& shape,
+                 const std::vector<cpr_save_info>& saves, std::string* err) {
+  json j = {{"format", chain_format}, {"shard", shape.shard}, {"num_shards", shape.num_shards},
+            {"saves", json::array()}};
+  for (const auto& s : saves)
+    j["saves"].push_back(to_json(s));
+  return write_file_atomic(folder + "/chain.json", j.dump(1) + "\n", err);
+}
+
+bool fail(std::string* err, std::string text) {
+  if (err)
+    *err = std::move(text);
+  return false;
+}
+
+} // namespace
+
+std::string cpr_folder_name(std::uint64_t shard) {
+  return "embedding-" + std::to_string(shard);
+}
+
+bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
+                    std::int64_t at_ns, const float* weights, const float* state,
+                    const std::vector<std::uint64_t>* rows, cpr_save_info* info,
+                    std::string* err) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec)
+    return fail(err, "cannot create '" + folder + "': " + ec.message());
+  const bool full = rows == nullptr;
+  std::vector<cpr_save_info> chain;
+  if (!full && fs::exists(folder + "/chain.json") && !read_chain(folder, shape, chain, err))
+    return false;
+  if (!full && chain.empty())
+    return fail(err, "'" + folder + "': a partial save needs a full one before it");
+  const std::uint64_t n = full ? shape.rows() : rows->size();
+  cpr_save_info s;
+  s.seq = seq;
+  s.file = save_name(seq);
+  s.full = full;
+  s.rows = n;
+  s.at_ns = at_ns;
+  file_sink f;
+  if (!f.open(folder + "/" + s.file, err) || !write_array_header(f, cpr_header(shape, seq, n, full), err))
+    return false;
+  if (full) {
+    if (!f.write(weights, n * shape.dim * sizeof(float), err) ||
+        !f.write(state, n * shape.state_per_row * sizeof(float), err))
+      return false;
+  } else {
+    for (auto r : *rows)
+      if (r >= shape.rows())
+        return fail(err, "write_cpr_save: row " + std::to_string(r) + " of " +
+                           std::to_string(shape.rows()));
+    if (!f.write(rows->data(), n * sizeof(std::uint64_t), err))
+      return false;
+    for (auto r : *rows)
+      if (!f.write(weights + r * shape.dim, shape.dim * sizeof(float), err))
+        return false;
+    for (auto r : *rows)
+      if (!f.write(state + r * shape.state_per_row, shape.state_per_row * sizeof(float), err))
+        return false;
+  }
+  if (!f.close(err))
+    return false;
+  s.bytes = f.bytes();
+  s.crc32c = f.crc();
+  std::vector<std::string> obsolete;
+  if (full) {
+    if (fs::exists(folder + "/chain.json")) { // the files of the chain being replaced
+      std::vector<cpr_save_info> old;
+      std::string ignored;
+      if (read_chain(folder, shape, old, &ignored))
+        for (const auto& o : old)
+          obsolete.push_back(o.file);
+    }
+    chain.clear();
+  }
+  chain.push_back(s);
+  if (!write_chain(folder, shape, chain, err) || !fsync_dir(folder, err))
+    return false;
+  for (const auto& name : obsolete)
+    fs::remove(folder + "/" + name, ec); // best effort: the chain no longer names it
+  if (info)
+    *info = s;
+  return true;
+}
+
+std::optional<std::string> load_cpr_chain(const std::string& folder, const cpr_shape& shape,
+                                          float* weights, float* state, cpr_loaded* out) {
+  *out = cpr_loaded{};
+  if (!fs::exists(folder + "/chain.json"))
+    return std::nullopt;
+  std::string err;
+  std::vector<cpr_save_info> chain;
+  if (!read_chain(folder, shape, chain, &err))
+    return err;
+  std::vector<std::uint64_t> rows;
+  std::vector<float> buf;
+  for (const auto& s : chain) {
+    const auto path = folder + "/" + s.file;
+    array_file_reader r;
+    if (!r.open(path, "cpr", &err))
+      return err;
+    const auto& h = r.header();
+    const cpr_shape got{h.attr("tables"), h.attr("local_rows"), h.attr("dim"),
+                        h.attr("state_per_row"), h.attr("shard"), h.attr("num_shards")};
+    if (got.tables != shape.tables || got.local_rows != shape.local_rows ||
+        got.dim != shape.dim || got.state_per_row != shape.state_per_row ||
+        got.shard != shape.shard || got.num_shards != shape.num_shards)
+      return "'" + path + "' holds shard " + std::to_string(got.shard) + " of " +
+             std::to_string(got.num_shards) + " with " + std::to_string(got.tables) +
+             " tables x " + std::to_string(got.local_rows) + " rows x dim " +
+             std::to_string(got.dim) + ", expected shard " + std::to_string(shape.shard) +
+             " of " + std::to_string(shape.num_shards) + " with " +
+             std::to_string(shape.tables) + " x " + std::to_string(shape.local_rows) +
+             " x dim " + std::to_string(shape.dim);
+    if (h.attr("seq") != s.seq || (h.attr("full") == 1) != s.full)
+      return "'" + path + "' is save " + std::to_string(h.attr("seq")) +
+             ", chain.json expects save " + std::to_string(s.seq);
+    if (s.full) {
+      if (h.arrays.size() != 2 || h.arrays[0].count != shape.rows() * shape.dim)
+        return "'" + path + "': a full save of another size";
+      if (!r.read("weights", weights, &err) || !r.read("state", state, &err))
+        return err;
+    } else {
+      if (h.arrays.size() != 3 || h.arrays[0].count % 2 != 0)
+        return "'" + path + "': a partial save without its row list";
+      const std::uint64_t n = h.arrays[0].count / 2;
+      if (n > shape.rows() || h.arrays[1].count != n * shape.dim ||
+          h.arrays[2].count != n * shape.state_per_row)
+        return "'" + path + "': arrays of inconsistent sizes";
+      rows.resize(std::size_t(n));
+      // The row list is uint64 words in a 4-byte-word array: read as bytes.
+      if (!r.read("rows", reinterpret_cast<float*>(rows.data()), &err))
+        return err;
+      for (auto row : rows)
+        if (row >= shape.rows())
+          return "'" + path + "': row " + std::to_string(row) + " out of range (" +
+                 std::to_string(shape.rows()) + " rows)";
+      buf.resize(std::size_t(n * std::max(shape.dim, shape.state_per_row)));
+      if (!r.read("weights", buf.data(), &err))
+        return err;
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        std::memcpy(weights + rows[i] * shape.dim, buf.data() + i * shape.dim,
+                    shape.dim * sizeof(float));
+      if (!r.read("state", buf.data(), &err))
+        return err;
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        std::memcpy(state + rows[i] * shape.state_per_row, buf.data() + i * shape.state_per_row,
+                    shape.state_per_row * sizeof(float));
+    }
+    std::uint32_t crc = 0;
+    if (!r.finish(&crc, &err))
+      return err;
+    if (r.size() != s.bytes || crc != s.crc32c)
+      return "'" + path + "': " + std::to_string(r.size()) + " bytes with CRC32C " +
+             std::to_string(crc) + ", chain.json expects " + std::to_string(s.bytes) +
+             " bytes with CRC32C " + std::to_string(s.crc32c);
+    out->bytes += r.size();
+  }
+  out->saves = chain;
+  out->newest_at_ns = chain.back().at_ns;
+  out->next_seq = chain.back().seq + 1;
+  return std::nullopt;
+}
+
+} // namespace checkpoint

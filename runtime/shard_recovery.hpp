@@ -1,0 +1,72 @@
+#pragma once
+// Partial recovery of a lost embedding shard (recovery.mode=partial; CPR,
+// DESIGN.md section 11), the coordinator's side:
+//   1. the shard's DOWN reaches the coordinator;
+//   2. restart(i): the runtime spawns a new shard with the same config in
+//      the lost one's place (cluster_handles::shards[i]) and asks it to
+//      reload its own newest checkpoint (recover_atom); the reply says when
+//      that save was taken;
+//   3. the coordinator monitors the new shard and sends rebind(i, handle) to
+//      every live trainer, which passes it on to its workers; their lookups
+//      that died with the old shard go again.
+// Every other role trains on meanwhile. What is lost: the shard's updates
+// since its newest save (pushes to the dead shard are dropped as well).
+//
+// Lost examples are counted as in the CPR paper's PLS: the examples trained
+// between the shard's newest save and its failure (from the coordinator's
+// progress samples, interpolated), each of which lost the updates to one of
+// N shards' rows, so they count 1/N each.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/actor_clock.hpp>
+#include <caf/blocking_actor.hpp>
+
+#include "runtime/run_metrics.hpp"
+
+namespace runtime {
+
+struct cluster_handles;
+
+// A restarted shard's reload (recover_atom's reply).
+struct shard_restart {
+  std::uint64_t bytes = 0, saves = 0;
+  std::int64_t newest_save_ns = 0; // actor clock; INT64_MIN: none (the initial rows)
+  std::int64_t ready_ns = 0;       // actor clock: the reload done
+};
+
+using restart_fn = std::function<std::optional<std::string>(std::size_t shard, shard_restart&)>;
+
+class shard_recovery {
+public:
+  shard_recovery(caf::blocking_actor* self, const cluster_handles& c, restart_fn restart);
+  bool enabled() const { return static_cast<bool>(restart_); }
+  // Training starts now.
+  void start();
+  // A progress sample: `examples` trained by now.
+  void sample(std::uint64_t examples);
+  // Shard i went down (`why`): steps 2 and 3 for the live trainers. An error
+  // when the restart failed.
+  std::optional<std::string> recover(std::size_t i, const std::string& why,
+                                     const std::vector<bool>& live_trainers);
+  // Fills out.recovery's failures, events, lost examples and outage.
+  void report(run_metrics& out) const;
+
+private:
+  double seconds(caf::actor_clock::time_point t) const;
+  double examples_at(double t) const; // interpolated from the samples
+
+  caf::blocking_actor* self_;
+  const cluster_handles& c_;
+  restart_fn restart_;
+  caf::actor_clock::time_point t0_{};
+  std::vector<std::pair<double, double>> samples_; // (seconds, examples)
+  std::vector<std::string> events_;
+  double lost_window_ = 0, outage_ = 0;
+  std::uint64_t failures_ = 0;
+};
+
+} // namespace runtime

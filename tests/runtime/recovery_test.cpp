@@ -1,0 +1,117 @@
+// Partial recovery of embedding shards in the simulated cluster
+// (recovery.mode=partial; runtime/shard_recovery.hpp,
+// actors/embedding_shard_cpr.hpp): a killed shard restarts from its own
+// newest save while the others train on, every example is trained, what was
+// lost is counted, and on the virtual clock the run replays to the byte.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/runtime/cluster_run.hpp"
+
+namespace {
+
+struct data_files : test::synthetic_train_file {
+  data_files() : synthetic_train_file("cpr", 8000, 33) {}
+};
+
+std::vector<std::string> base(const data_files& d) {
+  return {"--data.train=" + d.train, "--cluster.mode=simulated", "--sim.clock=virtual",
+          "--output.progress=none", "--model.rows-per-table=20000", "--cluster.trainers=2",
+          "--cluster.embedding-shards=2", "--recovery.mode=partial",
+          "--checkpoint.dir=" + (d.dir / "ckpt").string()};
+}
+
+std::vector<std::string> with(std::vector<std::string> cmd,
+                              std::initializer_list<std::string> more) {
+  cmd.insert(cmd.end(), more);
+  return cmd;
+}
+
+} // namespace
+
+TEST_CASE("partial recovery: a killed shard restarts from its save, and the run replays") {
+  data_files d;
+  const auto cmd = with(base(d), {"--cpr.interval=0.005", "--cpr.policy=mfu",
+                                  "--cpr.fraction=0.25", "--faults.kill=[embedding-shard-1@0.5]"});
+  const auto a = test::run_cluster(test::train_config_of(cmd));
+  CHECK(a.examples == 8000); // nobody stopped: every example trained
+  REQUIRE(a.recovery);
+  const auto& r = *a.recovery;
+  CHECK(r.failures == 1);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].find("embedding shard 1 lost at") == 0);
+  CHECK(r.events[0].find("restarted from its save of") != std::string::npos);
+  CHECK(r.saves > 2);
+  CHECK(r.full_saves >= 1);
+  CHECK(r.full_saves < r.saves); // mfu: partial saves between the full ones
+  CHECK(r.loads == 1);
+  CHECK(r.load_bytes > 0);
+  CHECK(r.lost_examples > 0);
+  CHECK(r.lost_examples < 8000.0 / 2); // a save came before the failure
+  CHECK(r.pls == doctest::Approx(r.lost_examples / 8000.0));
+  CHECK(r.save_seconds > 0);
+  CHECK(r.overhead_fraction > 0);
+  CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
+}
+
+TEST_CASE("partial recovery: a failure before any save loses the shard's updates since the start") {
+  data_files d;
+  const auto a = test::run_cluster(test::train_config_of(
+    with(base(d), {"--cpr.interval=1000", "--faults.kill=[embedding-shard-0@0.5]"})));
+  REQUIRE(a.recovery);
+  CHECK(a.examples == 8000);
+  CHECK(a.recovery->saves == 0);
+  REQUIRE(a.recovery->events.size() == 1);
+  CHECK(a.recovery->events[0].find("its initial rows") != std::string::npos);
+  // Every example trained before the failure lost its updates to one of the
+  // two shards: half of them count. The kill comes at the first progress poll
+  // (every 10 virtual ms) after half the examples, and the shard dies when
+  // it runs the kill, so somewhat more than 4000 were trained by then.
+  CHECK(a.recovery->lost_examples >= 8000 * 0.5 / 2);
+  CHECK(a.recovery->lost_examples <= 8000 * 0.65 / 2);
+}
+
+TEST_CASE("partial recovery: failures drawn from faults.mtbf replay, and the interval follows PLS") {
+  data_files d;
+  const auto cmd = with(base(d), {"--faults.mtbf=4", "--faults.time-scale=0.01",
+                                  "--cpr.target-pls=0.1", "--checkpoint.storage-gbps=5"});
+  const auto cfg = test::train_config_of(cmd);
+  // T = 2 x PLS x MTBF x shards, the MTBF scaled: 4 s x 0.01
+  CHECK(cfg.recovery.interval_seconds == doctest::Approx(2 * 0.1 * 0.04 * 2));
+  const auto a = test::run_cluster(cfg);
+  REQUIRE(a.recovery);
+  CHECK(a.recovery->failures >= 1);
+  // A kill that reaches a shard already dead (before its restart) is no
+  // second failure.
+  CHECK(a.recovery->failures <= a.faults.size());
+  REQUIRE(a.recovery->predicted_pls);
+  CHECK(*a.recovery->predicted_pls == doctest::Approx(0.1));
+  CHECK(a.examples == 8000);
+  CHECK(runtime::to_json(test::run_cluster(cfg)) == runtime::to_json(a));
+}
+
+TEST_CASE("partial recovery: the options say what they need") {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  auto build = [&](const std::vector<std::string>& args) -> std::string {
+    runtime::option_set p;
+    runtime::add_train_options(p);
+    if (auto e = p.parse(args))
+      return *e;
+    runtime::train_config cfg;
+    return runtime::build_train_config(p, cfg).value_or("");
+  };
+  CHECK(build({"--recovery.mode=partial"}).find("needs checkpoint.dir") != std::string::npos);
+  CHECK(build({"--recovery.mode=partial", "--checkpoint.dir=/tmp/x"}).find("cpr.mtbf") !=
+        std::string::npos);
+  CHECK(build({"--recovery.mode=partial", "--checkpoint.dir=/tmp/x", "--cpr.interval=1",
+               "--checkpoint.every-examples=100"})
+          .find("each shard saves on its own") != std::string::npos);
+  CHECK(build({"--recovery.mode=partial", "--checkpoint.dir=/tmp/x", "--cpr.interval=1",
+               "--cluster.mode=sequential"})
+          .find("cluster.mode=simulated") != std::string::npos);
+  CHECK(build({"--recovery.mode=parcial"}).find("recovery.mode") != std::string::npos);
+}
