@@ -14,7 +14,9 @@
 // A killed trainer leaves the job as a lost node's trainers do in multi-node
 // mode: the ring re-forms among the survivors, EASGD loses a client, and the
 // metrics' lost_trainers name it. A killed shard ends the job with an error
-// naming it (recovery is the CPR issue's). A frozen trainer's host (its
+// naming it, unless recovery.mode=partial restarts it from its own newest save
+// (runtime/shard_recovery.hpp; faults.mtbf draws such kills:
+// runtime/recovery_config.hpp). A frozen trainer's host (its
 // workers, syncer and reader) or shard's host starts no handler until the
 // freeze ends; messages to it wait. A slow NIC needs the network model
 // (net.enabled).

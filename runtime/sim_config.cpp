@@ -33,7 +33,7 @@ void add_sim_options(option_set& o) {
          "simulated cluster: kill roles during training, [ROLE@WHEN, ...]; ROLE trainer-N, "
          "embedding-shard-N or dense-shard-N; WHEN a fraction of the examples (0.5) or a time "
          "since training started (12.5s, virtual under sim.clock=virtual). A killed trainer "
-         "leaves the job (the ring re-forms), a killed shard ends it"});
+         "leaves the job (the ring re-forms), a killed shard ends it unless recovery.mode=partial restarts it"});
   o.add({"faults.freeze", t::string_list, "[]",
          "simulated cluster: make a role's host unresponsive for a while, "
          "[ROLE@WHEN+DURATION, ...] such as trainer-1@0.5+2s: it runs nothing and its "
