@@ -72,7 +72,6 @@ void touched(self_ptr self, const messages::embedding_grads& g) {
     return;
   for (auto k : g.keys.values)
     st.cpr.chooser->touched(st.flat_row(st.local_key(k)));
-  st.cpr.active = true;
   arm(self);
 }
 
@@ -80,9 +79,8 @@ void on_tick(self_ptr self) {
   auto& st = self->state;
   auto& c = st.cpr;
   c.armed = false;
-  if (!c.chooser || !c.active)
+  if (!c.chooser || c.chooser->pending_updates() == 0)
     return; // idle: the next push re-arms
-  c.active = false;
   const auto t0 = std::chrono::steady_clock::now();
   auto choice = c.chooser->next_save();
   checkpoint::cpr_save_info info;
@@ -119,8 +117,9 @@ caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover
   const auto t0 = std::chrono::steady_clock::now();
   checkpoint::cpr_loaded got;
   auto& w = st.tables->weights();
-  auto* a = st.tables->accumulator(model::row_key(0, 0)); // the whole flat state array
-  if (auto e = checkpoint::load_cpr_chain(st.cfg.cpr.folder, shape_of(st), w.data(), a, &got))
+  auto& a = st.tables->accumulators();
+  if (auto e = checkpoint::load_cpr_chain(st.cfg.cpr.folder, shape_of(st), w.data(), a.data(),
+                                          &got))
     return messages::make_error(messages::errc::io_error, st.who() + ": cannot recover: " + *e);
   st.cpr.next_seq = got.next_seq;
   charge(0, double(got.bytes));

@@ -56,7 +56,6 @@ struct shard_cpr {
   std::optional<checkpoint::row_chooser> chooser;
   std::uint64_t next_seq = 0;
   bool armed = false; // a tick is on its way
-  bool active = false; // pushes came since the last tick
 };
 
 } // namespace actors

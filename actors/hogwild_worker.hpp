@@ -143,9 +143,8 @@ struct worker_state {
   bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
 
   // Shard restarts (cfg.shard_restarts): per shard, the batches whose lookup
-  // waits for the new handle; lookups sent again so far.
+  // waits for the new handle.
   std::vector<std::vector<std::uint64_t>> awaiting;
-  std::uint64_t lookups_resent = 0;
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;

@@ -25,7 +25,6 @@ void shard_lost(self_ptr self, std::uint64_t seq, std::size_t s,
   auto& st = self->state;
   if (st.finished || st.slots[seq % 2].seq() != seq)
     return;
-  ++st.lookups_resent;
   if (st.cfg.shards[s] != sent_to) { // the rebind came first
     send_lookup(self, seq, s);
     return;

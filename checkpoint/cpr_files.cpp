@@ -114,9 +114,17 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   if (ec)
     return fail(err, "cannot create '" + folder + "': " + ec.message());
   const bool full = rows == nullptr;
+  // The chain so far: a partial save extends it; a full one replaces it (a
+  // damaged old chain included) and removes its files.
   std::vector<cpr_save_info> chain;
-  if (!full && fs::exists(folder + "/chain.json") && !read_chain(folder, shape, chain, err))
-    return false;
+  if (fs::exists(folder + "/chain.json")) {
+    std::string why;
+    if (!read_chain(folder, shape, chain, &why)) {
+      if (!full)
+        return fail(err, why);
+      chain.clear();
+    }
+  }
   if (!full && chain.empty())
     return fail(err, "'" + folder + "': a partial save needs a full one before it");
   const std::uint64_t n = full ? shape.rows() : rows->size();
@@ -140,12 +148,16 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
                            std::to_string(shape.rows()));
     if (!f.write(rows->data(), n * sizeof(std::uint64_t), err))
       return false;
-    for (auto r : *rows)
-      if (!f.write(weights + r * shape.dim, shape.dim * sizeof(float), err))
+    // The rows gathered first: file_sink does not buffer, and one write
+    // per row would be a system call per row.
+    std::vector<float> buf;
+    for (auto [src, width] : {std::pair{weights, shape.dim}, std::pair{state, shape.state_per_row}}) {
+      buf.resize(std::size_t(n * width));
+      for (std::size_t i = 0; i < rows->size(); ++i)
+        std::memcpy(buf.data() + i * width, src + (*rows)[i] * width, width * sizeof(float));
+      if (!f.write(buf.data(), buf.size() * sizeof(float), err))
         return false;
-    for (auto r : *rows)
-      if (!f.write(state + r * shape.state_per_row, shape.state_per_row * sizeof(float), err))
-        return false;
+    }
   }
   if (!f.close(err))
     return false;
@@ -153,13 +165,8 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   s.crc32c = f.crc();
   std::vector<std::string> obsolete;
   if (full) {
-    if (fs::exists(folder + "/chain.json")) { // the files of the chain being replaced
-      std::vector<cpr_save_info> old;
-      std::string ignored;
-      if (read_chain(folder, shape, old, &ignored))
-        for (const auto& o : old)
-          obsolete.push_back(o.file);
-    }
+    for (const auto& old : chain)
+      obsolete.push_back(old.file);
     chain.clear();
   }
   chain.push_back(s);

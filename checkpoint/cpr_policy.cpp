@@ -43,13 +43,6 @@ row_chooser::row_chooser(cpr_policy policy, std::uint64_t rows, double fraction,
   }
 }
 
-std::uint64_t row_chooser::next_random() { // splitmix64
-  std::uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 void row_chooser::touched(std::uint64_t row) {
   ++pending_;
   switch (policy_) {
@@ -61,7 +54,7 @@ void row_chooser::touched(std::uint64_t row) {
       if (sample_.size() < sample_size_) {
         sample_.push_back(row);
       } else { // keep this update with probability sample_size / pending
-        const auto j = next_random() % pending_;
+        const auto j = rng_.next() % pending_;
         if (j < sample_size_)
           sample_[std::size_t(j)] = row;
       }

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "data/synthetic_random.hpp"
+
 namespace checkpoint {
 
 enum class cpr_policy { full, mfu, ssu };
@@ -57,7 +59,6 @@ public:
 
 private:
   std::vector<std::uint64_t> top(std::vector<std::pair<std::uint64_t, std::uint64_t>>& cand);
-  std::uint64_t next_random();
 
   cpr_policy policy_;
   std::uint64_t rows_;
@@ -68,7 +69,7 @@ private:
   std::vector<std::uint32_t> counts_;  // mfu
   std::vector<std::uint64_t> sample_;  // ssu: the reservoir
   std::size_t sample_size_ = 0;
-  std::uint64_t rng_;
+  data::split_mix64 rng_; // ssu: the reservoir's draws
 };
 
 } // namespace checkpoint

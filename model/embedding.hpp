@@ -101,6 +101,7 @@ public:
   std::vector<float>& weights() { return weights_; }
   const std::vector<float>& weights() const { return weights_; }
   const std::vector<float>& accumulators() const { return accum_; }
+  std::vector<float>& accumulators() { return accum_; }
   std::size_t bytes() const { return (weights_.size() + accum_.size()) * sizeof(float); }
 
 private:

@@ -90,35 +90,24 @@ fault_injector::fault_injector(const train_config& cfg, const cluster_handles& c
   if (!targets_.engine)
     return;
   // Virtual clock: a timed fault is an event of its own.
+  std::vector<fault_event> timed;
   for (auto i = pending_.begin(); i != pending_.end();)
     if (i->seconds) {
-      const auto k = *i;
-      timed_.push_back(k);
-      targets_.engine->at(start_ + to_duration(*k.seconds), [this, k] {
-        if (!armed_)
-          return;
-        timed_.erase(std::find_if(timed_.begin(), timed_.end(),
-                                  [&](const auto& x) { return x.text == k.text; }));
-        inject(k);
-      });
+      timed.push_back(std::move(*i));
       i = pending_.erase(i);
     } else {
       ++i;
     }
+  for (const auto& k : timed)
+    schedule(k);
 }
 
 fault_event fault_injector::draw_failure(double after) {
-  auto next = [this] { // splitmix64
-    std::uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  const double u = (double(next() >> 11) + 0.5) * 0x1.0p-53; // in (0, 1)
+  const double u = (double(rng_.next() >> 11) + 0.5) * 0x1.0p-53; // in (0, 1)
   fault_event k;
   k.what = fault_event::action::kill;
   k.kind = fault_event::role::embedding_shard;
-  k.index = std::size_t(next() % shards_);
+  k.index = std::size_t(rng_.next() % shards_);
   k.who = "embedding-shard-" + std::to_string(k.index);
   k.seconds = after - mtbf_ * std::log(u);
   char at[32];
@@ -127,7 +116,7 @@ fault_event fault_injector::draw_failure(double after) {
   return k;
 }
 
-void fault_injector::schedule_drawn(const fault_event& k) {
+void fault_injector::schedule(const fault_event& k) {
   if (!targets_.engine) {
     pending_.push_back(k);
     return;
@@ -214,7 +203,7 @@ void fault_injector::inject(const fault_event& k) {
   spdlog::warn("{}: {}", k.text, what);
   done_.push_back(what);
   if (k.text.rfind("faults.mtbf", 0) == 0 && armed_) // the next draw
-    schedule_drawn(draw_failure(*k.seconds));
+    schedule(draw_failure(*k.seconds));
   switch (k.what) {
     case fault_event::action::kill: {
       caf::actor target;

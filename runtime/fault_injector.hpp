@@ -22,6 +22,7 @@
 
 #include <caf/blocking_actor.hpp>
 
+#include "data/synthetic_random.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/faults.hpp"
 #include "runtime/network_model.hpp"
@@ -59,7 +60,9 @@ private:
   void inject(const fault_event& k);
   // faults.mtbf: the next drawn shard failure, after `after` seconds.
   fault_event draw_failure(double after);
-  void schedule_drawn(const fault_event& k);
+  // A fault at a time: an engine event under the virtual clock, else pending
+  // for the polls.
+  void schedule(const fault_event& k);
   std::size_t host_of(const fault_event& k) const;
   double seconds_now() const;
 
@@ -80,7 +83,8 @@ private:
   // faults.mtbf (seconds, 0 = none); its draws come from rng_ (model.seed).
   double mtbf_ = 0;
   std::size_t shards_ = 0;
-  std::uint64_t rng_ = 0, draws_ = 0;
+  data::split_mix64 rng_;
+  std::uint64_t draws_ = 0;
   caf::actor_clock::time_point start_;
 };
 

@@ -67,7 +67,7 @@ struct recovery_metrics {
   std::vector<std::string> events;   // each failure and its recovery
   double lost_examples = 0;          // examples since the lost shard's save / shards
   double pls = 0;                    // lost_examples / examples
-  std::optional<double> predicted_pls; // failures x interval / 2 / shards / examples-equivalent
+  std::optional<double> predicted_pls; // interval / (2 x MTBF x shards), with an MTBF
   std::uint64_t redone_examples = 0; // partial recovery redoes nothing
   double outage_seconds = 0;         // from a failure to its shard's rebind, summed
   // The shards' saves and reloads (all shards, restarted ones included).

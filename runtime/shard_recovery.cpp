@@ -68,7 +68,6 @@ std::optional<std::string> shard_recovery::recover(std::size_t i, const std::str
   const double window = std::max(0.0, examples_at(at) - examples_at(saved_at));
   lost_window_ += window;
   outage_ += seconds(back) - at;
-  ++failures_;
   char line[256];
   std::snprintf(line, sizeof line,
                 "%s lost at %.3f s, restarted from %s%.3f s (%llu save(s), %llu bytes) in %.3f s; "
@@ -85,7 +84,7 @@ void shard_recovery::report(run_metrics& out) const {
   if (!out.recovery)
     out.recovery.emplace();
   auto& m = *out.recovery;
-  m.failures = failures_;
+  m.failures = events_.size();
   m.events = events_;
   m.outage_seconds = outage_;
   m.lost_examples = c_.shards.empty() ? 0.0 : lost_window_ / double(c_.shards.size());

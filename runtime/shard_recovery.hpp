@@ -66,7 +66,6 @@ private:
   std::vector<std::pair<double, double>> samples_; // (seconds, examples)
   std::vector<std::string> events_;
   double lost_window_ = 0, outage_ = 0;
-  std::uint64_t failures_ = 0;
 };
 
 } // namespace runtime

@@ -1,6 +1,7 @@
 // The discrete-event loop of the virtual-time cluster (see virtual_time.hpp).
 #include "runtime/virtual_time.hpp"
 
+#include "data/hashing.hpp"
 #include "messages/wire_size.hpp"
 
 #include <algorithm>
@@ -25,10 +26,7 @@ double thread_cpu_seconds() {
 // u in [-1, 1) from (seed, n): splitmix64, so a run's draws depend only on
 // its seed and the order of its handlers.
 double jitter_draw(std::uint64_t seed, std::uint64_t n) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (n + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
+  const auto z = data::splitmix64_finalize(seed + 0x9e3779b97f4a7c15ULL * (n + 1));
   return double(z >> 11) * 0x1.0p-52 - 1.0;
 }
 

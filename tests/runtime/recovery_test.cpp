@@ -94,8 +94,6 @@ TEST_CASE("partial recovery: failures drawn from faults.mtbf replay, and the int
 }
 
 TEST_CASE("partial recovery: the options say what they need") {
-  runtime::option_set o;
-  runtime::add_train_options(o);
   auto build = [&](const std::vector<std::string>& args) -> std::string {
     runtime::option_set p;
     runtime::add_train_options(p);
