@@ -48,6 +48,9 @@ struct shard_cpr_config {
   std::size_t ssu_sample = 16384;
   caf::timespan interval{std::chrono::seconds(1)};
   double storage_gbps = 0.5; // GB/s, charged under the virtual clock
+  // recovery.mode=full: a cut's file is charged bytes / storage_gbps too
+  // (virtual clock), so cuts and CPR saves compare.
+  bool charge_cuts = false;
   std::shared_ptr<cpr_counters> counters;
 };
 

@@ -126,6 +126,8 @@ void on_written(self_ptr self, std::uint64_t id) {
     return;
   auto err = st.writer->finish();
   charge(0, 2.0 * double(st.writer->file().bytes)); // virtual clock: read + write
+  if (st.cfg.cpr.charge_cuts && virtual_clock(self->system()))
+    charge_seconds(double(st.writer->file().bytes) / (st.cfg.cpr.storage_gbps * 1e9));
   messages::shard_cut_file f;
   f.name = st.writer->file().name;
   f.bytes = st.writer->file().bytes;

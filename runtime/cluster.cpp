@@ -16,6 +16,7 @@
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/fault_injector.hpp"
+#include "runtime/full_recovery.hpp"
 #include "runtime/virtual_coordinator.hpp"
 #include "runtime/wall_transport.hpp"
 
@@ -77,53 +78,6 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
   name_roles(c);
 }
 
-// recovery.mode=partial: embedding shard i again, in the lost one's place,
-// from its own newest save (runtime/shard_recovery.hpp).
-std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_config& cfg,
-                                         const std::shared_ptr<actors::cpr_counters>& cpr,
-                                         cluster_handles& c, std::size_t i, shard_restart& out) {
-  auto ec = embedding_shard_config_for(cfg, i);
-  ec.cpr.counters = cpr;
-  c.shards[i] = actors::spawn_role(self->system(), placement_for(cfg).host_of_embedding(i),
-                                   actors::embedding_shard, std::move(ec));
-  std::optional<std::string> err;
-  self->request(c.shards[i], cfg.cluster.timeout, actors::recover_atom::value)
-    .receive(
-      [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
-        out = shard_restart{bytes, saves, at, ready};
-      },
-      [&](caf::error& e) { err = self->system().render(e); });
-  return err;
-}
-
-// The CPR settings and the shards' save counters into out.recovery.
-void report_recovery(const train_config& cfg, const actors::cpr_counters& k, run_metrics& out) {
-  if (!out.recovery)
-    out.recovery.emplace();
-  auto& r = *out.recovery;
-  const auto& s = cfg.recovery;
-  r.policy = checkpoint::to_string(s.policy);
-  r.fraction = s.policy == checkpoint::cpr_policy::full ? 1.0 : s.fraction;
-  r.interval_seconds = s.interval_seconds;
-  r.target_pls = s.target_pls;
-  r.mtbf_seconds = s.mtbf_seconds;
-  r.saves = k.saves;
-  r.full_saves = k.full_saves;
-  r.rows_saved = k.rows;
-  r.bytes = k.bytes;
-  r.failed_saves = k.failed_saves;
-  r.save_seconds = double(k.save_ns) * 1e-9;
-  r.loads = k.loads;
-  r.load_bytes = k.load_bytes;
-  r.load_seconds = double(k.load_ns) * 1e-9;
-  r.tracking_bytes = k.tracking_bytes;
-  const double shard_seconds = out.seconds * double(cfg.cluster.embedding_shards);
-  r.overhead_fraction = shard_seconds > 0 ? (r.save_seconds + r.load_seconds) / shard_seconds : 0;
-  if (s.mtbf_seconds > 0 && cfg.cluster.embedding_shards > 0)
-    r.predicted_pls =
-      s.interval_seconds / (2.0 * s.mtbf_seconds * double(cfg.cluster.embedding_shards));
-}
-
 } // namespace
 
 std::optional<std::string> run_simulated(const train_config& run_cfg,
@@ -131,10 +85,11 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   train_config cfg = run_cfg;
   if (auto e = check_faults(cfg.sim.faults, cfg))
     return e;
-  if (cfg.recovery.partial && !cfg.checkpoint.resume.empty())
-    return "option 'recovery.mode' = partial: resuming (checkpoint.resume) with partial "
-           "recovery is not built yet (a restarted shard would begin from its initial rows, "
-           "not the resumed ones)";
+  if ((cfg.recovery.partial || cfg.recovery.full) && !cfg.checkpoint.resume.empty())
+    return "option 'recovery.mode' = " + std::string(cfg.recovery.partial ? "partial" : "full") +
+           ": resuming (checkpoint.resume) with recovery is not built yet (partial: a restarted "
+           "shard would begin from its initial rows; full: a rollback would count the resumed "
+           "run's examples twice)";
   model::dlrm net(cfg.arch);
   std::optional<cluster_start> start;
   if (!cfg.checkpoint.resume.empty()) {
@@ -181,7 +136,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   caf::actor_system sys{sys_cfg};
   if (engine)
     engine->attach(sys);
-  const auto init = start ? start->params : initial_dense(cfg, net);
+  auto init = start ? start->params : initial_dense(cfg, net);
   cluster_handles c;
   trainer_peers peers;
   auto cpr = std::make_shared<actors::cpr_counters>();
@@ -204,10 +159,15 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     self = scoped->ptr();
   }
   coordination_result res;
-  cluster_checkpointer checkpoints{self, cfg, c, res, base};
+  std::optional<cluster_checkpointer> checkpoints; // one per attempt (full recovery)
+  cut_totals cut_sum;
+  std::string newest_cut;
   fault_injector faults{cfg, c, self, {engine.get(), transport.get(), network.get()}};
+  full_recovery rollbacks{self, cfg, engine.get()};
   coordinator_options opts;
   opts.tolerate_trainer_loss = kills_trainers(cfg);
+  opts.rollback_on_shard_loss = cfg.recovery.full;
+  opts.on_trained = [&] { faults.disarm(); };
   if (engine) // polls cost no virtual time: fraction kills land within 10 ms
     opts.poll_interval = std::chrono::milliseconds(10);
   if (cfg.recovery.partial)
@@ -217,11 +177,44 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (cfg.checkpoint.enabled() || faults.any())
     opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
       faults.poll(examples);
-      if (cfg.checkpoint.enabled())
-        return checkpoints.maybe_cut(examples);
-      return std::nullopt;
+      if (!cfg.checkpoint.enabled())
+        return std::nullopt;
+      faults.hold(); // a failure inside a cut waits for its end (full_recovery.hpp)
+      auto e = checkpoints->maybe_cut(examples);
+      faults.release();
+      if (const auto t = young_daly(cfg, cut_sum, checkpoints->totals()))
+        checkpoints->set_every_seconds(*t);
+      return e;
     };
-  auto failure = coordinate(self, cfg, net, c, opts, progress, out, res);
+  std::optional<std::string> failure;
+  std::size_t kills_seen = 0;
+  for (;;) { // one attempt, and one more after each rollback (recovery.mode=full)
+    checkpoints.emplace(self, cfg, c, res, base);
+    if (const auto t = young_daly(cfg, cut_sum, {}))
+      checkpoints->set_every_seconds(*t);
+    rollbacks.attempt_began();
+    failure = coordinate(self, cfg, net, c, opts, progress, out, res);
+    cut_sum += checkpoints->totals();
+    if (!checkpoints->newest().empty())
+      newest_cut = checkpoints->newest();
+    if (failure || !res.rollback)
+      break;
+    if (faults.kills() == kills_seen) { // only injected failures are rolled back
+      failure = res.rollback->why + " (no fault was injected since the last rollback)";
+      break;
+    }
+    kills_seen = faults.kills();
+    faults.hold(); // failures during the rollback fall on the new cluster
+    failure = rollbacks.roll_back(*res.rollback, c, net, newest_cut, start, base);
+    if (failure)
+      break;
+    c = cluster_handles{};
+    res = coordination_result{};
+    init = start ? start->params : initial_dense(cfg, net);
+    build(sys, cfg, init, start ? &*start : nullptr, cpr, c, peers);
+    start.reset();
+    faults.release();
+  }
   faults.disarm();
   out.faults = faults.done();
   if (cfg.recovery.partial)
@@ -237,8 +230,10 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
                                    cfg.checkpoint.keep, base);
   if (!failure && !cfg.checkpoint.model_out.empty())
     failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1, base);
-  if (checkpoints.totals().cuts > 0) {
-    const auto& t = checkpoints.totals();
+  if (cfg.recovery.full)
+    rollbacks.report(out, base, cut_sum);
+  if (cut_sum.cuts > 0) {
+    const auto& t = cut_sum;
     out.checkpoint = checkpoint_metrics{t.cuts, t.bytes, t.seconds, t.max_pause, t.pushes_held,
                                         t.rows_copied};
   }

@@ -25,6 +25,16 @@ double since(caf::blocking_actor* self, caf::actor_clock::time_point t) {
 
 } // namespace
 
+cut_totals& cut_totals::operator+=(const cut_totals& o) {
+  cuts += o.cuts;
+  bytes += o.bytes;
+  seconds += o.seconds;
+  max_pause = std::max(max_pause, o.max_pause);
+  pushes_held += o.pushes_held;
+  rows_copied += o.rows_copied;
+  return *this;
+}
+
 // BMUF: w_g and Delta from the holds, identical in every syncer held after
 // the same round (their ring all-reduce gives every member the same bits).
 std::optional<std::string>
@@ -54,7 +64,7 @@ cluster_checkpointer::cluster_checkpointer(caf::blocking_actor* self, const trai
                                            const coordination_result& res,
                                            const resume_base& base)
     : self_(self), cfg_(cfg), c_(c), res_(res), base_(base), began_(self->clock().now()),
-      last_(began_) {
+      last_(began_), every_seconds_(cfg.checkpoint.every_seconds) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
 }
 
@@ -63,7 +73,7 @@ std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t example
   if (!ck.enabled())
     return std::nullopt;
   const bool by_examples = next_examples_ && examples >= next_examples_;
-  const bool by_time = ck.every_seconds > 0 && since(self_, last_) >= ck.every_seconds;
+  const bool by_time = every_seconds_ > 0 && since(self_, last_) >= every_seconds_;
   if (!by_examples && !by_time)
     return std::nullopt;
   auto e = cut();
@@ -148,6 +158,13 @@ std::optional<std::string> cluster_checkpointer::cut() {
       failure = "checkpoint: " + *e;
   for (const auto& t : c_.trainers)
     self_->send(t, messages::resume_atom::value);
+  // A trainer failed: the job ends (or, under full recovery, rolls back).
+  // Its shard replies are not awaited: a shard lost with it, holding the
+  // request, would never answer (CAF 0.17 sends nothing for a dropped
+  // promise), and a live one may still be writing into the temporary
+  // folder, which the next commit removes.
+  if (failure)
+    return failure;
   // 4. The shards' files.
   std::uint64_t pushes_held = 0, rows_copied = 0;
   for (std::size_t s = 0; s < shard_replies.size(); ++s)
@@ -209,6 +226,7 @@ std::optional<std::string> cluster_checkpointer::cut() {
   for (const auto& f : std::filesystem::directory_iterator(folder, ec))
     bytes += f.is_regular_file(ec) ? f.file_size(ec) : 0;
   const double s = since(self_, t0);
+  newest_ = folder;
   ++totals_.cuts;
   totals_.bytes += bytes;
   totals_.seconds += s;

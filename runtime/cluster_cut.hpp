@@ -54,6 +54,8 @@ struct cut_totals {
   double seconds = 0;        // coordinator time from request to commit, summed
   double max_pause = 0;      // the longest worker pause of any trainer
   std::uint64_t pushes_held = 0, rows_copied = 0;
+  // Sums (the max for max_pause): the totals of several attempts.
+  cut_totals& operator+=(const cut_totals& o);
 };
 
 class cluster_checkpointer {
@@ -66,6 +68,11 @@ public:
   // when one is due by checkpoint.every-examples or .every-seconds.
   std::optional<std::string> maybe_cut(std::uint64_t examples);
   const cut_totals& totals() const { return totals_; }
+  // Cuts by time from now on every `s` seconds (checkpoint.every-seconds
+  // at first; full recovery retunes it from the cuts' measured length).
+  void set_every_seconds(double s) { every_seconds_ = s; }
+  // The folder of the newest cut committed by this checkpointer, or empty.
+  const std::string& newest() const { return newest_; }
 
 private:
   std::optional<std::string> cut();
@@ -81,7 +88,9 @@ private:
   resume_base base_;
   std::uint64_t next_examples_ = 0, id_ = 0;
   caf::actor_clock::time_point began_, last_; // the coordinator's clock
+  double every_seconds_;
   cut_totals totals_;
+  std::string newest_;
 };
 
 } // namespace runtime

@@ -43,6 +43,10 @@ actors::embedding_shard_config embedding_shard_config_for(const train_config& cf
       std::chrono::duration<double>(r.interval_seconds));
     ec.cpr.storage_gbps = r.storage_gbps;
   }
+  if (cfg.recovery.full) { // the cuts are its checkpoints: charged like the saves
+    ec.cpr.storage_gbps = cfg.recovery.storage_gbps;
+    ec.cpr.charge_cuts = true;
+  }
   return ec;
 }
 
@@ -82,6 +86,8 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.reader.max_examples =
     cfg.train.max_examples ? (cfg.train.max_examples + t) / cl.trainers : 0;
   tc.shards = peers.shards;
+  // Partial: a lost shard comes back (rebind). (Full: the trainers fail,
+  // answering the coordinator at once, and it rolls the cluster back.)
   tc.shard_restarts = cfg.recovery.partial;
   tc.host = peers.place.host_of_trainer(t);
   tc.timeout = cl.timeout;

@@ -14,7 +14,8 @@
 // ends when the data does, and progress polls have the timeout). Shards,
 // trainers and the watched nodes are monitored:
 // - a shard (or a node hosting one) going down ends the job with an error
-//   naming it, unless opts.restart_shard recovers it (shard_recovery.hpp);
+//   naming it, unless opts.restart_shard recovers it (shard_recovery.hpp)
+//   or opts.rollback_on_shard_loss hands it to the caller (full_recovery.hpp);
 // - a trainer going down ends the job, unless tolerate_trainer_loss
 //   (multi-node): then it leaves the job, the ring is re-formed among the
 //   survivors (peers_atom with a new generation), S-EASGD simply loses a
@@ -64,12 +65,28 @@ struct coordinator_options {
   // Called by the progress poll with the examples trained so far (periodic
   // checkpoints: runtime/cluster_cut.hpp); an error ends the job.
   std::function<std::optional<std::string>(std::uint64_t)> on_progress;
+  // Called once every trainer's data is done, before the coordinated stop
+  // (the fault injector disarms: no failures after training).
+  std::function<void()> on_trained;
   // How often the progress poll runs (virtual time under sim.clock=virtual,
   // where a poll costs no simulated time).
   std::chrono::milliseconds poll_interval{200};
   // recovery.mode=partial: restarts a lost embedding shard in its place
   // (runtime/shard_recovery.hpp); unset: a lost shard ends the job.
   restart_fn restart_shard;
+  // recovery.mode=full: a lost role (any; the faults kill shards) ends
+  // coordinate() without an error, with coordination_result::rollback set;
+  // the caller rolls the cluster back (runtime/full_recovery.hpp).
+  bool rollback_on_shard_loss = false;
+};
+
+// A loss under rollback_on_shard_loss: an embedding shard's, or another
+// role's (a trainer failing with it, a cut that could not complete).
+struct shard_loss {
+  std::optional<std::size_t> shard; // the lost embedding shard, if one was
+  std::string why;
+  double seconds = 0;         // since training started (the coordinator's clock)
+  std::uint64_t examples = 0; // trained by then (the newest progress poll)
 };
 
 struct coordination_result {
@@ -77,6 +94,7 @@ struct coordination_result {
   // training starts; cuts hold them).
   std::vector<caf::strong_actor_ptr> syncers;
   std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
+  std::optional<shard_loss> rollback;             // rollback_on_shard_loss: the loss
 };
 
 // What a resumed run starts from: examples and counters (train-NE sums,

@@ -127,7 +127,10 @@ void fault_injector::schedule(const fault_event& k) {
       return;
     timed_.erase(std::find_if(timed_.begin(), timed_.end(),
                               [&](const auto& x) { return x.text == k.text; }));
-    inject(k);
+    if (held_ && k.what == fault_event::action::kill)
+      deferred_.push_back(k);
+    else
+      inject(k);
   });
 }
 
@@ -161,13 +164,22 @@ void fault_injector::poll(std::uint64_t examples) {
     inject(k);
 }
 
+void fault_injector::release() {
+  held_ = false;
+  auto due = std::move(deferred_);
+  deferred_.clear();
+  for (const auto& k : due)
+    inject(k);
+}
+
 void fault_injector::disarm() {
   armed_ = false;
-  for (const auto* v : {&pending_, &timed_})
+  for (const auto* v : {&pending_, &timed_, &deferred_})
     for (const auto& k : *v)
       spdlog::warn("{} not carried out: training ended before it", k.text);
   pending_.clear();
   timed_.clear();
+  deferred_.clear();
   for (const auto& t : thaws_) // nothing may stay held past training
     targets_.transport->thaw(t.host);
   thaws_.clear();
@@ -219,6 +231,7 @@ void fault_injector::inject(const fault_event& k) {
           break;
       }
       caf::anon_send_exit(target, caf::exit_reason::kill);
+      ++kills_;
       break;
     }
     case fault_event::action::freeze:

@@ -53,8 +53,14 @@ public:
   // Training has ended: faults not carried out yet are dropped (logged), and
   // frozen hosts thaw.
   void disarm();
+  // While held, kills fall due but wait; release carries them out (a cut in
+  // progress under recovery.mode=full: runtime/full_recovery.hpp).
+  void hold() { held_ = true; }
+  void release();
   // "killed trainer-1 at 1.234 s", ... in the order they happened.
   const std::vector<std::string>& done() const { return done_; }
+  // The kills carried out so far.
+  std::size_t kills() const { return kills_; }
 
 private:
   void inject(const fault_event& k);
@@ -75,6 +81,9 @@ private:
   std::vector<thaw> thaws_;          // wall clock freezes in force
   std::vector<std::string> done_;
   bool armed_ = true;
+  bool held_ = false;
+  std::size_t kills_ = 0;
+  std::vector<fault_event> deferred_; // kills due while held
   const cluster_handles& c_;
   caf::blocking_actor* self_;
   fault_targets targets_;

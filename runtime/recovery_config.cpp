@@ -1,14 +1,17 @@
 #include "runtime/recovery_config.hpp"
 
+#include <cmath>
+
 namespace runtime {
 
 void add_recovery_options(option_set& o) {
   using t = opt_type;
   o.add({"recovery.mode", t::string, "none",
-         "what a lost embedding shard does: none (the job ends with an error naming it) or "
+         "what a lost embedding shard does: none (the job ends with an error naming it), "
          "partial (CPR: only that shard restarts from its own newest checkpoint, the others "
-         "train on; needs checkpoint.dir; docs/cpr.md)",
-         {"none", "partial"}});
+         "train on) or full (every role rolls back to the newest whole-cluster cut and the "
+         "lost work is redone); partial and full need checkpoint.dir (docs/cpr.md)",
+         {"none", "partial", "full"}});
   o.add({"cpr.policy", t::string, "full",
          "partial recovery: which rows each shard's save writes: full (all), mfu (the most "
          "updated since their last save) or ssu (chosen from a sample of the updates)",
@@ -20,19 +23,20 @@ void add_recovery_options(option_set& o) {
   o.add({"cpr.ssu-sample", t::integer, "16384",
          "ssu: updates sampled per interval and shard (the memory SSU needs)", {}, 1.0, 1e9});
   o.add({"cpr.interval", t::real, "0",
-         "partial recovery: seconds between a shard's saves (virtual under sim.clock=virtual); "
-         "0 = 2 x cpr.target-pls x MTBF x cluster.embedding-shards",
+         "seconds between checkpoints (virtual under sim.clock=virtual): a shard's saves "
+         "(partial) or the cluster's cuts (full); 0 = 2 x cpr.target-pls x MTBF x "
+         "cluster.embedding-shards (partial) or Young/Daly's sqrt(2 x save time x MTBF) (full)",
          {}, 0.0, 1e9});
   o.add({"cpr.target-pls", t::real, "0.02",
          "partial recovery: the portion of lost samples the interval is chosen for", {}, 1e-9,
          1.0});
   o.add({"cpr.mtbf", t::real, "0",
-         "partial recovery: the mean time between shard failures, seconds, the interval is "
-         "chosen for (0 = faults.mtbf)",
+         "the mean time between shard failures, seconds, the checkpoint interval is chosen for "
+         "(0 = faults.mtbf)",
          {}, 0.0, 1e12});
   o.add({"checkpoint.storage-gbps", t::real, "0.5",
          "sim.clock=virtual: the checkpoint store's bandwidth for one shard, GB/s (a shard's "
-         "save and load take bytes / this)",
+         "save and load, and with recovery.mode=full its part of a cut, take bytes / this)",
          {}, 1e-6, 1e6});
   o.add({"faults.mtbf", t::real, "0",
          "simulated cluster: embedding shard failures at exponentially distributed times with "
@@ -44,11 +48,38 @@ void add_recovery_options(option_set& o) {
          1e-12, 1e12});
 }
 
+namespace {
+
+// recovery.mode=full: the cuts' interval. Given by checkpoint.every-* (the
+// caller keeps them), by cpr.interval, or Young/Daly's optimum for an
+// expected save time C and MTBF M: T = sqrt(2 C M), where C is a shard's
+// part of a cut over the store's bandwidth (the shards write in parallel).
+std::optional<std::string> full_interval(const option_set& o, double shard_bytes,
+                                         bool periodic_cuts, recovery_settings& out) {
+  if (periodic_cuts)
+    return std::nullopt; // interval_seconds stays 0: the cuts' own options rule
+  out.interval_seconds = o.get_real("cpr.interval");
+  if (out.interval_seconds > 0)
+    return std::nullopt;
+  if (out.mtbf_seconds <= 0)
+    return "option 'recovery.mode' = full (" + o.source("recovery.mode") +
+           ") needs a cut interval: set checkpoint.every-seconds or checkpoint.every-examples, "
+           "cpr.interval, or an MTBF (cpr.mtbf or faults.mtbf) for Young/Daly's interval";
+  out.save_estimate_seconds = shard_bytes / (out.storage_gbps * 1e9);
+  out.interval_seconds = std::sqrt(2.0 * out.save_estimate_seconds * out.mtbf_seconds);
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<std::string> build_recovery_settings(const option_set& o, const std::string& mode,
                                                    std::size_t embedding_shards,
+                                                   double shard_checkpoint_bytes,
                                                    const std::string& checkpoint_dir,
                                                    bool periodic_cuts, recovery_settings& out) {
-  out.partial = o.get_string("recovery.mode") == "partial";
+  const auto rmode = o.get_string("recovery.mode");
+  out.partial = rmode == "partial";
+  out.full = rmode == "full";
   out.policy = *checkpoint::parse_cpr_policy(o.get_string("cpr.policy"));
   out.fraction = o.get_real("cpr.fraction");
   out.full_every = std::uint64_t(o.get_int("cpr.full-every"));
@@ -61,14 +92,17 @@ std::optional<std::string> build_recovery_settings(const option_set& o, const st
   if (out.faults_mtbf_seconds > 0 && mode != "simulated")
     return "option 'faults.mtbf' (" + o.source("faults.mtbf") +
            ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
-  if (!out.partial)
+  if (!out.partial && !out.full)
     return std::nullopt;
+  const std::string named = "option 'recovery.mode' = " + rmode + " (" + o.source("recovery.mode") + ")";
   if (mode != "simulated")
-    return "option 'recovery.mode' = partial (" + o.source("recovery.mode") +
-           ") is built for cluster.mode=simulated (cluster.mode = " + mode + ")";
+    return named + " is built for cluster.mode=simulated (cluster.mode = " + mode + ")";
   if (checkpoint_dir.empty())
-    return "option 'recovery.mode' = partial (" + o.source("recovery.mode") +
-           ") needs checkpoint.dir: each embedding shard saves under CHECKPOINT_DIR/cpr/";
+    return named + (out.partial ? " needs checkpoint.dir: each embedding shard saves under "
+                                  "CHECKPOINT_DIR/cpr/"
+                                : " needs checkpoint.dir: the cluster's cuts go there");
+  if (out.full)
+    return full_interval(o, shard_checkpoint_bytes, periodic_cuts, out);
   if (periodic_cuts)
     return "options 'checkpoint.every-examples'/'checkpoint.every-seconds' take whole-cluster "
            "cuts; with recovery.mode=partial each shard saves on its own (cpr.interval): "

@@ -240,12 +240,23 @@ std::string summary(const run_metrics& m) {
                   static_cast<unsigned long long>(m.eval_malformed_lines));
   if (m.recovery) {
     const auto& r = *m.recovery;
-    appendf(out,
-            "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS %.5f), "
-            "%llu saves (%llu full), %.1f MB, %.3f s saving, %.3f s loading: overhead %.3f%%",
-            r.policy.c_str(), static_cast<unsigned long long>(r.failures), r.lost_examples, r.pls,
-            static_cast<unsigned long long>(r.saves), static_cast<unsigned long long>(r.full_saves),
-            double(r.bytes) / 1e6, r.save_seconds, r.load_seconds, 100 * r.overhead_fraction);
+    if (r.mode == "full")
+      appendf(out,
+              "\nfull recovery: %llu failure(s), %llu examples redone, %llu cuts, %.1f MB, "
+              "%.3f s cutting, %.3f s loading: store share %.3f%%",
+              static_cast<unsigned long long>(r.failures),
+              static_cast<unsigned long long>(r.redone_examples),
+              static_cast<unsigned long long>(r.saves), double(r.bytes) / 1e6, r.save_seconds,
+              r.load_seconds, 100 * r.overhead_fraction);
+    else
+      appendf(out,
+              "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS "
+              "%.5f), %llu saves (%llu full), %.1f MB, %.3f s saving, %.3f s loading: overhead "
+              "%.3f%%",
+              r.policy.c_str(), static_cast<unsigned long long>(r.failures), r.lost_examples,
+              r.pls, static_cast<unsigned long long>(r.saves),
+              static_cast<unsigned long long>(r.full_saves), double(r.bytes) / 1e6,
+              r.save_seconds, r.load_seconds, 100 * r.overhead_fraction);
     for (const auto& x : r.events)
       appendf(out, "\nRECOVERED %s", x.c_str());
   }

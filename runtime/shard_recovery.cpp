@@ -10,6 +10,9 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/embedding_shard.hpp"
+#include "actors/sim_host.hpp"
+#include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 
 namespace runtime {
@@ -89,6 +92,53 @@ void shard_recovery::report(run_metrics& out) const {
   m.outage_seconds = outage_;
   m.lost_examples = c_.shards.empty() ? 0.0 : lost_window_ / double(c_.shards.size());
   m.pls = out.examples > 0 ? m.lost_examples / double(out.examples) : 0.0;
+}
+
+// recovery.mode=partial: embedding shard i again, in the lost one's place,
+// from its own newest save (runtime/shard_recovery.hpp).
+std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_config& cfg,
+                                         const std::shared_ptr<actors::cpr_counters>& cpr,
+                                         cluster_handles& c, std::size_t i, shard_restart& out) {
+  auto ec = embedding_shard_config_for(cfg, i);
+  ec.cpr.counters = cpr;
+  c.shards[i] = actors::spawn_role(self->system(), placement_for(cfg).host_of_embedding(i),
+                                   actors::embedding_shard, std::move(ec));
+  std::optional<std::string> err;
+  self->request(c.shards[i], cfg.cluster.timeout, actors::recover_atom::value)
+    .receive(
+      [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
+        out = shard_restart{bytes, saves, at, ready};
+      },
+      [&](caf::error& e) { err = self->system().render(e); });
+  return err;
+}
+
+// The CPR settings and the shards' save counters into out.recovery.
+void report_recovery(const train_config& cfg, const actors::cpr_counters& k, run_metrics& out) {
+  if (!out.recovery)
+    out.recovery.emplace();
+  auto& r = *out.recovery;
+  const auto& s = cfg.recovery;
+  r.policy = checkpoint::to_string(s.policy);
+  r.fraction = s.policy == checkpoint::cpr_policy::full ? 1.0 : s.fraction;
+  r.interval_seconds = s.interval_seconds;
+  r.target_pls = s.target_pls;
+  r.mtbf_seconds = s.mtbf_seconds;
+  r.saves = k.saves;
+  r.full_saves = k.full_saves;
+  r.rows_saved = k.rows;
+  r.bytes = k.bytes;
+  r.failed_saves = k.failed_saves;
+  r.save_seconds = double(k.save_ns) * 1e-9;
+  r.loads = k.loads;
+  r.load_bytes = k.load_bytes;
+  r.load_seconds = double(k.load_ns) * 1e-9;
+  r.tracking_bytes = k.tracking_bytes;
+  const double shard_seconds = out.seconds * double(cfg.cluster.embedding_shards);
+  r.overhead_fraction = shard_seconds > 0 ? (r.save_seconds + r.load_seconds) / shard_seconds : 0;
+  if (s.mtbf_seconds > 0 && cfg.cluster.embedding_shards > 0)
+    r.predicted_pls =
+      s.interval_seconds / (2.0 * s.mtbf_seconds * double(cfg.cluster.embedding_shards));
 }
 
 } // namespace runtime

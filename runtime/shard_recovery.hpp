@@ -18,6 +18,7 @@
 // N shards' rows, so they count 1/N each.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,9 @@
 #include <caf/actor_clock.hpp>
 #include <caf/blocking_actor.hpp>
 
+#include "actors/embedding_shard_cpr.hpp"
 #include "runtime/run_metrics.hpp"
+#include "runtime/train_config.hpp"
 
 namespace runtime {
 
@@ -39,6 +42,16 @@ struct shard_restart {
 };
 
 using restart_fn = std::function<std::optional<std::string>(std::size_t shard, shard_restart&)>;
+
+// The runtime's side of step 2 in the simulated cluster: embedding shard i
+// again, in c.shards[i], with the lost one's config and counters, asked to
+// reload its own newest save (its reply in `out`).
+std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_config& cfg,
+                                         const std::shared_ptr<actors::cpr_counters>& cpr,
+                                         cluster_handles& c, std::size_t i, shard_restart& out);
+
+// The CPR settings and the shards' save counters into out.recovery.
+void report_recovery(const train_config& cfg, const actors::cpr_counters& k, run_metrics& out);
 
 class shard_recovery {
 public:

@@ -273,9 +273,17 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
     return e;
   if (auto e = build_checkpoint_settings(o, c.cluster.mode, c.checkpoint))
     return e;
-  return build_recovery_settings(o, c.cluster.mode, c.cluster.embedding_shards, c.checkpoint.dir,
-                                 c.checkpoint.every_examples > 0 || c.checkpoint.every_seconds > 0,
-                                 c.recovery);
+  const auto& a = c.arch;
+  const double shard_bytes = double(a.num_tables) * double(a.rows_per_table) *
+                             double(a.dim + c.train.sparse.state_per_row(a.dim)) * sizeof(float) /
+                             double(std::max<std::size_t>(1, c.cluster.embedding_shards));
+  const bool periodic = c.checkpoint.every_examples > 0 || c.checkpoint.every_seconds > 0;
+  if (auto e = build_recovery_settings(o, c.cluster.mode, c.cluster.embedding_shards, shard_bytes,
+                                       c.checkpoint.dir, periodic, c.recovery))
+    return e;
+  if (c.recovery.full && !periodic) // full recovery: cuts every interval
+    c.checkpoint.every_seconds = c.recovery.interval_seconds;
+  return std::nullopt;
 }
 
 double effective_dilation(const train_config& c) {

@@ -1,5 +1,7 @@
 #include "runtime/virtual_coordinator.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include <caf/actor_cast.hpp>
@@ -40,9 +42,18 @@ public:
   bool await_data(timeout_type deadline) override {
     if (!mailbox().empty())
       return true;
-    const auto wait = deadline - timeout_type::clock::now();
+    // CAF passes a wall-clock deadline (now + the receive's timeout). The
+    // wait is that timeout less the microseconds since, rounded up to whole
+    // milliseconds: the coordinator's timeouts are whole milliseconds, so the
+    // virtual wait is exactly its timeout and the run replays.
+    const auto left = deadline - timeout_type::clock::now();
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
+      std::max(left, decltype(left){0}));
     const auto until =
       engine_->now() + std::chrono::duration_cast<virtual_engine::duration>(wait);
+    // An event at the deadline: a step never jumps past it to a later one
+    // (a request's timeout long after, in a quiet cluster).
+    engine_->at(until, [] {});
     engine_->run_until([&] { return !mailbox().empty() || engine_->now() >= until; });
     return !mailbox().empty();
   }

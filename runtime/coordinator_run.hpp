@@ -1,0 +1,122 @@
+#pragma once
+// The coordinator's view of a running job (runtime/coordinator.cpp runs the
+// protocol's phases over it): which trainers are live, the replies it awaits
+// from them, and what a lost role does (an error, a trainer leaving with the
+// ring re-formed, a shard restarted (partial recovery) or a rollback (full
+// recovery)).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "runtime/coordinator.hpp"
+
+namespace runtime {
+
+class coordinator_run {
+public:
+  coordinator_run(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
+                  const coordinator_options& opts)
+    : alive_(c.trainers.size(), true), recovery(self, c, opts.restart_shard), self_(self),
+      cfg_(cfg), c_(c), opts_(opts) {}
+
+  std::vector<bool> alive_; // per trainer: not lost
+  std::optional<std::string> failure;
+  std::optional<shard_loss> rollback; // opts.rollback_on_shard_loss
+  std::uint64_t last_examples = 0;    // the newest progress poll's
+  // The protocol stops here: an error, or a loss for a rollback.
+  bool ended() const { return failure || rollback; }
+
+  // rollback_on_shard_loss: any role lost (or a trainer failing, or a cut
+  // failing, with it) rolls the cluster back. The shard's loss names it when
+  // it is among them.
+  void note_loss(const std::string& why, std::optional<std::size_t> shard);
+
+  // After a loss: the DOWNs already on their way (the lost shard's, when a
+  // trainer's failure came first).
+  void take_downs();
+
+  std::vector<std::string> lost; // "trainer 1 lost after ...", in order
+  shard_recovery recovery;
+
+  void monitor_all();
+
+  // Sends xs to every live trainer and collects one reply from each, in trainer
+  // order (replies[i] stays default for trainers lost on the way).
+  template <class Reply, class... Ts>
+  void ask_all(std::vector<Reply>& replies, std::chrono::milliseconds timeout,
+               const std::function<void()>& on_idle, Ts... xs) {
+    replies.assign(c_.trainers.size(), Reply{});
+    got_.assign(c_.trainers.size(), false);
+    for (std::size_t i = 0; i < c_.trainers.size(); ++i)
+      if (alive_[i])
+        self_->send(c_.trainers[i], xs...);
+    auto deadline = self_->clock().now() + timeout;
+    while (!ended() && pending() > 0) {
+      self_->receive(
+        [&](Reply& r) {
+          auto i = trainer_index(self_->current_sender());
+          if (i < got_.size() && !got_[i]) {
+            got_[i] = true;
+            replies[i] = std::move(r);
+          }
+        },
+        [&](caf::error& err) {
+          auto i = trainer_index(self_->current_sender());
+          if (opts_.rollback_on_shard_loss) {
+            if (i < c_.trainers.size()) // (else a trainer of an attempt rolled back)
+              note_loss(c_.trainer_names[i] + ": " + self_->system().render(err), std::nullopt);
+            return;
+          }
+          failure = (i < c_.trainers.size() ? c_.trainer_names[i] : std::string{"a trainer"}) +
+                    ": " + self_->system().render(err);
+        },
+        [&](caf::down_msg& dm) { on_down(dm); },
+        caf::after(opts_.poll_interval) >> [&] {
+          if (on_idle)
+            on_idle();
+          if (self_->clock().now() > deadline)
+            failure = "no reply from " + missing() + " within " +
+                      std::to_string(timeout.count()) + " ms";
+        });
+    }
+  }
+
+  // Ring wiring: every live syncer gets the live ones in trainer order.
+  void wire_ring(const std::vector<caf::strong_actor_ptr>& syncers);
+
+  bool stopping = false; // the coordinated stop has begun
+
+private:
+  std::size_t pending() const;  // live trainers not answered yet
+  std::string missing() const;  // their names
+  std::size_t trainer_index(const caf::strong_actor_ptr& who) const; // size(): none
+
+  template <class Handles>
+  static std::size_t index_of(const Handles& hs, const caf::actor_addr& a) {
+    for (std::size_t i = 0; i < hs.size(); ++i)
+      if (hs[i].address() == a)
+        return i;
+    return hs.size();
+  }
+
+  void on_down(const caf::down_msg& dm);
+  void lose_trainer(std::size_t i, const std::string& why);
+  std::size_t survivors() const;
+  void reform_ring();
+
+  caf::blocking_actor* self_;
+  const train_config& cfg_;
+  const cluster_handles& c_;
+  const coordinator_options& opts_;
+  std::vector<bool> got_;
+  std::vector<caf::strong_actor_ptr> syncers_;
+  std::uint32_t generation_ = 0;
+  std::chrono::steady_clock::time_point t0_{};
+};
+
+} // namespace runtime
