@@ -167,7 +167,12 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   coordinator_options opts;
   opts.tolerate_trainer_loss = kills_trainers(cfg);
   opts.rollback_on_shard_loss = cfg.recovery.full;
-  opts.on_trained = [&] { faults.disarm(); };
+  std::size_t kills_seen = 0; // by the attempts before this one
+  opts.on_trained = [&] {
+    faults.disarm();
+    const auto& k = faults.killed();
+    return std::vector<caf::actor_addr>(k.begin() + std::ptrdiff_t(kills_seen), k.end());
+  };
   if (engine) // polls cost no virtual time: fraction kills land within 10 ms
     opts.poll_interval = std::chrono::milliseconds(10);
   if (cfg.recovery.partial)
@@ -187,7 +192,6 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       return e;
     };
   std::optional<std::string> failure;
-  std::size_t kills_seen = 0;
   for (;;) { // one attempt, and one more after each rollback (recovery.mode=full)
     checkpoints.emplace(self, cfg, c, res, base);
     if (const auto t = young_daly(cfg, cut_sum, {}))

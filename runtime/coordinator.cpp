@@ -91,8 +91,11 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   if (run.ended())
     return ended();
   const double seconds = since_start();
-  if (opts.on_trained)
-    opts.on_trained();
+  if (opts.on_trained) {
+    run.await_downs(opts.on_trained(), timeout);
+    if (run.ended())
+      return ended();
+  }
   // 3. Coordinated stop: every ring member finishes the same last round.
   run.stopping = true;
   std::vector<std::uint64_t> rounds;

@@ -66,8 +66,10 @@ struct coordinator_options {
   // checkpoints: runtime/cluster_cut.hpp); an error ends the job.
   std::function<std::optional<std::string>(std::uint64_t)> on_progress;
   // Called once every trainer's data is done, before the coordinated stop
-  // (the fault injector disarms: no failures after training).
-  std::function<void()> on_trained;
+  // (the fault injector disarms: no failures after training). It returns
+  // the roles killed so far: the coordinator awaits their DOWNs (a kill
+  // waits for its role's busy core) and handles them before it goes on.
+  std::function<std::vector<caf::actor_addr>()> on_trained;
   // How often the progress poll runs (virtual time under sim.clock=virtual,
   // where a poll costs no simulated time).
   std::chrono::milliseconds poll_interval{200};

@@ -2,6 +2,7 @@
 // coordinator_run.hpp).
 #include "runtime/coordinator_run.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
@@ -22,6 +23,23 @@ void coordinator_run::take_downs() {
   while (more)
     self_->receive([&](caf::down_msg& dm) { on_down(dm); },
                    caf::after(std::chrono::milliseconds(0)) >> [&] { more = false; });
+}
+
+void coordinator_run::await_downs(const std::vector<caf::actor_addr>& roles,
+                                  std::chrono::milliseconds timeout) {
+  auto missing = [&] {
+    return std::any_of(roles.begin(), roles.end(), [&](const caf::actor_addr& a) {
+      return std::find(downs_.begin(), downs_.end(), a) == downs_.end();
+    });
+  };
+  const auto deadline = self_->clock().now() + timeout;
+  while (!ended() && missing())
+    self_->receive([&](caf::down_msg& dm) { on_down(dm); },
+                   caf::after(opts_.poll_interval) >> [&] {
+                     if (self_->clock().now() > deadline)
+                       failure = "a killed role sent no DOWN within " +
+                                 std::to_string(timeout.count()) + " ms";
+                   });
 }
 
 void coordinator_run::monitor_all() {
@@ -61,6 +79,7 @@ std::size_t coordinator_run::trainer_index(const caf::strong_actor_ptr& who) con
 }
 
 void coordinator_run::on_down(const caf::down_msg& dm) {
+  downs_.push_back(dm.source);
   const auto why = self_->system().render(dm.reason);
   if (opts_.rollback_on_shard_loss) {
     if (auto i = index_of(c_.shards, dm.source); i < c_.shards.size())

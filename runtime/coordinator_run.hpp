@@ -39,6 +39,9 @@ public:
   // After a loss: the DOWNs already on their way (the lost shard's, when a
   // trainer's failure came first).
   void take_downs();
+  // Handles DOWNs until each of `roles` has sent one (they were killed), or
+  // fails after `timeout`.
+  void await_downs(const std::vector<caf::actor_addr>& roles, std::chrono::milliseconds timeout);
 
   std::vector<std::string> lost; // "trainer 1 lost after ...", in order
   shard_recovery recovery;
@@ -114,6 +117,7 @@ private:
   const cluster_handles& c_;
   const coordinator_options& opts_;
   std::vector<bool> got_;
+  std::vector<caf::actor_addr> downs_; // every DOWN handled
   std::vector<caf::strong_actor_ptr> syncers_;
   std::uint32_t generation_ = 0;
   std::chrono::steady_clock::time_point t0_{};

@@ -231,7 +231,7 @@ void fault_injector::inject(const fault_event& k) {
           break;
       }
       caf::anon_send_exit(target, caf::exit_reason::kill);
-      ++kills_;
+      killed_.push_back(target.address());
       break;
     }
     case fault_event::action::freeze:

@@ -59,8 +59,9 @@ public:
   void release();
   // "killed trainer-1 at 1.234 s", ... in the order they happened.
   const std::vector<std::string>& done() const { return done_; }
-  // The kills carried out so far.
-  std::size_t kills() const { return kills_; }
+  // The kills carried out so far, and the roles they went to, in order.
+  std::size_t kills() const { return killed_.size(); }
+  const std::vector<caf::actor_addr>& killed() const { return killed_; }
 
 private:
   void inject(const fault_event& k);
@@ -82,7 +83,7 @@ private:
   std::vector<std::string> done_;
   bool armed_ = true;
   bool held_ = false;
-  std::size_t kills_ = 0;
+  std::vector<caf::actor_addr> killed_;
   std::vector<fault_event> deferred_; // kills due while held
   const cluster_handles& c_;
   caf::blocking_actor* self_;

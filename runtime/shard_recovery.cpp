@@ -68,18 +68,17 @@ std::optional<std::string> shard_recovery::recover(std::size_t i, const std::str
   const double saved_at =
     had_save ? seconds(caf::actor_clock::time_point{std::chrono::nanoseconds(r.newest_save_ns)})
              : 0.0;
-  const double window = std::max(0.0, examples_at(at) - examples_at(saved_at));
-  lost_window_ += window;
   outage_ += seconds(back) - at;
   char line[256];
   std::snprintf(line, sizeof line,
-                "%s lost at %.3f s, restarted from %s%.3f s (%llu save(s), %llu bytes) in %.3f s; "
-                "%.0f examples since then",
+                "%s lost at %.3f s, restarted from %s%.3f s (%llu save(s), %llu bytes) in %.3f s",
                 c_.shard_names[i].c_str(), at, had_save ? "its save of " : "its initial rows at ",
                 saved_at, static_cast<unsigned long long>(r.saves),
-                static_cast<unsigned long long>(r.bytes), seconds(back) - at, window);
-  events_.push_back(line);
+                static_cast<unsigned long long>(r.bytes), seconds(back) - at);
   spdlog::warn("{}", line);
+  // The examples since the save are counted at the end (report), when the
+  // progress samples after the failure are in too.
+  losses_.push_back(loss{line, saved_at, at});
   return std::nullopt;
 }
 
@@ -87,10 +86,18 @@ void shard_recovery::report(run_metrics& out) const {
   if (!out.recovery)
     out.recovery.emplace();
   auto& m = *out.recovery;
-  m.failures = events_.size();
-  m.events = events_;
+  m.failures = losses_.size();
+  m.events.clear();
+  double window = 0;
+  for (const auto& l : losses_) {
+    const double w = std::max(0.0, examples_at(l.at) - examples_at(l.saved_at));
+    window += w;
+    char more[64];
+    std::snprintf(more, sizeof more, "; %.0f examples since then", w);
+    m.events.push_back(l.event + more);
+  }
   m.outage_seconds = outage_;
-  m.lost_examples = c_.shards.empty() ? 0.0 : lost_window_ / double(c_.shards.size());
+  m.lost_examples = c_.shards.empty() ? 0.0 : window / double(c_.shards.size());
   m.pls = out.examples > 0 ? m.lost_examples / double(out.examples) : 0.0;
 }
 

@@ -77,8 +77,12 @@ private:
   restart_fn restart_;
   caf::actor_clock::time_point t0_{};
   std::vector<std::pair<double, double>> samples_; // (seconds, examples)
-  std::vector<std::string> events_;
-  double lost_window_ = 0, outage_ = 0;
+  struct loss {
+    std::string event;     // without the examples since the save
+    double saved_at, at;   // seconds: the newest save, the failure
+  };
+  std::vector<loss> losses_;
+  double outage_ = 0;
 };
 
 } // namespace runtime
