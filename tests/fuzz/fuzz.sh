@@ -2,7 +2,7 @@
 # Builds the fuzz targets with clang's libFuzzer (+ ASan + UBSan) and fuzzes
 # each for a bounded time, starting from the committed corpus.
 #   usage: fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET ...]
-# Targets: data ini meta messages (default: all). Finds are written to
+# Targets: data ini meta messages checkpoint dct (default: all). Finds are written to
 # BUILD_DIR/<target>/crash-* and make the script fail; new corpus entries
 # stay in BUILD_DIR/<target>/corpus (tests/fuzz/corpus is not modified; merge
 # by hand with -merge=1 to grow it). Needs clang and libFuzzer (Debian clang-14,
@@ -15,7 +15,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$src/build/fuzz-libfuzzer}
 shift $(($# >= 2 ? 2 : 1))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(data ini meta messages checkpoint)
+[ ${#targets[@]} -gt 0 ] || targets=(data ini meta messages checkpoint dct)
 CLANG=${CLANG:-clang++}
 command -v "$CLANG" > /dev/null || { echo "fuzz.sh: $CLANG not found (apt-get install clang)"; exit 1; }
 mkdir -p "$out/obj"
@@ -40,6 +40,7 @@ sources_of() {
          echo runtime/recovery_config.cpp; echo checkpoint/cpr_policy.cpp ;;
     messages) ls "$src"/messages/*.cpp | sed "s|$src/||" ;;
     checkpoint) ls "$src"/checkpoint/*.cpp "$src"/model/*.cpp | sed "s|$src/||" ;;
+    dct) echo model/dct_codec.cpp ;;
   esac
 }
 libs_of() {

@@ -1,0 +1,176 @@
+#include "model/dct_codec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "model/check.hpp"
+
+namespace model {
+
+namespace {
+
+constexpr std::size_t header_bytes = 1 + 4 + 4;
+
+void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int b = 0; b < 4; ++b)
+    out.push_back(std::uint8_t(v >> (8 * b)));
+}
+
+std::uint32_t get_u32(const std::uint8_t* p) {
+  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+         std::uint32_t(p[3]) << 24;
+}
+
+void put_f32(std::vector<std::uint8_t>& out, float f) {
+  std::uint32_t v;
+  std::memcpy(&v, &f, sizeof v);
+  put_u32(out, v);
+}
+
+float get_f32(const std::uint8_t* p) {
+  const std::uint32_t v = get_u32(p);
+  float f;
+  std::memcpy(&f, &v, sizeof f);
+  return f;
+}
+
+} // namespace
+
+float estimate_threshold(const float* x, std::size_t n, double keep, std::uint64_t seed,
+                         std::size_t sample) {
+  if (keep >= 1.0 || n == 0)
+    return 0.0f;
+  SS_CHECK(keep > 0.0, "a keep fraction above 0");
+  SS_CHECK(sample > 0, "a sample of at least one entry");
+  const std::size_t m = std::min(n, sample);
+  const std::size_t stride = n / m;
+  const std::size_t offset = stride > 1 ? std::size_t(seed % stride) : 0;
+  std::vector<float> s(m);
+  for (std::size_t i = 0; i < m; ++i)
+    s[i] = std::fabs(x[offset + i * stride]);
+  // The (1 - keep) quantile of |x|: about keep x m sampled entries are >= it.
+  const std::size_t kept = std::max<std::size_t>(1, std::size_t(std::ceil(keep * double(m))));
+  const std::size_t k = m - std::min(m, kept);
+  std::nth_element(s.begin(), s.begin() + std::ptrdiff_t(k), s.end());
+  return s[k];
+}
+
+void threshold(const float* x, std::size_t n, float tau, sparse_vector& out, float* residual) {
+  SS_CHECK(n <= 0xFFFFFFFFu, "a vector of at most 2^32 - 1 entries");
+  out.size = std::uint32_t(n);
+  out.index.clear();
+  out.value.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool send = x[i] != 0.0f && std::fabs(x[i]) >= tau;
+    if (send) {
+      out.index.push_back(std::uint32_t(i));
+      out.value.push_back(x[i]);
+    }
+    if (residual)
+      residual[i] = send ? 0.0f : x[i];
+  }
+}
+
+void scatter_add(const sparse_vector& s, float* dst, float scale) {
+  for (std::size_t k = 0; k < s.nnz(); ++k)
+    dst[s.index[k]] += scale * s.value[k];
+}
+
+std::size_t encoded_bytes(std::uint32_t size, std::size_t nnz, sparse_format f) {
+  const std::size_t values = 4 * nnz;
+  return header_bytes + values +
+         (f == sparse_format::indices ? 4 * nnz : (std::size_t(size) + 7) / 8);
+}
+
+sparse_format smaller_format(std::uint32_t size, std::size_t nnz) {
+  return encoded_bytes(size, nnz, sparse_format::bitmap) <
+             encoded_bytes(size, nnz, sparse_format::indices)
+           ? sparse_format::bitmap
+           : sparse_format::indices;
+}
+
+std::vector<std::uint8_t> encode(const sparse_vector& s) {
+  SS_CHECK(s.index.size() == s.value.size(), "an index per value");
+  const auto f = smaller_format(s.size, s.nnz());
+  std::vector<std::uint8_t> out;
+  out.reserve(encoded_bytes(s.size, s.nnz(), f));
+  out.push_back(std::uint8_t(f));
+  put_u32(out, s.size);
+  put_u32(out, std::uint32_t(s.nnz()));
+  if (f == sparse_format::indices) {
+    for (auto i : s.index)
+      put_u32(out, i);
+  } else {
+    const std::size_t at = out.size();
+    out.resize(at + (std::size_t(s.size) + 7) / 8, 0);
+    for (auto i : s.index)
+      out[at + i / 8] |= std::uint8_t(1u << (i % 8));
+  }
+  for (float v : s.value)
+    put_f32(out, v);
+  return out;
+}
+
+std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
+                                  std::uint32_t expected_size, sparse_vector& out) {
+  if (len < header_bytes)
+    return "truncated: " + std::to_string(len) + " bytes, a header needs " +
+           std::to_string(header_bytes);
+  const std::uint8_t format = bytes[0];
+  if (format > 1)
+    return "format byte " + std::to_string(format) + ", expected 0 (indices) or 1 (bitmap)";
+  const auto f = sparse_format(format);
+  const std::uint32_t size = get_u32(bytes + 1);
+  const std::uint32_t nnz = get_u32(bytes + 5);
+  if (size != expected_size)
+    return "a vector of " + std::to_string(size) + " entries, expected " +
+           std::to_string(expected_size);
+  if (nnz > size)
+    return std::to_string(nnz) + " entries kept of " + std::to_string(size);
+  const std::size_t want = encoded_bytes(size, nnz, f);
+  if (len != want)
+    return std::to_string(len) + " bytes, " + std::to_string(want) + " expected for " +
+           std::to_string(nnz) + " of " + std::to_string(size) + " entries in the " +
+           (f == sparse_format::indices ? "indices" : "bitmap") + " form";
+  out.size = size;
+  out.index.clear();
+  out.value.clear();
+  out.index.reserve(nnz);
+  out.value.reserve(nnz);
+  const std::uint8_t* p = bytes + header_bytes;
+  if (f == sparse_format::indices) {
+    for (std::uint32_t k = 0; k < nnz; ++k, p += 4) {
+      const std::uint32_t i = get_u32(p);
+      if (i >= size)
+        return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
+               ") out of range [0, " + std::to_string(size) + ")";
+      if (!out.index.empty() && i <= out.index.back())
+        return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
+               ") not above the one before";
+      out.index.push_back(i);
+    }
+  } else {
+    const std::size_t map_bytes = (std::size_t(size) + 7) / 8;
+    for (std::size_t b = 0; b < map_bytes; ++b)
+      for (unsigned bit = 0; bit < 8; ++bit)
+        if (p[b] >> bit & 1u) {
+          const std::size_t i = b * 8 + bit;
+          if (i >= size)
+            return "bitmap bit " + std::to_string(i) + " set beyond the " +
+                   std::to_string(size) + " entries";
+          if (out.index.size() == nnz)
+            return "bitmap has more bits set than its count " + std::to_string(nnz);
+          out.index.push_back(std::uint32_t(i));
+        }
+    if (out.index.size() != nnz)
+      return "bitmap has " + std::to_string(out.index.size()) + " bits set, its count says " +
+             std::to_string(nnz);
+    p += map_bytes;
+  }
+  for (std::uint32_t k = 0; k < nnz; ++k, p += 4)
+    out.value.push_back(get_f32(p));
+  return std::nullopt;
+}
+
+} // namespace model

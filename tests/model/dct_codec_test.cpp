@@ -1,0 +1,134 @@
+// DCT's threshold and its wire form (model/dct_codec.hpp): the estimated
+// threshold keeps about the asked fraction, error feedback loses nothing,
+// both wire forms round-trip and the smaller is chosen, and the decoder
+// refuses every malformed input it can be given, saying what is wrong.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/dct_codec.hpp"
+
+namespace {
+
+std::vector<float> normal(std::size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> x(n);
+  for (auto& v : x)
+    v = d(g);
+  return x;
+}
+
+model::sparse_vector thresholded(const std::vector<float>& x, double keep) {
+  model::sparse_vector s;
+  model::threshold(x.data(), x.size(), model::estimate_threshold(x.data(), x.size(), keep), s);
+  return s;
+}
+
+bool contains(const std::optional<std::string>& e, const std::string& part) {
+  return e && e->find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("dct: the estimated threshold keeps about the asked fraction") {
+  const auto x = normal(200000, 1);
+  for (double keep : {0.5, 0.1, 0.01, 0.001}) {
+    const auto s = thresholded(x, keep);
+    const double got = double(s.nnz()) / double(x.size());
+    CHECK(got == doctest::Approx(keep).epsilon(0.25)); // from a 4096-entry sample
+  }
+  CHECK(model::estimate_threshold(x.data(), x.size(), 1.0) == 0.0f);
+  CHECK(thresholded(x, 1.0).nnz() == x.size()); // keep 1: everything nonzero passes
+}
+
+TEST_CASE("dct: the kept entries are the largest, and error feedback loses nothing") {
+  const auto x = normal(10000, 2);
+  const float tau = model::estimate_threshold(x.data(), x.size(), 0.05);
+  model::sparse_vector s;
+  std::vector<float> residual(x.size());
+  model::threshold(x.data(), x.size(), tau, s, residual.data());
+  REQUIRE(s.nnz() > 0);
+  for (std::size_t k = 0; k < s.nnz(); ++k)
+    CHECK(std::fabs(s.value[k]) >= tau);
+  for (float r : residual)
+    CHECK(std::fabs(r) < tau);
+  // sent + residual = x, exactly
+  std::vector<float> back = residual;
+  model::scatter_add(s, back.data());
+  CHECK(std::memcmp(back.data(), x.data(), x.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("dct: both wire forms round-trip, and encode picks the smaller") {
+  const auto x = normal(4096, 3);
+  for (double keep : {0.002, 0.03, 0.2, 0.9}) {
+    const auto s = thresholded(x, keep);
+    const auto bytes = model::encode(s);
+    const auto f = model::smaller_format(s.size, s.nnz());
+    CHECK(bytes[0] == std::uint8_t(f));
+    CHECK(bytes.size() == model::encoded_bytes(s.size, s.nnz(), f));
+    CHECK(bytes.size() <= model::encoded_bytes(s.size, s.nnz(), model::sparse_format::indices));
+    CHECK(bytes.size() <= model::encoded_bytes(s.size, s.nnz(), model::sparse_format::bitmap));
+    model::sparse_vector back;
+    REQUIRE_FALSE(model::decode(bytes.data(), bytes.size(), s.size, back));
+    CHECK(back.size == s.size);
+    CHECK(back.index == s.index);
+    CHECK(back.value == s.value);
+  }
+  // Few kept: indices (8 bytes an entry) beat a 512-byte bitmap; many: the bitmap.
+  CHECK(model::smaller_format(4096, 10) == model::sparse_format::indices);
+  CHECK(model::smaller_format(4096, 1000) == model::sparse_format::bitmap);
+  // An empty vector, and nothing kept.
+  model::sparse_vector empty;
+  model::sparse_vector back;
+  auto b = model::encode(empty);
+  CHECK_FALSE(model::decode(b.data(), b.size(), 0, back));
+  CHECK(back.nnz() == 0);
+}
+
+TEST_CASE("dct: the decoder refuses malformed bytes and says what is wrong") {
+  const auto x = normal(1000, 4);
+  const auto few = thresholded(x, 0.01);  // indices form
+  const auto many = thresholded(x, 0.5);  // bitmap form
+  auto idx = model::encode(few);
+  auto map = model::encode(many);
+  REQUIRE(idx[0] == 0);
+  REQUIRE(map[0] == 1);
+  model::sparse_vector out;
+  CHECK(contains(model::decode(idx.data(), 5, 1000, out), "truncated"));
+  CHECK(contains(model::decode(idx.data(), idx.size() - 1, 1000, out), "expected for"));
+  auto longer = idx;
+  longer.push_back(0);
+  CHECK(contains(model::decode(longer.data(), longer.size(), 1000, out), "expected for"));
+  CHECK(contains(model::decode(idx.data(), idx.size(), 999, out), "expected 999"));
+  auto bad = idx;
+  bad[0] = 7;
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "format byte 7"));
+  // An index out of range, and two out of order.
+  bad = idx;
+  bad[9] = 0xE8, bad[10] = 0x03, bad[11] = 0, bad[12] = 0; // first index := 1000
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "out of range"));
+  bad = idx;
+  std::memcpy(bad.data() + 13, bad.data() + 9, 4); // second index := first
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "not above"));
+  // A bitmap whose bits disagree with its count, or run past the size.
+  bad = map;
+  bad[9] ^= 0x01;
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "bitmap"));
+  model::sparse_vector odd;
+  odd.size = 12; // 2 bitmap bytes, bits 12..15 unused
+  for (std::uint32_t i = 0; i < 12; ++i)
+    odd.index.push_back(i), odd.value.push_back(1.0f);
+  auto ob = model::encode(odd);
+  REQUIRE(ob[0] == 1);
+  ob[9 + 1] |= 0x80; // bit 15
+  CHECK(contains(model::decode(ob.data(), ob.size(), 12, out), "beyond"));
+  // A count larger than the vector.
+  bad = idx;
+  bad[5] = 0xFF, bad[6] = 0xFF;
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "kept of"));
+}
