@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "messages/registry.hpp"
 #include "runtime/cluster_metrics.hpp"
@@ -159,9 +160,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     self = scoped->ptr();
   }
   coordination_result res;
-  std::optional<cluster_checkpointer> checkpoints; // one per attempt (full recovery)
-  cut_totals cut_sum;
-  std::string newest_cut;
+  cluster_checkpointer checkpoints{self, cfg, c, res, base};
   fault_injector faults{cfg, c, self, {engine.get(), transport.get(), network.get()}};
   full_recovery rollbacks{self, cfg, engine.get()};
   coordinator_options opts;
@@ -185,22 +184,16 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       if (!cfg.checkpoint.enabled())
         return std::nullopt;
       faults.hold(); // a failure inside a cut waits for its end (full_recovery.hpp)
-      auto e = checkpoints->maybe_cut(examples);
+      auto e = checkpoints.maybe_cut(examples);
       faults.release();
-      if (const auto t = young_daly(cfg, cut_sum, checkpoints->totals()))
-        checkpoints->set_every_seconds(*t);
+      if (const auto t = young_daly(cfg, checkpoints.totals()))
+        checkpoints.set_every_seconds(*t);
       return e;
     };
   std::optional<std::string> failure;
   for (;;) { // one attempt, and one more after each rollback (recovery.mode=full)
-    checkpoints.emplace(self, cfg, c, res, base);
-    if (const auto t = young_daly(cfg, cut_sum, {}))
-      checkpoints->set_every_seconds(*t);
     rollbacks.attempt_began();
     failure = coordinate(self, cfg, net, c, opts, progress, out, res);
-    cut_sum += checkpoints->totals();
-    if (!checkpoints->newest().empty())
-      newest_cut = checkpoints->newest();
     if (failure || !res.rollback)
       break;
     if (faults.kills() == kills_seen) { // only injected failures are rolled back
@@ -209,7 +202,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     }
     kills_seen = faults.kills();
     faults.hold(); // failures during the rollback fall on the new cluster
-    failure = rollbacks.roll_back(*res.rollback, c, net, newest_cut, start, base);
+    failure = rollbacks.roll_back(*res.rollback, c, net, checkpoints.newest(), start, base);
     if (failure)
       break;
     c = cluster_handles{};
@@ -217,6 +210,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     init = start ? start->params : initial_dense(cfg, net);
     build(sys, cfg, init, start ? &*start : nullptr, cpr, c, peers);
     start.reset();
+    checkpoints.restart(base);
     faults.release();
   }
   faults.disarm();
@@ -235,9 +229,9 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (!failure && !cfg.checkpoint.model_out.empty())
     failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1, base);
   if (cfg.recovery.full)
-    rollbacks.report(out, base, cut_sum);
-  if (cut_sum.cuts > 0) {
-    const auto& t = cut_sum;
+    rollbacks.report(out, base, checkpoints.totals());
+  if (checkpoints.totals().cuts > 0) {
+    const auto& t = checkpoints.totals();
     out.checkpoint = checkpoint_metrics{t.cuts, t.bytes, t.seconds, t.max_pause, t.pushes_held,
                                         t.rows_copied};
   }
@@ -253,13 +247,9 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       out.host_examples_per_second =
         host_examples_per_second(res.reports, cfg.cluster.workers, n.dilation);
   }
-  for (auto& t : c.trainers)
-    self->send_exit(t, caf::exit_reason::user_shutdown);
-  for (auto& d : c.dense)
-    self->send_exit(d, caf::exit_reason::user_shutdown);
-  for (auto& s : c.shards)
-    self->send_exit(s, caf::exit_reason::user_shutdown);
-  if (engine) { // the exits are messages too: run them, or the system waits forever
+  if (auto e = stop_cluster(self, c, cfg.cluster.timeout))
+    spdlog::warn("stopping the cluster: {}", *e);
+  if (engine) { // what is left to run (timers), or the system waits forever
     engine->run();
     out.sim = sim_metrics{std::chrono::duration<double>(virtual_end).count(),
                           engine->stats().handlers, engine->stats().busy_seconds,

@@ -25,16 +25,6 @@ double since(caf::blocking_actor* self, caf::actor_clock::time_point t) {
 
 } // namespace
 
-cut_totals& cut_totals::operator+=(const cut_totals& o) {
-  cuts += o.cuts;
-  bytes += o.bytes;
-  seconds += o.seconds;
-  max_pause = std::max(max_pause, o.max_pause);
-  pushes_held += o.pushes_held;
-  rows_copied += o.rows_copied;
-  return *this;
-}
-
 // BMUF: w_g and Delta from the holds, identical in every syncer held after
 // the same round (their ring all-reduce gives every member the same bits).
 std::optional<std::string>
@@ -66,6 +56,12 @@ cluster_checkpointer::cluster_checkpointer(caf::blocking_actor* self, const trai
     : self_(self), cfg_(cfg), c_(c), res_(res), base_(base), began_(self->clock().now()),
       last_(began_), every_seconds_(cfg.checkpoint.every_seconds) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
+}
+
+void cluster_checkpointer::restart(const resume_base& base) {
+  base_ = base;
+  began_ = last_ = self_->clock().now();
+  next_examples_ = cfg_.checkpoint.every_examples;
 }
 
 std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t examples) {

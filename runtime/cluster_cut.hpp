@@ -54,8 +54,6 @@ struct cut_totals {
   double seconds = 0;        // coordinator time from request to commit, summed
   double max_pause = 0;      // the longest worker pause of any trainer
   std::uint64_t pushes_held = 0, rows_copied = 0;
-  // Sums (the max for max_pause): the totals of several attempts.
-  cut_totals& operator+=(const cut_totals& o);
 };
 
 class cluster_checkpointer {
@@ -67,11 +65,16 @@ public:
   // Called with the examples trained so far (the progress poll): takes a cut
   // when one is due by checkpoint.every-examples or .every-seconds.
   std::optional<std::string> maybe_cut(std::uint64_t examples);
+  // Over every attempt (restart), like newest().
   const cut_totals& totals() const { return totals_; }
+  // Full recovery: the cluster was built again from `base` (a rollback);
+  // the next cut counts from there and from now.
+  void restart(const resume_base& base);
   // Cuts by time from now on every `s` seconds (checkpoint.every-seconds
   // at first; full recovery retunes it from the cuts' measured length).
   void set_every_seconds(double s) { every_seconds_ = s; }
   // The folder of the newest cut committed by this checkpointer, or empty.
+  // It survives a restart: a rollback goes back to it.
   const std::string& newest() const { return newest_; }
 
 private:

@@ -42,9 +42,9 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   // Progress is best effort: a short timeout, so a frozen trainer (multi-node:
   // until the heartbeats declare its node down) does not stall the loop.
   const auto poll_timeout = std::min(timeout, std::chrono::milliseconds(1000));
-  // The protocol ended early: an error, or a shard lost for a rollback (the
-  // examples trained by then from one more poll).
-  auto ended = [&]() -> std::optional<std::string> {
+  // The protocol ended early: an error, or a loss for a rollback (then the
+  // DOWNs already in are handled first: the lost shard names it).
+  auto end_early = [&]() -> std::optional<std::string> {
     if (run.failure || !run.rollback)
       return run.failure;
     run.take_downs();
@@ -55,7 +55,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   std::vector<caf::strong_actor_ptr> syncers;
   run.ask_all(syncers, timeout, {}, peers_atom::value);
   if (run.ended())
-    return ended();
+    return end_early();
   run.wire_ring(syncers);
   res.syncers = syncers;
   // 2. Training.
@@ -89,19 +89,19 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   std::vector<worker_stats> done;
   run.ask_all(done, std::chrono::hours(24 * 365), poll, start_atom::value);
   if (run.ended())
-    return ended();
+    return end_early();
   const double seconds = since_start();
   if (opts.on_trained) {
     run.await_downs(opts.on_trained(), timeout);
     if (run.ended())
-      return ended();
+      return end_early();
   }
   // 3. Coordinated stop: every ring member finishes the same last round.
   run.stopping = true;
   std::vector<std::uint64_t> rounds;
   run.ask_all(rounds, timeout, {}, sync_atom::value);
   if (run.ended())
-    return ended();
+    return end_early();
   std::uint64_t last = 0;
   if (model::uses_ring(cfg.sync.algorithm))
     for (std::size_t i = 0; i < rounds.size(); ++i)
@@ -110,7 +110,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   std::vector<trainer_report> reports;
   run.ask_all(reports, timeout, {}, stop_atom::value, last);
   if (run.ended())
-    return ended();
+    return end_early();
   // A report crosses the wire in multi-node mode: its replica is checked
   // here, before evaluation and averaging read it.
   const std::size_t params = net.layout().size();

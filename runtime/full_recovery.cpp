@@ -11,17 +11,13 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-
 namespace runtime {
 
-std::optional<double> young_daly(const train_config& cfg, const cut_totals& before,
-                                 const cut_totals& now) {
+std::optional<double> young_daly(const train_config& cfg, const cut_totals& cuts) {
   const auto& r = cfg.recovery;
-  const auto cuts = before.cuts + now.cuts;
-  if (!r.full || r.save_estimate_seconds <= 0 || cuts == 0)
+  if (!r.full || r.save_estimate_seconds <= 0 || cuts.cuts == 0)
     return std::nullopt;
-  const double c = (before.seconds + now.seconds) / double(cuts);
-  return std::sqrt(2.0 * c * r.mtbf_seconds);
+  return std::sqrt(2.0 * cuts.seconds / double(cuts.cuts) * r.mtbf_seconds);
 }
 
 std::optional<std::string> stop_cluster(caf::blocking_actor* self, const cluster_handles& c,
@@ -79,7 +75,6 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
     return loss.why + "; rolling back: " + *e;
   start.reset();
   base = resume_base{};
-  std::error_code ec;
   std::string from = "the initial model (no cut yet)";
   if (!cut.empty()) {
     auto at = cfg_;
@@ -91,6 +86,7 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
     base.examples = start->examples;
     base.counters = start->counters;
     std::uint64_t bytes = 0;
+    std::error_code ec;
     for (const auto& f : std::filesystem::directory_iterator(start->folder, ec))
       if (f.path().filename().string().rfind("embedding-", 0) == 0)
         bytes += f.file_size(ec);
@@ -131,11 +127,9 @@ void full_recovery::report(run_metrics& out, const resume_base& base,
   if (!out.recovery)
     out.recovery.emplace();
   auto& r = *out.recovery;
-  r.mode = "full";
-  r.policy = "full";
-  r.fraction = 1;
+  r.mode = "full"; // (policy full and fraction 1: the defaults)
   // The cuts' interval at the end (Young/Daly's from the cuts measured).
-  r.interval_seconds = young_daly(cfg_, cuts, {}).value_or(cfg_.checkpoint.every_seconds);
+  r.interval_seconds = young_daly(cfg_, cuts).value_or(cfg_.checkpoint.every_seconds);
   r.mtbf_seconds = cfg_.recovery.mtbf_seconds;
   r.failures = events_.size();
   r.events = events_;

@@ -36,13 +36,13 @@ namespace runtime {
 
 // Full recovery with the interval left to Young/Daly (no checkpoint.every-*
 // or cpr.interval given): sqrt(2 x C x MTBF) with C the mean measured length
-// of the cuts so far (`before`: earlier attempts', `now`: this one's). The
-// options' estimate (the store's time alone) holds until the first cut.
-std::optional<double> young_daly(const train_config& cfg, const cut_totals& before,
-                                 const cut_totals& now);
+// of the cuts so far. The options' estimate (the store's time alone) holds
+// until the first cut.
+std::optional<double> young_daly(const train_config& cfg, const cut_totals& cuts);
 
-// Sends every role of c an exit and waits for their DOWNs (the coordinator
-// monitors them all), up to `timeout`. An error names the roles still up.
+// Sends every role of c an exit and waits for their DOWNs, up to `timeout`
+// (a rollback here; the end of every simulated run too). An error says how
+// many roles are still up.
 std::optional<std::string> stop_cluster(caf::blocking_actor* self, const cluster_handles& c,
                                         std::chrono::milliseconds timeout);
 

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers of the cluster tests (cluster_cut_test, virtual_cluster_test): a
+// Helpers of the cluster tests (cluster_cut_test, virtual_cluster_test,
+// recovery_test, full_recovery_test): a
 // synthetic training file in a temporary folder, a train_config from
 // command-line options, and a run of the simulated cluster.
 #include <doctest/doctest.h>
@@ -51,6 +52,23 @@ inline runtime::train_config train_config_of(const std::vector<std::string>& arg
   const auto built = runtime::build_train_config(o, cfg);
   REQUIRE_MESSAGE(!built, built.value_or(""));
   return cfg;
+}
+
+// `cmd` with more options.
+inline std::vector<std::string> with(std::vector<std::string> cmd,
+                                     std::initializer_list<std::string> more) {
+  cmd.insert(cmd.end(), more);
+  return cmd;
+}
+
+// The error the train options `args` give when parsed and built ("": none).
+inline std::string config_error(const std::vector<std::string>& args) {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  if (auto e = o.parse(args))
+    return *e;
+  runtime::train_config cfg;
+  return runtime::build_train_config(o, cfg).value_or("");
 }
 
 // run_simulated; its failure, if any.

@@ -29,17 +29,11 @@ std::vector<std::string> base(const data_files& d) {
   return cmd;
 }
 
-std::vector<std::string> with(std::vector<std::string> cmd,
-                              std::initializer_list<std::string> more) {
-  cmd.insert(cmd.end(), more);
-  return cmd;
-}
-
 } // namespace
 
 TEST_CASE("full recovery: a killed shard rolls the cluster back to its newest cut") {
   data_files d;
-  const auto cmd = with(base(d), {"--cpr.interval=0.02", "--faults.kill=[embedding-shard-1@0.5]"});
+  const auto cmd = test::with(base(d), {"--cpr.interval=0.02", "--faults.kill=[embedding-shard-1@0.5]"});
   const auto cfg = test::train_config_of(cmd);
   CHECK(cfg.checkpoint.every_seconds == doctest::Approx(0.02)); // the cuts' interval
   const auto a = test::run_cluster(cfg);
@@ -72,7 +66,7 @@ TEST_CASE("full recovery: a killed shard rolls the cluster back to its newest cu
 TEST_CASE("full recovery: a failure before any cut starts over from the initial model") {
   data_files d;
   const auto a = test::run_cluster(test::train_config_of(
-    with(base(d), {"--cpr.interval=1000", "--faults.kill=[embedding-shard-0@0.5]"})));
+    test::with(base(d), {"--cpr.interval=1000", "--faults.kill=[embedding-shard-0@0.5]"})));
   REQUIRE(a.recovery);
   CHECK(a.examples == 8000);
   CHECK(a.recovery->saves == 0);
@@ -87,7 +81,7 @@ TEST_CASE("full recovery: a failure before any cut starts over from the initial 
 
 TEST_CASE("full recovery: drawn failures replay, and the interval is Young/Daly's") {
   data_files d;
-  const auto cmd = with(base(d), {"--faults.mtbf=4", "--faults.time-scale=0.01",
+  const auto cmd = test::with(base(d), {"--faults.mtbf=4", "--faults.time-scale=0.01",
                                   "--checkpoint.storage-gbps=5"});
   const auto cfg = test::train_config_of(cmd);
   // Until a cut is measured: C = a shard's rows and optimiser state over the
@@ -106,14 +100,7 @@ TEST_CASE("full recovery: drawn failures replay, and the interval is Young/Daly'
 }
 
 TEST_CASE("full recovery: the options say what they need") {
-  auto build = [&](const std::vector<std::string>& args) -> std::string {
-    runtime::option_set p;
-    runtime::add_train_options(p);
-    if (auto e = p.parse(args))
-      return *e;
-    runtime::train_config cfg;
-    return runtime::build_train_config(p, cfg).value_or("");
-  };
+  const auto build = test::config_error;
   CHECK(build({"--recovery.mode=full"}).find("the cluster's cuts go there") != std::string::npos);
   CHECK(build({"--recovery.mode=full", "--checkpoint.dir=/tmp/x"}).find("Young/Daly") !=
         std::string::npos);

@@ -24,17 +24,11 @@ std::vector<std::string> base(const data_files& d) {
           "--checkpoint.dir=" + (d.dir / "ckpt").string()};
 }
 
-std::vector<std::string> with(std::vector<std::string> cmd,
-                              std::initializer_list<std::string> more) {
-  cmd.insert(cmd.end(), more);
-  return cmd;
-}
-
 } // namespace
 
 TEST_CASE("partial recovery: a killed shard restarts from its save, and the run replays") {
   data_files d;
-  const auto cmd = with(base(d), {"--cpr.interval=0.005", "--cpr.policy=mfu",
+  const auto cmd = test::with(base(d), {"--cpr.interval=0.005", "--cpr.policy=mfu",
                                   "--cpr.fraction=0.25", "--faults.kill=[embedding-shard-1@0.5]"});
   const auto a = test::run_cluster(test::train_config_of(cmd));
   CHECK(a.examples == 8000); // nobody stopped: every example trained
@@ -60,7 +54,7 @@ TEST_CASE("partial recovery: a killed shard restarts from its save, and the run 
 TEST_CASE("partial recovery: a failure before any save loses the shard's updates since the start") {
   data_files d;
   const auto a = test::run_cluster(test::train_config_of(
-    with(base(d), {"--cpr.interval=1000", "--faults.kill=[embedding-shard-0@0.5]"})));
+    test::with(base(d), {"--cpr.interval=1000", "--faults.kill=[embedding-shard-0@0.5]"})));
   REQUIRE(a.recovery);
   CHECK(a.examples == 8000);
   CHECK(a.recovery->saves == 0);
@@ -76,7 +70,7 @@ TEST_CASE("partial recovery: a failure before any save loses the shard's updates
 
 TEST_CASE("partial recovery: failures drawn from faults.mtbf replay, and the interval follows PLS") {
   data_files d;
-  const auto cmd = with(base(d), {"--faults.mtbf=4", "--faults.time-scale=0.01",
+  const auto cmd = test::with(base(d), {"--faults.mtbf=4", "--faults.time-scale=0.01",
                                   "--cpr.target-pls=0.1", "--checkpoint.storage-gbps=5"});
   const auto cfg = test::train_config_of(cmd);
   // T = 2 x PLS x MTBF x shards, the MTBF scaled: 4 s x 0.01
@@ -94,14 +88,7 @@ TEST_CASE("partial recovery: failures drawn from faults.mtbf replay, and the int
 }
 
 TEST_CASE("partial recovery: the options say what they need") {
-  auto build = [&](const std::vector<std::string>& args) -> std::string {
-    runtime::option_set p;
-    runtime::add_train_options(p);
-    if (auto e = p.parse(args))
-      return *e;
-    runtime::train_config cfg;
-    return runtime::build_train_config(p, cfg).value_or("");
-  };
+  const auto build = test::config_error;
   CHECK(build({"--recovery.mode=partial"}).find("needs checkpoint.dir") != std::string::npos);
   CHECK(build({"--recovery.mode=partial", "--checkpoint.dir=/tmp/x"}).find("cpr.mtbf") !=
         std::string::npos);

@@ -31,13 +31,6 @@ runtime::run_metrics run(const data_files& d, const std::vector<std::string>& ex
   return out;
 }
 
-// `cmd` with more options.
-std::vector<std::string> with(std::vector<std::string> cmd,
-                              std::initializer_list<std::string> more) {
-  cmd.insert(cmd.end(), more);
-  return cmd;
-}
-
 } // namespace
 
 TEST_CASE("virtual cluster: the same command gives bit-identical metrics") {
@@ -49,7 +42,7 @@ TEST_CASE("virtual cluster: the same command gives bit-identical metrics") {
   const auto b = runtime::to_json(run(d, cmd));
   CHECK(a == b);
   // And the run's own inputs matter: another seed of the model, other metrics.
-  CHECK(runtime::to_json(run(d, with(cmd, {"--model.seed=2"}))) != a);
+  CHECK(runtime::to_json(run(d, test::with(cmd, {"--model.seed=2"}))) != a);
 }
 
 TEST_CASE("virtual cluster: every sync method trains every example") {
@@ -70,8 +63,8 @@ TEST_CASE("virtual cluster: workers of one trainer share their host's cores") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.workers=2",
                                         "--cluster.embedding-shards=1", "--sync.algorithm=none"};
-  const auto slow = run(d, with(cmd, {"--sim.cores-per-host=1"}));
-  const auto fast = run(d, with(cmd, {"--sim.cores-per-host=3"}));
+  const auto slow = run(d, test::with(cmd, {"--sim.cores-per-host=1"}));
+  const auto fast = run(d, test::with(cmd, {"--sim.cores-per-host=3"}));
   // The workers' batches dominate the trainer's host: one core runs them one
   // after the other, three side by side.
   CHECK(slow.seconds > 1.6 * fast.seconds);
@@ -82,8 +75,8 @@ TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",
                                         "--cluster.embedding-shards=2", "--net.enabled=true"};
-  const auto free_run = run(d, with(cmd, {"--sync.algorithm=none"}));
-  const auto blocked = run(d, with(cmd, {"--sync.algorithm=fr-easgd", "--sync.k=1"}));
+  const auto free_run = run(d, test::with(cmd, {"--sync.algorithm=none"}));
+  const auto blocked = run(d, test::with(cmd, {"--sync.algorithm=fr-easgd", "--sync.k=1"}));
   REQUIRE(blocked.sync.worker_blocked_fraction > 0.01);
   // Wall time on shared cores hid this (a blocked trainer's core went to
   // another); on the virtual clock the waits lengthen the run.
