@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint/json_fields.hpp"
+
 #include "checkpoint/array_file.hpp"
 #include "checkpoint/file_io.hpp"
 
@@ -50,11 +52,11 @@ bool read_chain(const std::string& folder, const cpr_shape& shape,
     return false;
   try {
     const auto j = json::parse(text);
-    if (j.at("format").get<int>() != chain_format)
+    if (json_field<int>(j, "format") != chain_format)
       throw std::runtime_error("format " + j.at("format").dump() + ", expected " +
                                std::to_string(chain_format));
-    if (j.at("shard").get<std::uint64_t>() != shape.shard ||
-        j.at("num_shards").get<std::uint64_t>() != shape.num_shards)
+    if (json_field<std::uint64_t>(j, "shard") != shape.shard ||
+        json_field<std::uint64_t>(j, "num_shards") != shape.num_shards)
       throw std::runtime_error("it is shard " + j.at("shard").dump() + " of " +
                                j.at("num_shards").dump() + ", expected shard " +
                                std::to_string(shape.shard) + " of " +
@@ -62,13 +64,13 @@ bool read_chain(const std::string& folder, const cpr_shape& shape,
     out.clear();
     for (const auto& e : j.at("saves")) {
       cpr_save_info s;
-      s.seq = e.at("seq").get<std::uint64_t>();
-      s.file = e.at("file").get<std::string>();
-      s.full = e.at("full").get<bool>();
-      s.rows = e.at("rows").get<std::uint64_t>();
-      s.bytes = e.at("bytes").get<std::uint64_t>();
-      s.crc32c = e.at("crc32c").get<std::uint32_t>();
-      s.at_ns = e.at("at_ns").get<std::int64_t>();
+      s.seq = json_field<std::uint64_t>(e, "seq");
+      s.file = json_field<std::string>(e, "file");
+      s.full = json_field<bool>(e, "full");
+      s.rows = json_field<std::uint64_t>(e, "rows");
+      s.bytes = json_field<std::uint64_t>(e, "bytes");
+      s.crc32c = json_field<std::uint32_t>(e, "crc32c");
+      s.at_ns = json_field<std::int64_t>(e, "at_ns");
       if (s.file != save_name(s.seq))
         throw std::runtime_error("save " + std::to_string(s.seq) + " names file '" + s.file +
                                  "', expected '" + save_name(s.seq) + "'");

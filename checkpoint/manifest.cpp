@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint/json_fields.hpp"
+
 namespace checkpoint {
 
 using nlohmann::json;
@@ -34,43 +36,41 @@ std::optional<std::string> parse_manifest(const std::string& text, const std::st
   std::string where = "'" + path + "'";
   try {
     const json j = json::parse(text);
-    where += ": field";
-    if (j.at("format").get<std::string>() != "shadowsync-checkpoint")
+    if (json_field<std::string>(j, "format") != "shadowsync-checkpoint")
       return "'" + path + "' is not a shadowsync checkpoint manifest (format '" +
-             j.at("format").get<std::string>() + "')";
-    out.version = j.at("version").get<int>();
+             json_field<std::string>(j, "format") + "')";
+    out.version = json_field<int>(j, "version");
     if (out.version != manifest_version)
       return "'" + path + "': checkpoint format version " + std::to_string(out.version) +
              ", this build reads version " + std::to_string(manifest_version);
-    out.config_ini = j.at("config").get<std::string>();
-    out.mode = j.at("mode").get<std::string>();
-    out.examples = j.at("examples").get<std::uint64_t>();
+    out.config_ini = json_field<std::string>(j, "config");
+    out.mode = json_field<std::string>(j, "mode");
+    out.examples = json_field<std::uint64_t>(j, "examples");
     out.readers.clear();
     for (const auto& r : j.at("readers"))
-      out.readers.push_back({r.at("part").get<std::uint64_t>(), r.at("parts").get<std::uint64_t>(),
-                             r.at("epoch").get<std::uint64_t>(),
-                             r.at("examples").get<std::uint64_t>(),
-                             r.at("lines").get<std::uint64_t>(),
-                             r.at("malformed").get<std::uint64_t>(),
-                             r.value("served", std::uint64_t{0})});
-    out.model_seed = j.at("rng").at("model_seed").get<std::uint64_t>();
+      out.readers.push_back(
+          {json_field<std::uint64_t>(r, "part"), json_field<std::uint64_t>(r, "parts"),
+           json_field<std::uint64_t>(r, "epoch"), json_field<std::uint64_t>(r, "examples"),
+           json_field<std::uint64_t>(r, "lines"), json_field<std::uint64_t>(r, "malformed"),
+           r.contains("served") ? json_field<std::uint64_t>(r, "served") : 0});
+    out.model_seed = json_field<std::uint64_t>(j.at("rng"), "model_seed");
     const auto& c = j.at("metrics");
-    out.counters.loss_sum = c.at("loss_sum").get<double>();
-    out.counters.prob_sum = c.at("prob_sum").get<double>();
-    out.counters.positives = c.at("positives").get<std::uint64_t>();
-    out.counters.malformed = c.at("malformed").get<std::uint64_t>();
-    out.counters.seconds = c.at("seconds").get<double>();
+    out.counters.loss_sum = json_field<double>(c, "loss_sum");
+    out.counters.prob_sum = json_field<double>(c, "prob_sum");
+    out.counters.positives = json_field<std::uint64_t>(c, "positives");
+    out.counters.malformed = json_field<std::uint64_t>(c, "malformed");
+    out.counters.seconds = json_field<double>(c, "seconds");
     out.files.clear();
     for (const auto& f : j.at("files")) {
       file_info i;
-      i.name = f.at("name").get<std::string>();
-      i.bytes = f.at("bytes").get<std::uint64_t>();
-      i.crc32c = f.at("crc32c").get<std::uint32_t>();
+      i.name = json_field<std::string>(f, "name");
+      i.bytes = json_field<std::uint64_t>(f, "bytes");
+      i.crc32c = json_field<std::uint32_t>(f, "crc32c");
       if (i.name.empty() || i.name.find('/') != std::string::npos || i.name[0] == '.')
         return "'" + path + "': file name '" + i.name + "' is not a plain file name";
       out.files.push_back(std::move(i));
     }
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {
     return where + ": " + e.what();
   }
   return std::nullopt;

@@ -214,6 +214,35 @@ TEST_CASE("checkpoint: every kind of damage is refused, naming the file") {
     CHECK(e.find("manifest.json") != std::string::npos);
     CHECK(e.find("version 7") != std::string::npos);
   }
+  // nlohmann's get<std::uint64_t>() casts any number: 4.4e83 was undefined
+  // behaviour (a libFuzzer find), -3 became 2^64 - 3.
+  auto edit_manifest = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(folder + "/manifest.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(folder + "/manifest.json") << text;
+    return load_error(folder);
+  };
+  SUBCASE("a count that is a huge double") {
+    const auto e = edit_manifest("\"examples\": 100", "\"examples\": 4.44444e+83");
+    CHECK(e.find("manifest.json") != std::string::npos);
+    CHECK(e.find("field 'examples': expected an integer from 0 to 2^64-1, got 4.44444e+83") !=
+          std::string::npos);
+  }
+  SUBCASE("a negative count") {
+    const auto e = edit_manifest("\"examples\": 100", "\"examples\": -3");
+    CHECK(e.find("field 'examples'") != std::string::npos);
+  }
+  SUBCASE("a checksum past 32 bits") {
+    const auto e = edit_manifest("\"crc32c\": ", "\"crc32c\": 4294967296, \"was\": ");
+    CHECK(e.find("field 'crc32c'") != std::string::npos);
+  }
+  SUBCASE("a string where a number belongs") {
+    const auto e = edit_manifest("\"version\": 1", "\"version\": \"1\"");
+    CHECK(e.find("field 'version': expected an integer, got \"1\"") != std::string::npos);
+  }
   SUBCASE("malformed manifest") {
     std::ofstream(folder + "/manifest.json") << "{\"format\": \"shadowsync-checkpoint\", ";
     const auto e = load_error(folder);

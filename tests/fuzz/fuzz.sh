@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with clang's libFuzzer (+ ASan + UBSan) and fuzzes
-# each for a bounded time, starting from the committed corpus.
-#   usage: fuzz.sh SECONDS_PER_TARGET [BUILD_DIR] [TARGET ...]
+# each, starting from the committed corpus.
+#   usage: fuzz.sh SECONDS_PER_TARGET|seeded [BUILD_DIR] [TARGET ...]
+# SECONDS: open-ended search, a fresh random seed each time (by hand, to find
+# new bugs). seeded: what ctest's fuzz_run does: seed 1 and a fixed number of
+# inputs per target (about 30 s each here), so a run explores the same inputs
+# every time and the test passes or fails deterministically for a given
+# build. A find from an open search goes into tests/fuzz/corpus/<target>
+# with its fix, and the replay tests keep it fixed.
 # Targets: data ini meta messages checkpoint dct (default: all). Finds are written to
 # BUILD_DIR/<target>/crash-* and make the script fail; new corpus entries
 # stay in BUILD_DIR/<target>/corpus (tests/fuzz/corpus is not modified; merge
@@ -10,7 +16,11 @@
 # libFuzzer, not CAF's option parsing: nothing here goes through
 # caf::config_option (clang builds crash there against Debian's GCC-built CAF).
 set -euo pipefail
-secs=${1:?usage: fuzz.sh SECONDS [BUILD_DIR] [TARGET ...]}
+budget=${1:?usage: fuzz.sh SECONDS|seeded [BUILD_DIR] [TARGET ...]}
+case $budget in
+  seeded) ;;
+  *[!0-9]*|'') echo "fuzz.sh: the first argument is a number of seconds or 'seeded', not '$budget'"; exit 2 ;;
+esac
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$src/build/fuzz-libfuzzer}
 shift $(($# >= 2 ? 2 : 1))
@@ -19,6 +29,7 @@ targets=("$@")
 CLANG=${CLANG:-clang++}
 command -v "$CLANG" > /dev/null || { echo "fuzz.sh: $CLANG not found (apt-get install clang)"; exit 1; }
 mkdir -p "$out/obj"
+out=$(cd "$out" && pwd) # the fuzzers run inside it
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 cflags=(-std=c++17 -O1 -g "${san[@]}" -I"$src" -I/usr/include/eigen3 -DNDEBUG)
 
@@ -50,6 +61,18 @@ libs_of() {
   esac
 }
 
+# Inputs per target in seeded mode: about 30 s each on this 2-core machine.
+runs_of() {
+  case $1 in
+    data) echo 30000 ;;
+    ini) echo 20000 ;;
+    meta) echo 600000 ;;
+    messages) echo 1500000 ;;
+    checkpoint) echo 60000 ;;
+    dct) echo 5000000 ;;
+  esac
+}
+
 failed=0
 printf '%-9s %10s %10s %8s %8s %s\n' target execs exec/s cov ft result
 for t in "${targets[@]}"; do
@@ -61,8 +84,14 @@ for t in "${targets[@]}"; do
   "$CLANG" "${cflags[@]}" -fsanitize=fuzzer "$src/tests/fuzz/${t}_fuzz.cpp" "${objs[@]}" \
     $(libs_of "$t") -o "$bin"
   log="$out/$t/fuzz.log"
+  if [ "$budget" = seeded ]; then
+    limit=(-seed=1 -runs="$(runs_of "$t")")
+    rm -rf "$out/$t/corpus" && mkdir -p "$out/$t/corpus" # same start every time
+  else
+    limit=(-max_total_time="$budget")
+  fi
   set +e
-  (cd "$out/$t" && "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+  (cd "$out/$t" && "$bin" "${limit[@]}" -rss_limit_mb=2048 -timeout=10 \
      -print_final_stats=1 corpus "$src/tests/fuzz/corpus/$t" > "$log" 2>&1)
   rc=$?
   set -e
