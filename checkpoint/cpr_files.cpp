@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/json_fields.hpp"
+#include "data/json_fields.hpp"
 
 #include "checkpoint/array_file.hpp"
 #include "checkpoint/file_io.hpp"
@@ -17,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using data::json_field;
 
 constexpr int chain_format = 1;
 

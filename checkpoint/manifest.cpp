@@ -2,11 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/json_fields.hpp"
+#include "data/json_fields.hpp"
 
 namespace checkpoint {
 
 using nlohmann::json;
+using data::json_field;
 
 std::string to_json(const manifest& m) {
   json j;

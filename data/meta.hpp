@@ -2,13 +2,13 @@
 // The PATH.meta.json sidecar of a synthetic file: what generated it and its
 // Bayes-optimal quality (DESIGN.md section 4, "how close to Bayes").
 //
-// Format: one flat JSON object of numbers, strings and booleans, written by
-// write_meta. read_meta is a small tolerant reader for exactly that shape:
-// any key order and whitespace, unknown keys ignored, absent option keys
-// keep their defaults; nested objects and arrays are rejected. Per-column
-// lists (missing rates, vocabulary sizes) are comma-separated strings.
-// Non-finite numbers (e.g. bayes_ne of a file with no positives) are written
-// as null and read back as NaN.
+// Format: one JSON object of numbers, strings, booleans and (per-column
+// missing rates, vocabulary sizes) lists of numbers, written and read with
+// nlohmann-json. Reading: any key order and whitespace, unknown keys ignored,
+// absent option keys keep their defaults, a value of the wrong type or range
+// is refused naming the key. Non-finite numbers (e.g. bayes_ne of a file with
+// no positives) are written as null and read back as NaN. Version 1 wrote
+// the lists as comma-separated strings; they are still read.
 #include "data/synthetic_options.hpp"
 
 #include <array>
@@ -20,7 +20,7 @@
 namespace data {
 
 inline constexpr const char* synthetic_meta_format = "shadowsync-synthetic";
-inline constexpr std::uint64_t synthetic_meta_version = 1;
+inline constexpr std::uint64_t synthetic_meta_version = 2;
 
 // All losses are in nats, averaged over the file's rows.
 struct synthetic_meta {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "runtime/json_writer.hpp"
+#include <nlohmann/json.hpp>
 
 namespace runtime {
 
@@ -27,130 +27,99 @@ std::vector<double> sim_metrics::core_utilisation() const {
 }
 
 std::string to_json(const run_metrics& m) {
-  json_writer w;
-  w.begin_object();
-  w.field("mode", m.mode).field("arch", m.arch);
-  w.field("examples", m.examples).field("seconds", m.seconds);
-  w.field("examples_per_second", m.examples_per_second());
-  auto opt = [&](const char* k, bool has, double v) {
-    w.key(k);
-    has ? w.value(v) : w.null();
-  };
-  auto array = [&](const char* k, const std::vector<double>& xs) {
-    w.key(k).begin_array();
-    for (double x : xs)
-      w.value(x);
-    w.end_array();
-  };
-  const auto sim = m.simulated_examples_per_second();
-  opt("simulated_examples_per_second", sim.has_value(), sim.value_or(0));
-  opt("host_examples_per_second", m.host_examples_per_second.has_value(),
-      m.host_examples_per_second.value_or(0));
-  w.field("train_ne", m.train_ne);
-  const bool e = m.eval.has_value();
-  opt("eval_ne", e, e ? m.eval->ne : 0);
-  opt("eval_auc", e, e ? m.eval->auc : 0);
-  opt("eval_logloss", e, e ? m.eval->logloss : 0);
-  opt("eval_calibration", e, e ? m.eval->calibration : 0);
-  opt("eval_examples", e, e ? double(m.eval->examples) : 0);
-  opt("eval_bayes_ne", m.eval_bayes_ne.has_value(), m.eval_bayes_ne.value_or(0));
-  w.field("eval_seconds", m.eval_seconds);
-  w.field("malformed_lines", m.malformed_lines);
-  w.field("eval_malformed_lines", m.eval_malformed_lines);
-  w.field("trainers", std::uint64_t(m.trainers));
-  w.field("workers_per_trainer", std::uint64_t(m.workers_per_trainer));
-  w.field("flops_per_example", m.flops_per_example).field("gflops", m.gflops());
-  w.field("eval_model", m.eval_model);
-  w.field("lookup_wait_fraction", m.lookup_wait_fraction);
-  w.key("trainer_examples_per_second").begin_array();
-  for (double x : m.trainer_examples_per_second)
-    w.value(x);
-  w.end_array();
-  w.key("lost_trainers").begin_array();
-  for (const auto& x : m.lost_trainers)
-    w.value(x);
-  w.end_array();
-  w.key("faults").begin_array();
-  for (const auto& x : m.faults)
-    w.value(x);
-  w.end_array();
-  w.key("bytes").begin_object();
-  w.field("lookup", m.bytes.lookup).field("push", m.bytes.push);
-  w.field("dense_sync", m.bytes.dense_sync).end_object();
-  auto optional = [&](const char* k, const std::optional<double>& v) {
-    opt(k, v.has_value(), v.value_or(0));
-  };
-  w.key("sync").begin_object();
-  w.field("algorithm", m.sync.algorithm).field("rounds", m.sync.rounds);
-  optional("sync_gap_mean", m.sync.sync_gap_mean);
-  optional("sync_gap_p50", m.sync.sync_gap_p50);
-  optional("sync_gap_p90", m.sync.sync_gap_p90);
-  optional("sync_gap_max", m.sync.sync_gap_max);
-  w.field("worker_blocked_fraction", m.sync.worker_blocked_fraction);
-  w.field("bytes", m.sync.bytes);
-  w.end_object();
-  w.key("net");
-  if (m.net) {
-    w.begin_object();
-    w.field("latency_us", m.net->latency_us).field("bandwidth_gbps", m.net->bandwidth_gbps);
-    w.field("dilation", m.net->dilation).field("bytes", m.net->bytes);
-    w.field("messages", m.net->messages);
-    array("nic_utilisation", m.net->utilisation());
-    array("tx_busy_seconds", m.net->tx_busy_seconds);
-    array("rx_busy_seconds", m.net->rx_busy_seconds);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.key("checkpoint");
-  if (m.checkpoint) {
-    const auto& c = *m.checkpoint;
-    w.begin_object();
-    w.field("count", c.count).field("bytes", c.bytes).field("seconds", c.seconds);
-    w.field("max_pause_seconds", c.max_pause_seconds).field("pushes_held", c.pushes_held);
-    w.field("rows_copied", c.rows_copied);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.key("sim");
-  if (m.sim) {
-    w.begin_object();
-    w.field("clock", "virtual").field("virtual_seconds", m.sim->virtual_seconds);
-    w.field("simulated_examples_per_second", m.examples_per_second());
-    w.field("handlers", m.sim->handlers).field("busy_core_seconds", m.sim->busy_core_seconds);
-    w.field("cores_per_host", m.sim->cores_per_host);
-    array("host_busy_seconds", m.sim->host_busy_seconds);
-    array("core_utilisation", m.sim->core_utilisation());
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.key("recovery");
-  if (m.recovery) {
-    const auto& r = *m.recovery;
-    w.begin_object();
-    w.field("mode", r.mode).field("policy", r.policy).field("fraction", r.fraction);
-    w.field("interval_seconds", r.interval_seconds).field("target_pls", r.target_pls);
-    w.field("mtbf_seconds", r.mtbf_seconds).field("failures", r.failures);
-    w.key("events").begin_array();
-    for (const auto& x : r.events)
-      w.value(x);
-    w.end_array();
-    w.field("lost_examples", r.lost_examples).field("pls", r.pls);
-    optional("predicted_pls", r.predicted_pls);
-    w.field("redone_examples", r.redone_examples).field("outage_seconds", r.outage_seconds);
-    w.field("saves", r.saves).field("full_saves", r.full_saves).field("rows_saved", r.rows_saved);
-    w.field("bytes", r.bytes).field("failed_saves", r.failed_saves);
-    w.field("save_seconds", r.save_seconds).field("loads", r.loads);
-    w.field("load_bytes", r.load_bytes).field("load_seconds", r.load_seconds);
-    w.field("tracking_bytes", r.tracking_bytes).field("overhead_fraction", r.overhead_fraction);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.end_object();
-  return w.str() + "\n";
+  using json = nlohmann::ordered_json; // keys in the order written
+  // null for an absent value; nlohmann writes NaN and infinities as null too.
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json j;
+  j["mode"] = m.mode;
+  j["arch"] = m.arch;
+  j["examples"] = m.examples;
+  j["seconds"] = m.seconds;
+  j["examples_per_second"] = m.examples_per_second();
+  j["simulated_examples_per_second"] = opt(m.simulated_examples_per_second());
+  j["host_examples_per_second"] = opt(m.host_examples_per_second);
+  j["train_ne"] = m.train_ne;
+  const auto& e = m.eval;
+  j["eval_ne"] = e ? json(e->ne) : json(nullptr);
+  j["eval_auc"] = e ? json(e->auc) : json(nullptr);
+  j["eval_logloss"] = e ? json(e->logloss) : json(nullptr);
+  j["eval_calibration"] = e ? json(e->calibration) : json(nullptr);
+  j["eval_examples"] = e ? json(e->examples) : json(nullptr);
+  j["eval_bayes_ne"] = opt(m.eval_bayes_ne);
+  j["eval_seconds"] = m.eval_seconds;
+  j["malformed_lines"] = m.malformed_lines;
+  j["eval_malformed_lines"] = m.eval_malformed_lines;
+  j["trainers"] = m.trainers;
+  j["workers_per_trainer"] = m.workers_per_trainer;
+  j["flops_per_example"] = m.flops_per_example;
+  j["gflops"] = m.gflops();
+  j["eval_model"] = m.eval_model;
+  j["lookup_wait_fraction"] = m.lookup_wait_fraction;
+  j["trainer_examples_per_second"] = m.trainer_examples_per_second;
+  j["lost_trainers"] = m.lost_trainers;
+  j["faults"] = m.faults;
+  j["bytes"] = {{"lookup", m.bytes.lookup}, {"push", m.bytes.push},
+                {"dense_sync", m.bytes.dense_sync}};
+  j["sync"] = {{"algorithm", m.sync.algorithm},
+               {"rounds", m.sync.rounds},
+               {"sync_gap_mean", opt(m.sync.sync_gap_mean)},
+               {"sync_gap_p50", opt(m.sync.sync_gap_p50)},
+               {"sync_gap_p90", opt(m.sync.sync_gap_p90)},
+               {"sync_gap_max", opt(m.sync.sync_gap_max)},
+               {"worker_blocked_fraction", m.sync.worker_blocked_fraction},
+               {"bytes", m.sync.bytes}};
+  j["net"] = nullptr;
+  if (m.net)
+    j["net"] = {{"latency_us", m.net->latency_us},     {"bandwidth_gbps", m.net->bandwidth_gbps},
+                {"dilation", m.net->dilation},         {"bytes", m.net->bytes},
+                {"messages", m.net->messages},         {"nic_utilisation", m.net->utilisation()},
+                {"tx_busy_seconds", m.net->tx_busy_seconds},
+                {"rx_busy_seconds", m.net->rx_busy_seconds}};
+  j["checkpoint"] = nullptr;
+  if (const auto& c = m.checkpoint)
+    j["checkpoint"] = {{"count", c->count},
+                       {"bytes", c->bytes},
+                       {"seconds", c->seconds},
+                       {"max_pause_seconds", c->max_pause_seconds},
+                       {"pushes_held", c->pushes_held},
+                       {"rows_copied", c->rows_copied}};
+  j["sim"] = nullptr;
+  if (m.sim)
+    j["sim"] = {{"clock", "virtual"},
+                {"virtual_seconds", m.sim->virtual_seconds},
+                {"simulated_examples_per_second", m.examples_per_second()},
+                {"handlers", m.sim->handlers},
+                {"busy_core_seconds", m.sim->busy_core_seconds},
+                {"cores_per_host", m.sim->cores_per_host},
+                {"host_busy_seconds", m.sim->host_busy_seconds},
+                {"core_utilisation", m.sim->core_utilisation()}};
+  j["recovery"] = nullptr;
+  if (const auto& r = m.recovery)
+    j["recovery"] = {{"mode", r->mode},
+                     {"policy", r->policy},
+                     {"fraction", r->fraction},
+                     {"interval_seconds", r->interval_seconds},
+                     {"target_pls", r->target_pls},
+                     {"mtbf_seconds", r->mtbf_seconds},
+                     {"failures", r->failures},
+                     {"events", r->events},
+                     {"lost_examples", r->lost_examples},
+                     {"pls", r->pls},
+                     {"predicted_pls", opt(r->predicted_pls)},
+                     {"redone_examples", r->redone_examples},
+                     {"outage_seconds", r->outage_seconds},
+                     {"saves", r->saves},
+                     {"full_saves", r->full_saves},
+                     {"rows_saved", r->rows_saved},
+                     {"bytes", r->bytes},
+                     {"failed_saves", r->failed_saves},
+                     {"save_seconds", r->save_seconds},
+                     {"loads", r->loads},
+                     {"load_bytes", r->load_bytes},
+                     {"load_seconds", r->load_seconds},
+                     {"tracking_bytes", r->tracking_bytes},
+                     {"overhead_fraction", r->overhead_fraction}};
+  return j.dump() + "\n";
 }
 
 namespace {

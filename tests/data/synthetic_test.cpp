@@ -371,6 +371,29 @@ TEST_CASE("meta round trip, tolerant reading and errors") {
   CHECK(!read_meta(dir.file("bad-format.json"), &err));
   CHECK(err.find("bad-format.json") != std::string::npos);
 
+  // Version 1 wrote lists as comma-separated strings; they still read.
+  std::ofstream(dir.file("v1.json"))
+      << R"({"format": "shadowsync-synthetic", "version": 1, "rows": 1, "positive_rate": 0,)"
+         R"( "bayes_logloss": 0, "bayes_ne": null, "dense_missing": "0,0,0,0,0,0,0,0,0,0,0,0,0.5"})";
+  back = read_meta(dir.file("v1.json"), &err);
+  REQUIRE_MESSAGE(back, err);
+  CHECK(back->options.dense_missing[12] == 0.5);
+  CHECK(std::isnan(back->bayes_ne));
+
+  // Wrong type, wrong range, wrong length: refused naming the key.
+  for (const auto& [value, key] : std::vector<std::pair<std::string, std::string>>{
+           {R"("rows": "ten")", "rows"},
+           {R"("rows": -1)", "rows"},
+           {R"("rows": 4.4e83)", "rows"},
+           {R"("negative_i2": 1)", "negative_i2"},
+           {R"("dense_missing": [0.5])", "dense_missing"}}) {
+    std::ofstream(dir.file("typed.json"))
+        << R"({"format": "shadowsync-synthetic", "version": 1, "positive_rate": 0,)"
+           R"( "bayes_logloss": 0, "bayes_ne": 0, "rows": 1, )" << value << "}";
+    CHECK_MESSAGE(!read_meta(dir.file("typed.json"), &err), value);
+    CHECK_MESSAGE(err.find("typed.json: field '" + key + "'") != std::string::npos, err);
+  }
+
   CHECK(!read_meta(dir.file("absent.json"), &err));
   CHECK(err.find("absent.json") != std::string::npos);
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Checked reads of a JSON object's fields, for the checkpoint files that come
-// back from disk (manifest.json, chain.json).
+// Checked reads of a JSON object's fields, for the files that come back from
+// disk: checkpoint manifests, CPR chains, synthetic data sidecars.
 // nlohmann's get<T>() converts any number to any arithmetic type with a
 // static_cast: 4.4e83 read as std::uint64_t is undefined behaviour (found by
 // the checkpoint fuzz target), -1 becomes 2^64 - 1 and 2.5 becomes 2. Here an
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace checkpoint {
+namespace data {
 
 template <class T>
 T json_field(const nlohmann::json& object, const char* key) {
@@ -63,4 +63,4 @@ T json_field(const nlohmann::json& object, const char* key) {
   }
 }
 
-} // namespace checkpoint
+} // namespace data
