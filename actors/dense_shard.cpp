@@ -25,6 +25,7 @@ caf::error dense_shard_state::init(dense_shard_config cfg) {
   shard = cfg.shard;
   offset = cfg.offset;
   alpha = cfg.alpha;
+  dct = cfg.dct;
   centre = std::move(cfg.initial);
   if (!std::isfinite(alpha) || alpha < 0.0f || alpha > 1.0f)
     return make_error(errc::bad_request,
@@ -43,6 +44,28 @@ caf::expected<messages::dense_range> dense_shard_state::exchange(const messages:
   d.values.values.resize(centre.size());
   model::easgd_centre_step(centre.data(), w.values.data(), alpha, d.values.data(), centre.size());
   return d;
+}
+
+caf::expected<messages::sparse_range>
+dense_shard_state::exchange(const messages::sparse_range& s) {
+  const auto from = who() + ": DCT exchange from trainer " + std::to_string(s.trainer);
+  if (s.offset != offset)
+    return make_error(errc::bad_request, from + " at offset " + std::to_string(s.offset) +
+                                           ", this shard owns offset " + std::to_string(offset));
+  model::sparse_vector change;
+  if (auto e = model::decode(s.payload.data(), s.payload.size(), std::uint32_t(centre.size()),
+                             change))
+    return make_error(errc::bad_request, from + ": " + *e);
+  auto it = mirrors.find(s.trainer);
+  if (it == mirrors.end())
+    it = mirrors.emplace(s.trainer, model::dct_mirror(dct, centre.size(),
+                                                      (std::uint64_t{shard} << 32) | s.trainer))
+           .first;
+  messages::sparse_range r;
+  r.offset = offset;
+  r.trainer = s.trainer;
+  r.payload.values = model::encode(it->second.exchange(change, centre.data(), alpha));
+  return r;
 }
 
 messages::dense_range dense_shard_state::dump() const {
@@ -66,6 +89,12 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
         const messages::dense_range& w) -> caf::result<messages::dense_range> {
       charge(0, 12.0 * double(w.values.size())); // virtual clock: the elastic update
       return self->state.exchange(w);
+    },
+    [=](messages::exchange_atom,
+        const messages::sparse_range& s) -> caf::result<messages::sparse_range> {
+      // virtual clock: decode, the elastic update, threshold and encode
+      charge(0, 20.0 * double(self->state.centre.size()) + 2.0 * double(s.payload.size()));
+      return self->state.exchange(s);
     },
     [=](messages::dump_atom) { return self->state.dump(); },
   };

@@ -11,12 +11,19 @@
 //   errc::bad_request "dense-shard-S: ..." and the centre is unchanged.
 //   Exchanges from different trainers are applied one at a time, in mailbox
 //   order.
+// - exchange(sparse_range{offset, trainer, s}) -> sparse_range{offset,
+//   trainer, r}: the same step through DCT (dct.dp, model/dct_sync.hpp): the
+//   shard keeps a mirror of each trainer's range, adds the trainer's
+//   thresholded change s to it, steps the centre from the mirror and replies
+//   the thresholded d. A payload that does not decode to this range's size
+//   is refused with bad_request naming the trainer.
 // - dump -> dense_range{offset, c}: the current centre (evaluation,
 //   checkpoints).
 //
 // A config with alpha outside [0, 1] (or not finite) makes the actor quit at
 // spawn with bad_request.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +33,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/interfaces.hpp"
+#include "model/dct_sync.hpp"
 
 namespace actors {
 
@@ -34,6 +42,7 @@ struct dense_shard_config {
   std::uint64_t offset = 0;   // first element of the range in the flat buffer
   std::vector<float> initial; // initial centre; its size is the range size
   float alpha = 0.1f;         // EASGD moving rate, typically 0.5/N .. 0.9/N
+  model::dct_settings dct;    // dct.dp: the thresholds of the replies
 };
 
 struct dense_shard_state {
@@ -43,6 +52,8 @@ struct dense_shard_state {
   std::uint64_t offset = 0;
   float alpha = 0.1f;
   std::vector<float> centre; // [size]
+  model::dct_settings dct;
+  std::map<std::uint32_t, model::dct_mirror> mirrors; // DCT: one per trainer
 
   // "dense-shard-S", for logs and error messages.
   std::string who() const;
@@ -50,6 +61,7 @@ struct dense_shard_state {
   caf::error init(dense_shard_config cfg);
   // One elastic step: the reply d, or bad_request for a range not this one's.
   caf::expected<messages::dense_range> exchange(const messages::dense_range& w);
+  caf::expected<messages::sparse_range> exchange(const messages::sparse_range& s);
   messages::dense_range dump() const;
 };
 

@@ -24,6 +24,14 @@ __attribute__((noinline)) void hogwild_replica::subtract(std::size_t offset, con
     w[j] -= d[j];
 }
 
+__attribute__((noinline)) void hogwild_replica::subtract_sparse(std::size_t offset,
+                                                                const model::sparse_vector& d) {
+  SS_CHECK(offset + d.size <= size_, "a sparse range within the replica");
+  float* w = params_.get() + offset;
+  for (std::size_t k = 0; k < d.nnz(); ++k)
+    w[d.index[k]] -= d.value[k];
+}
+
 __attribute__((noinline)) void hogwild_replica::merge(model::merge_mode mode,
                                                       const float* snapshot, const float* target) {
   model::merge(mode, params_.get(), snapshot, target, size_);

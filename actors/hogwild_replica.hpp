@@ -21,7 +21,7 @@
 //   while any actor holds the shared_ptr, so no access is out of bounds.
 // - Formally these are data races (undefined behaviour in C++). Every WRITE
 //   to the shared floats goes through a member function of this class
-//   (apply_dense, subtract, merge); the ThreadSanitizer build suppresses
+//   (apply_dense, subtract, subtract_sparse, merge); the ThreadSanitizer build suppresses
 //   reports with `race:actors::hogwild_replica::` (tests/tsan.supp) and so
 //   still reports every race that does not involve these writers. Readers
 //   (the workers' forward/backward, snapshots) may read params() directly.
@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "model/check.hpp"
+#include "model/dct_codec.hpp"
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
 
@@ -69,6 +70,8 @@ public:
   void apply_dense(const model::dense_optimizer& opt, const float* grads);
   // EASGD: w[offset + j] -= d[j] for j < n.
   void subtract(std::size_t offset, const float* d, std::size_t n);
+  // EASGD through DCT: w[offset + index_k] -= value_k.
+  void subtract_sparse(std::size_t offset, const model::sparse_vector& d);
   // MA/BMUF: merge a round's target given the snapshot it started from.
   void merge(model::merge_mode mode, const float* snapshot, const float* target);
 

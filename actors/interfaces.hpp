@@ -60,6 +60,9 @@ using embedding_shard_actor = caf::typed_actor<
 using dense_shard_actor = caf::typed_actor<
   // elastic step on a replica range: d = alpha (w_i - c); c += d; reply d
   caf::replies_to<exchange_atom, dense_range>::with<dense_range>,
+  // the same through DCT (model/dct_sync.hpp): the trainer's thresholded
+  // change in, the thresholded d out
+  caf::replies_to<exchange_atom, sparse_range>::with<sparse_range>,
   // the current centre range
   caf::replies_to<dump_atom>::with<dense_range>>;
 

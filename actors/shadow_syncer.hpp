@@ -105,6 +105,7 @@
 #include "actors/ring_allreduce.hpp"
 #include "actors/syncer_policy.hpp"
 #include "messages/errors.hpp"
+#include "model/dct_sync.hpp"
 #include "model/sync_rules.hpp"
 
 namespace actors {
@@ -123,6 +124,7 @@ struct syncer_config {
   replica_ptr replica;                      // the trainer's hogwild_replica
   std::vector<dense_shard_actor> dense_shards; // EASGD: one per range
   std::vector<model::range> dense_ranges;      // EASGD: [offset, size) of each shard
+  model::dct_settings dct;                     // dct.dp: EASGD exchanges through DCT
   // BMUF: initial w_g; Delta starts at 0. Empty: the replica at spawn, which is
   // right only when every trainer starts from the same parameters (it must
   // be identical in all syncers).
@@ -163,6 +165,7 @@ struct syncer_state {
 
   // EASGD.
   std::size_t replies_pending = 0;
+  std::vector<model::dct_sender> dct; // dct.dp: one per dense range
 
   // Ring (MA / BMUF).
   std::vector<syncer_actor> peers; // ring order
@@ -210,6 +213,9 @@ private:
   void start_round();
   void start_easgd();
   void on_exchange_reply(std::size_t shard, messages::dense_range& d);
+  void on_sparse_reply(std::size_t shard, messages::sparse_range& r);
+  // A failed exchange request: quits naming the dense shard.
+  void on_exchange_error(std::size_t shard, caf::error& err);
   void start_ring();
   void check_ring();
   void finish_round();

@@ -1,6 +1,8 @@
 // The EASGD half of the shadow syncer (s-easgd, fr-easgd): one exchange
 // per dense shard range, each reply d applied in place (w -= d); the round
-// completes with the last reply. See shadow_syncer.hpp.
+// completes with the last reply. With dct.dp the exchange carries the
+// thresholded change of the range instead, and the reply the thresholded d
+// (model/dct_sync.hpp). See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
 
 #include <string>
@@ -20,30 +22,48 @@ void syncer_state::start_easgd() {
     finish_round();
     return;
   }
+  auto count_sent = [this](std::uint64_t bytes) {
+    stats.bytes_sent += bytes;
+    if (cfg.sent_bytes)
+      cfg.sent_bytes->fetch_add(bytes, std::memory_order_relaxed);
+  };
   for (std::size_t i = 0; i < cfg.dense_ranges.size(); ++i) {
     const auto r = cfg.dense_ranges[i];
+    auto on_error = [this, i](caf::error& err) { on_exchange_error(i, err); };
+    if (cfg.dct.dp) {
+      std::vector<float> w(r.size); // the snapshot of this range
+      cfg.replica->copy_out(r.offset, r.size, w.data());
+      messages::sparse_range req;
+      req.offset = r.offset;
+      req.trainer = cfg.trainer;
+      req.payload.values = model::encode(dct[i].encode_change(w.data()));
+      count_sent(req.payload.bytes());
+      self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value,
+                    std::move(req))
+        .then([this, i](messages::sparse_range& d) { on_sparse_reply(i, d); }, on_error);
+      continue;
+    }
     messages::dense_range req;
     req.offset = r.offset;
     req.values.values.resize(r.size); // the snapshot of this range
     cfg.replica->copy_out(r.offset, r.size, req.values.data());
-    stats.bytes_sent += req.values.bytes();
-    if (cfg.sent_bytes)
-      cfg.sent_bytes->fetch_add(req.values.bytes(), std::memory_order_relaxed);
+    count_sent(req.values.bytes());
     self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value, std::move(req))
-      .then([this, i](messages::dense_range& d) { on_exchange_reply(i, d); },
-            [this, i](caf::error& err) {
-              const auto what = "dense shard " + std::to_string(i);
-              if (err == caf::sec::request_timeout)
-                fail(errc::request_timeout, what + ": no reply within " +
-                                              std::to_string(cfg.timeout.count()) + " ms");
-              else if (err == caf::sec::request_receiver_down)
-                fail(errc::shard_down, what + " is down");
-              else if (err.category() == messages::error_category)
-                fail(std::move(err));
-              else
-                fail(errc::shard_down, what + ": " + self->system().render(err));
-            });
+      .then([this, i](messages::dense_range& d) { on_exchange_reply(i, d); }, on_error);
   }
+}
+
+void syncer_state::on_exchange_error(std::size_t shard, caf::error& err) {
+  const auto what = "dense shard " + std::to_string(shard);
+  if (err == caf::sec::request_timeout)
+    fail(errc::request_timeout,
+         what + ": no reply within " + std::to_string(cfg.timeout.count()) + " ms");
+  else if (err == caf::sec::request_receiver_down)
+    fail(errc::shard_down, what + " is down");
+  else if (err.category() == messages::error_category)
+    fail(std::move(err));
+  else
+    fail(errc::shard_down, what + ": " + self->system().render(err));
 }
 
 void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d) {
@@ -53,9 +73,39 @@ void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d
          "dense shard " + std::to_string(shard) + " replied with a range of the wrong shape");
     return;
   }
+  stats.bytes_received += d.values.bytes();
   cfg.replica->subtract(r.offset, d.values.data(), r.size); // the live buffer: w -= d
   if (--replies_pending == 0)
     finish_round();
+}
+
+void syncer_state::on_sparse_reply(std::size_t shard, messages::sparse_range& d) {
+  const auto r = cfg.dense_ranges[shard];
+  model::sparse_vector reply;
+  const auto bad = d.offset != r.offset
+                     ? std::optional<std::string>("offset " + std::to_string(d.offset) +
+                                                  ", expected " + std::to_string(r.offset))
+                     : model::decode(d.payload.data(), d.payload.size(),
+                                     std::uint32_t(r.size), reply);
+  if (bad) {
+    fail(errc::bad_request, "dense shard " + std::to_string(shard) + " replied with a DCT " +
+                              "range that does not fit: " + *bad);
+    return;
+  }
+  stats.bytes_received += d.payload.bytes();
+  stats.dct_replied += reply.nnz();
+  stats.dct_replied_of += r.size;
+  cfg.replica->subtract_sparse(r.offset, reply); // the live buffer: w -= r
+  dct[shard].on_reply(reply);
+  if (--replies_pending == 0) {
+    stats.dct_sent = stats.dct_sent_of = stats.dct_refreshes = 0;
+    for (const auto& s : dct) {
+      stats.dct_sent += s.counts().values;
+      stats.dct_sent_of += s.counts().entries;
+      stats.dct_refreshes += s.counts().refreshes;
+    }
+    finish_round();
+  }
 }
 
 } // namespace actors

@@ -35,6 +35,7 @@ struct raw_blob {
 
 using float_blob = raw_blob<float>;
 using key_blob = raw_blob<std::uint64_t>;
+using byte_blob = raw_blob<std::uint8_t>;
 
 template <class T>
 caf::error inspect(caf::serializer& f, raw_blob<T>& x) {

@@ -93,6 +93,22 @@ typename Inspector::result_type inspect(Inspector& f, dense_range& x) {
   return f(caf::meta::type_name("dense_range"), x.offset, x.values);
 }
 
+// DCT (dct.dp, model/dct_sync.hpp): the thresholded change of a trainer's
+// range, and the shard's thresholded d in reply, in model/dct_codec's wire
+// form (indices or bitmap + values). `trainer` picks the shard's mirror.
+struct sparse_range {
+  std::uint64_t offset = 0;
+  std::uint32_t trainer = 0;
+  byte_blob payload;
+  friend bool operator==(const sparse_range& a, const sparse_range& b) {
+    return a.offset == b.offset && a.trainer == b.trainer && a.payload == b.payload;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sparse_range& x) {
+  return f(caf::meta::type_name("sparse_range"), x.offset, x.trainer, x.payload);
+}
+
 // One step of a chunked ring all-reduce among the shadow syncers. Steps
 // 0..N-2 are reduce-scatter (add), N-1..2N-3 all-gather (copy).
 struct ring_chunk {
@@ -178,16 +194,26 @@ struct sync_stats {
   // BMUF at the stop: the block state w_g and Delta (checkpoints); empty for
   // the other methods.
   float_blob bmuf_global, bmuf_momentum;
+  // Payload bytes of the replies it received (EASGD: d, dense or DCT).
+  std::uint64_t bytes_received = 0;
+  // DCT (dct.dp): entries sent of the entries they were chosen from, each
+  // way, and the syncer's threshold estimates.
+  std::uint64_t dct_sent = 0, dct_sent_of = 0, dct_replied = 0, dct_replied_of = 0;
+  std::uint64_t dct_refreshes = 0;
   friend bool operator==(const sync_stats& a, const sync_stats& b) {
     return a.rounds == b.rounds && a.bytes_sent == b.bytes_sent && a.seconds == b.seconds &&
            a.batches_at_round == b.batches_at_round && a.bmuf_global == b.bmuf_global &&
-           a.bmuf_momentum == b.bmuf_momentum;
+           a.bmuf_momentum == b.bmuf_momentum && a.bytes_received == b.bytes_received &&
+           a.dct_sent == b.dct_sent && a.dct_sent_of == b.dct_sent_of &&
+           a.dct_replied == b.dct_replied && a.dct_replied_of == b.dct_replied_of &&
+           a.dct_refreshes == b.dct_refreshes;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sync_stats& x) {
   return f(caf::meta::type_name("sync_stats"), x.rounds, x.bytes_sent, bits(x.seconds),
-           x.batches_at_round, x.bmuf_global, x.bmuf_momentum);
+           x.batches_at_round, x.bmuf_global, x.bmuf_momentum, x.bytes_received, x.dct_sent,
+           x.dct_sent_of, x.dct_replied, x.dct_replied_of, x.dct_refreshes);
 }
 
 // A trainer's final report: its workers' stats summed, its syncer's stats,

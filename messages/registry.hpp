@@ -33,6 +33,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::sync_hold))
   CAF_ADD_TYPE_ID(shadowsync, (messages::cut_report))
   CAF_ADD_TYPE_ID(shadowsync, (messages::shard_cut_file))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_range))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {

@@ -54,6 +54,28 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
     gaps.insert(gaps.end(), g.begin(), g.end());
   }
   out.bytes.dense_sync = out.sync.bytes;
+  out.sync.bytes_received = 0;
+  out.dct.reset();
+  dct_metrics dct;
+  std::uint64_t sent = 0, sent_of = 0, replied = 0, replied_of = 0;
+  for (const auto& r : reports) {
+    out.sync.bytes_received += r.sync.bytes_received;
+    if (r.sync.dct_sent_of == 0)
+      continue;
+    dct.rounds += r.sync.rounds;
+    dct.bytes += r.sync.bytes_sent + r.sync.bytes_received;
+    dct.dense_bytes += 4 * (r.sync.dct_sent_of + r.sync.dct_replied_of);
+    sent += r.sync.dct_sent;
+    sent_of += r.sync.dct_sent_of;
+    replied += r.sync.dct_replied;
+    replied_of += r.sync.dct_replied_of;
+    dct.refreshes += r.sync.dct_refreshes;
+  }
+  if (sent_of > 0) {
+    dct.sent_fraction = double(sent) / double(sent_of);
+    dct.reply_fraction = replied_of ? double(replied) / double(replied_of) : 0;
+    out.dct = dct;
+  }
   out.seconds = seconds;
   out.train_ne = ne.ne();
   out.sync.worker_blocked_fraction = busy > 0 ? blocked / busy : 0;

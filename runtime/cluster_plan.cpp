@@ -65,6 +65,7 @@ actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
   dc.initial.assign(init.begin() + std::ptrdiff_t(ranges[d].offset),
                     init.begin() + std::ptrdiff_t(ranges[d].offset + ranges[d].size));
   dc.alpha = cfg.sync.alpha;
+  dc.dct = cfg.dct;
   return dc;
 }
 
@@ -103,6 +104,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   sc.timeout = cl.timeout;
   sc.dense_shards = peers.dense;
   sc.dense_ranges = peers.dense_ranges;
+  sc.dct = cfg.dct;
   return tc;
 }
 

@@ -130,6 +130,11 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
+  if (out.dct) {
+    out.dct->dp_keep = cfg.dct.dp_keep;
+    out.dct->refresh = cfg.dct.refresh;
+    out.dct->error_feedback = cfg.dct.error_feedback;
+  }
   if (run.recovery.enabled())
     run.recovery.report(out);
   auto final_progress = final_sample(out);

@@ -67,7 +67,22 @@ std::string to_json(const run_metrics& m) {
                {"sync_gap_p90", opt(m.sync.sync_gap_p90)},
                {"sync_gap_max", opt(m.sync.sync_gap_max)},
                {"worker_blocked_fraction", m.sync.worker_blocked_fraction},
-               {"bytes", m.sync.bytes}};
+               {"bytes", m.sync.bytes},
+               {"bytes_received", m.sync.bytes_received}};
+  j["dct"] = nullptr;
+  if (const auto& d = m.dct)
+    j["dct"] = {{"dp", true},
+                {"dp_keep", d->dp_keep},
+                {"refresh", d->refresh},
+                {"error_feedback", d->error_feedback},
+                {"rounds", d->rounds},
+                {"bytes", d->bytes},
+                {"dense_bytes", d->dense_bytes},
+                {"reduction", d->reduction()},
+                {"bytes_per_round", d->bytes_per_round()},
+                {"sent_fraction", d->sent_fraction},
+                {"reply_fraction", d->reply_fraction},
+                {"refreshes", d->refreshes}};
   j["net"] = nullptr;
   if (m.net)
     j["net"] = {{"latency_us", m.net->latency_us},     {"bandwidth_gbps", m.net->bandwidth_gbps},
@@ -198,6 +213,13 @@ std::string summary(const run_metrics& m) {
                        m.sim->virtual_seconds,
                        static_cast<unsigned long long>(m.sim->handlers),
                        m.sim->busy_core_seconds, busiest(m.sim->core_utilisation()).c_str());
+  if (m.dct)
+    appendf(out,
+            "\nDCT on the dense sync (keep %g, refresh %llu, error feedback %s): %.1f KB per "
+            "round both ways, %.1fx less than dense (%.2f%% of changes, %.2f%% of d sent)",
+            m.dct->dp_keep, static_cast<unsigned long long>(m.dct->refresh),
+            m.dct->error_feedback ? "on" : "off", m.dct->bytes_per_round() / 1e3,
+            m.dct->reduction(), 100 * m.dct->sent_fraction, 100 * m.dct->reply_fraction);
   for (const auto& x : m.faults)
     appendf(out, "\nfault injected: %s", x.c_str());
   for (const auto& x : m.lost_trainers)

@@ -20,6 +20,22 @@ struct sync_metrics {
   std::optional<double> sync_gap_p50, sync_gap_p90, sync_gap_max;
   double worker_blocked_fraction = 0.0;     // of worker wall time, waiting for FR rounds
   std::uint64_t bytes = 0;                  // dense-sync payload bytes sent
+  std::uint64_t bytes_received = 0;         // EASGD: the replies' payload bytes
+};
+
+// DCT on the dense sync (dct.dp; model/dct_sync.hpp), summed over trainers.
+struct dct_metrics {
+  double dp_keep = 0;
+  std::uint64_t refresh = 0;
+  bool error_feedback = true;
+  std::uint64_t rounds = 0;
+  std::uint64_t bytes = 0;       // payload bytes both ways (exchanges and replies)
+  std::uint64_t dense_bytes = 0; // what dense EASGD sends for the same rounds, both ways
+  double sent_fraction = 0;      // entries of the replicas' changes sent
+  double reply_fraction = 0;     // entries of d replied
+  std::uint64_t refreshes = 0;   // the syncers' threshold estimates
+  double reduction() const { return bytes ? double(dense_bytes) / double(bytes) : 0; }
+  double bytes_per_round() const { return rounds ? double(bytes) / double(rounds) : 0; }
 };
 
 // Payload bytes per link type (simulated and multi-node modes).
@@ -115,6 +131,7 @@ struct run_metrics {
   std::optional<checkpoint_metrics> checkpoint;   // cuts of the running cluster, if any
   std::optional<sim_metrics> sim;                 // set under the virtual clock
   std::optional<recovery_metrics> recovery;       // recovery.mode=partial
+  std::optional<dct_metrics> dct;                 // dct.dp
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

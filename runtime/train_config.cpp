@@ -137,6 +137,7 @@ void add_train_options(option_set& o) {
   add_checkpoint_options(o); // [checkpoint], output.model
   add_sim_options(o);        // [sim]
   add_recovery_options(o);   // [recovery], [cpr], faults.mtbf
+  add_dct_options(o);        // [dct]
 }
 
 void add_display_options(option_set& o) {
@@ -251,6 +252,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (y.eval_model == "centre" && !model::is_easgd(y.algorithm))
     return "option 'sync.eval-model' = 'centre': only EASGD methods have a centre variable (sync.algorithm = " +
            o.get_string("sync.algorithm") + ")";
+  if (auto e = build_dct_settings(o, c.cluster.mode, y.algorithm, c.dct))
+    return e;
   auto& net = c.net;
   net.enabled = o.get_bool("net.enabled");
   net.latency_us = o.get_real("net.latency-us");

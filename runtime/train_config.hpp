@@ -14,6 +14,7 @@
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
 #include "runtime/checkpoint_config.hpp"
+#include "runtime/dct_config.hpp"
 #include "runtime/recovery_config.hpp"
 #include "runtime/sim_config.hpp"
 #include "runtime/options.hpp"
@@ -99,6 +100,7 @@ struct train_config {
   output_settings output;
   checkpoint_settings checkpoint;
   recovery_settings recovery; // recovery.*, cpr.*, faults.mtbf
+  model::dct_settings dct;    // dct.*
 };
 
 // net.dilation, or when it is 0: max(1, trainers x workers / scheduler

@@ -61,6 +61,9 @@ mock_shard(mock_shard_actor::stateful_pointer<mock_shard_state> self, std::vecto
       st.held.emplace_back(p, std::move(d));
       return p;
     },
+    [](exchange_atom, messages::sparse_range&) -> caf::result<messages::sparse_range> {
+      return make_error(errc::bad_request, "mock shard: no DCT (the DCT tests use dense_shard)");
+    },
     [self](dump_atom) { return dense_range{self->state.offset, float_blob{self->state.centre}}; },
     [self](tick_atom) {
       for (auto& [p, d] : self->state.held)

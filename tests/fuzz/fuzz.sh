@@ -48,7 +48,7 @@ sources_of() {
     ini) ls "$src"/data/*.cpp "$src"/model/*.cpp | sed "s|$src/||"
          echo runtime/options.cpp; echo runtime/option_values.cpp; echo runtime/train_config.cpp
          echo runtime/checkpoint_config.cpp; echo runtime/sim_config.cpp; echo runtime/faults.cpp
-         echo runtime/recovery_config.cpp; echo checkpoint/cpr_policy.cpp ;;
+         echo runtime/recovery_config.cpp; echo runtime/dct_config.cpp; echo checkpoint/cpr_policy.cpp ;;
     messages) ls "$src"/messages/*.cpp | sed "s|$src/||" ;;
     checkpoint) ls "$src"/checkpoint/*.cpp "$src"/model/*.cpp | sed "s|$src/||" ;;
     dct) echo model/dct_codec.cpp ;;

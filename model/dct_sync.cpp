@@ -1,0 +1,66 @@
+#include "model/dct_sync.hpp"
+
+#include "model/check.hpp"
+
+namespace model {
+
+float dct_threshold::next(const float* x, std::size_t n, dct_counts& c) {
+  if (uses_++ % (s_.refresh ? s_.refresh : 1) == 0) {
+    tau_ = estimate_threshold(x, n, s_.dp_keep, seed_ + uses_);
+    ++c.refreshes;
+  }
+  return tau_;
+}
+
+dct_sender::dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed)
+    : s_(s), tau_(s, seed), image_(size, 0.0f), change_(size, 0.0f) {
+  SS_CHECK(size <= UINT32_MAX, "a dense range of at most 2^32 - 1 entries");
+}
+
+const sparse_vector& dct_sender::encode_change(const float* w) {
+  const std::size_t n = image_.size();
+  for (std::size_t i = 0; i < n; ++i)
+    change_[i] = w[i] - image_[i];
+  // The first round sends every entry: the mirror starts at zero.
+  const float tau = primed_ ? tau_.next(change_.data(), n, counts_) : 0.0f;
+  threshold(change_.data(), n, tau, out_);
+  out_.size = std::uint32_t(n);
+  if (s_.error_feedback || !primed_)
+    scatter_add(out_, image_.data());
+  else
+    image_.assign(w, w + n); // the unsent change is dropped
+  primed_ = true;
+  counts_.values += out_.nnz();
+  counts_.entries += n;
+  return out_;
+}
+
+void dct_sender::on_reply(const sparse_vector& r) {
+  SS_CHECK(r.size == image_.size(), "a reply of the range's size");
+  scatter_add(r, image_.data(), -1.0f);
+}
+
+dct_mirror::dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed)
+    : s_(s), tau_(s, seed), mirror_(size, 0.0f), d_(size, 0.0f) {}
+
+const sparse_vector& dct_mirror::exchange(const sparse_vector& s, float* centre, float alpha) {
+  const std::size_t n = mirror_.size();
+  SS_CHECK(s.size == n, "a change of the range's size");
+  scatter_add(s, mirror_.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    d_[i] = alpha * (mirror_[i] - centre[i]);
+    centre[i] += d_[i];
+  }
+  threshold(d_.data(), n, tau_.next(d_.data(), n, counts_), out_);
+  out_.size = std::uint32_t(n);
+  if (s_.error_feedback)
+    scatter_add(out_, mirror_.data(), -1.0f);
+  else
+    for (std::size_t i = 0; i < n; ++i)
+      mirror_[i] -= d_[i]; // as if the trainer had applied all of d
+  counts_.values += out_.nnz();
+  counts_.entries += n;
+  return out_;
+}
+
+} // namespace model

@@ -1,0 +1,103 @@
+#pragma once
+// DCT for EASGD's dense synchronisation (DESIGN.md section 12; issue 13).
+// Pure math: the actors carry the encoded vectors (model/dct_codec.hpp).
+//
+// Each (trainer, dense range) pair has two pictures of the trainer's replica
+// w, one at each end, which start at zero and change only by what crosses
+// the wire, so they stay bit-identical:
+//   the syncer's  image  (dct_sender)
+//   the shard's   mirror (dct_mirror)
+// A round:
+//   syncer: s = threshold(w - image, tau_w); image += s; send s
+//           (the first round sends every entry: the shard's mirror is zero)
+//   shard:  mirror += s; d = alpha (mirror - centre); centre += d;
+//           r = threshold(d, tau_d); mirror -= r; reply r
+//   syncer: w -= r; image -= r
+// Error feedback lives in the pictures: what was not sent of w's change stays
+// in w - image and goes in a later round; what was not sent of d leaves the
+// mirror where the trainer really is, so the next d carries it again. With
+// error feedback off the pictures follow the full values instead (image = w,
+// mirror -= d): the unsent parts are dropped.
+// Each end re-estimates its threshold from a sample (estimate_threshold)
+// every `refresh` rounds; keep = 1 sends everything and is exactly dense
+// EASGD.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/dct_codec.hpp"
+
+namespace model {
+
+struct dct_settings {
+  bool dp = false;              // dct.dp: threshold the dense sync
+  double dp_keep = 0.01;        // the fraction of entries meant to pass
+  std::uint64_t refresh = 1000; // rounds (dp) or batches (mp) between threshold estimates
+  bool error_feedback = true;
+};
+
+// What one end of a channel sent, summed.
+struct dct_counts {
+  std::uint64_t values = 0;    // entries sent
+  std::uint64_t entries = 0;   // entries they were chosen from
+  std::uint64_t refreshes = 0; // threshold estimates
+  void add(const dct_counts& o) {
+    values += o.values;
+    entries += o.entries;
+    refreshes += o.refreshes;
+  }
+};
+
+// The threshold of one end: re-estimated on the first use and then every
+// `refresh` uses.
+class dct_threshold {
+public:
+  explicit dct_threshold(const dct_settings& s, std::uint64_t seed) : s_(s), seed_(seed) {}
+  // tau for x (n entries); counts a refresh in c when it re-estimates.
+  float next(const float* x, std::size_t n, dct_counts& c);
+
+private:
+  dct_settings s_;
+  std::uint64_t seed_;
+  std::uint64_t uses_ = 0;
+  float tau_ = 0;
+};
+
+// The syncer's end of one range.
+class dct_sender {
+public:
+  dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed);
+  // The round's s from the replica's current values w (size floats).
+  const sparse_vector& encode_change(const float* w);
+  // The shard's reply r, after the replica applied w -= r.
+  void on_reply(const sparse_vector& r);
+  const dct_counts& counts() const { return counts_; }
+  const std::vector<float>& image() const { return image_; }
+
+private:
+  dct_settings s_;
+  dct_threshold tau_;
+  std::vector<float> image_, change_;
+  sparse_vector out_;
+  bool primed_ = false; // the shard's mirror holds the first full send
+  dct_counts counts_;
+};
+
+// The dense shard's end for one trainer.
+class dct_mirror {
+public:
+  dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed);
+  // mirror += s; d = alpha (mirror - centre); centre += d; returns r.
+  const sparse_vector& exchange(const sparse_vector& s, float* centre, float alpha);
+  const dct_counts& counts() const { return counts_; }
+  const std::vector<float>& mirror() const { return mirror_; }
+
+private:
+  dct_settings s_;
+  dct_threshold tau_;
+  std::vector<float> mirror_, d_;
+  sparse_vector out_;
+  dct_counts counts_;
+};
+
+} // namespace model

@@ -1,0 +1,153 @@
+// DCT on the dense sync (dct.dp) between real shadow syncers and real dense
+// shards under the deterministic scheduler: with keep 1 a round is exactly
+// dense EASGD (the shard's mirror starts at zero, so the first change is the
+// whole replica), with a small keep later rounds send about that fraction, the stats count both directions, and a payload that does
+// not decode is refused naming the trainer.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <random>
+
+#include "actors/dense_shard.hpp"
+#include "model/dct_codec.hpp"
+#include "tests/actors/syncer_test_util.hpp"
+
+using namespace syncer_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<dense_shard_actor> real_shards(test::actor_fixture& fx, const std::vector<float>& c,
+                                           const std::vector<model::range>& ranges,
+                                           const model::dct_settings& dct) {
+  std::vector<dense_shard_actor> out;
+  for (std::uint32_t k = 0; k < ranges.size(); ++k) {
+    actors::dense_shard_config dc;
+    dc.shard = k;
+    dc.offset = ranges[k].offset;
+    dc.initial.assign(c.begin() + ranges[k].offset,
+                      c.begin() + ranges[k].offset + ranges[k].size);
+    dc.alpha = 0.5f;
+    dc.dct = dct;
+    out.push_back(fx.sys.spawn(actors::dense_shard, dc));
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(test::actor_fixture, "dct: keep 1, two syncers' rounds are dense EASGD") {
+  std::vector<float> w0{8, 4, 0, -4}, w1{0, 2, 4, 6}, c{1, 1, 1, 1};
+  const auto ranges = model::split_range(4, 2);
+  model::dct_settings dct;
+  dct.dp = true;
+  dct.dp_keep = 1.0;
+  auto shards = real_shards(*this, c, ranges, dct);
+  std::vector<replica_ptr> reps{make_replica(w0), make_replica(w1)};
+  reaper rip{*this};
+  rip.add_all(shards);
+  std::vector<syncer_actor> ss;
+  for (std::uint32_t t = 0; t < 2; ++t) {
+    syncer_config cfg;
+    cfg.trainer = t;
+    cfg.num_trainers = 2;
+    cfg.min_pause = 1s; // one round: the pause's timer never fires here
+    cfg.replica = reps[t];
+    cfg.dense_shards = shards;
+    cfg.dense_ranges = ranges;
+    cfg.dct = dct;
+    ss.push_back(sys.spawn(actors::shadow_syncer, cfg));
+    rip.add(ss.back());
+  }
+  self->send(ss[0], start_atom::value);
+  self->send(ss[1], start_atom::value);
+  run();
+  // Trainer 0 then 1, d = 0.5 (w - c); w -= d; c += d, bit for bit.
+  for (auto* w : {&w0, &w1})
+    for (std::size_t i = 0; i < 4; ++i) {
+      const float d = 0.5f * ((*w)[i] - c[i]);
+      (*w)[i] -= d;
+      c[i] += d;
+    }
+  CHECK(values(reps[0]) == w0);
+  CHECK(values(reps[1]) == w1);
+  auto st = request<sync_stats>(ss[0], stop_atom::value, std::uint64_t{0});
+  REQUIRE(st);
+  CHECK(st->rounds == 1);
+  CHECK(st->dct_sent_of == 4);
+  CHECK(st->dct_sent == 3); // w0[2] = 0 is no change from the zero mirror
+  CHECK(st->dct_replied_of == 4);
+  CHECK(st->dct_replied == 4);
+  CHECK(st->bytes_sent > 0);
+  CHECK(st->bytes_received > 0);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "dct: later rounds send about the keep fraction") {
+  const std::size_t n = 40000;
+  std::mt19937 g(1);
+  std::normal_distribution<float> noise(0.0f, 1.0f);
+  std::vector<float> w(n), c(n, 0.0f);
+  for (auto& x : w)
+    x = noise(g);
+  const auto ranges = model::split_range(n, 2);
+  model::dct_settings dct;
+  dct.dp = true;
+  dct.dp_keep = 0.02;
+  dct.refresh = 1;
+  auto shards = real_shards(*this, c, ranges, dct);
+  auto rep = make_replica(w);
+  reaper rip{*this};
+  rip.add_all(shards);
+  syncer_config cfg;
+  cfg.algorithm = model::sync_algorithm::fr_easgd;
+  cfg.replica = rep;
+  cfg.dense_shards = shards;
+  cfg.dense_ranges = ranges;
+  cfg.dct = dct;
+  auto s = sys.spawn(actors::shadow_syncer, cfg);
+  rip.add(s);
+  self->send(s, start_atom::value);
+  for (int r = 0; r < 10; ++r) {
+    for (std::size_t i = 0; i < n; ++i) // the workers' steps between rounds
+      rep->params()[i] += 0.01f * noise(g);
+    REQUIRE(request<std::uint64_t>(s, sync_atom::value));
+  }
+  auto st = request<sync_stats>(s, stop_atom::value, std::uint64_t{0});
+  REQUIRE(st);
+  REQUIRE(st->rounds == 10);
+  CHECK(st->dct_sent_of == 10 * n);
+  // Round 1 sends all n; rounds 2..10 about 2 % each.
+  const double later = double(st->dct_sent - n) / double(9 * n);
+  CHECK(later > 0.015);
+  CHECK(later < 0.03);
+  // Bytes: round 1's bitmap (n/8 + 4n) and then about 2 % x 8 bytes per entry.
+  CHECK(st->bytes_sent < std::uint64_t(4.2 * n + 9 * 0.03 * 8 * n));
+  CHECK(st->dct_refreshes == 2 * 9); // per range, every thresholded round
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "dct: a payload that does not decode is refused") {
+  actors::dense_shard_config dc;
+  dc.shard = 3;
+  dc.offset = 10;
+  dc.initial = {1, 2, 3, 4};
+  dc.dct.dp = true;
+  auto shard = sys.spawn(actors::dense_shard, dc);
+  model::sparse_vector five;
+  five.size = 5; // the shard holds 4
+  messages::sparse_range req;
+  req.offset = 10;
+  req.trainer = 7;
+  req.payload.values = model::encode(five);
+  auto r = request<messages::sparse_range>(shard, exchange_atom::value, req);
+  REQUIRE_FALSE(r);
+  CHECK(code_of(r.error()) == errc::bad_request);
+  CHECK(context_of(r.error()).find("dense-shard-3: DCT exchange from trainer 7") !=
+        std::string::npos);
+  req.payload.values = {1, 2, 3};
+  r = request<messages::sparse_range>(shard, exchange_atom::value, req);
+  REQUIRE_FALSE(r);
+  CHECK(context_of(r.error()).find("trainer 7") != std::string::npos);
+  auto c = request<dense_range>(shard, dump_atom::value);
+  REQUIRE(c);
+  CHECK(c->values.values == std::vector<float>{1, 2, 3, 4}); // unchanged
+}
