@@ -27,6 +27,8 @@ caf::error dense_shard_state::init(dense_shard_config cfg) {
   alpha = cfg.alpha;
   dct = cfg.dct;
   centre = std::move(cfg.initial);
+  if (dct.dp && cfg.dct_from_initial)
+    dct_origin = centre;
   if (!std::isfinite(alpha) || alpha < 0.0f || alpha > 1.0f)
     return make_error(errc::bad_request,
                       who() + ": alpha " + std::to_string(alpha) + " outside [0, 1]");
@@ -58,8 +60,10 @@ dense_shard_state::exchange(const messages::sparse_range& s) {
     return make_error(errc::bad_request, from + ": " + *e);
   auto it = mirrors.find(s.trainer);
   if (it == mirrors.end())
-    it = mirrors.emplace(s.trainer, model::dct_mirror(dct, centre.size(),
-                                                      (std::uint64_t{shard} << 32) | s.trainer))
+    it = mirrors
+           .emplace(s.trainer,
+                    model::dct_mirror(dct, centre.size(), (std::uint64_t{shard} << 32) | s.trainer,
+                                      dct_origin.empty() ? nullptr : dct_origin.data()))
            .first;
   messages::sparse_range r;
   r.offset = offset;

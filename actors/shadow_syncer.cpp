@@ -37,10 +37,14 @@ caf::error syncer_state::init() {
         return make_error(errc::bad_request, who() + ": dense range beyond the replica");
     for (const auto& s : cfg.dense_shards)
       self->monitor(s);
+    if (cfg.dct.dp && !cfg.dct_origin.empty() && cfg.dct_origin.size() != r->size())
+      return make_error(errc::bad_request, who() + ": the DCT origin has the wrong size");
     if (cfg.dct.dp)
       for (std::size_t i = 0; i < cfg.dense_ranges.size(); ++i)
         dct.emplace_back(cfg.dct, cfg.dense_ranges[i].size,
-                         (std::uint64_t{cfg.trainer} << 32) | i);
+                         (std::uint64_t{cfg.trainer} << 32) | i,
+                         cfg.dct_origin.empty() ? nullptr
+                                                : cfg.dct_origin.data() + cfg.dense_ranges[i].offset);
   } else if (cfg.dct.dp) {
     return make_error(errc::bad_request, who() + ": dct.dp is built for EASGD only");
   }

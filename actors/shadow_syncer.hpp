@@ -125,6 +125,10 @@ struct syncer_config {
   std::vector<dense_shard_actor> dense_shards; // EASGD: one per range
   std::vector<model::range> dense_ranges;      // EASGD: [offset, size) of each shard
   model::dct_settings dct;                     // dct.dp: EASGD exchanges through DCT
+  // dct.dp: the dense shards' centre at spawn (the whole replica's length),
+  // where both pictures of the replica start; empty: zeros, and the first
+  // round sends every entry. It must be the shards' dense_shard_config::initial.
+  std::vector<float> dct_origin;
   // BMUF: initial w_g; Delta starts at 0. Empty: the replica at spawn, which is
   // right only when every trainer starts from the same parameters (it must
   // be identical in all syncers).

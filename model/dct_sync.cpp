@@ -8,20 +8,28 @@ float dct_threshold::next(const float* x, std::size_t n, dct_counts& c) {
   if (uses_++ % (s_.refresh ? s_.refresh : 1) == 0) {
     tau_ = estimate_threshold(x, n, s_.dp_keep, seed_ + uses_);
     ++c.refreshes;
+    // 0 from a sample of zeros (a syncer's first round can come before any
+    // batch changed its replica) would let every later nonzero entry pass
+    // until the next refresh: estimate again next time instead.
+    if (tau_ == 0.0f && s_.dp_keep < 1.0)
+      uses_ = 0;
   }
   return tau_;
 }
 
-dct_sender::dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed)
-    : s_(s), tau_(s, seed), image_(size, 0.0f), change_(size, 0.0f) {
+dct_sender::dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed,
+                       const float* origin)
+    : s_(s), tau_(s, seed), image_(size, 0.0f), change_(size, 0.0f), primed_(origin) {
   SS_CHECK(size <= UINT32_MAX, "a dense range of at most 2^32 - 1 entries");
+  if (origin)
+    image_.assign(origin, origin + size);
 }
 
 const sparse_vector& dct_sender::encode_change(const float* w) {
   const std::size_t n = image_.size();
   for (std::size_t i = 0; i < n; ++i)
     change_[i] = w[i] - image_[i];
-  // The first round sends every entry: the mirror starts at zero.
+  // Without an origin the first round sends every entry: the mirror is zero.
   const float tau = primed_ ? tau_.next(change_.data(), n, counts_) : 0.0f;
   threshold(change_.data(), n, tau, out_);
   out_.size = std::uint32_t(n);
@@ -40,8 +48,12 @@ void dct_sender::on_reply(const sparse_vector& r) {
   scatter_add(r, image_.data(), -1.0f);
 }
 
-dct_mirror::dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed)
-    : s_(s), tau_(s, seed), mirror_(size, 0.0f), d_(size, 0.0f) {}
+dct_mirror::dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
+                       const float* origin)
+    : s_(s), tau_(s, seed), mirror_(size, 0.0f), d_(size, 0.0f) {
+  if (origin)
+    mirror_.assign(origin, origin + size);
+}
 
 const sparse_vector& dct_mirror::exchange(const sparse_vector& s, float* centre, float alpha) {
   const std::size_t n = mirror_.size();

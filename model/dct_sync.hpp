@@ -3,13 +3,15 @@
 // Pure math: the actors carry the encoded vectors (model/dct_codec.hpp).
 //
 // Each (trainer, dense range) pair has two pictures of the trainer's replica
-// w, one at each end, which start at zero and change only by what crosses
-// the wire, so they stay bit-identical:
+// w, one at each end, which start at the same origin (the centre at spawn,
+// which is where every trainer starts a fresh run) and change only by what
+// crosses the wire, so they stay bit-identical:
 //   the syncer's  image  (dct_sender)
 //   the shard's   mirror (dct_mirror)
 // A round:
 //   syncer: s = threshold(w - image, tau_w); image += s; send s
-//           (the first round sends every entry: the shard's mirror is zero)
+//           (with no origin both start at zero and the first round sends
+//           every entry)
 //   shard:  mirror += s; d = alpha (mirror - centre); centre += d;
 //           r = threshold(d, tau_d); mirror -= r; reply r
 //   syncer: w -= r; image -= r
@@ -49,7 +51,7 @@ struct dct_counts {
 };
 
 // The threshold of one end: re-estimated on the first use and then every
-// `refresh` uses.
+// `refresh` uses; an estimate of 0 (a change of zeros) is redone on the next.
 class dct_threshold {
 public:
   explicit dct_threshold(const dct_settings& s, std::uint64_t seed) : s_(s), seed_(seed) {}
@@ -66,7 +68,9 @@ private:
 // The syncer's end of one range.
 class dct_sender {
 public:
-  dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed);
+  // origin: size floats, or null for zeros (then the first round sends all).
+  dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed,
+             const float* origin = nullptr);
   // The round's s from the replica's current values w (size floats).
   const sparse_vector& encode_change(const float* w);
   // The shard's reply r, after the replica applied w -= r.
@@ -79,14 +83,15 @@ private:
   dct_threshold tau_;
   std::vector<float> image_, change_;
   sparse_vector out_;
-  bool primed_ = false; // the shard's mirror holds the first full send
+  bool primed_ = false; // the pictures hold more than zeros
   dct_counts counts_;
 };
 
 // The dense shard's end for one trainer.
 class dct_mirror {
 public:
-  dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed);
+  dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
+             const float* origin = nullptr);
   // mirror += s; d = alpha (mirror - centre); centre += d; returns r.
   const sparse_vector& exchange(const sparse_vector& s, float* centre, float alpha);
   const dct_counts& counts() const { return counts_; }

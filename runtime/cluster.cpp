@@ -72,6 +72,8 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
       // its own): the saved block state, else the replicas' average.
       tc.syncer.initial = start->bmuf_global.empty() ? start->params : start->bmuf_global;
       tc.syncer.initial_momentum = start->bmuf_momentum;
+      if (cfg.dct.dp)
+        tc.syncer.dct_origin = start->centre; // the dense shards' centre at spawn
     }
     c.trainers.push_back(
       actors::spawn_role(sys, peers.place.host_of_trainer(t), actors::trainer, std::move(tc)));

@@ -105,6 +105,8 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   sc.dense_shards = peers.dense;
   sc.dense_ranges = peers.dense_ranges;
   sc.dct = cfg.dct;
+  if (cfg.dct.dp)
+    sc.dct_origin = init; // the dense shards' centre at spawn in a fresh run
   return tc;
 }
 

@@ -1,7 +1,7 @@
 // DCT on the dense sync (dct.dp) between real shadow syncers and real dense
 // shards under the deterministic scheduler: with keep 1 a round is exactly
-// dense EASGD (the shard's mirror starts at zero, so the first change is the
-// whole replica), with a small keep later rounds send about that fraction, the stats count both directions, and a payload that does
+// dense EASGD (both pictures start at the centre), with a small keep and no
+// origin the first round sends everything and later ones about the keep, the stats count both directions, and a payload that does
 // not decode is refused naming the trainer.
 #include <doctest/doctest.h>
 
@@ -56,6 +56,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "dct: keep 1, two syncers' rounds are den
     cfg.dense_shards = shards;
     cfg.dense_ranges = ranges;
     cfg.dct = dct;
+    cfg.dct_origin = c; // both pictures start at the centre, as in the cluster
     ss.push_back(sys.spawn(actors::shadow_syncer, cfg));
     rip.add(ss.back());
   }
@@ -75,7 +76,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "dct: keep 1, two syncers' rounds are den
   REQUIRE(st);
   CHECK(st->rounds == 1);
   CHECK(st->dct_sent_of == 4);
-  CHECK(st->dct_sent == 3); // w0[2] = 0 is no change from the zero mirror
+  CHECK(st->dct_sent == 4);
   CHECK(st->dct_replied_of == 4);
   CHECK(st->dct_replied == 4);
   CHECK(st->bytes_sent > 0);

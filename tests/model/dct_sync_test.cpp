@@ -103,6 +103,41 @@ TEST_CASE("dct sync: the syncer's image and the shard's mirror stay bit-identica
   }
 }
 
+TEST_CASE("dct sync: from a common origin the first round is thresholded too") {
+  const std::size_t n = 10000;
+  dct_settings s;
+  s.dp_keep = 0.02;
+  std::mt19937 g(4);
+  std::vector<float> origin(n, 0.0f);
+  drift(origin, g, 1.0f);
+  dct_sender tx(s, n, 1, origin.data());
+  dct_mirror rx(s, n, 2, origin.data());
+  std::vector<float> w = origin, c = origin;
+  drift(w, g, 0.01f);
+  round(tx, rx, w, c, 0.1f);
+  CHECK(tx.image() == rx.mirror());
+  CHECK(tx.counts().values < 0.03 * n);
+  CHECK(tx.counts().refreshes == 1);
+}
+
+TEST_CASE("dct sync: a threshold estimated from a zero change is estimated again") {
+  const std::size_t n = 10000;
+  dct_settings s;
+  s.dp_keep = 0.02;
+  s.refresh = 1000;
+  std::vector<float> origin(n, 0.5f);
+  dct_sender tx(s, n, 1, origin.data());
+  dct_mirror rx(s, n, 2, origin.data());
+  std::vector<float> w = origin, c = origin;
+  round(tx, rx, w, c, 0.1f); // before any step: nothing changed, nothing sent
+  CHECK(tx.counts().values == 0);
+  std::mt19937 g(4);
+  drift(w, g, 0.01f);
+  round(tx, rx, w, c, 0.1f);
+  CHECK(tx.counts().refreshes == 2);
+  CHECK(tx.counts().values < 0.03 * n); // not every changed entry
+}
+
 TEST_CASE("dct sync: error feedback carries a drift below the threshold to the centre") {
   // Half the entries move a lot each round (they set tau), the other half
   // creep by a step below it. Without error feedback the creep is never

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""DCT on the dense sync (issue 13; docs/dct.md): bytes per EASGD round
+against eval NE, over keep fractions, on the virtual clock (deterministic:
+one run per cell). S-EASGD at 4 and 16 trainers, dense (dct.dp off) against
+dct.dp at each keep; then the threshold's refresh interval and error
+feedback at one keep; the real Criteo rows when present.
+
+Bytes are the dense-sync payloads both ways (the syncers' exchanges and the
+shards' replies), summed over trainers, per round. Reduction = the bytes
+dense EASGD would have moved for the same rounds over the bytes moved.
+
+usage: bench/dct_sweep.py [--shadowsync build/shadowsync] [--train F --eval F]
+       [--criteo DIR] [--out bench/results/dct_sweep]
+"""
+import argparse, json, os, subprocess, sys, tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--shadowsync", default="build/shadowsync")
+ap.add_argument("--train", default="/tmp/cpr-bench/train.tsv")
+ap.add_argument("--eval", default="/tmp/cpr-bench/eval.tsv")
+ap.add_argument("--criteo", default=os.path.join("..", "shared", "data", "criteo-kaggle-head10k"))
+ap.add_argument("--out", default="bench/results/dct_sweep")
+ap.add_argument("--keeps", default="0.1,0.03,0.01,0.003,0.001")
+a = ap.parse_args()
+
+for path, rows, seed in ((a.train, 100000, 3), (a.eval, 20000, 4)):
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        subprocess.run([a.shadowsync, "datagen", f"--rows={rows}", f"--seed={seed}",
+                        f"--out={path}"], check=True, stdout=subprocess.DEVNULL)
+
+work = tempfile.mkdtemp(prefix="dct-bench-")
+BASE = ["--sim.clock=virtual", "--cluster.mode=simulated", "--sync.algorithm=s-easgd",
+        "--output.progress=none"]
+
+
+def run(name, args):
+    out = os.path.join(work, name + ".json")
+    p = subprocess.run([a.shadowsync, "train"] + BASE + args + [f"--output.metrics={out}"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
+    return json.load(open(out))
+
+
+def row(label, m, dense):
+    s = m["sync"]
+    rounds = max(1, s["rounds"])
+    per_round = (s["bytes"] + s["bytes_received"]) / rounds
+    d = m.get("dct")
+    red = d["reduction"] if d else 1.0
+    sent = f"{100 * d['sent_fraction']:.2f}" if d else "100"
+    rep = f"{100 * d['reply_fraction']:.2f}" if d else "100"
+    dne = 100 * (m["eval_ne"] - dense["eval_ne"]) / dense["eval_ne"]
+    return (f"| {label} | {s['rounds']} | {per_round / 1e3:.1f} | {red:.1f}x | {sent} | {rep} | "
+            f"{m['eval_ne']:.4f} | {dne:+.2f}% | {m['sim']['virtual_seconds']:.3f} |")
+
+
+HEAD = ("| run | rounds | KB per round (both ways) | reduction | % of changes sent | "
+        "% of d sent | eval NE | NE vs dense | virtual s |\n|---|---|---|---|---|---|---|---|---|")
+lines = ["# DCT on S-EASGD's dense sync (bench/dct_sweep.py)", "",
+         "Virtual clock, deterministic; generated data (100k train rows, 20k eval). "
+         "Bytes: exchanges and replies, payload, summed over trainers. Both pictures of a "
+         "replica start at the centre (docs/dct.md).", ""]
+curve = []
+for trainers in (4, 16):
+    data = [f"--data.train={a.train}", f"--data.eval={a.eval}",
+            f"--cluster.trainers={trainers}"]
+    dense = run(f"dense-{trainers}", data)
+    lines += [f"## {trainers} trainers", "", HEAD, row("dense (dct.dp off)", dense, dense)]
+    for keep in a.keeps.split(","):
+        m = run(f"k{keep}-{trainers}", data + ["--dct.dp=true", f"--dct.dp-keep={keep}",
+                                                "--dct.refresh=10"])
+        lines.append(row(f"keep {keep}", m, dense))
+        curve.append((trainers, float(keep), m["dct"]["reduction"],
+                      100 * (m["eval_ne"] - dense["eval_ne"]) / dense["eval_ne"]))
+    for refresh in (1, 1000):
+        m = run(f"r{refresh}-{trainers}", data + ["--dct.dp=true", "--dct.dp-keep=0.01",
+                                                  f"--dct.refresh={refresh}"])
+        lines.append(row(f"keep 0.01, refresh {refresh}", m, dense))
+    m = run(f"noef-{trainers}", data + ["--dct.dp=true", "--dct.dp-keep=0.01",
+                                        "--dct.refresh=10", "--dct.error-feedback=false"])
+    lines.append(row("keep 0.01, error feedback off", m, dense))
+    lines.append("")
+    print("\n".join(lines[-14:]), flush=True)
+
+crit_train = os.path.join(a.criteo, "train-8k.tsv")
+if os.path.exists(crit_train):
+    # config/criteo-kaggle-head10k.ini: one pass, as in bench/cpr_table.py.
+    data = ["--config-file=config/criteo-kaggle-head10k.ini", "--model.rows-per-table=20000",
+            f"--data.train={crit_train}",
+            f"--data.eval={os.path.join(a.criteo, 'heldout-2k.tsv')}", "--cluster.trainers=4"]
+    dense = run("criteo-dense", data)
+    lines += ["## Criteo (8k train rows, 2k held out), 4 trainers", "", HEAD,
+              row("dense (dct.dp off)", dense, dense)]
+    for keep in ("0.03", "0.01", "0.003"):
+        m = run(f"criteo-{keep}", data + ["--dct.dp=true", f"--dct.dp-keep={keep}",
+                                          "--dct.refresh=10"])
+        lines.append(row(f"keep {keep}", m, dense))
+    lines.append("")
+
+lines += ["## Curve: reduction against eval NE change (refresh 10)", "",
+          "| trainers | keep | reduction | NE vs dense |", "|---|---|---|---|"]
+lines += [f"| {t} | {k} | {r:.1f}x | {d:+.2f}% |" for t, k, r, d in curve]
+os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+open(a.out + ".md", "w").write("\n".join(lines) + "\n")
+json.dump(curve, open(a.out + ".json", "w"))
+print(f"wrote {a.out}.md")
