@@ -33,8 +33,8 @@ namespace model {
 
 struct dct_settings {
   bool dp = false;              // dct.dp: threshold the dense sync
-  double dp_keep = 0.01;        // the fraction of entries meant to pass
-  std::uint64_t refresh = 1000; // rounds (dp) or batches (mp) between threshold estimates
+  double dp_keep = 0.1;         // the fraction of entries meant to pass
+  std::uint64_t refresh = 10;   // rounds between threshold estimates
   bool error_feedback = true;
 };
 
