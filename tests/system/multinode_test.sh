@@ -2,8 +2,8 @@
 # System test of the multi-node cluster: real processes on loopback with
 # mutual TLS (shadowsync launch / node). Checks:
 #  - nodes train exactly the one-process model where that model does not
-#    depend on thread timing (FR-EASGD with one trainer node, FR-MA with two
-#    and frozen embeddings); S-EASGD and S-MA over 2 trainer nodes finish
+#    depend on thread timing (FR-EASGD with one trainer node, dense and
+#    through DCT, FR-MA with two and frozen embeddings); S-EASGD and S-MA over 2 trainer nodes finish
 #    every example with shadow rounds and a model that learned;
 #  - a node with a certificate from another CA, and a node speaking plain TCP,
 #    are refused; incomplete TLS settings and insecure non-loopback hosts are
@@ -86,6 +86,9 @@ same_model() { # NAME ALG NODES TRAINER-NODES [options]: one process vs nodes, s
 same_model fr-easgd-1-trainer fr-easgd "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" \
   --cluster.trainers=1
 same_model fr-ma-2-trainers fr-ma "$nodes3" "[t0, t1]" --cluster.trainers=2 --train.sparse-lr=0
+# DCT's sparse exchanges (messages::sparse_range) cross the wire and give the same model.
+same_model fr-easgd-dct-1-trainer fr-easgd "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" \
+  --cluster.trainers=1 --dct.dp=true
 grep -q "mutual TLS" "$tmp/mn-fr-ma-2-trainers.log" && ok "nodes listened with mutual TLS" \
   || bad "no 'mutual TLS' in the node logs"
 
