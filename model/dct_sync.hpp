@@ -33,7 +33,7 @@ namespace model {
 
 struct dct_settings {
   bool dp = false;              // dct.dp: threshold the dense sync
-  double dp_keep = 0.1;         // the fraction of entries meant to pass
+  double dp_keep = 0.03;        // the fraction of entries meant to pass
   std::uint64_t refresh = 10;   // rounds between threshold estimates
   bool error_feedback = true;
 };

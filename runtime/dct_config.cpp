@@ -8,7 +8,7 @@ void add_dct_options(option_set& o) {
          "DCT on the dense sync: each EASGD exchange carries only the entries of the replica's "
          "change above a threshold, and the dense shard replies only the largest entries of d "
          "(sync.algorithm s-easgd or fr-easgd; docs/dct.md)"});
-  o.add({"dct.dp-keep", t::real, "0.1",
+  o.add({"dct.dp-keep", t::real, "0.03",
          "dct.dp: the fraction of a range's entries the threshold lets through", {}, 1e-6, 1.0});
   o.add({"dct.refresh", t::integer, "10",
          "dct.dp: rounds between re-estimates of the threshold, at the syncer and at the dense "
