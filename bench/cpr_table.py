@@ -17,22 +17,16 @@ usage: bench/cpr_table.py [--shadowsync build/shadowsync] [--train F --eval F]
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--shadowsync", default="build/shadowsync")
-ap.add_argument("--train", default="/tmp/cpr-bench/train.tsv")
-ap.add_argument("--eval", default="/tmp/cpr-bench/eval.tsv")
-ap.add_argument("--criteo", default=os.path.join("..", "shared", "data", "criteo-kaggle-head10k"))
-ap.add_argument("--out", default="bench/results/cpr_table")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_data
+
+ap = bench_data.arg_parser("bench/results/cpr_table")
 ap.add_argument("--trainers", type=int, default=4)
 ap.add_argument("--shards", type=int, default=4)
 ap.add_argument("--storage-gbps", type=float, default=20.0)
 a = ap.parse_args()
 
-for path, rows, seed in ((a.train, 100000, 3), (a.eval, 20000, 4)):
-    if not os.path.exists(path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        subprocess.run([a.shadowsync, "datagen", f"--rows={rows}", f"--seed={seed}",
-                        f"--out={path}"], check=True, stdout=subprocess.DEVNULL)
+bench_data.ensure_planted(a)
 
 work = tempfile.mkdtemp(prefix="cpr-bench-")
 CLUSTER = ["--sim.clock=virtual", "--cluster.mode=simulated",

@@ -1,87 +1,20 @@
-// DCT on the dense sync (dct.dp) between real shadow syncers and real dense
-// shards under the deterministic scheduler: with keep 1 a round is exactly
-// dense EASGD (both pictures start at the centre), with a small keep and no
-// origin the first round sends everything and later ones about the keep, the stats count both directions, and a payload that does
-// not decode is refused naming the trainer.
+// DCT on the dense sync (dct.dp) between a real shadow syncer and real dense
+// shards under the deterministic scheduler (keep 1 against dense EASGD: in
+// syncer_test.cpp): with a small keep and no origin the first round sends
+// everything and later ones about the keep, the stats count both
+// directions, and a payload that does not decode is refused naming the
+// trainer.
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <random>
 
-#include "actors/dense_shard.hpp"
 #include "model/dct_codec.hpp"
 #include "tests/actors/syncer_test_util.hpp"
 
 using namespace syncer_test;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::vector<dense_shard_actor> real_shards(test::actor_fixture& fx, const std::vector<float>& c,
-                                           const std::vector<model::range>& ranges,
-                                           const model::dct_settings& dct) {
-  std::vector<dense_shard_actor> out;
-  for (std::uint32_t k = 0; k < ranges.size(); ++k) {
-    actors::dense_shard_config dc;
-    dc.shard = k;
-    dc.offset = ranges[k].offset;
-    dc.initial.assign(c.begin() + ranges[k].offset,
-                      c.begin() + ranges[k].offset + ranges[k].size);
-    dc.alpha = 0.5f;
-    dc.dct = dct;
-    out.push_back(fx.sys.spawn(actors::dense_shard, dc));
-  }
-  return out;
-}
-
-} // namespace
-
-TEST_CASE_FIXTURE(test::actor_fixture, "dct: keep 1, two syncers' rounds are dense EASGD") {
-  std::vector<float> w0{8, 4, 0, -4}, w1{0, 2, 4, 6}, c{1, 1, 1, 1};
-  const auto ranges = model::split_range(4, 2);
-  model::dct_settings dct;
-  dct.dp = true;
-  dct.dp_keep = 1.0;
-  auto shards = real_shards(*this, c, ranges, dct);
-  std::vector<replica_ptr> reps{make_replica(w0), make_replica(w1)};
-  reaper rip{*this};
-  rip.add_all(shards);
-  std::vector<syncer_actor> ss;
-  for (std::uint32_t t = 0; t < 2; ++t) {
-    syncer_config cfg;
-    cfg.trainer = t;
-    cfg.num_trainers = 2;
-    cfg.min_pause = 1s; // one round: the pause's timer never fires here
-    cfg.replica = reps[t];
-    cfg.dense_shards = shards;
-    cfg.dense_ranges = ranges;
-    cfg.dct = dct;
-    cfg.dct_origin = c; // both pictures start at the centre, as in the cluster
-    ss.push_back(sys.spawn(actors::shadow_syncer, cfg));
-    rip.add(ss.back());
-  }
-  self->send(ss[0], start_atom::value);
-  self->send(ss[1], start_atom::value);
-  run();
-  // Trainer 0 then 1, d = 0.5 (w - c); w -= d; c += d, bit for bit.
-  for (auto* w : {&w0, &w1})
-    for (std::size_t i = 0; i < 4; ++i) {
-      const float d = 0.5f * ((*w)[i] - c[i]);
-      (*w)[i] -= d;
-      c[i] += d;
-    }
-  CHECK(values(reps[0]) == w0);
-  CHECK(values(reps[1]) == w1);
-  auto st = request<sync_stats>(ss[0], stop_atom::value, std::uint64_t{0});
-  REQUIRE(st);
-  CHECK(st->rounds == 1);
-  CHECK(st->dct_sent_of == 4);
-  CHECK(st->dct_sent == 4);
-  CHECK(st->dct_replied_of == 4);
-  CHECK(st->dct_replied == 4);
-  CHECK(st->bytes_sent > 0);
-  CHECK(st->bytes_received > 0);
-}
 
 TEST_CASE_FIXTURE(test::actor_fixture, "dct: later rounds send about the keep fraction") {
   const std::size_t n = 40000;
@@ -95,7 +28,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "dct: later rounds send about the keep fr
   dct.dp = true;
   dct.dp_keep = 0.02;
   dct.refresh = 1;
-  auto shards = real_shards(*this, c, ranges, dct);
+  auto shards = real_dense_shards(*this, c, ranges, dct);
   auto rep = make_replica(w);
   reaper rip{*this};
   rip.add_all(shards);

@@ -216,40 +216,50 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer: a config that does not fit the r
 
 TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-easgd: two trainers against real dense shards") {
   // The shards apply exchanges in mailbox order: trainer 0's round, then 1's.
-  std::vector<float> w0{8, 4, 0, -4}, w1{0, 2, 4, 6}, c{1, 1, 1, 1};
-  auto ranges = model::split_range(4, 2);
-  std::vector<dense_shard_actor> shards;
-  for (std::uint32_t k = 0; k < 2; ++k) {
-    actors::dense_shard_config dc;
-    dc.shard = k;
-    dc.offset = ranges[k].offset;
-    dc.initial.assign(c.begin() + ranges[k].offset, c.begin() + ranges[k].offset + ranges[k].size);
-    dc.alpha = 0.5f;
-    shards.push_back(sys.spawn(actors::dense_shard, dc));
+  // Dense, and through DCT at keep 1 (dct.dp; both pictures start at the
+  // centre): the same floats, since integer values keep every step exact.
+  for (bool dp : {false, true}) {
+    CAPTURE(dp);
+    std::vector<float> w0{8, 4, 0, -4}, w1{0, 2, 4, 6}, c{1, 1, 1, 1};
+    auto ranges = model::split_range(4, 2);
+    model::dct_settings dct;
+    dct.dp = dp;
+    dct.dp_keep = 1.0;
+    auto shards = real_dense_shards(*this, c, ranges, dct);
+    std::vector<replica_ptr> reps{make_replica(w0), make_replica(w1)};
+    reaper rip{*this};
+    rip.add_all(shards);
+    std::vector<syncer_actor> ss;
+    for (std::uint32_t t = 0; t < 2; ++t) {
+      syncer_config cfg;
+      cfg.trainer = t;
+      cfg.num_trainers = 2;
+      cfg.min_pause = 1s; // one round: the pause's timer never fires here
+      cfg.replica = reps[t];
+      cfg.dense_shards = shards;
+      cfg.dense_ranges = ranges;
+      cfg.dct = dct;
+      if (dp)
+        cfg.dct_origin = c;
+      ss.push_back(sys.spawn(actors::shadow_syncer, cfg));
+      rip.add(ss.back());
+    }
+    self->send(ss[0], start_atom::value);
+    self->send(ss[1], start_atom::value);
+    run();
+    easgd_by_hand(w0, c);
+    easgd_by_hand(w1, c);
+    CHECK(values(reps[0]) == w0);
+    CHECK(values(reps[1]) == w1);
+    auto hi = request<dense_range>(shards[1], dump_atom::value);
+    REQUIRE(hi);
+    CHECK(hi->values.values == std::vector<float>(c.begin() + 2, c.end()));
+    auto st = request<sync_stats>(ss[0], stop_atom::value, std::uint64_t{0});
+    REQUIRE(st);
+    CHECK(st->rounds == 1);
+    CHECK(st->bytes_received > 0);
+    CHECK(st->dct_sent_of == (dp ? 4u : 0u));
+    CHECK(st->dct_sent == (dp ? 4u : 0u));
+    CHECK(st->dct_replied == (dp ? 4u : 0u));
   }
-  std::vector<replica_ptr> reps{make_replica(w0), make_replica(w1)};
-  reaper rip{*this};
-  rip.add_all(shards);
-  std::vector<syncer_actor> ss;
-  for (std::uint32_t t = 0; t < 2; ++t) {
-    syncer_config cfg;
-    cfg.trainer = t;
-    cfg.num_trainers = 2;
-    cfg.min_pause = 1s;
-    cfg.replica = reps[t];
-    cfg.dense_shards = shards;
-    cfg.dense_ranges = ranges;
-    ss.push_back(sys.spawn(actors::shadow_syncer, cfg));
-    rip.add(ss.back());
-  }
-  self->send(ss[0], start_atom::value);
-  self->send(ss[1], start_atom::value);
-  run();
-  easgd_by_hand(w0, c);
-  easgd_by_hand(w1, c);
-  CHECK(values(reps[0]) == w0);
-  CHECK(values(reps[1]) == w1);
-  auto hi = request<dense_range>(shards[1], dump_atom::value);
-  REQUIRE(hi);
-  CHECK(hi->values.values == std::vector<float>(c.begin() + 2, c.end()));
 }

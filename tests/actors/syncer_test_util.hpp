@@ -12,6 +12,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/dense_shard.hpp"
 #include "actors/shadow_syncer.hpp"
 #include "tests/actors/test_fixture.hpp"
 
@@ -71,6 +72,25 @@ mock_shard(mock_shard_actor::stateful_pointer<mock_shard_state> self, std::vecto
       self->state.held.clear();
     },
   };
+}
+
+// Real dense shards over `ranges` of the centre c, alpha 0.5.
+inline std::vector<dense_shard_actor> real_dense_shards(test::actor_fixture& fx,
+                                                        const std::vector<float>& c,
+                                                        const std::vector<model::range>& ranges,
+                                                        const model::dct_settings& dct = {}) {
+  std::vector<dense_shard_actor> out;
+  for (std::uint32_t k = 0; k < ranges.size(); ++k) {
+    actors::dense_shard_config dc;
+    dc.shard = k;
+    dc.offset = ranges[k].offset;
+    dc.initial.assign(c.begin() + std::ptrdiff_t(ranges[k].offset),
+                      c.begin() + std::ptrdiff_t(ranges[k].offset + ranges[k].size));
+    dc.alpha = 0.5f;
+    dc.dct = dct;
+    out.push_back(fx.sys.spawn(actors::dense_shard, dc));
+  }
+  return out;
 }
 
 inline replica_ptr make_replica(const std::vector<float>& v) {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -56,50 +57,58 @@ TEST_CASE("dct sync: keep = 1 is dense EASGD, up to the rounding of w - image") 
   CHECK(tx.counts().values > 0.99 * double(tx.counts().entries));
 }
 
-TEST_CASE("dct sync: the syncer's image and the shard's mirror stay bit-identical") {
-  const std::size_t n = 20000;
-  {
-    dct_settings s;
-    s.dp_keep = 0.05;
-    s.refresh = 7;
-    dct_sender tx(s, n, 1);
-    dct_mirror rx(s, n, 2);
+// 30 rounds of a replica drifting by noise (from N(0, 1), no origin);
+// `after_round` sees both ends after every round.
+struct noisy_run {
+  dct_sender tx;
+  dct_mirror rx;
+  noisy_run(const dct_settings& s, std::size_t n) : tx(s, n, 1), rx(s, n, 2) {}
+  void go(std::size_t n, const std::function<void(const noisy_run&)>& after_round = {}) {
     std::mt19937 g(5);
     std::vector<float> w(n, 0.0f), c(n, 0.0f);
     drift(w, g, 1.0f);
     for (int r = 0; r < 30; ++r) {
       drift(w, g, 0.01f);
       round(tx, rx, w, c, 0.1f);
-      REQUIRE(tx.image() == rx.mirror());
+      if (after_round)
+        after_round(*this);
     }
+  }
+};
+
+TEST_CASE("dct sync: the syncer's image and the shard's mirror stay bit-identical") {
+  const std::size_t n = 20000;
+  dct_settings s;
+  s.dp_keep = 0.05;
+  {
+    s.refresh = 7;
+    noisy_run run(s, n);
+    int checked = 0;
+    run.go(n, [&](const noisy_run& r) {
+      REQUIRE(r.tx.image() == r.rx.mirror());
+      ++checked;
+    });
+    CHECK(checked == 30);
     // 29 thresholded rounds at each end, refreshed every 7: rounds 1, 8, 15, 22, 29.
-    CHECK(tx.counts().refreshes == 5);
-    CHECK(rx.counts().refreshes == 5);
+    CHECK(run.tx.counts().refreshes == 5);
+    CHECK(run.rx.counts().refreshes == 5);
     // The first send is every entry; afterwards about 5 % of them.
-    const double later = double(tx.counts().values - n) / double(tx.counts().entries - n);
+    const auto& c = run.tx.counts();
+    const double later = double(c.values - n) / double(c.entries - n);
     CHECK(later > 0.02);
     CHECK(later < 0.10);
     // The shard's d shrinks as the centre catches up, so a threshold kept
     // for 7 rounds lets fewer through than asked: staleness under-sends.
-    CHECK(rx.counts().values < 0.05 * double(rx.counts().entries));
+    CHECK(run.rx.counts().values < 0.05 * double(run.rx.counts().entries));
   }
   { // Refreshed every round, the shard's replies meet the fraction too.
-    dct_settings s;
-    s.dp_keep = 0.05;
     s.refresh = 1;
-    dct_sender tx(s, n, 1);
-    dct_mirror rx(s, n, 2);
-    std::mt19937 g(5);
-    std::vector<float> w(n, 0.0f), c(n, 0.0f);
-    drift(w, g, 1.0f);
-    for (int r = 0; r < 30; ++r) {
-      drift(w, g, 0.01f);
-      round(tx, rx, w, c, 0.1f);
-    }
-    const double back = double(rx.counts().values) / double(rx.counts().entries);
+    noisy_run run(s, n);
+    run.go(n);
+    const double back = double(run.rx.counts().values) / double(run.rx.counts().entries);
     CHECK(back > 0.04);
     CHECK(back < 0.065);
-    CHECK(rx.counts().refreshes == 30);
+    CHECK(run.rx.counts().refreshes == 30);
   }
 }
 
