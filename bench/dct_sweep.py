@@ -11,6 +11,8 @@ dense EASGD would have moved for the same rounds over the bytes moved.
 
 usage: bench/dct_sweep.py [--shadowsync build/shadowsync] [--train F --eval F]
        [--criteo DIR] [--out bench/results/dct_sweep]
+       bench/dct_sweep.py --plot-only bench/results/dct_sweep.json   (the chart again)
+The chart of the curve goes to docs/plots/dct_curve.png.
 """
 import argparse, json, os, subprocess, sys, tempfile
 
@@ -19,10 +21,28 @@ import bench_data
 
 ap = bench_data.arg_parser("bench/results/dct_sweep")
 ap.add_argument("--keeps", default="0.1,0.03,0.01,0.003,0.001")
+ap.add_argument("--plot-only", metavar="JSON", help="draw the chart from a sweep's points and stop")
 a = ap.parse_args()
 
-bench_data.ensure_planted(a)
 
+
+
+def plot_curve(curve, out_base):
+    """Reduction against eval NE change, one line per trainer count (gnuplot)."""
+    import plot_runs
+    series = [(f"{t} trainers", sorted((r, d) for tt, k, r, d in curve if tt == t))
+              for t in sorted({c[0] for c in curve})]
+    os.makedirs(os.path.dirname(out_base), exist_ok=True)
+    plot_runs.plot_xy(series, out_base, "DCT on S-EASGD: bytes against eval NE (keep 0.1 ... 0.001)",
+                      "dense bytes / DCT bytes (x)", "eval NE vs dense (%)", formats=("png",),
+                      points=True)
+
+
+if a.plot_only:
+    plot_curve(json.load(open(a.plot_only)), "docs/plots/dct_curve")
+    sys.exit(0)
+
+bench_data.ensure_planted(a)
 work = tempfile.mkdtemp(prefix="dct-bench-")
 BASE = ["--sim.clock=virtual", "--cluster.mode=simulated", "--sync.algorithm=s-easgd",
         "--output.progress=none"]
@@ -99,4 +119,5 @@ lines += [f"| {t} | {k} | {r:.1f}x | {d:+.2f}% |" for t, k, r, d in curve]
 os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
 open(a.out + ".md", "w").write("\n".join(lines) + "\n")
 json.dump(curve, open(a.out + ".json", "w"))
+plot_curve(curve, "docs/plots/dct_curve")
 print(f"wrote {a.out}.md")
