@@ -20,18 +20,6 @@ namespace runtime {
 
 using namespace actors;
 
-void name_roles(cluster_handles& c) {
-  c.shard_names.clear();
-  c.dense_names.clear();
-  c.trainer_names.clear();
-  for (std::size_t i = 0; i < c.shards.size(); ++i)
-    c.shard_names.push_back("embedding shard " + std::to_string(i));
-  for (std::size_t i = 0; i < c.dense.size(); ++i)
-    c.dense_names.push_back("dense shard " + std::to_string(i));
-  for (std::size_t i = 0; i < c.trainers.size(); ++i)
-    c.trainer_names.push_back("trainer " + std::to_string(i));
-}
-
 std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,
                                       const model::dlrm& net, const cluster_handles& c,
                                       const coordinator_options& opts, progress_reporter& progress,

@@ -35,69 +35,13 @@
 #include "checkpoint/model_files.hpp"
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
+#include "runtime/coordination.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/shard_recovery.hpp"
 #include "runtime/train_config.hpp"
 
 namespace runtime {
-
-struct cluster_handles {
-  std::vector<actors::embedding_shard_actor> shards;
-  std::vector<actors::dense_shard_actor> dense; // EASGD only
-  std::vector<actors::trainer_actor> trainers;
-  // Names for messages, parallel to the vectors above ("trainer 1 on node t1").
-  std::vector<std::string> shard_names, dense_names, trainer_names;
-  // Multi-node: one monitored actor per node. A node that goes down takes its
-  // roles with it: `essential` (it hosts shards) ends the job; otherwise its
-  // trainers are lost.
-  struct node {
-    caf::actor_addr agent;
-    std::string name;
-    std::vector<std::size_t> trainers;
-    bool essential = true;
-  };
-  std::vector<node> nodes;
-};
-
-struct coordinator_options {
-  bool tolerate_trainer_loss = false;
-  // Called by the progress poll with the examples trained so far (periodic
-  // checkpoints: runtime/cluster_cut.hpp); an error ends the job.
-  std::function<std::optional<std::string>(std::uint64_t)> on_progress;
-  // Called once every trainer's data is done, before the coordinated stop
-  // (the fault injector disarms: no failures after training). It returns
-  // the roles killed so far: the coordinator awaits their DOWNs (a kill
-  // waits for its role's busy core) and handles them before it goes on.
-  std::function<std::vector<caf::actor_addr>()> on_trained;
-  // How often the progress poll runs (virtual time under sim.clock=virtual,
-  // where a poll costs no simulated time).
-  std::chrono::milliseconds poll_interval{200};
-  // recovery.mode=partial: restarts a lost embedding shard in its place
-  // (runtime/shard_recovery.hpp); unset: a lost shard ends the job.
-  restart_fn restart_shard;
-  // recovery.mode=full: a lost role (any; the faults kill shards) ends
-  // coordinate() without an error, with coordination_result::rollback set;
-  // the caller rolls the cluster back (runtime/full_recovery.hpp).
-  bool rollback_on_shard_loss = false;
-};
-
-// A loss under rollback_on_shard_loss: an embedding shard's, or another
-// role's (a trainer failing with it, a cut that could not complete).
-struct shard_loss {
-  std::optional<std::size_t> shard; // the lost embedding shard, if one was
-  std::string why;
-  double seconds = 0;         // since training started (the coordinator's clock)
-  std::uint64_t examples = 0; // trained by then (the newest progress poll)
-};
-
-struct coordination_result {
-  // Each trainer's syncer, in trainer order, once the ring is wired (before
-  // training starts; cuts hold them).
-  std::vector<caf::strong_actor_ptr> syncers;
-  std::vector<messages::trainer_report> reports; // surviving trainers, in trainer order
-  std::optional<shard_loss> rollback;             // rollback_on_shard_loss: the loss
-};
 
 // What a resumed run starts from: examples and counters (train-NE sums,
 // malformed lines, seconds) of the runs before it; zero for a fresh run.
@@ -164,8 +108,5 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
 // syncers stopped or held). An error names the dense shard.
 std::optional<std::string> gather_centre(caf::blocking_actor* self, const train_config& cfg,
                                          const cluster_handles& c, std::vector<float>& params);
-
-// Default names: "embedding shard 0", "dense shard 0", "trainer 0".
-void name_roles(cluster_handles& c);
 
 } // namespace runtime

@@ -13,7 +13,8 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/coordinator.hpp"
+#include "runtime/coordination.hpp"
+#include "runtime/train_config.hpp"
 
 namespace runtime {
 

@@ -13,7 +13,7 @@
 #include "actors/embedding_shard.hpp"
 #include "actors/sim_host.hpp"
 #include "runtime/cluster_plan.hpp"
-#include "runtime/coordinator.hpp"
+#include "runtime/cluster_handles.hpp"
 
 namespace runtime {
 
