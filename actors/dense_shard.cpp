@@ -27,7 +27,7 @@ caf::error dense_shard_state::init(dense_shard_config cfg) {
   alpha = cfg.alpha;
   dct = cfg.dct;
   centre = std::move(cfg.initial);
-  if (dct.dp && cfg.dct_from_initial)
+  if (dct.dp)
     dct_origin = centre;
   if (!std::isfinite(alpha) || alpha < 0.0f || alpha > 1.0f)
     return make_error(errc::bad_request,
@@ -63,7 +63,7 @@ dense_shard_state::exchange(const messages::sparse_range& s) {
     it = mirrors
            .emplace(s.trainer,
                     model::dct_mirror(dct, centre.size(), (std::uint64_t{shard} << 32) | s.trainer,
-                                      dct_origin.empty() ? nullptr : dct_origin.data()))
+                                      dct_origin.data()))
            .first;
   messages::sparse_range r;
   r.offset = offset;

@@ -42,10 +42,9 @@ struct dense_shard_config {
   std::uint64_t offset = 0;   // first element of the range in the flat buffer
   std::vector<float> initial; // initial centre; its size is the range size
   float alpha = 0.1f;         // EASGD moving rate, typically 0.5/N .. 0.9/N
-  model::dct_settings dct;    // dct.dp: the thresholds of the replies
-  // dct.dp: the trainers' mirrors start at `initial` (the syncers' dct_origin
-  // must hold the same values), else at zero.
-  bool dct_from_initial = true;
+  // dct.dp: the thresholds of the replies. The trainers' mirrors start at
+  // `initial` (the syncers' dct_origin must hold the same values).
+  model::dct_settings dct;
 };
 
 struct dense_shard_state {
@@ -57,7 +56,7 @@ struct dense_shard_state {
   std::vector<float> centre; // [size]
   model::dct_settings dct;
   std::map<std::uint32_t, model::dct_mirror> mirrors; // DCT: one per trainer
-  std::vector<float> dct_origin; // where a trainer's mirror starts (empty: zeros)
+  std::vector<float> dct_origin; // where a trainer's mirror starts: the initial centre
 
   // "dense-shard-S", for logs and error messages.
   std::string who() const;

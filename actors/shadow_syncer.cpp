@@ -172,6 +172,11 @@ void syncer_state::finish_stop() {
     stats.bmuf_global.values = global;
     stats.bmuf_momentum.values = momentum;
   }
+  for (const auto& s : dct) { // DCT: what each range's sender counted
+    stats.dct_sent += s.counts().values;
+    stats.dct_sent_of += s.counts().entries;
+    stats.dct_refreshes += s.counts().refreshes;
+  }
   for (auto& p : waiting_next)
     p.deliver(stats.rounds);
   waiting_next.clear();

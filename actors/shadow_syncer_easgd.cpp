@@ -35,12 +35,13 @@ void syncer_state::start_easgd() {
       // virtual clock: w - image (12 bytes an entry) and the threshold pass,
       // which bench_dct measures at about a tenth of memcpy's speed (40)
       charge(0, 52.0 * double(r.size));
-      std::vector<float> w(r.size); // the snapshot of this range
-      cfg.replica->copy_out(r.offset, r.size, w.data());
       messages::sparse_range req;
       req.offset = r.offset;
       req.trainer = cfg.trainer;
-      req.payload.values = model::encode(dct[i].encode_change(w.data()));
+      // w - image straight from the live replica (each entry read once, as
+      // the dense path's copy reads it): no snapshot of the range
+      req.payload.values =
+        model::encode(dct[i].encode_change(cfg.replica->params() + r.offset));
       count_sent(req.payload.bytes());
       self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value,
                     std::move(req))
@@ -101,15 +102,8 @@ void syncer_state::on_sparse_reply(std::size_t shard, messages::sparse_range& d)
   stats.dct_replied_of += r.size;
   cfg.replica->subtract_sparse(r.offset, reply); // the live buffer: w -= r
   dct[shard].on_reply(reply);
-  if (--replies_pending == 0) {
-    stats.dct_sent = stats.dct_sent_of = stats.dct_refreshes = 0;
-    for (const auto& s : dct) {
-      stats.dct_sent += s.counts().values;
-      stats.dct_sent_of += s.counts().entries;
-      stats.dct_refreshes += s.counts().refreshes;
-    }
+  if (--replies_pending == 0)
     finish_round();
-  }
 }
 
 } // namespace actors

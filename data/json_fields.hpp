@@ -15,15 +15,14 @@
 
 namespace data {
 
+// The value v of the field called `name` (for the refusal), as T.
 template <class T>
-T json_field(const nlohmann::json& object, const char* key) {
-  const auto& v = object.at(key);
+T json_value(const nlohmann::json& v, const std::string& name) {
   auto refuse = [&](const char* expected) {
     std::string got = v.dump();
     if (got.size() > 40)
       got = got.substr(0, 40) + "...";
-    return std::runtime_error(std::string("field '") + key + "': expected " + expected +
-                              ", got " + got);
+    return std::runtime_error("field '" + name + "': expected " + expected + ", got " + got);
   };
   if constexpr (std::is_same_v<T, bool>) {
     if (!v.is_boolean())
@@ -55,12 +54,18 @@ T json_field(const nlohmann::json& object, const char* key) {
       throw refuse("a number");
     return v.get<T>();
   } else {
-    static_assert(std::is_same_v<T, std::string>, "json_field reads bool, integers, doubles "
+    static_assert(std::is_same_v<T, std::string>, "json_value reads bool, integers, doubles "
                                                   "and strings");
     if (!v.is_string())
       throw refuse("a string");
     return v.get<std::string>();
   }
+}
+
+// object[key] as T; a missing key throws nlohmann's out_of_range.
+template <class T>
+T json_field(const nlohmann::json& object, const char* key) {
+  return json_value<T>(object.at(key), key);
 }
 
 } // namespace data

@@ -57,20 +57,19 @@ bool fail(std::string* err, const std::string& msg) {
   return false;
 }
 
-// Non-finite doubles are written as null (nlohmann's dump does that) and
-// read back as NaN.
-double number_field(const json& object, const char* key) {
-  if (object.at(key).is_null())
-    return std::numeric_limits<double>::quiet_NaN();
-  return json_field<double>(object, key);
+// One value; non-finite doubles are written as null (nlohmann's dump does
+// that) and read back as NaN.
+template <class T>
+void read_value(const json& v, const std::string& name, T& field) {
+  if constexpr (std::is_floating_point_v<T>)
+    field = v.is_null() ? std::numeric_limits<T>::quiet_NaN() : json_value<T>(v, name);
+  else
+    field = json_value<T>(v, name);
 }
 
 template <class T>
 void read_field(const json& object, const char* key, T& field) {
-  if constexpr (std::is_floating_point_v<T>)
-    field = number_field(object, key);
-  else
-    field = json_field<T>(object, key);
+  read_value(object.at(key), key, field);
 }
 
 // Lists are JSON arrays of exactly N; version 1 files wrote them as one
@@ -93,10 +92,8 @@ void read_field(const json& object, const char* key, std::array<T, N>& field) {
   if (!list.is_array() || list.size() != N)
     throw std::runtime_error(std::string("field '") + key + "': expected a list of " +
                              std::to_string(N) + " numbers");
-  for (std::size_t i = 0; i < N; ++i) {
-    const json item = {{key, list[i]}};
-    read_field(item, key, field[i]);
-  }
+  for (std::size_t i = 0; i < N; ++i)
+    read_value(list[i], std::string(key) + "[" + std::to_string(i) + "]", field[i]);
 }
 
 std::string to_json(const synthetic_meta& meta) {
