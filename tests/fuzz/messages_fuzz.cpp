@@ -4,6 +4,20 @@
 // Properties: no crash, no huge allocation from a short input (raw blobs
 // check their length against the bytes left), and whatever decodes encodes
 // back to bytes that decode to an equal value.
+//
+// One limit is CAF's, not ours: CAF 0.17.6 decodes its built-in byte
+// sequences (std::vector<char>, type '@charbuf', which any caf::message may
+// name, nested in '@message' or '@error' too) by resizing to the claimed
+// length, up to 4 GiB, before checking that the bytes exist
+// (data_processor::apply_sequence). No shadowsync message has such a field,
+// and only a peer past the mutual-TLS handshake (or a local process, with
+// deploy.insecure on loopback) can send one; README's Security section says
+// so. The caf::message path below therefore skips inputs that name
+// '@charbuf', so that it fuzzes our registered types inside messages rather
+// than re-finding that CAF limit (tests/fuzz/corpus/messages/caf-charbuf-4gib
+// is the input that found it; the typed paths still decode it).
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include <caf/actor_system.hpp>
@@ -25,6 +39,14 @@ caf::actor_system& sys() {
     return new caf::actor_system(*cfg);
   }();
   return *s;
+}
+
+// True when the input names CAF's built-in std::vector<char> anywhere: a
+// caf::message names each element's type as a string ("@<>+@charbuf"), also
+// when nested in '@message' or '@error', so the name is in the bytes.
+bool names_charbuf(const char* data, std::size_t size) {
+  static const std::string name = "@charbuf";
+  return std::search(data, data + size, name.begin(), name.end()) != data + size;
 }
 
 template <class T>
@@ -52,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   {
     caf::message msg;
     caf::binary_deserializer source{sys(), data, n};
-    if (!source(msg)) {
+    if (!names_charbuf(data, n) && !source(msg)) {
       std::vector<char> buf;
       caf::binary_serializer sink{sys(), buf};
       FUZZ_CHECK(!sink(msg));
