@@ -37,6 +37,32 @@ bool kills_trainers(const train_config& cfg) {
   return asks_for(cfg, fault_event::action::kill, fault_event::role::trainer);
 }
 
+// The cuts and the shards' CPR saves (already in out.recovery) into
+// out.checkpoint, when there were any.
+void report_checkpoints(const train_config& cfg, const cut_totals& t, run_metrics& out) {
+  checkpoint_metrics m{};
+  m.cuts = t.cuts;
+  m.bytes = t.bytes;
+  m.seconds = t.seconds;
+  m.max_pause_seconds = t.max_pause;
+  m.pushes_held = t.pushes_held;
+  m.rows_copied = t.rows_copied;
+  double overhead = out.seconds > 0 ? t.seconds / out.seconds : 0.0;
+  if (cfg.recovery.partial && out.recovery) {
+    const auto& r = *out.recovery;
+    m.shard_saves = r.saves;
+    m.bytes += r.bytes;
+    m.seconds += r.save_seconds;
+    const double shard_seconds = out.seconds * double(cfg.cluster.embedding_shards);
+    if (shard_seconds > 0)
+      overhead += r.save_seconds / shard_seconds;
+  }
+  m.count = m.cuts + m.shard_saves;
+  m.overhead_fraction = overhead;
+  if (m.count > 0)
+    out.checkpoint = m;
+}
+
 void build(caf::actor_system& sys, const train_config& cfg, const std::vector<float>& init,
            const cluster_start* start, const std::shared_ptr<actors::cpr_counters>& cpr,
            cluster_handles& c, trainer_peers& peers) {
@@ -167,6 +193,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   full_recovery rollbacks{self, cfg, engine.get()};
   coordinator_options opts;
   opts.tolerate_trainer_loss = kills_trainers(cfg);
+  opts.on_started = [&](caf::actor_clock::time_point t0) { faults.start(t0); };
   opts.rollback_on_shard_loss = cfg.recovery.full;
   std::size_t kills_seen = 0; // by the attempts before this one
   opts.on_trained = [&] {
@@ -232,11 +259,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1, base);
   if (cfg.recovery.full)
     rollbacks.report(out, base, checkpoints.totals());
-  if (checkpoints.totals().cuts > 0) {
-    const auto& t = checkpoints.totals();
-    out.checkpoint = checkpoint_metrics{t.cuts, t.bytes, t.seconds, t.max_pause, t.pushes_held,
-                                        t.rows_copied};
-  }
+  report_checkpoints(cfg, checkpoints.totals(), out);
   const auto virtual_end = engine ? engine->elapsed() : virtual_engine::duration{};
   if (!failure && network) {
     const auto& n = network->config();

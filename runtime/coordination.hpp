@@ -22,6 +22,9 @@ struct coordinator_options {
   // Called by the progress poll with the examples trained so far (periodic
   // checkpoints: runtime/cluster_cut.hpp); an error ends the job.
   std::function<std::optional<std::string>(std::uint64_t)> on_progress;
+  // Called when training begins (the ring is wired), with the time that
+  // every "at N s" of the run counts from (the fault injector's zero).
+  std::function<void(caf::actor_clock::time_point)> on_started;
   // Called once every trainer's data is done, before the coordinated stop
   // (the fault injector disarms: no failures after training). It returns
   // the roles killed so far: the coordinator awaits their DOWNs (a kill

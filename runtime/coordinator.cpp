@@ -48,7 +48,9 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   res.syncers = syncers;
   // 2. Training.
   const auto t0 = self->clock().now();
-  run.recovery.start();
+  run.recovery.start(t0);
+  if (opts.on_started)
+    opts.on_started(t0);
   const bool virtual_time = actors::virtual_clock(self->system());
   auto since_start = [&] { return std::chrono::duration<double>(self->clock().now() - t0).count(); };
   auto poll = [&] {

@@ -81,12 +81,18 @@ fault_injector::fault_injector(const train_config& cfg, const cluster_handles& c
                                caf::blocking_actor* self, fault_targets targets)
     : pending_(cfg.sim.faults), c_(c), self_(self), targets_(targets),
       place_(placement_for(cfg)), mtbf_(cfg.recovery.faults_mtbf_seconds),
-      shards_(cfg.cluster.embedding_shards), rng_(cfg.train.seed ^ 0xFA017u),
-      start_(self->clock().now()) {
+      shards_(cfg.cluster.embedding_shards), rng_(cfg.train.seed ^ 0xFA017u) {
   if (mtbf_ > 0 && shards_ > 0)
     pending_.push_back(draw_failure(0.0));
   if (std::any_of(pending_.begin(), pending_.end(), [](const auto& k) { return k.fraction; }))
     total_ = training_examples(cfg);
+}
+
+void fault_injector::start(caf::actor_clock::time_point t0) {
+  if (started_) // a rollback's new attempt keeps the first zero
+    return;
+  started_ = true;
+  start_ = t0;
   if (!targets_.engine)
     return;
   // Virtual clock: a timed fault is an event of its own.

@@ -47,6 +47,11 @@ class fault_injector {
 public:
   fault_injector(const train_config& cfg, const cluster_handles& c, caf::blocking_actor* self,
                  fault_targets targets);
+  // Training begins: a time in faults.kill (and a faults.mtbf draw) counts
+  // from t0, the zero of the recovery's events and of the progress line.
+  // Under the virtual clock the timed faults become engine events here.
+  // Only the first call counts (a rollback's attempt keeps the zero).
+  void start(caf::actor_clock::time_point t0);
   // The faults due by now: `examples` trained so far. Ends due wall freezes.
   void poll(std::uint64_t examples);
   bool any() const { return !pending_.empty() || !timed_.empty(); }
@@ -82,6 +87,7 @@ private:
   std::vector<thaw> thaws_;          // wall clock freezes in force
   std::vector<std::string> done_;
   bool armed_ = true;
+  bool started_ = false;
   bool held_ = false;
   std::vector<caf::actor_addr> killed_;
   std::vector<fault_event> deferred_; // kills due while held

@@ -93,8 +93,11 @@ std::string to_json(const run_metrics& m) {
   j["checkpoint"] = nullptr;
   if (const auto& c = m.checkpoint)
     j["checkpoint"] = {{"count", c->count},
+                       {"cuts", c->cuts},
+                       {"shard_saves", c->shard_saves},
                        {"bytes", c->bytes},
                        {"seconds", c->seconds},
+                       {"overhead_fraction", c->overhead_fraction},
                        {"max_pause_seconds", c->max_pause_seconds},
                        {"pushes_held", c->pushes_held},
                        {"rows_copied", c->rows_copied}};

@@ -60,11 +60,20 @@ struct net_metrics {
   std::vector<double> utilisation() const;
 };
 
-// Checkpoints cut while the simulated cluster trained (runtime/cluster_cut.hpp).
+// Checkpoints written while the simulated cluster trained: whole-cluster
+// cuts (runtime/cluster_cut.hpp) and the embedding shards' own CPR saves
+// (recovery.mode=partial; their detail is in recovery_metrics).
 struct checkpoint_metrics {
-  std::uint64_t count = 0;
+  std::uint64_t count = 0;          // cuts + shard_saves
+  std::uint64_t cuts = 0;
+  std::uint64_t shard_saves = 0;
   std::uint64_t bytes = 0;          // written, summed
-  double seconds = 0;               // from request to commit, summed
+  double seconds = 0;               // cuts from request to commit, saves' storage time, summed
+  // The store's share of training time: a cut's seconds over the training
+  // seconds (an upper bound: its files are written while training goes on),
+  // and a shard's save over the training seconds of all the shards (the
+  // save holds its shard's handler), summed.
+  double overhead_fraction = 0;
   double max_pause_seconds = 0;     // the longest worker pause of any cut
   std::uint64_t pushes_held = 0;    // pushes that waited for a shard's alignment
   std::uint64_t rows_copied = 0;    // rows copied on write while files were written

@@ -21,8 +21,8 @@ shard_recovery::shard_recovery(caf::blocking_actor* self, const cluster_handles&
                                restart_fn restart)
     : self_(self), c_(c), restart_(std::move(restart)) {}
 
-void shard_recovery::start() {
-  t0_ = self_->clock().now();
+void shard_recovery::start(caf::actor_clock::time_point t0) {
+  t0_ = t0;
   samples_.assign(1, {0.0, 0.0});
 }
 

@@ -57,8 +57,9 @@ class shard_recovery {
 public:
   shard_recovery(caf::blocking_actor* self, const cluster_handles& c, restart_fn restart);
   bool enabled() const { return static_cast<bool>(restart_); }
-  // Training starts now.
-  void start();
+  // Training starts at t0, the zero of the events' times (and the fault
+  // injector's).
+  void start(caf::actor_clock::time_point t0);
   // A progress sample: `examples` trained by now.
   void sample(std::uint64_t examples);
   // Shard i went down (`why`): steps 2 and 3 for the live trainers. An error

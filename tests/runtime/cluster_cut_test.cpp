@@ -108,6 +108,9 @@ void check_cuts(const std::string& algorithm, const std::string& clock = "wall")
   const auto out = test::run_cluster(cfg);
   REQUIRE(out.checkpoint);
   CHECK(out.checkpoint->count >= 1);
+  CHECK(out.checkpoint->cuts == out.checkpoint->count); // no CPR saves
+  CHECK(out.checkpoint->overhead_fraction ==
+        doctest::Approx(out.checkpoint->seconds / out.seconds));
 
   model::dlrm net(cfg.arch);
   const std::size_t dense = net.layout().size();
