@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <limits>
+#include <utility>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -64,6 +65,10 @@ void init(self_ptr self) {
     for (auto old = m.load(); old < b && !m.compare_exchange_weak(old, b);)
       ;
   }
+  if (cfg.save_at_start) { // first in the mailbox: spawn has not returned yet
+    st.cpr.base_due = true;
+    self->send(self, messages::tick_atom::value);
+  }
 }
 
 void touched(self_ptr self, const messages::embedding_grads& g) {
@@ -78,11 +83,15 @@ void touched(self_ptr self, const messages::embedding_grads& g) {
 void on_tick(self_ptr self) {
   auto& st = self->state;
   auto& c = st.cpr;
-  c.armed = false;
-  if (!c.chooser || c.chooser->pending_updates() == 0)
+  const bool base = std::exchange(c.base_due, false);
+  if (!base)
+    c.armed = false;
+  if (!c.chooser || (!base && c.chooser->pending_updates() == 0))
     return; // idle: the next push re-arms
   const auto t0 = std::chrono::steady_clock::now();
-  auto choice = c.chooser->next_save();
+  // (The base save leaves the policy's schedule alone: nothing was pushed.)
+  auto choice = base ? checkpoint::row_choice{} : c.chooser->next_save();
+  choice.full = choice.full || base;
   checkpoint::cpr_save_info info;
   std::string err;
   const auto& w = st.tables->weights();

@@ -15,6 +15,9 @@
 //   by loading its chain over its initial rows (charged the same way), and
 //   replies when it is ready; until then its mailbox holds the requests.
 //   With no chain yet it keeps its initial rows: every update is lost.
+// - A shard that begins from a resumed checkpoint's rows (save_at_start)
+//   sends itself a tick at spawn, before anyone has its handle, and saves
+//   every row at it (a full save, counted and charged as any other).
 //
 // The counters live outside the actor (cpr_counters), so they survive the
 // shard that is killed: the simulation's observer, not part of the protocol.
@@ -51,6 +54,10 @@ struct shard_cpr_config {
   // recovery.mode=full: a cut's file is charged bytes / storage_gbps too
   // (virtual clock), so cuts and CPR saves compare.
   bool charge_cuts = false;
+  // The shard begins from rows that its initial rows cannot give back (a
+  // resumed run's): it saves them all before it serves anything, so that a
+  // restart before its first periodic save reloads them.
+  bool save_at_start = false;
   std::shared_ptr<cpr_counters> counters;
 };
 
@@ -59,6 +66,7 @@ struct shard_cpr {
   std::optional<checkpoint::row_chooser> chooser;
   std::uint64_t next_seq = 0;
   bool armed = false; // a tick is on its way
+  bool base_due = false; // save_at_start: the first tick saves everything
 };
 
 } // namespace actors

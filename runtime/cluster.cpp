@@ -71,8 +71,10 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
   for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
     auto ec = embedding_shard_config_for(cfg, s);
     ec.cpr.counters = cpr;
-    if (start)
+    if (start) {
       ec.initial = start->tables;
+      ec.cpr.save_at_start = cfg.recovery.partial; // a restart must not fall back to random rows
+    }
     c.shards.push_back(actors::spawn_role(sys, peers.place.host_of_embedding(s),
                                           actors::embedding_shard, std::move(ec)));
   }
@@ -114,11 +116,10 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   train_config cfg = run_cfg;
   if (auto e = check_faults(cfg.sim.faults, cfg))
     return e;
-  if ((cfg.recovery.partial || cfg.recovery.full) && !cfg.checkpoint.resume.empty())
-    return "option 'recovery.mode' = " + std::string(cfg.recovery.partial ? "partial" : "full") +
-           ": resuming (checkpoint.resume) with recovery is not built yet (partial: a restarted "
-           "shard would begin from its initial rows; full: a rollback would count the resumed "
-           "run's examples twice)";
+  if (cfg.recovery.full && !cfg.checkpoint.resume.empty())
+    return "option 'recovery.mode' = full: resuming (checkpoint.resume) with full recovery is "
+           "not built yet (a rollback would count the resumed run's examples twice); "
+           "recovery.mode=partial resumes";
   model::dlrm net(cfg.arch);
   std::optional<cluster_start> start;
   if (!cfg.checkpoint.resume.empty()) {

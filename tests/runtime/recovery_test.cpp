@@ -5,6 +5,7 @@
 // lost is counted, and on the virtual clock the run replays to the byte.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -113,6 +114,38 @@ TEST_CASE("partial recovery: a timed kill and its recovery count from the same z
   // (On the wall clock the injector counted from before the ring's wiring, and
   // "lost at" could print before "killed at"; when a poll-driven kill lands
   // there depends on timing, so no test here pins it.)
+}
+
+TEST_CASE("partial recovery: a resumed run's shard restarts from the resumed rows") {
+  data_files d;
+  // A run without recovery leaves a cut part of the way.
+  auto first = base(d);
+  first.erase(std::find(first.begin(), first.end(), std::string("--recovery.mode=partial")));
+  test::run_cluster(test::train_config_of(test::with(first, {"--checkpoint.every-examples=4000"})));
+  std::vector<std::filesystem::path> cuts;
+  for (const auto& e : std::filesystem::directory_iterator(d.dir / "ckpt"))
+    if (e.path().filename().string().rfind("ckpt-", 0) == 0)
+      cuts.push_back(e.path());
+  std::sort(cuts.begin(), cuts.end());
+  REQUIRE(cuts.size() >= 2);
+  // Resumed from it with partial recovery, a shard killed before any
+  // periodic save (the interval is longer than the run) reloads the rows it
+  // began with: each shard's save at the start.
+  auto resumed = base(d);
+  resumed.back() = "--checkpoint.dir=" + (d.dir / "ckpt2").string();
+  const auto a = test::run_cluster(test::train_config_of(test::with(
+    resumed, {"--checkpoint.resume=" + cuts.front().string(), "--cpr.interval=1000",
+              "--faults.kill=[embedding-shard-0@0.2]"})));
+  REQUIRE(a.recovery);
+  const auto& r = *a.recovery;
+  CHECK(a.examples > 0); // the rest of the data, after the cut
+  CHECK(a.examples < 8000);
+  CHECK(r.saves == 2); // one per shard, at the start
+  CHECK(r.full_saves == 2);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].find("restarted from its save of 0.000 s") != std::string::npos);
+  CHECK(r.loads == 1);
+  CHECK(r.load_bytes > 0);
 }
 
 TEST_CASE("partial recovery: failures drawn from faults.mtbf replay, and the interval follows PLS") {
