@@ -65,7 +65,7 @@ void init(self_ptr self) {
     for (auto old = m.load(); old < b && !m.compare_exchange_weak(old, b);)
       ;
   }
-  if (cfg.save_at_start) { // first in the mailbox: spawn has not returned yet
+  if (cfg.save_at_start) { // behind what is already queued (embedding_shard_cpr.hpp)
     st.cpr.base_due = true;
     self->send(self, messages::tick_atom::value);
   }

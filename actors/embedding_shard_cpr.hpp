@@ -16,8 +16,10 @@
 //   replies when it is ready; until then its mailbox holds the requests.
 //   With no chain yet it keeps its initial rows: every update is lost.
 // - A shard that begins from a resumed checkpoint's rows (save_at_start)
-//   sends itself a tick at spawn, before anyone has its handle, and saves
-//   every row at it (a full save, counted and charged as any other).
+//   sends itself a tick when it starts (CAF runs the spawn function at the
+//   actor's first scheduling, so requests already in its mailbox come
+//   first; the save takes the rows as they are then) and saves every row at
+//   it (a full save, counted and charged as any other).
 //
 // The counters live outside the actor (cpr_counters), so they survive the
 // shard that is killed: the simulation's observer, not part of the protocol.
