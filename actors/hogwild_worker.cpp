@@ -191,6 +191,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   st.net = std::make_unique<model::dlrm>(cfg.arch);
   st.grads.resize(st.net->layout().size());
   st.cfg = std::move(cfg);
+  watch_shards(self);
   return {
     [=](messages::start_atom) {
       auto& st = self->state;

@@ -18,10 +18,12 @@
 // batch) the worker sends done_atom + worker_stats to its trainer and quits
 // normally.
 //
-// Shard restarts (cfg.shard_restarts, recovery.mode=partial): a lookup whose
-// shard is gone (request_receiver_down) waits for rebind_atom with the
-// shard's new handle and is then sent again; pushes sent to the dead shard
-// are lost, which is what partial recovery accepts.
+// Shard restarts (cfg.shard_restarts, recovery.mode=partial): the worker
+// monitors its shards. A lookup whose shard is gone (request_receiver_down,
+// or the shard's DOWN while the lookup is out: a remote shard's node died)
+// waits for rebind_atom with the shard's new handle and is then sent again;
+// pushes sent to the dead shard are lost, which is what partial recovery
+// accepts.
 //
 // Failures: every request has cfg.timeout. A failed request (a dead shard:
 // shard_down; no answer: request_timeout; a reader error or a malformed
@@ -143,8 +145,13 @@ struct worker_state {
   bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
 
   // Shard restarts (cfg.shard_restarts): per shard, the batches whose lookup
-  // waits for the new handle.
+  // waits for the new handle, and the generation of its handle: bumped when
+  // the shard goes down (its DOWN) and when a new handle comes (rebind), so
+  // the replies and errors of lookups sent before are ignored. A remote
+  // shard's in-flight lookups get no error when its node dies (only a
+  // timeout, much later): the DOWN is what sends them again.
   std::vector<std::vector<std::uint64_t>> awaiting;
+  std::vector<std::uint64_t> lookup_gen;
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;

@@ -65,5 +65,8 @@ void fail(self_ptr self, const std::string& peer, messages::errc code, const std
 void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s);
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r);
 void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h);
+// cfg.shard_restarts: monitors the shards; a DOWN of a shard's current
+// handle sends the in-flight batch's lookup there to wait for the rebind.
+void watch_shards(self_ptr self);
 
 } // namespace actors::worker_detail

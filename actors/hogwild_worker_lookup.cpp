@@ -18,21 +18,25 @@ namespace {
 
 std::string shard_name(std::size_t s) { return "embedding-shard-" + std::to_string(s); }
 
-// Shard s's lookup for batch seq failed because the shard is gone: send it
-// again to its new handle, now or when the rebind comes.
-void shard_lost(self_ptr self, std::uint64_t seq, std::size_t s,
-                const embedding_shard_actor& sent_to) {
+// Batch seq's lookup at shard s waits for the shard's restart (once).
+void await_restart(self_ptr self, std::uint64_t seq, std::size_t s) {
   auto& st = self->state;
-  if (st.finished || st.slots[seq % 2].seq() != seq)
+  if (st.finished || st.slots[seq % 2].seq() != seq || !st.slots[seq % 2].awaits(s))
     return;
-  if (st.cfg.shards[s] != sent_to) { // the rebind came first
-    send_lookup(self, seq, s);
-    return;
-  }
   if (st.awaiting.size() <= s)
     st.awaiting.resize(s + 1);
-  st.awaiting[s].push_back(seq);
+  auto& w = st.awaiting[s];
+  if (std::find(w.begin(), w.end(), seq) != w.end())
+    return;
+  w.push_back(seq);
   spdlog::info("{}: {} is down; batch {} waits for its restart", st.name, shard_name(s), seq);
+}
+
+// A reply or error of a lookup sent before shard s's handle changed or died:
+// the lookup has gone again (or waits), so this one is ignored.
+bool stale(self_ptr self, std::size_t s, std::uint64_t gen) {
+  const auto& g = self->state.lookup_gen;
+  return s < g.size() && g[s] != gen;
 }
 
 } // namespace
@@ -65,15 +69,39 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
   messages::lookup_request req;
   req.batch = seq;
   st.slots[seq % 2].shard_keys(s, req.keys.values);
-  auto to = st.cfg.shards[s];
-  self->request(to, st.cfg.timeout, messages::lookup_atom::value, std::move(req))
-    .then([=](messages::embedding_rows& r) { on_rows(self, seq, s, r); },
-          [=](caf::error& err) {
-            if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down)
-              shard_lost(self, seq, s, to);
-            else
-              fail(self, shard_name(s), messages::errc::shard_down, err);
-          });
+  const std::uint64_t gen = s < st.lookup_gen.size() ? st.lookup_gen[s] : 0;
+  self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
+    .then(
+      [=](messages::embedding_rows& r) {
+        if (!stale(self, s, gen))
+          on_rows(self, seq, s, r);
+      },
+      [=](caf::error& err) {
+        if (stale(self, s, gen))
+          return;
+        if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down)
+          await_restart(self, seq, s);
+        else
+          fail(self, shard_name(s), messages::errc::shard_down, err);
+      });
+}
+
+void watch_shards(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.shard_restarts)
+    return;
+  st.lookup_gen.assign(st.cfg.shards.size(), 0);
+  for (auto& h : st.cfg.shards)
+    self->monitor(h);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    for (std::size_t s = 0; s < st.cfg.shards.size(); ++s)
+      if (st.cfg.shards[s].address() == dm.source) { // the current handle (not a replaced one)
+        ++st.lookup_gen[s];
+        if (st.has_inflight)
+          await_restart(self, st.inflight, s);
+      }
+  });
 }
 
 void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
@@ -84,12 +112,17 @@ void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
     return;
   }
   st.cfg.shards[s] = caf::actor_cast<embedding_shard_actor>(h);
-  if (s >= st.awaiting.size())
-    return;
-  auto waiting = std::move(st.awaiting[s]);
-  st.awaiting[s].clear();
-  for (auto seq : waiting)
-    if (!st.finished && st.slots[seq % 2].seq() == seq)
+  if (s < st.lookup_gen.size()) {
+    ++st.lookup_gen[s]; // lookups still out went to the lost shard (whose DOWN may come later)
+    self->monitor(st.cfg.shards[s]);
+  }
+  std::vector<std::uint64_t> again;
+  if (s < st.awaiting.size())
+    again.swap(st.awaiting[s]);
+  if (st.has_inflight && std::find(again.begin(), again.end(), st.inflight) == again.end())
+    again.push_back(st.inflight);
+  for (auto seq : again)
+    if (!st.finished && st.slots[seq % 2].seq() == seq && st.slots[seq % 2].awaits(s))
       send_lookup(self, seq, s);
 }
 

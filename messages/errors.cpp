@@ -12,6 +12,7 @@ std::string to_string(errc x) {
     case errc::protocol_mismatch: return "protocol_mismatch";
     case errc::input_error: return "input_error";
     case errc::io_error: return "io_error";
+    case errc::node_taken: return "node_taken";
   }
   return "unknown";
 }

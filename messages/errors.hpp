@@ -20,6 +20,7 @@ enum class errc : std::uint8_t {
   protocol_mismatch, // a peer speaks another protocol version or layout
   input_error,       // reading or parsing the training data failed
   io_error,          // writing a checkpoint file failed
+  node_taken,        // a node id already in the cluster (its old process not yet seen gone)
 };
 
 std::string to_string(errc x);

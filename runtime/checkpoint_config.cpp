@@ -46,17 +46,4 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
   return std::nullopt;
 }
 
-std::optional<std::string> refuse_in_multi_node(const checkpoint_settings& c) {
-  if (!c.dir.empty())
-    return "option 'checkpoint.dir': multi-node runs do not write checkpoints yet (use "
-           "cluster.mode=simulated or sequential)";
-  if (!c.model_out.empty())
-    return "option 'output.model': multi-node runs do not write the model yet (use "
-           "cluster.mode=simulated or sequential)";
-  if (!c.resume.empty())
-    return "option 'checkpoint.resume': multi-node runs do not resume yet (use "
-           "cluster.mode=simulated or sequential)";
-  return std::nullopt;
-}
-
 } // namespace runtime

@@ -34,8 +34,4 @@ void add_checkpoint_options(option_set& o);
 std::optional<std::string> build_checkpoint_settings(const option_set& o, const std::string& mode,
                                                      checkpoint_settings& out);
 
-// Multi-node mode (node, launch) writes no model yet: an error naming
-// output.model when it is set.
-std::optional<std::string> refuse_in_multi_node(const checkpoint_settings& c);
-
 } // namespace runtime

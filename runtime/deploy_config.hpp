@@ -75,4 +75,10 @@ std::optional<std::string> build_deploy(const option_set& opts, const std::strin
 
 bool is_loopback(const std::string& host);
 
+// What multi-node runs (node, launch) do not do yet, refused naming the key:
+// whole-cluster checkpoints (checkpoint.every-*, with checkpoint.dir only
+// recovery.mode=partial's per-shard saves), output.model, checkpoint.resume
+// and recovery.mode=full.
+std::optional<std::string> refuse_in_multi_node(const train_config& cfg);
+
 } // namespace runtime

@@ -25,6 +25,7 @@ struct child {
   std::string partial; // an incomplete last line
   bool running = false;
   int status = 0;
+  int restarts = 0;
 };
 
 int exit_code_of(int status) {
@@ -148,7 +149,26 @@ int launch_local(const launch_plan& plan) {
         if (c.id == plan.coordinator) {
           coordinator_code = code;
           grace_end = clock_type::now() + plan.grace;
+        } else if (code != 0 && plan.restart_on_failure && coordinator_code < 0 && !forwarded) {
+          if (c.restarts >= plan.max_restarts) {
+            std::printf("[launch] node %s: not restarted again (%d restarts)\n", c.id.c_str(),
+                        c.restarts);
+          } else {
+            if (c.fd >= 0) { // what the dead process still had in its pipe
+              drain(c);
+              close(c.fd);
+              c.fd = -1;
+            }
+            ++c.restarts;
+            if (start(plan, c))
+              std::printf("[launch] node %s: restarted (%d of at most %d), pid %d\n", c.id.c_str(),
+                          c.restarts, plan.max_restarts, int(c.pid));
+            else
+              std::printf("[launch] node %s: cannot restart: %s\n", c.id.c_str(),
+                          std::strerror(errno));
+          }
         }
+        std::fflush(stdout);
       }
     const bool any_running =
       std::any_of(cs.begin(), cs.end(), [](const child& c) { return c.running || c.fd >= 0; });

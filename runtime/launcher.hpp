@@ -6,6 +6,10 @@
 // exited, the others get `grace` to finish (they exit when the coordinator
 // ends the job or is gone), then SIGTERM, then SIGKILL: no process is left
 // behind. SIGINT/SIGTERM to the launcher are passed on to every node.
+// With restart_on_failure, a node other than the coordinator that exits
+// with a non-zero status (or dies of a signal) while the coordinator runs is
+// started again, up to max_restarts times per node: with
+// recovery.mode=partial a shard node rejoins and reloads its shards.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -18,6 +22,8 @@ struct launch_plan {
   std::string coordinator;         // one of nodes
   std::vector<std::string> args;   // passed to every node after --node=ID
   std::chrono::milliseconds grace{10000};
+  bool restart_on_failure = false;
+  int max_restarts = 3;
 };
 
 // Returns the coordinator's exit code (128 + signal if it was killed), or 1

@@ -13,6 +13,7 @@
 #include <caf/openssl/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "messages/errors.hpp"
 #include "messages/registry.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
@@ -104,10 +105,27 @@ std::optional<std::string> run_member(caf::actor_system& sys, const node_context
   node_hello h{ctx.node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
                std::uint64_t(d.connection_timeout.count()), d.digest};
   std::optional<std::string> err;
-  self->request(coord, d.startup_timeout, hello_atom::value, h,
-                caf::actor_cast<caf::strong_actor_ptr>(agent))
-    .receive([&](node_roster&) {},
-             [&](caf::error& e) { err = "the coordinator did not admit this node: " + sys.render(e); });
+  // A restarted node may find its earlier process still in the roster until
+  // the coordinator has seen it gone (node_taken): it asks again.
+  for (bool again = true; again;) {
+    again = false;
+    self->request(coord, d.startup_timeout, hello_atom::value, h,
+                  caf::actor_cast<caf::strong_actor_ptr>(agent))
+      .receive([&](node_roster&) {},
+               [&](caf::error& e) {
+                 const bool taken = e.category() == error_category &&
+                                    e.code() == static_cast<std::uint8_t>(errc::node_taken);
+                 if (taken && clock_type::now() < deadline) {
+                   spdlog::info("node {}: the coordinator still has this node's earlier "
+                                "process; asking again",
+                                ctx.node);
+                   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                   again = true;
+                   return;
+                 }
+                 err = "the coordinator did not admit this node: " + sys.render(e);
+               });
+  }
   if (err)
     return err;
   // No direct connections to the other nodes: with CAF 0.17, killing a node

@@ -65,10 +65,15 @@ std::string check_hello(const agent_state& st, const node_hello& h) {
   if (h.spec_digest != d.digest)
     return "node '" + h.node + "' has a different [deploy] section (digest " + h.spec_digest +
            ", coordinator " + d.digest + ")";
-  for (std::size_t i = 0; i < st.roster.nodes.size(); ++i)
-    if (st.roster.nodes[i] == h.node && st.roster.agents[i])
-      return "node '" + h.node + "' has already joined";
   return {};
+}
+
+// The node's place is held by a process that has not been seen gone yet.
+bool taken(const agent_state& st, const std::string& node) {
+  for (std::size_t i = 0; i < st.roster.nodes.size(); ++i)
+    if (st.roster.nodes[i] == node && st.roster.agents[i])
+      return true;
+  return false;
 }
 
 bool complete(const node_roster& r) {
@@ -152,6 +157,16 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
     st->roster.agents.push_back(me ? caf::actor_cast<caf::strong_actor_ptr>(self) : nullptr);
     st->roster.ready.push_back(me ? 1 : 0);
   }
+  // A node that went away leaves the roster, so that a restarted process of
+  // it can say hello again (recovery.mode=partial restarts its shards).
+  self->set_down_handler([=](caf::down_msg& dm) {
+    for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
+      if (st->roster.agents[i] && st->roster.agents[i]->address() == dm.source) {
+        st->roster.agents[i] = nullptr;
+        st->roster.ready[i] = 0;
+        spdlog::info("node {} left ({})", st->roster.nodes[i], self->system().render(dm.reason));
+      }
+  });
   self->attach_functor([st](const caf::error&) {
     for (auto& r : st->roles)
       caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
@@ -163,9 +178,15 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
                       ", which is not the coordinator");
       if (auto why = check_hello(*st, h); !why.empty())
         return refuse(why);
+      if (taken(*st, h.node)) { // a restarted node may retry (node.cpp)
+        spdlog::warn("node '{}' said hello again while its earlier process is still in the "
+                     "cluster", h.node);
+        return make_error(errc::node_taken, "node '" + h.node + "' has already joined");
+      }
       for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
         if (st->roster.nodes[i] == h.node)
           st->roster.agents[i] = agent;
+      self->monitor(agent); // its DOWN frees its place for a restarted process
       spdlog::info("node {} joined", h.node);
       auto p = self->make_response_promise<node_roster>();
       st->waiting.push_back(p);

@@ -13,6 +13,9 @@
 //     names what did not match; the refusal is logged here too);
 //   - ready(node id): the node has connected to its peers;
 //   - roster: who has joined and who is ready (polled by the coordinator).
+//     A node whose agent goes down leaves the roster: a new process of it
+//     may say hello again (a shard node restarted under
+//     recovery.mode=partial; node_coordinator.cpp).
 // Roles spawned here are stopped when the agent terminates for any reason.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,7 @@
 // The coordinator node: admission, plan, the coordinator protocol, shutdown.
 //   coordinator main -> its agent: roster (poll); -> every agent: spawn, end
+//   recovery.mode=partial, a shard's node lost: roster (poll until a new
+//   process of it is ready) -> its agent: spawn(the shard) -> shard: recover
 #include <chrono>
 #include <thread>
 
@@ -70,6 +72,73 @@ std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_
                        self->system().render(e);
                });
   }
+  return err;
+}
+
+// recovery.mode=partial: embedding shard i's node died. Waits for a new
+// process of that node (shadowsync launch --restart=on-failure, or started
+// by hand) to rejoin, has it spawn the shard again and reload its newest
+// save, and puts the new handles in place (agents, c.shards, c.nodes).
+std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const node_context& ctx,
+                                                const node_agent_actor& agent,
+                                                std::vector<node_agent_actor>& agents,
+                                                cluster_handles& c, std::size_t i,
+                                                shard_restart& out) {
+  const auto& d = ctx.deploy;
+  const auto& id = d.embedding_shards[i];
+  std::size_t k = 0;
+  while (k < d.nodes.size() && d.nodes[k].id != id)
+    ++k;
+  if (k == d.nodes.size() || k >= agents.size())
+    return "embedding shard " + std::to_string(i) + " has no node in deploy.nodes";
+  const auto old = caf::actor_cast<caf::strong_actor_ptr>(agents[k]);
+  spdlog::warn("waiting up to {} ms (deploy.startup-timeout-ms) for node {} to come back: "
+               "`shadowsync launch --restart=on-failure` restarts it, or start it by hand "
+               "with `shadowsync node --node={}`",
+               d.startup_timeout.count(), d.nodes[k].text(), id);
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  caf::strong_actor_ptr fresh;
+  while (!fresh) {
+    node_roster roster;
+    self->request(agent, std::chrono::seconds(5), roster_atom::value)
+      .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
+    if (k < roster.agents.size() && roster.agents[k] && roster.ready[k] && roster.agents[k] != old)
+      fresh = roster.agents[k];
+    else if (clock_type::now() > deadline)
+      return "node " + d.nodes[k].text() + " did not come back within " +
+             std::to_string(d.startup_timeout.count()) + " ms (deploy.startup-timeout-ms)";
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  agents[k] = caf::actor_cast<node_agent_actor>(fresh);
+  self->monitor(agents[k]);
+  for (auto& n : c.nodes)
+    if (n.agent == old->address())
+      n.agent = agents[k].address();
+  role_plan plan;
+  plan.config_ini = ctx.config_ini;
+  plan.embedding_shards = {std::uint32_t(i)};
+  std::optional<std::string> err;
+  self->request(agents[k], ctx.cfg.cluster.timeout, spawn_atom::value, plan)
+    .receive(
+      [&](spawned_roles& r) {
+        if (auto why = check_spawned(plan, r); !why.empty())
+          err = "node " + d.nodes[k].text() + " answered the restart with " + why;
+        else
+          c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(r.embedding_shards[0]);
+      },
+      [&](caf::error& e) {
+        err = "node " + d.nodes[k].text() + " could not start the shard: " +
+              self->system().render(e);
+      });
+  if (err)
+    return err;
+  self->request(c.shards[i], ctx.cfg.cluster.timeout, actors::recover_atom::value)
+    .receive(
+      [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
+        out = shard_restart{bytes, saves, at, ready};
+      },
+      [&](caf::error& e) { err = self->system().render(e); });
   return err;
 }
 
@@ -172,7 +241,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       n.name += " hosting " + hosts;
     for (auto t : ts)
       n.trainers.push_back(t);
-    n.essential = !d.embedding_shards_on(id).empty() ||
+    // (recovery.mode=partial: its embedding shards are restarted instead)
+    n.essential = (!d.embedding_shards_on(id).empty() && !cfg.recovery.partial) ||
                   (model::is_easgd(cfg.sync.algorithm) && !d.dense_shards_on(id).empty());
     c.nodes.push_back(std::move(n));
   }
@@ -180,8 +250,16 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     model::dlrm net(cfg.arch);
     coordinator_options opts;
     opts.tolerate_trainer_loss = d.tolerate_trainer_loss;
+    if (cfg.recovery.partial)
+      opts.restart_shard = [&](std::size_t i, shard_restart& r) {
+        return restart_remote_shard(self, ctx, agent, agents, c, i, r);
+      };
     coordination_result res;
     err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
+    if (!err && cfg.recovery.partial) {
+      report_recovery(cfg, actors::cpr_counters{}, out); // the settings
+      out.recovery->saves_counted = false;
+    }
   }
   end_all();
   return err;

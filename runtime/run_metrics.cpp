@@ -137,6 +137,11 @@ std::string to_json(const run_metrics& m) {
                      {"load_seconds", r->load_seconds},
                      {"tracking_bytes", r->tracking_bytes},
                      {"overhead_fraction", r->overhead_fraction}};
+  if (m.recovery && !m.recovery->saves_counted) // multi-node: not gathered
+    for (const char* k : {"saves", "full_saves", "rows_saved", "bytes", "failed_saves",
+                          "save_seconds", "loads", "load_bytes", "load_seconds", "tracking_bytes",
+                          "overhead_fraction"})
+      j["recovery"][k] = nullptr;
   return j.dump() + "\n";
 }
 
@@ -242,6 +247,12 @@ std::string summary(const run_metrics& m) {
               static_cast<unsigned long long>(r.redone_examples),
               static_cast<unsigned long long>(r.saves), double(r.bytes) / 1e6, r.save_seconds,
               r.load_seconds, 100 * r.overhead_fraction);
+    else if (!r.saves_counted)
+      appendf(out,
+              "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS "
+              "%.5f); the shards' saves are counted on their nodes, not gathered",
+              r.policy.c_str(), static_cast<unsigned long long>(r.failures), r.lost_examples,
+              r.pls);
     else
       appendf(out,
               "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS "

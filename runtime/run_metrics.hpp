@@ -96,6 +96,9 @@ struct recovery_metrics {
   std::uint64_t redone_examples = 0; // partial recovery redoes nothing
   double outage_seconds = 0;         // from a failure to its shard's rebind, summed
   // The shards' saves and reloads (all shards, restarted ones included).
+  // Multi-node runs do not gather them from the shard nodes (a killed
+  // node's counts die with it): saves_counted = false, the JSON has null.
+  bool saves_counted = true;
   std::uint64_t saves = 0, full_saves = 0, rows_saved = 0, bytes = 0, failed_saves = 0;
   double save_seconds = 0;           // storage time (virtual: bytes / storage bandwidth)
   std::uint64_t loads = 0, load_bytes = 0;

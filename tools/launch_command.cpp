@@ -9,18 +9,55 @@
 
 namespace tools {
 
-int launch_command(const std::vector<std::string>& args) {
+namespace {
+
+// Takes --restart=no|on-failure off the arguments (the launcher's own
+// option; the nodes do not see it).
+std::optional<std::string> take_restart(std::vector<std::string>& args, bool& on_failure) {
+  std::vector<std::string> rest;
+  bool seen = false;
+  for (const auto& a : args) {
+    if (a == "--restart")
+      return std::string("--restart needs its value attached: --restart=on-failure or --restart=no");
+    if (a.rfind("--restart=", 0) != 0) {
+      rest.push_back(a);
+      continue;
+    }
+    if (seen)
+      return std::string("--restart given twice");
+    seen = true;
+    const auto v = a.substr(10);
+    if (v != "no" && v != "on-failure")
+      return "--restart=" + v + ": expected on-failure or no";
+    on_failure = v == "on-failure";
+  }
+  args = std::move(rest);
+  return std::nullopt;
+}
+
+} // namespace
+
+int launch_command(const std::vector<std::string>& raw) {
   runtime::option_set opts;
-  if (auto err = parse_spec(args, opts)) {
+  auto args = raw;
+  bool restart = false;
+  auto perr = take_restart(args, restart);
+  if (!perr)
+    perr = parse_spec(args, opts);
+  if (auto err = perr) {
     std::fprintf(stderr, "shadowsync launch: %s\n(see 'shadowsync launch --help')\n",
                  err->c_str());
     return exit_usage;
   }
   if (opts.help_requested()) {
     std::fputs(opts.help_text("usage: shadowsync launch --config-file=SPEC.ini "
-                              "[--group.key=value ...]\n"
+                              "[--restart=no|on-failure] [--group.key=value ...]\n"
                               "Starts every node of the spec on this machine; the options are "
-                              "passed to every node.")
+                              "passed to every node.\n"
+                              "  --restart=on-failure  start a node (not the coordinator) again "
+                              "when it dies while the coordinator runs, at most 3 times per "
+                              "node; with recovery.mode=partial a shard node rejoins and reloads "
+                              "its shards from checkpoint.dir (default: no)")
                  .c_str(),
                stdout);
     return exit_ok;
@@ -29,7 +66,7 @@ int launch_command(const std::vector<std::string>& args) {
   runtime::deploy_settings d;
   std::optional<std::string> err = runtime::build_train_config(opts, cfg);
   if (!err)
-    err = runtime::refuse_in_multi_node(cfg.checkpoint);
+    err = runtime::refuse_in_multi_node(cfg);
   if (!err)
     err = runtime::build_deploy(opts, "", d);
   if (err) {
@@ -48,6 +85,7 @@ int launch_command(const std::vector<std::string>& args) {
     plan.nodes.push_back(x.id);
   plan.coordinator = d.coordinator;
   plan.args = args;
+  plan.restart_on_failure = restart;
   return runtime::launch_local(plan);
 }
 

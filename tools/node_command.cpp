@@ -81,7 +81,7 @@ int node_command(const std::vector<std::string>& raw) {
   ctx.node = node;
   auto e = runtime::build_train_config(opts, ctx.cfg);
   if (!e)
-    e = runtime::refuse_in_multi_node(ctx.cfg.checkpoint);
+    e = runtime::refuse_in_multi_node(ctx.cfg);
   if (e) {
     std::fprintf(stderr, "shadowsync node %s: %s\n", node.c_str(), e->c_str());
     return exit_usage;

@@ -25,6 +25,7 @@ struct worker_fixture : test::actor_fixture, mocks::peers {
   std::vector<float> init;
   actors::replica_ptr replica;
   std::vector<caf::actor> watchers;
+  bool shard_restarts = false; // recovery.mode=partial
 
   worker_fixture() : init(layout.size()) {
     model::init_dense(layout, init.data(), 7);
@@ -67,6 +68,7 @@ struct worker_fixture : test::actor_fixture, mocks::peers {
     cfg.algorithm = alg;
     cfg.sync_every = sync_every;
     cfg.trainer_handle = trainer;
+    cfg.shard_restarts = shard_restarts;
     auto w = sys.spawn(actors::hogwild_worker, cfg);
     watchers.push_back(mocks::watch(sys, w, rec, "worker"));
     self->send(w, start_atom::value);
@@ -238,6 +240,47 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: a dead shard ends the worker with sha
   CHECK(code_of(err) == errc::shard_down);
   CHECK(context_of(err).find("worker-0-1: embedding-shard-1") != std::string::npos);
   CHECK(rec->done.empty());
+}
+
+// A remote shard whose node dies answers nothing and bounces nothing: its
+// lookup is gone with it, and only the shard's DOWN tells the worker. The
+// mock shard here keeps the request's promise and is killed, which is the
+// same: no error reaches the worker before its request times out.
+TEST_CASE_FIXTURE(worker_fixture,
+                  "worker: with shard restarts, a shard that dies holding a lookup is asked "
+                  "again after the rebind; the dead one's timeout is ignored") {
+  shard_restarts = true;
+  auto w = start_worker();
+  REQUIRE(rec->nexts.size() == 1);
+  rec->reply_next(0, mocks::make_batch(0));
+  flush();
+  REQUIRE(rec->lookups.size() == 2);
+  CHECK(rec->count("lookup s0 b0") == 1);
+  self->send_exit(shards[0], caf::exit_reason::kill);
+  run();
+  for (auto& l : rec->lookups)
+    l.answered = l.shard == 0; // the dead shard's promise stays unsent
+  rec->answer_lookups();       // the live shard answers
+  flush();
+  advance(std::chrono::seconds(31)); // past the worker's request timeout
+  CHECK(rec->down.count("worker") == 0); // the timeout of the lookup to the dead shard: ignored
+  auto fresh =
+    caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(mocks::shard, rec, std::size_t{0}));
+  self->send(w, rebind_atom::value, std::uint32_t{0}, caf::actor_cast<caf::strong_actor_ptr>(fresh));
+  run();
+  CHECK(rec->count("lookup s0 b0") == 2); // sent again, to the new shard
+  CHECK(rec->count("lookup s1 b0") == 1); // the live shard's lookup stayed as it was
+  shards[0] = fresh; // flush() ticks it, the fixture stops it
+  rec->answer_lookups();
+  flush();
+  REQUIRE(rec->nexts.size() == 2); // batch 0's rows are complete: batch 1 asked for
+  rec->reply_next(1, example_batch{});
+  flush();
+  CHECK(rec->count("push s0") == 1); // batch 0 trained, its rows from the new shard
+  REQUIRE(rec->done.size() == 1);
+  CHECK(rec->done[0].examples == 5);
+  CHECK(rec->down.count("worker") == 1);
+  CHECK(!rec->down["worker"]); // a normal exit
 }
 
 TEST_CASE_FIXTURE(worker_fixture, "worker: an unanswered lookup ends the worker with request_timeout") {

@@ -160,4 +160,14 @@ expect 2 "option 'model.rows-per-table' = 1000000000000: the parameters need abo
   "impossible table size refused up front (exit 2)" -- "$bin" train --model.rows-per-table=1000000000000 \
   --data.train="$tmp/train.tsv" --output.progress=none
 
+# Multi-node: what is not built across nodes is refused before any node starts.
+expect 2 "'recovery.mode' = full: multi-node runs .* do not roll the cluster back" \
+  "launch refuses full recovery (exit 2)" -- "$bin" launch --recovery.mode=full \
+  --checkpoint.dir="$tmp/ck" --cpr.interval=1
+expect 2 "'checkpoint.dir': multi-node runs write only recovery.mode=partial's per-shard saves" \
+  "launch refuses checkpoint.dir without partial recovery (exit 2)" -- "$bin" launch \
+  --checkpoint.dir="$tmp/ck"
+expect 2 "--restart=always: expected on-failure or no" "launch refuses an unknown --restart" -- \
+  "$bin" launch --restart=always
+
 summary

@@ -11,7 +11,9 @@
 #  - SIGKILL of a trainer node mid-run: the job finishes without it (S-MA ring
 #    re-formed) and says so;
 #  - SIGKILL of the shard node: the job ends with an error naming the node
-#    within the configured timeout;
+#    within the configured timeout; with recovery.mode=partial a new process
+#    of it (launch --restart=on-failure, or by hand) rejoins, reloads its
+#    shard and the job finishes;
 #  - strangers' failed handshakes (a TLS client without a certificate, plain
 #    TCP bytes) against running nodes do not disturb the job
 #    (runtime/openssl_shim.hpp);
@@ -240,6 +242,42 @@ if [ $rc = 1 ] && grep -q "error node coord: node s0 (127.0.0.1:$ps0) hosting em
 else
   bad "shard kill: exit $rc after $took s: $(grep -i error "$tmp/kill-s0.log" | tail -n 3)"
 fi
+
+# 4b. recovery.mode=partial: SIGKILL the node of embedding shard 0 (s0; the
+# dense shard is on coord). A new process of s0 (started by `launch
+# --restart=on-failure`, then by hand with `shadowsync node --node=s0`)
+# rejoins, reloads the shard from its newest save under checkpoint.dir, the
+# trainers' lookups wait for it and go on; the job finishes with exit 0 and
+# every example.
+partial=(--deploy.nodes="$nodes4" --deploy.embedding-shards="[s0]" --deploy.dense-shards="[coord]"
+         --recovery.mode=partial --checkpoint.dir="$tmp/cpr" --cpr.interval=0.5)
+for how in launch hand; do
+  rm -rf "$tmp/cpr"
+  restart=()
+  [ $how = launch ] && restart=(--restart=on-failure)
+  if launch_and_signal KILL s0 "$tmp/cpr-$how.log" "${fixed[@]}" "${cert[@]}" "${partial[@]}" \
+      "${restart[@]}" --output.metrics="$tmp/cpr-$how.json"; then
+    if [ $how = hand ]; then
+      "$bin" node "${fixed[@]}" "${cert[@]}" "${partial[@]}" --train.epochs=3 --node=s0 \
+        > "$tmp/cpr-s0.log" 2>&1 &
+    fi
+    wait $launch_pid
+    rc=$?
+    [ $how = hand ] && wait
+  else
+    rc=never-started
+  fi
+  event=$(grep -o "RECOVERED embedding shard 0 on node s0 lost at .*" "$tmp/cpr-$how.log" | head -n 1)
+  got=$(json "$tmp/cpr-$how.json" "d['examples'], d['recovery']['failures'], d['recovery']['saves']" 2>/dev/null)
+  restarted=yes
+  [ $how = launch ] && ! grep -q "node s0: restarted (1 of" "$tmp/cpr-$how.log" && restarted=no
+  [ $how = hand ] && ! grep -q "node s0 ready" "$tmp/cpr-s0.log" && restarted=no
+  if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "600000 1 None" ] && [ $restarted = yes ]; then
+    ok "shard node s0 killed, restarted ($how), reloaded and rejoined: exit 0, 600000 examples; $event"
+  else
+    bad "partial recovery, restart by $how: exit $rc, (examples, failures, saves) = $got, restarted $restarted: $(grep -i "error\|recovered" "$tmp/cpr-$how.log" | tail -n 3)"
+  fi
+done
 
 # 5. Strangers' failed handshakes against the running coordinator and a
 # trainer node: a TLS client with no certificate, then plain TCP bytes. Before
