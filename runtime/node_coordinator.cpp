@@ -79,9 +79,12 @@ std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_
 // process of that node (shadowsync launch --restart=on-failure, or started
 // by hand) to rejoin, has it spawn the shard again and reload its newest
 // save, and puts the new handles in place (agents, c.shards, c.nodes).
+// host[i]: the agent of the process that ran shard i (a node's second lost
+// shard finds its node already back).
 std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const node_context& ctx,
                                                 const node_agent_actor& agent,
                                                 std::vector<node_agent_actor>& agents,
+                                                std::vector<caf::strong_actor_ptr>& host,
                                                 cluster_handles& c, std::size_t i,
                                                 shard_restart& out) {
   const auto& d = ctx.deploy;
@@ -91,8 +94,9 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
     ++k;
   if (k == d.nodes.size() || k >= agents.size())
     return "embedding shard " + std::to_string(i) + " has no node in deploy.nodes";
-  const auto old = caf::actor_cast<caf::strong_actor_ptr>(agents[k]);
-  spdlog::warn("waiting up to {} ms (deploy.startup-timeout-ms) for node {} to come back: "
+  const auto old = host[i];
+  if (old == caf::actor_cast<caf::strong_actor_ptr>(agents[k]))
+    spdlog::warn("waiting up to {} ms (deploy.startup-timeout-ms) for node {} to come back: "
                "`shadowsync launch --restart=on-failure` restarts it, or start it by hand "
                "with `shadowsync node --node={}`",
                d.startup_timeout.count(), d.nodes[k].text(), id);
@@ -110,11 +114,14 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
     else
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  agents[k] = caf::actor_cast<node_agent_actor>(fresh);
-  self->monitor(agents[k]);
-  for (auto& n : c.nodes)
-    if (n.agent == old->address())
-      n.agent = agents[k].address();
+  if (fresh != caf::actor_cast<caf::strong_actor_ptr>(agents[k])) {
+    agents[k] = caf::actor_cast<node_agent_actor>(fresh);
+    self->monitor(agents[k]);
+    for (auto& n : c.nodes)
+      if (n.agent == old->address())
+        n.agent = agents[k].address();
+  }
+  host[i] = fresh;
   role_plan plan;
   plan.config_ini = ctx.config_ini;
   plan.embedding_shards = {std::uint32_t(i)};
@@ -250,9 +257,13 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     model::dlrm net(cfg.arch);
     coordinator_options opts;
     opts.tolerate_trainer_loss = d.tolerate_trainer_loss;
+    std::vector<caf::strong_actor_ptr> host(c.shards.size());
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      for (auto e : d.embedding_shards_on(d.nodes[i].id))
+        host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
     if (cfg.recovery.partial)
       opts.restart_shard = [&](std::size_t i, shard_restart& r) {
-        return restart_remote_shard(self, ctx, agent, agents, c, i, r);
+        return restart_remote_shard(self, ctx, agent, agents, host, c, i, r);
       };
     coordination_result res;
     err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
