@@ -42,6 +42,35 @@ void coordinator_run::await_downs(const std::vector<caf::actor_addr>& roles,
                    });
 }
 
+void coordinator_run::await_shard_down() {
+  // Only a shard's or an essential node's DOWN can name the cause; trainers
+  // (and their nodes) going down meanwhile are handled after.
+  auto cause = [&](const caf::down_msg& dm) {
+    if (index_of(c_.shards, dm.source) < c_.shards.size() ||
+        index_of(c_.dense, dm.source) < c_.dense.size())
+      return true;
+    for (const auto& n : c_.nodes)
+      if (n.agent == dm.source)
+        return n.essential;
+    return false;
+  };
+  std::vector<caf::down_msg> later;
+  const auto deadline = self_->clock().now() + cfg_.cluster.timeout;
+  bool waiting = true;
+  while (waiting && !failure && !rollback)
+    self_->receive(
+      [&](caf::down_msg& dm) {
+        if (cause(dm))
+          on_down(dm);
+        else
+          later.push_back(std::move(dm));
+      },
+      caf::after(opts_.poll_interval) >> [&] { waiting = self_->clock().now() <= deadline; });
+  for (const auto& dm : later)
+    if (!failure)
+      on_down(dm);
+}
+
 void coordinator_run::monitor_all() {
   for (auto& t : c_.trainers)
     self_->monitor(t);

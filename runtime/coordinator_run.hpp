@@ -13,6 +13,7 @@
 
 #include <caf/all.hpp>
 
+#include "messages/errors.hpp"
 #include "runtime/coordination.hpp"
 #include "runtime/train_config.hpp"
 
@@ -76,8 +77,13 @@ public:
               note_loss(c_.trainer_names[i] + ": " + self_->system().render(err), std::nullopt);
             return;
           }
-          failure = (i < c_.trainers.size() ? c_.trainer_names[i] : std::string{"a trainer"}) +
-                    ": " + self_->system().render(err);
+          auto why = (i < c_.trainers.size() ? c_.trainer_names[i] : std::string{"a trainer"}) +
+                     ": " + self_->system().render(err);
+          if (err.category() == messages::error_category &&
+              err.code() == static_cast<std::uint8_t>(messages::errc::shard_down))
+            await_shard_down(); // the shard's own DOWN (or its node's) names the cause
+          if (!failure)
+            failure = std::move(why);
         },
         [&](caf::down_msg& dm) { on_down(dm); },
         caf::after(opts_.poll_interval) >> [&] {
@@ -96,6 +102,12 @@ public:
   bool stopping = false; // the coordinated stop has begun
 
 private:
+  // A trainer failed because a shard went down: handles DOWNs for up to
+  // cluster.timeout until one sets the failure (a shard, or an essential
+  // node: the root cause, named). Which of the two reports comes first is a
+  // race (with direct links between nodes, the trainer's node often sees
+  // the shard's node die before the coordinator does).
+  void await_shard_down();
   std::size_t pending() const;  // live trainers not answered yet
   std::string missing() const;  // their names
   std::size_t trainer_index(const caf::strong_actor_ptr& who) const; // size(): none

@@ -111,6 +111,9 @@ void add_deploy_options(option_set& o) {
       "multi-node: allow deploy.insecure with non-loopback hosts (unencrypted, unauthenticated)");
   add(o, "deploy.tolerate-trainer-loss", b, "true",
       "multi-node: a trainer node that dies leaves the job instead of ending it");
+  add(o, "deploy.direct-links", b, "true",
+      "multi-node: every node connects to the other nodes listed before it, so messages between "
+      "two nodes go straight there; false: the coordinator node relays them");
   add(o, "openssl.certificate", s, "", "this node's certificate (PEM); {node} = node id");
   add(o, "openssl.key", s, "", "this node's private key (PEM); {node} = node id");
   add(o, "openssl.cafile", s, "", "the cluster CA certificate (PEM) peers must be signed by");
@@ -174,6 +177,7 @@ std::optional<std::string> build_deploy(const option_set& o, const std::string& 
            std::to_string(d.heartbeat.count()) + ")";
   d.insecure = o.get_bool("deploy.insecure");
   d.tolerate_trainer_loss = o.get_bool("deploy.tolerate-trainer-loss");
+  d.direct_links = o.get_bool("deploy.direct-links");
   if (d.insecure) {
     if (!o.get_bool("deploy.insecure-remote"))
       for (const auto& n : d.nodes)

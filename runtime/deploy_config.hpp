@@ -9,7 +9,8 @@
 //   deploy.embedding-shards node id per embedding shard  (sets cluster.embedding-shards)
 //   deploy.dense-shards     node id per dense shard      (sets cluster.dense-shards)
 //   deploy.startup-timeout-ms, heartbeat-ms, connection-timeout-ms
-//   deploy.insecure, deploy.insecure-remote, deploy.tolerate-trainer-loss
+//   deploy.insecure, deploy.insecure-remote, deploy.tolerate-trainer-loss,
+//   deploy.direct-links
 //   openssl.certificate/key/cafile/capath/passphrase  ("{node}" = this node's id)
 //
 // Checks (each failure names the key and what was expected): node ids
@@ -50,6 +51,7 @@ struct deploy_settings {
   std::chrono::milliseconds connection_timeout{5000};
   bool insecure = false;
   bool tolerate_trainer_loss = true;
+  bool direct_links = true; // nodes connect to the nodes before them
   tls_settings tls;   // with {node} replaced by this node's id
   std::string digest; // of the [deploy] values: every node must agree
 

@@ -83,12 +83,27 @@ std::optional<std::string> connect(caf::actor_system& sys, const deploy_settings
 std::optional<std::string> publish(caf::actor_system& sys, const node_context& ctx,
                                    const node_agent_actor& agent) {
   const auto* me = ctx.deploy.find(ctx.node);
-  auto r = ctx.deploy.insecure
-             ? sys.middleman().publish(agent, me->port, me->host.c_str(), true)
-             : caf::openssl::publish(agent, me->port, me->host.c_str(), true);
+  // A node started again right after its earlier process was killed may
+  // find the port still held while that process is torn down: it tries
+  // again until the startup deadline.
+  const auto deadline = clock_type::now() + ctx.deploy.startup_timeout;
+  auto r = caf::expected<std::uint16_t>{caf::sec::cannot_open_port};
+  for (int attempt = 0;; ++attempt) {
+    r = ctx.deploy.insecure ? sys.middleman().publish(agent, me->port, me->host.c_str(), true)
+                            : caf::openssl::publish(agent, me->port, me->host.c_str(), true);
+    if (r || clock_type::now() > deadline)
+      break;
+    if (attempt == 0)
+      spdlog::info("node {}: cannot listen on {}:{} yet ({}); trying again until the startup "
+                   "deadline",
+                   ctx.node, me->host, me->port, sys.render(r.error()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   if (!r)
     return "node " + me->text() + ": cannot listen on " + me->host + ":" +
-           std::to_string(me->port) + ": " + sys.render(r.error());
+           std::to_string(me->port) + " within " +
+           std::to_string(ctx.deploy.startup_timeout.count()) +
+           " ms (deploy.startup-timeout-ms): " + sys.render(r.error());
   spdlog::info("node {} listening on {}:{} ({})", ctx.node, me->host, *r,
                ctx.deploy.insecure ? "plain TCP, insecure" : "mutual TLS");
   return std::nullopt;
@@ -128,10 +143,26 @@ std::optional<std::string> run_member(caf::actor_system& sys, const node_context
   }
   if (err)
     return err;
-  // No direct connections to the other nodes: with CAF 0.17, killing a node
-  // that had connected to this one directly also dropped this node's link to
-  // the coordinator (seen in tests/system/multinode_test.sh). Messages to
-  // other non-coordinator nodes are relayed by the coordinator node.
+  // Direct links (deploy.direct-links): connect to every other node listed
+  // before this one (all have joined once hello is answered, so they listen);
+  // CAF's BASP then routes messages between the two straight over that
+  // connection instead of through the coordinator node. (Before the OpenSSL
+  // error-queue wrappers, runtime/openssl_shim.hpp, killing one such node
+  // also dropped this node's link to the coordinator.) A node that cannot be
+  // reached is left to the relay.
+  if (d.direct_links)
+    for (const auto& n : d.nodes) {
+      if (n.id == ctx.node)
+        break;
+      if (n.id == d.coordinator)
+        continue;
+      node_agent_actor peer;
+      if (auto e = connect(sys, d, n, deadline, peer))
+        spdlog::warn("node {}: no direct link to node {} (messages go through the coordinator): {}",
+                     ctx.node, n.text(), *e);
+      else
+        spdlog::info("node {}: direct link to node {}", ctx.node, n.id);
+    }
   self->request(coord, d.startup_timeout, ready_atom::value, ctx.node)
     .receive([](bool) {}, [&](caf::error& e) { err = "ready: " + sys.render(e); });
   if (err)
