@@ -1,0 +1,45 @@
+#!/bin/bash
+# Direct node-to-node links against relaying through the coordinator (issue
+# 14): 4 nodes on loopback with mutual TLS (coord with the dense shard, s0
+# with the embedding shard, trainer nodes t0 and t1), S-EASGD, one pass over
+# generated rows; `farm-bench --vs` runs deploy.direct-links=true and =false
+# in turn (A B A B ...) and prints the whole-process ratio's median.
+# Writes bench/results/direct_links.md. Needs farm-bench (the workplace's
+# timing tool) on PATH.
+# usage: bench/direct_links.sh [SHADOWSYNC] [ROWS] [RUNS]
+set -eu
+B=$(realpath "${1:-build/shadowsync}")
+ROWS=${2:-200000}
+RUNS=${3:-3}
+command -v farm-bench > /dev/null || { echo "direct_links.sh: farm-bench not found"; exit 1; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+bash scripts/make-certs.sh "$W/certs" coord s0 t0 t1 > /dev/null
+"$B" datagen --rows="$ROWS" --seed=11 --out="$W/train.tsv" > /dev/null
+"$B" datagen --rows=$((ROWS / 5)) --seed=12 --out="$W/eval.tsv" > /dev/null
+read -r p0 p1 p2 p3 < <(/usr/bin/python3 -c "
+import socket
+ss = [socket.socket() for _ in range(4)]
+for s in ss: s.bind(('127.0.0.1', 0))
+print(*[s.getsockname()[1] for s in ss])")
+C="$B launch --config-file=$PWD/config/cluster-3node.ini --data.train=$W/train.tsv --data.eval=$W/eval.tsv"
+C="$C --openssl.cafile=$W/certs/ca.pem --openssl.certificate=$W/certs/{node}.pem --openssl.key=$W/certs/{node}.key"
+C="$C --output.progress=none --deploy.nodes=[coord=127.0.0.1:$p0,s0=127.0.0.1:$p1,t0=127.0.0.1:$p2,t1=127.0.0.1:$p3]"
+C="$C --deploy.trainers=[t0,t1] --deploy.embedding-shards=[s0] --deploy.dense-shards=[coord] --sync.algorithm=s-easgd"
+farm-bench -n "$RUNS" --timeout 1200 --vs "$C --deploy.direct-links=false" -- $C --deploy.direct-links=true \
+  > "$W/bench.txt" 2>&1
+OUT=bench/results/direct_links.md
+{
+  echo "## Direct node-to-node links vs relaying through the coordinator"
+  echo
+  echo "\`bash bench/direct_links.sh\`: 4 nodes on loopback, mutual TLS (coord: dense shard; s0: embedding shard;"
+  echo "t0, t1: one trainer each), S-EASGD, \`small\`, one pass over $ROWS generated rows, eval on $((ROWS / 5));"
+  echo "$(nproc) cores shared by the four processes. A = \`deploy.direct-links=true\`, B = \`false\` (every message"
+  echo "between two non-coordinator nodes relayed by the coordinator node); whole \`launch\` process timed by"
+  echo "\`farm-bench --vs\`, $RUNS alternating pairs; quote the medians."
+  echo
+  echo '```'
+  grep -E "min +median|A/B|wall s|cpu s" "$W/bench.txt"
+  echo '```'
+} > "$OUT"
+cat "$OUT"
