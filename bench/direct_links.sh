@@ -1,6 +1,6 @@
 #!/bin/bash
 # Direct node-to-node links against relaying through the coordinator (issue
-# 14): 4 nodes on loopback with mutual TLS (coord with the dense shard, s0
+# 14): 4 nodes on loopback with mutual TLS and with plain TCP (coord with the dense shard, s0
 # with the embedding shard, trainer nodes t0 and t1), S-EASGD, one pass over
 # generated rows; `farm-bench --vs` runs deploy.direct-links=true and =false
 # in turn (A B A B ...) and prints the whole-process ratio's median.
@@ -27,19 +27,27 @@ C="$C --openssl.cafile=$W/certs/ca.pem --openssl.certificate=$W/certs/{node}.pem
 C="$C --output.progress=none --deploy.nodes=[coord=127.0.0.1:$p0,s0=127.0.0.1:$p1,t0=127.0.0.1:$p2,t1=127.0.0.1:$p3]"
 C="$C --deploy.trainers=[t0,t1] --deploy.embedding-shards=[s0] --deploy.dense-shards=[coord] --sync.algorithm=s-easgd"
 farm-bench -n "$RUNS" --timeout 1200 --vs "$C --deploy.direct-links=false" -- $C --deploy.direct-links=true \
-  > "$W/bench.txt" 2>&1
+  > "$W/tls.txt" 2>&1
+P="$C --deploy.insecure=true"
+farm-bench -n "$RUNS" --timeout 1200 --vs "$P --deploy.direct-links=false" -- $P --deploy.direct-links=true \
+  > "$W/plain.txt" 2>&1
 OUT=bench/results/direct_links.md
 {
   echo "## Direct node-to-node links vs relaying through the coordinator"
   echo
-  echo "\`bash bench/direct_links.sh\`: 4 nodes on loopback, mutual TLS (coord: dense shard; s0: embedding shard;"
+  echo "\`bash bench/direct_links.sh\`: 4 nodes on loopback, mutual TLS, then plain TCP (coord: dense shard; s0: embedding shard;"
   echo "t0, t1: one trainer each), S-EASGD, \`small\`, one pass over $ROWS generated rows, eval on $((ROWS / 5));"
   echo "$(nproc) cores shared by the four processes. A = \`deploy.direct-links=true\`, B = \`false\` (every message"
   echo "between two non-coordinator nodes relayed by the coordinator node); whole \`launch\` process timed by"
   echo "\`farm-bench --vs\`, $RUNS alternating pairs; quote the medians."
   echo
-  echo '```'
-  grep -E "min +median|A/B|wall s|cpu s" "$W/bench.txt"
-  echo '```'
+  for m in tls plain; do
+    echo
+    echo "$m:"
+    echo
+    echo '```'
+    grep -E "min +median|A/B|wall s|cpu s" "$W/$m.txt"
+    echo '```'
+  done
 } > "$OUT"
 cat "$OUT"
