@@ -52,6 +52,12 @@ private:
 std::optional<std::string> parse_spec(const std::vector<std::string>& args,
                                       runtime::option_set& opts);
 
+// Takes `--NAME=VALUE` off `args` (node_command.cpp): at most once, with a
+// non-empty value attached ("--NAME VALUE" is an error). `value` stays as it
+// was when the option is absent.
+std::optional<std::string> take_attached(std::vector<std::string>& args, const std::string& name,
+                                         std::string& value);
+
 int node_command(const std::vector<std::string>& args);
 int launch_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);

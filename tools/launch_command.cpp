@@ -11,27 +11,14 @@ namespace tools {
 
 namespace {
 
-// Takes --restart=no|on-failure off the arguments (the launcher's own
-// option; the nodes do not see it).
+// --restart=no|on-failure: the launcher's own option (the nodes do not see it).
 std::optional<std::string> take_restart(std::vector<std::string>& args, bool& on_failure) {
-  std::vector<std::string> rest;
-  bool seen = false;
-  for (const auto& a : args) {
-    if (a == "--restart")
-      return std::string("--restart needs its value attached: --restart=on-failure or --restart=no");
-    if (a.rfind("--restart=", 0) != 0) {
-      rest.push_back(a);
-      continue;
-    }
-    if (seen)
-      return std::string("--restart given twice");
-    seen = true;
-    const auto v = a.substr(10);
-    if (v != "no" && v != "on-failure")
-      return "--restart=" + v + ": expected on-failure or no";
-    on_failure = v == "on-failure";
-  }
-  args = std::move(rest);
+  std::string v = "no";
+  if (auto err = tools::take_attached(args, "restart", v))
+    return err;
+  if (v != "no" && v != "on-failure")
+    return "--restart=" + v + ": expected on-failure or no";
+  on_failure = v == "on-failure";
   return std::nullopt;
 }
 

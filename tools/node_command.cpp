@@ -19,27 +19,30 @@ namespace {
 const char* usage =
   "usage: shadowsync node --config-file=SPEC.ini --node=ID [--group.key=value ...]";
 
-// Splits --node=ID off the arguments (once; "--node ID" is an error).
-std::optional<std::string> take_node_arg(std::vector<std::string>& args, std::string& node) {
+} // namespace
+
+std::optional<std::string> take_attached(std::vector<std::string>& args, const std::string& name,
+                                         std::string& value) {
+  const std::string flag = "--" + name, prefix = flag + "=";
   std::vector<std::string> rest;
+  bool seen = false;
   for (const auto& a : args) {
-    if (a == "--node")
-      return std::string("--node needs its value attached: --node=ID");
-    if (a.rfind("--node=", 0) != 0) {
+    if (a == flag)
+      return flag + " needs its value attached: " + prefix + "VALUE";
+    if (a.rfind(prefix, 0) != 0) {
       rest.push_back(a);
       continue;
     }
-    if (!node.empty())
-      return std::string("--node given twice");
-    node = a.substr(7);
-    if (node.empty())
-      return std::string("--node= needs a node id");
+    if (seen)
+      return flag + " given twice";
+    seen = true;
+    value = a.substr(prefix.size());
+    if (value.empty())
+      return prefix + " needs a value";
   }
   args = std::move(rest);
   return std::nullopt;
 }
-
-} // namespace
 
 // Parses the spec and the run's options (cluster.* counts from the role lists).
 std::optional<std::string> parse_spec(const std::vector<std::string>& args,
@@ -64,7 +67,7 @@ int node_command(const std::vector<std::string>& raw) {
   auto args = raw;
   std::string node;
   runtime::option_set opts;
-  auto err = take_node_arg(args, node);
+  auto err = take_attached(args, "node", node);
   if (!err)
     err = parse_spec(args, opts);
   if (!err && !opts.help_requested() && node.empty())
