@@ -31,6 +31,38 @@ farm-bench -n "$RUNS" --timeout 1200 --vs "$C --deploy.direct-links=false" -- $C
 P="$C --deploy.insecure=true"
 farm-bench -n "$RUNS" --timeout 1200 --vs "$P --deploy.direct-links=false" -- $P --deploy.direct-links=true \
   > "$W/plain.txt" 2>&1
+# Bytes through the coordinator node: every other node connects to its port
+# (it connects to no one), so the sum over the sockets on that port of
+# bytes_sent + bytes_received (ss -ti, sampled every 0.2 s; the last sample
+# before a socket closes) is its traffic. One run per mode.
+/usr/bin/python3 - "$C" "$p0" > "$W/bytes.md" <<'PY'
+import shlex, subprocess, sys, time
+cmd, port = sys.argv[1], sys.argv[2]
+def through_coordinator(extra):
+    p = subprocess.Popen(shlex.split(cmd) + extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = {}
+    while p.poll() is None:
+        out = subprocess.run(["ss", "-tinH", "( sport = :%s )" % port], capture_output=True, text=True).stdout
+        peer = None
+        for line in out.splitlines():
+            f = line.split()
+            if f and f[0] == "ESTAB":
+                peer = f[4]
+            elif peer:
+                kv = dict(x.split(":", 1) for x in f if x.startswith(("bytes_sent:", "bytes_received:")))
+                seen[peer] = int(kv.get("bytes_sent", 0)) + int(kv.get("bytes_received", 0))
+                peer = None
+        time.sleep(0.2)
+    if p.returncode != 0:
+        sys.exit("launch failed: %d" % p.returncode)
+    return sum(seen.values()) / 1e6
+print("| transport | direct links: MB through the coordinator | relayed: MB through the coordinator |")
+print("|---|---|---|")
+for name, extra in (("mutual TLS", []), ("plain TCP", ["--deploy.insecure=true"])):
+    d = through_coordinator(extra + ["--deploy.direct-links=true"])
+    r = through_coordinator(extra + ["--deploy.direct-links=false"])
+    print("| %s | %.1f | %.1f |" % (name, d, r))
+PY
 OUT=bench/results/direct_links.md
 {
   echo "## Direct node-to-node links vs relaying through the coordinator"
@@ -41,6 +73,11 @@ OUT=bench/results/direct_links.md
   echo "between two non-coordinator nodes relayed by the coordinator node); whole \`launch\` process timed by"
   echo "\`farm-bench --vs\`, $RUNS alternating pairs; quote the medians."
   echo
+  echo
+  echo "Traffic of the coordinator node's sockets (bytes sent + received on its port, \`ss -ti\` sampled every"
+  echo "0.2 s; TLS bytes include the record overhead), one run each:"
+  echo
+  cat "$W/bytes.md"
   for m in tls plain; do
     echo
     echo "$m:"
