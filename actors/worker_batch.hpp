@@ -53,7 +53,9 @@ public:
   // Shards with keys that have not answered yet; 0 = the rows are complete.
   std::size_t missing() const { return missing_; }
   // Shard s has keys in this batch and has not answered yet.
-  bool awaits(std::size_t s) const { return s < shard_pos_.size() && !shard_pos_[s].empty() && !answered_[s]; }
+  bool awaits(std::size_t s) const {
+    return s < shard_pos_.size() && !shard_pos_[s].empty() && !answered_[s];
+  }
   // Stores shard s's rows (dim floats per key of shard_keys(s)). False when
   // the size is wrong or shard s has no keys or already answered.
   bool set_rows(std::size_t s, const float* rows, std::size_t n_floats);

@@ -19,6 +19,15 @@ namespace {
 using namespace messages;
 using clock_type = std::chrono::steady_clock;
 
+// Who has joined and who is ready, from this node's agent (empty when it
+// did not answer in 5 s; the callers poll).
+node_roster fetch_roster(caf::scoped_actor& self, const node_agent_actor& agent) {
+  node_roster roster;
+  self->request(agent, std::chrono::seconds(5), roster_atom::value)
+    .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
+  return roster;
+}
+
 // Waits until every node of the spec has joined and is ready.
 std::optional<std::string> wait_for_nodes(caf::scoped_actor& self, const node_context& ctx,
                                           const node_agent_actor& agent, node_roster& roster) {
@@ -26,8 +35,7 @@ std::optional<std::string> wait_for_nodes(caf::scoped_actor& self, const node_co
   const auto deadline = clock_type::now() + d.startup_timeout;
   std::size_t last_ready = 0;
   for (;;) {
-    self->request(agent, std::chrono::seconds(5), roster_atom::value)
-      .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
+    roster = fetch_roster(self, agent);
     std::string missing;
     std::size_t ready = 0;
     for (std::size_t i = 0; i < roster.nodes.size(); ++i) {
@@ -51,6 +59,25 @@ std::optional<std::string> wait_for_nodes(caf::scoped_actor& self, const node_co
   }
 }
 
+// Has node `n` (its agent) start the roles of `plan`; their handles in `out`.
+std::optional<std::string> spawn_on(caf::scoped_actor& self, const node_context& ctx,
+                                    const node_agent_actor& agent, const node_address& n,
+                                    const role_plan& plan, spawned_roles& out) {
+  std::optional<std::string> err;
+  self->request(agent, ctx.cfg.cluster.timeout, spawn_atom::value, plan)
+    .receive(
+      [&](spawned_roles& r) {
+        if (auto why = check_spawned(plan, r); !why.empty())
+          err = "node " + n.text() + " answered its plan with " + why;
+        else
+          out = std::move(r);
+      },
+      [&](caf::error& e) {
+        err = "node " + n.text() + " could not start its roles: " + self->system().render(e);
+      });
+  return err;
+}
+
 // Sends each node its part of `plan_for(i)` and collects the spawned roles.
 template <class PlanFor>
 std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_context& ctx,
@@ -58,20 +85,8 @@ std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_
                                             PlanFor plan_for, std::vector<spawned_roles>& out) {
   out.assign(agents.size(), spawned_roles{});
   std::optional<std::string> err;
-  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
-    const role_plan plan = plan_for(i);
-    self->request(agents[i], ctx.cfg.cluster.timeout, spawn_atom::value, plan)
-      .receive([&](spawned_roles& r) {
-                 if (auto why = check_spawned(plan, r); !why.empty())
-                   err = "node " + ctx.deploy.nodes[i].text() + " answered its plan with " + why;
-                 else
-                   out[i] = std::move(r);
-               },
-               [&](caf::error& e) {
-                 err = "node " + ctx.deploy.nodes[i].text() + " could not start its roles: " +
-                       self->system().render(e);
-               });
-  }
+  for (std::size_t i = 0; i < agents.size() && !err; ++i)
+    err = spawn_on(self, ctx, agents[i], ctx.deploy.nodes[i], plan_for(i), out[i]);
   return err;
 }
 
@@ -103,9 +118,7 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
   const auto deadline = clock_type::now() + d.startup_timeout;
   caf::strong_actor_ptr fresh;
   while (!fresh) {
-    node_roster roster;
-    self->request(agent, std::chrono::seconds(5), roster_atom::value)
-      .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
+    const auto roster = fetch_roster(self, agent);
     if (k < roster.agents.size() && roster.agents[k] && roster.ready[k] && roster.agents[k] != old)
       fresh = roster.agents[k];
     else if (clock_type::now() > deadline)
@@ -125,28 +138,11 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
   role_plan plan;
   plan.config_ini = ctx.config_ini;
   plan.embedding_shards = {std::uint32_t(i)};
-  std::optional<std::string> err;
-  self->request(agents[k], ctx.cfg.cluster.timeout, spawn_atom::value, plan)
-    .receive(
-      [&](spawned_roles& r) {
-        if (auto why = check_spawned(plan, r); !why.empty())
-          err = "node " + d.nodes[k].text() + " answered the restart with " + why;
-        else
-          c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(r.embedding_shards[0]);
-      },
-      [&](caf::error& e) {
-        err = "node " + d.nodes[k].text() + " could not start the shard: " +
-              self->system().render(e);
-      });
-  if (err)
+  spawned_roles r;
+  if (auto err = spawn_on(self, ctx, agents[k], d.nodes[k], plan, r))
     return err;
-  self->request(c.shards[i], ctx.cfg.cluster.timeout, actors::recover_atom::value)
-    .receive(
-      [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
-        out = shard_restart{bytes, saves, at, ready};
-      },
-      [&](caf::error& e) { err = self->system().render(e); });
-  return err;
+  c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(r.embedding_shards[0]);
+  return ask_reload(self.ptr(), c.shards[i], ctx.cfg.cluster.timeout, out);
 }
 
 } // namespace

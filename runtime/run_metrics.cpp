@@ -112,7 +112,7 @@ std::string to_json(const run_metrics& m) {
                 {"host_busy_seconds", m.sim->host_busy_seconds},
                 {"core_utilisation", m.sim->core_utilisation()}};
   j["recovery"] = nullptr;
-  if (const auto& r = m.recovery)
+  if (const auto& r = m.recovery) {
     j["recovery"] = {{"mode", r->mode},
                      {"policy", r->policy},
                      {"fraction", r->fraction},
@@ -125,23 +125,21 @@ std::string to_json(const run_metrics& m) {
                      {"pls", r->pls},
                      {"predicted_pls", opt(r->predicted_pls)},
                      {"redone_examples", r->redone_examples},
-                     {"outage_seconds", r->outage_seconds},
-                     {"saves", r->saves},
-                     {"full_saves", r->full_saves},
-                     {"rows_saved", r->rows_saved},
-                     {"bytes", r->bytes},
-                     {"failed_saves", r->failed_saves},
-                     {"save_seconds", r->save_seconds},
-                     {"loads", r->loads},
-                     {"load_bytes", r->load_bytes},
-                     {"load_seconds", r->load_seconds},
-                     {"tracking_bytes", r->tracking_bytes},
-                     {"overhead_fraction", r->overhead_fraction}};
-  if (m.recovery && !m.recovery->saves_counted) // multi-node: not gathered
-    for (const char* k : {"saves", "full_saves", "rows_saved", "bytes", "failed_saves",
-                          "save_seconds", "loads", "load_bytes", "load_seconds", "tracking_bytes",
-                          "overhead_fraction"})
-      j["recovery"][k] = nullptr;
+                     {"outage_seconds", r->outage_seconds}};
+    const json saves = {{"saves", r->saves},
+                        {"full_saves", r->full_saves},
+                        {"rows_saved", r->rows_saved},
+                        {"bytes", r->bytes},
+                        {"failed_saves", r->failed_saves},
+                        {"save_seconds", r->save_seconds},
+                        {"loads", r->loads},
+                        {"load_bytes", r->load_bytes},
+                        {"load_seconds", r->load_seconds},
+                        {"tracking_bytes", r->tracking_bytes},
+                        {"overhead_fraction", r->overhead_fraction}};
+    for (const auto& [k, v] : saves.items()) // multi-node: not gathered (null)
+      j["recovery"][k] = r->saves_counted ? v : json(nullptr);
+  }
   return j.dump() + "\n";
 }
 

@@ -110,8 +110,14 @@ std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_
   ec.cpr.counters = cpr;
   c.shards[i] = actors::spawn_role(self->system(), placement_for(cfg).host_of_embedding(i),
                                    actors::embedding_shard, std::move(ec));
+  return ask_reload(self, c.shards[i], cfg.cluster.timeout, out);
+}
+
+std::optional<std::string> ask_reload(caf::blocking_actor* self,
+                                      const actors::embedding_shard_actor& shard,
+                                      std::chrono::milliseconds timeout, shard_restart& out) {
   std::optional<std::string> err;
-  self->request(c.shards[i], cfg.cluster.timeout, actors::recover_atom::value)
+  self->request(shard, timeout, actors::recover_atom::value)
     .receive(
       [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
         out = shard_restart{bytes, saves, at, ready};

@@ -16,6 +16,7 @@
 // between the shard's newest save and its failure (from the coordinator's
 // progress samples, interpolated), each of which lost the updates to one of
 // N shards' rows, so they count 1/N each.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,6 +28,7 @@
 #include <caf/blocking_actor.hpp>
 
 #include "actors/embedding_shard_cpr.hpp"
+#include "actors/interfaces.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/train_config.hpp"
 
@@ -42,6 +44,12 @@ struct shard_restart {
 };
 
 using restart_fn = std::function<std::optional<std::string>(std::size_t shard, shard_restart&)>;
+
+// Step 2's request: asks the restarted `shard` to reload its newest save
+// (recover_atom); its reply in `out`. An error names what failed.
+std::optional<std::string> ask_reload(caf::blocking_actor* self,
+                                      const actors::embedding_shard_actor& shard,
+                                      std::chrono::milliseconds timeout, shard_restart& out);
 
 // The runtime's side of step 2 in the simulated cluster: embedding shard i
 // again, in c.shards[i], with the lost one's config and counters, asked to
