@@ -1,6 +1,7 @@
 // Message flow:
 //   worker -> shard: lookup(batch, keys); shard -> worker: rows(batch, rows) or bad_request
 //   worker -> shard: push(keys, grads)                 (no reply; bad ones dropped)
+//   dct.mp: lookup(sparse, batch, keys) -> sparse_rows; push(sparse_grads)
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 //   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
 #include "actors/embedding_shard.hpp"
@@ -56,6 +57,7 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     return make_error(errc::bad_request, who() + ": bad config: " + bad);
   local_rows = (cfg.rows_per_table + cfg.num_shards - 1) / cfg.num_shards;
   tables.emplace(cfg.num_tables, local_rows, cfg.dim, cfg.optimizer.state_per_row(cfg.dim));
+  init_dct();
   if (!cfg.initial) {
     tables->init(cfg.seed, std::sqrt(1.0f / static_cast<float>(cfg.rows_per_table)));
     return {};
@@ -77,6 +79,11 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     }
   cfg.initial.reset(); // the shard holds its rows now
   return {};
+}
+
+void embedding_shard_state::init_dct() {
+  if (cfg.dct.mp)
+    mp.emplace(cfg.num_tables, cfg.dct.mp_keep, cfg.dct.refresh, cfg.seed * 7919 + 17);
 }
 
 bool embedding_shard_state::owns(std::uint64_t key, std::string* why) const {
@@ -113,6 +120,43 @@ embedding_shard_state::lookup(const messages::lookup_request& req) const {
       __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])));
     std::memcpy(out.rows.data() + i * dim, tables->row(local_key(keys[i])), sizeof(float) * dim);
   }
+  return out;
+}
+
+caf::expected<messages::sparse_rows>
+embedding_shard_state::sparse_lookup(const messages::lookup_request& req) {
+  if (!mp)
+    return make_error(errc::bad_request, who() + ": a thresholded lookup (dct.mp) of batch " +
+                                             std::to_string(req.batch) +
+                                             ", but dct.mp is off at this shard");
+  auto rows = lookup(req);
+  if (!rows)
+    return rows.error();
+  const auto before = mp->counts().refreshes;
+  mp->encode(req.keys.data(), rows->rows.data(), req.keys.size(), cfg.dim, mp_out);
+  messages::sparse_rows out;
+  out.batch = req.batch;
+  out.refreshes = std::uint32_t(mp->counts().refreshes - before);
+  out.payload.values = model::encode(mp_out);
+  return out;
+}
+
+caf::expected<messages::embedding_grads>
+embedding_shard_state::expand(messages::sparse_grads& g) const {
+  const std::size_t n = g.keys.size() * cfg.dim;
+  model::sparse_vector v;
+  std::optional<std::string> err;
+  if (n > 0xFFFFFFFFu)
+    err = "more than 2^32 - 1 entries";
+  else
+    err = model::decode(g.payload.data(), g.payload.size(), std::uint32_t(n), v);
+  if (err)
+    return make_error(errc::bad_request, who() + ": thresholded push of " +
+                                             std::to_string(g.keys.size()) + " keys: " + *err);
+  messages::embedding_grads out;
+  out.keys = std::move(g.keys);
+  out.grads.values.assign(n, 0.0f);
+  model::scatter_add(v, out.grads.data());
   return out;
 }
 
@@ -173,6 +217,25 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       if (shard_cut_detail::hold_push(self, g))
         return; // after this worker's cut marker: applied once the cut is aligned
       shard_cut_detail::apply_push(self, g);
+    },
+    [=](messages::lookup_atom, messages::sparse_atom,
+        const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
+      // virtual clock: the rows, then the threshold pass and the encoding
+      charge(0, 12.0 * double(req.keys.size() * self->state.cfg.dim));
+      return self->state.sparse_lookup(req);
+    },
+    [=](messages::push_atom, messages::sparse_grads& sg) {
+      charge(0, 4.0 * double(sg.keys.size() * self->state.cfg.dim)); // decoding
+      auto g = self->state.expand(sg);
+      if (!g) {
+        ++self->state.dropped_pushes;
+        spdlog::warn("{} (dropped; {} so far)", text(self->system(), g.error()),
+                     self->state.dropped_pushes);
+        return;
+      }
+      if (shard_cut_detail::hold_push(self, *g))
+        return;
+      shard_cut_detail::apply_push(self, *g);
     },
     [=](messages::dump_atom) { return self->state.dump(); },
     [=](messages::save_atom, const std::string& folder)

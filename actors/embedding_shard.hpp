@@ -27,6 +27,14 @@
 //   (t * local_rows + l) * dim + j and holds global row l * E + s of table t
 //   (padding rows included, see above).
 //
+// - DCT (cfg.dct.mp; model/dct_mp.hpp): lookup(sparse, lookup_request) ->
+//   sparse_rows: the same rows with only the entries above their table's
+//   threshold, encoded (model/dct_codec.hpp); push(sparse_grads): decoded to
+//   an embedding_grads (the unsent entries 0) and applied like one. A
+//   payload that does not decode to keys * dim entries is dropped whole, like
+//   a malformed push; a thresholded lookup at a shard without dct.mp is
+//   refused (bad_request).
+//
 // Checkpoint cuts (runtime/cluster_cut.hpp; embedding_shard_cut.cpp): the
 // shard aligns the markers of every worker like a barrier in a dataflow
 // snapshot (Carbone et al., "Lightweight asynchronous snapshots for
@@ -63,6 +71,7 @@
 #include "actors/embedding_shard_cpr.hpp"
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
+#include "model/dct_mp.hpp"
 #include "model/embedding.hpp"
 #include "model/optimizer.hpp"
 
@@ -81,6 +90,8 @@ struct embedding_shard_config {
   std::shared_ptr<const model::embedding_tables> initial;
   // recovery.mode=partial: the shard's own saves (embedding_shard_cpr.hpp).
   shard_cpr_config cpr;
+  // dct.mp (with mp_keep and refresh): thresholded lookups are served.
+  model::dct_settings dct;
 };
 
 // One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).
@@ -110,11 +121,15 @@ struct embedding_shard_state {
   std::unique_ptr<checkpoint::background_writer> writer;
   std::vector<std::uint64_t> cow_keys; // scratch: local keys of a push
   shard_cpr cpr;                       // its own saves (recovery.mode=partial)
+  std::optional<model::dct_row_thresholds> mp; // dct.mp: one threshold per table
+  model::sparse_vector mp_out;                 // scratch: a thresholded reply
 
   // "embedding-shard-S", for logs and error messages.
   std::string who() const;
   // Checks the config and builds and initialises the tables.
   caf::error init(embedding_shard_config c);
+  // dct.mp: the per-table thresholds (none when it is off).
+  void init_dct();
   // Whether this shard owns the global key; if not, *why says why.
   bool owns(std::uint64_t key, std::string* why) const;
   // The local key of an owned global key.
@@ -123,6 +138,11 @@ struct embedding_shard_state {
   }
   // The request's rows, or bad_request.
   caf::expected<messages::embedding_rows> lookup(const messages::lookup_request& req) const;
+  // dct.mp: the request's rows thresholded and encoded, or bad_request.
+  caf::expected<messages::sparse_rows> sparse_lookup(const messages::lookup_request& req);
+  // dct.mp: a thresholded push as the embedding_grads it stands for (its
+  // keys moved out of g), or bad_request when the payload does not decode.
+  caf::expected<messages::embedding_grads> expand(messages::sparse_grads& g) const;
   // Applies the optimiser; on a malformed push changes nothing and says why.
   // While a cut's file is written, the rows are first copied on write.
   caf::error push(const messages::embedding_grads& g);

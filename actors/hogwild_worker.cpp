@@ -191,6 +191,12 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   st.net = std::make_unique<model::dlrm>(cfg.arch);
   st.grads.resize(st.net->layout().size());
   st.cfg = std::move(cfg);
+  if (st.cfg.dct.mp && st.cfg.dct.mp_straight) {
+    const auto& d = st.cfg.dct;
+    st.mp_grad_tau.emplace(st.cfg.arch.num_tables, d.mp_grad_keep, d.refresh,
+                           1000003ull * (st.cfg.trainer + 1) + st.cfg.worker);
+    st.mp_residual.emplace(st.cfg.arch.dim);
+  }
   watch_shards(self);
   return {
     [=](messages::start_atom) {

@@ -64,6 +64,7 @@
 #include "actors/interfaces.hpp"
 #include "actors/worker_batch.hpp"
 #include "model/arch.hpp"
+#include "model/dct_mp.hpp"
 #include "model/dlrm.hpp"
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
@@ -112,6 +113,10 @@ struct worker_config {
   // recovery.mode=partial: a lookup that finds its shard gone waits for the
   // shard's restart (rebind_atom) instead of failing the worker.
   bool shard_restarts = false;
+  // dct.mp (model/dct_mp.hpp): lookups ask for thresholded rows; pushes
+  // carry the gradients of the entries received (mask), or thresholded
+  // gradients with per-row error feedback (mp_straight).
+  model::dct_settings dct;
 };
 
 struct worker_state {
@@ -125,6 +130,13 @@ struct worker_state {
   std::vector<float> grad_unique; // [unique rows * dim]
   worker_batch slots[2];          // batch seq uses slots[seq % 2]
   worker_stats stats;
+  // dct.mp scratch: a decoded reply or push, one shard's rows and gradients.
+  model::sparse_vector mp_vec;
+  std::vector<float> mp_rows, mp_grads;
+  // dct.mp-backward=straight: the gradients' per-table thresholds and what
+  // was not sent of each row's gradient.
+  std::optional<model::dct_row_thresholds> mp_grad_tau;
+  std::optional<model::dct_row_residuals> mp_residual;
 
   // Pipeline (at most one batch computed-or-ready plus one in flight).
   std::uint64_t next_seq = 0;     // sequence number of the next reader request

@@ -64,6 +64,8 @@ void fail(self_ptr self, const std::string& peer, messages::errc code, const std
 // on_rebind.
 void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s);
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r);
+// dct.mp: the thresholded reply, decoded to rows (the unsent entries 0).
+void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::sparse_rows& r);
 void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h);
 // cfg.shard_restarts: monitors the shards; a DOWN of a shard's current
 // handle sends the in-flight batch's lookup there to wait for the rebind.

@@ -1,5 +1,6 @@
 // hogwild_worker's lookups and failures (see hogwild_worker.hpp):
 //   worker -> shard s: lookup;  shard s -> worker: embedding_rows
+//   dct.mp: worker -> shard s: lookup(sparse); shard s -> worker: sparse_rows
 //   trainer -> worker: rebind(s, handle)   (recovery.mode=partial)
 #include "actors/hogwild_worker_detail.hpp"
 
@@ -70,20 +71,33 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
   req.batch = seq;
   st.slots[seq % 2].shard_keys(s, req.keys.values);
   const std::uint64_t gen = s < st.lookup_gen.size() ? st.lookup_gen[s] : 0;
+  auto on_error = [=](caf::error& err) {
+    if (stale(self, s, gen))
+      return;
+    if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down)
+      await_restart(self, seq, s);
+    else
+      fail(self, shard_name(s), messages::errc::shard_down, err);
+  };
+  if (st.cfg.dct.mp) {
+    self
+      ->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value,
+                messages::sparse_atom::value, std::move(req))
+      .then(
+        [=](messages::sparse_rows& r) {
+          if (!stale(self, s, gen))
+            on_sparse_rows(self, seq, s, r);
+        },
+        on_error);
+    return;
+  }
   self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
     .then(
       [=](messages::embedding_rows& r) {
         if (!stale(self, s, gen))
           on_rows(self, seq, s, r);
       },
-      [=](caf::error& err) {
-        if (stale(self, s, gen))
-          return;
-        if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down)
-          await_restart(self, seq, s);
-        else
-          fail(self, shard_name(s), messages::errc::shard_down, err);
-      });
+      on_error);
 }
 
 void watch_shards(self_ptr self) {
@@ -126,22 +140,52 @@ void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
       send_lookup(self, seq, s);
 }
 
-void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
+namespace {
+
+// Stores shard s's rows of batch seq (the reply's `batch`; `bytes` on the
+// wire), or fails the worker naming the shard; then advance.
+void store_rows(self_ptr self, std::uint64_t seq, std::size_t s, std::uint64_t batch,
+                const float* rows, std::size_t n_floats, std::uint64_t bytes) {
   auto& st = self->state;
   auto& slot = st.slots[seq % 2];
-  if (st.finished)
-    return;
-  if (r.batch != seq || slot.seq() != seq || !slot.set_rows(s, r.rows.data(), r.rows.size())) {
+  if (batch != seq || slot.seq() != seq || !slot.set_rows(s, rows, n_floats)) {
     fail(self, shard_name(s), messages::errc::bad_request,
-         "reply for batch " + std::to_string(r.batch) + " with " + std::to_string(r.rows.size()) +
+         "reply for batch " + std::to_string(batch) + " with " + std::to_string(n_floats) +
            " floats, expected batch " + std::to_string(seq) + " with " +
            std::to_string(slot.shard_size(s) * st.cfg.arch.dim));
     return;
   }
-  st.stats.lookup_bytes += r.rows.bytes();
+  st.stats.lookup_bytes += bytes;
   if (st.cfg.progress)
-    st.cfg.progress->embedding_bytes.fetch_add(r.rows.bytes(), std::memory_order_relaxed);
+    st.cfg.progress->embedding_bytes.fetch_add(bytes, std::memory_order_relaxed);
   advance(self);
+}
+
+} // namespace
+
+void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
+  if (self->state.finished)
+    return;
+  store_rows(self, seq, s, r.batch, r.rows.data(), r.rows.size(), r.rows.bytes());
+}
+
+void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::sparse_rows& r) {
+  auto& st = self->state;
+  if (st.finished)
+    return;
+  const auto& slot = st.slots[seq % 2];
+  const std::size_t n = slot.seq() == seq ? slot.shard_size(s) * st.cfg.arch.dim : 0;
+  if (auto err = model::decode(r.payload.data(), r.payload.size(), std::uint32_t(n), st.mp_vec)) {
+    fail(self, shard_name(s), messages::errc::bad_request,
+         "thresholded reply for batch " + std::to_string(r.batch) + ": " + *err);
+    return;
+  }
+  st.mp_rows.assign(n, 0.0f);
+  model::scatter_add(st.mp_vec, st.mp_rows.data());
+  st.stats.mp_rows_sent += st.mp_vec.nnz();
+  st.stats.mp_rows_of += n;
+  st.stats.mp_refreshes += r.refreshes;
+  store_rows(self, seq, s, r.batch, st.mp_rows.data(), n, r.payload.bytes());
 }
 
 } // namespace actors::worker_detail

@@ -6,6 +6,7 @@
 
 #include <caf/typed_event_based_actor.hpp>
 
+#include "model/dct_mp.hpp"
 #include "model/metrics.hpp"
 
 namespace actors::worker_detail {
@@ -19,6 +20,59 @@ void apply_pending(self_ptr self) {
   st.apply_pending = false;
   st.cfg.replica->apply_dense(st.cfg.dense_opt, st.grads.data());
 }
+
+namespace {
+
+void count_push(worker_state& st, std::uint64_t bytes) {
+  st.stats.push_bytes += bytes;
+  if (st.cfg.progress)
+    st.cfg.progress->embedding_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+// dct.mp: st.mp_vec = what goes of shard s's gradients (st.mp_grads, in the
+// order of `keys`): the entries the shard sent (mask), or the entries above
+// their table's gradient threshold after adding the rows' residuals
+// (straight).
+void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
+                    const std::vector<std::uint64_t>& keys) {
+  const std::size_t n = keys.size();
+  if (!st.mp_grad_tau) {
+    slot.shard_rows(s, st.mp_rows);
+    model::mask_gradients(st.mp_rows.data(), st.mp_grads.data(), st.mp_grads.size(), st.mp_vec);
+    return;
+  }
+  if (st.cfg.dct.error_feedback)
+    st.mp_residual->add_to(keys.data(), st.mp_grads.data(), n);
+  st.mp_grad_tau->encode(keys.data(), st.mp_grads.data(), n, st.cfg.arch.dim, st.mp_vec);
+  if (st.cfg.dct.error_feedback)
+    st.mp_residual->keep_unsent(keys.data(), st.mp_grads.data(), n, st.mp_vec);
+}
+
+// The batch's ONE push to shard s: its rows' summed gradients; with dct.mp
+// thresholded (model/dct_mp.hpp) and encoded.
+void push(self_ptr self, const worker_batch& slot, std::size_t s) {
+  auto& st = self->state;
+  if (!st.cfg.dct.mp) {
+    messages::embedding_grads g;
+    slot.shard_keys(s, g.keys.values);
+    slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
+    count_push(st, g.keys.bytes() + g.grads.bytes());
+    self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
+    return;
+  }
+  messages::sparse_grads g;
+  slot.shard_keys(s, g.keys.values);
+  slot.shard_grads(s, st.grad_unique.data(), st.mp_grads);
+  threshold_push(st, slot, s, g.keys.values);
+  g.payload.values = model::encode(st.mp_vec);
+  st.stats.mp_grads_sent += st.mp_vec.nnz();
+  st.stats.mp_grads_of += st.mp_grads.size();
+  charge(0, 12.0 * double(st.mp_grads.size())); // virtual clock: the threshold and the encoding
+  count_push(st, g.keys.bytes() + g.payload.bytes());
+  self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
+}
+
+} // namespace
 
 void train(self_ptr self, const worker_batch& slot) {
   auto& st = self->state;
@@ -46,18 +100,9 @@ void train(self_ptr self, const worker_batch& slot) {
   // Virtual clock: forward and backward (about three forward passes), and
   // the dense step's reads and writes of parameters, gradients and state.
   charge(3.0 * st.net->flops_per_example() * double(n), 16.0 * double(rep.size()));
-  for (std::size_t s = 0; s < slot.num_shards(); ++s) {
-    if (slot.shard_size(s) == 0)
-      continue;
-    messages::embedding_grads g;
-    slot.shard_keys(s, g.keys.values);
-    slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
-    st.stats.push_bytes += g.keys.bytes() + g.grads.bytes();
-    if (cfg.progress)
-      cfg.progress->embedding_bytes.fetch_add(g.keys.bytes() + g.grads.bytes(),
-                                              std::memory_order_relaxed);
-    self->send(cfg.shards[s], messages::push_atom::value, std::move(g));
-  }
+  for (std::size_t s = 0; s < slot.num_shards(); ++s)
+    if (slot.shard_size(s) > 0)
+      push(self, slot, s);
   st.stats.examples += n;
   st.stats.batches += 1;
   st.stats.loss_sum += st.ws.loss_sum;

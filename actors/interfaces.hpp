@@ -32,6 +32,10 @@ using embedding_shard_actor = caf::typed_actor<
   caf::replies_to<lookup_atom, lookup_request>::with<embedding_rows>,
   // apply summed gradients with the shard's sparse optimiser (fire and forget)
   caf::reacts_to<push_atom, embedding_grads>,
+  // DCT (dct.mp, model/dct_mp.hpp): the rows with only the entries above
+  // their table's threshold, and a push of the gradients of those entries
+  caf::replies_to<lookup_atom, sparse_atom, lookup_request>::with<sparse_rows>,
+  caf::reacts_to<push_atom, sparse_grads>,
   // the shard's whole local table, [local rows * dim] (evaluation)
   caf::replies_to<dump_atom>::with<float_blob>,
   // write the shard's rows and optimiser state as FOLDER/embedding-S.bin

@@ -37,6 +37,11 @@ void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
   into.lookup_bytes += x.lookup_bytes;
   into.push_bytes += x.push_bytes;
   into.cpu_seconds += x.cpu_seconds;
+  into.mp_rows_sent += x.mp_rows_sent;
+  into.mp_rows_of += x.mp_rows_of;
+  into.mp_grads_sent += x.mp_grads_sent;
+  into.mp_grads_of += x.mp_grads_of;
+  into.mp_refreshes += x.mp_refreshes;
   // All workers of a trainer share its reader: each reports the same count.
   into.malformed_lines = std::max(into.malformed_lines, x.malformed_lines);
 }
@@ -160,6 +165,7 @@ void spawn_children(self_ptr self) {
     wc.trainer_handle = me;
     wc.progress = st.progress;
     wc.shard_restarts = cfg.shard_restarts;
+    wc.dct = cfg.syncer.dct; // dct.mp: the workers' lookups and pushes (dct.dp: the syncer's)
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
                                               : spawn_role(self->system(), host, hogwild_worker, wc));
   }

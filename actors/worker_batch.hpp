@@ -10,6 +10,7 @@
 //   input()             model::embedding_input{rows, inverse, num_unique}
 //   shard_grads(s, g)   the summed row gradients of shard s, in the order of
 //                       shard_keys(s), for its ONE embedding_grads push
+//   shard_rows(s)       its rows as received, in the same order (dct.mp)
 //
 // Within a shard, keys keep their order of first appearance in the batch.
 // Buffers are kept across prepare() calls, so steady state does not allocate
@@ -69,6 +70,11 @@ public:
   // out = rows of `grad_unique` ([num_unique * dim], sparse_index order) that
   // belong to shard s, in the order of shard_keys(s).
   void shard_grads(std::size_t s, const float* grad_unique, std::vector<float>& out) const;
+  // out = the rows of shard s as stored by set_rows, in the order of
+  // shard_keys(s) (dct.mp: the mask of what the shard sent).
+  void shard_rows(std::size_t s, std::vector<float>& out) const {
+    shard_grads(s, rows_.data(), out);
+  }
 
 private:
   std::uint64_t seq_ = 0;

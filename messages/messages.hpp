@@ -33,6 +33,7 @@ using peers_atom = caf::atom_constant<caf::atom("peers")>;       // ring neighbo
 using end_atom = caf::atom_constant<caf::atom("end")>;           // no more data
 using rebind_atom = caf::atom_constant<caf::atom("rebind")>;     // a role restarted elsewhere
 using recover_atom = caf::atom_constant<caf::atom("recover")>;   // reload own checkpoint (CPR)
+using sparse_atom = caf::atom_constant<caf::atom("sparse")>;     // DCT: thresholded rows wanted
 
 // -- embedding shards ----------------------------------------------------------
 
@@ -74,6 +75,35 @@ struct embedding_grads {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, embedding_grads& x) {
   return f(caf::meta::type_name("embedding_grads"), x.keys, x.grads);
+}
+
+// DCT (dct.mp, model/dct_mp.hpp): a lookup's reply and a push with their
+// floats thresholded, in model/dct_codec's wire form over [keys * dim]
+// (indices or bitmap + values). `refreshes`: the threshold estimates this
+// reply made at the shard (for the metrics).
+struct sparse_rows {
+  std::uint64_t batch = 0;
+  std::uint32_t refreshes = 0;
+  byte_blob payload;
+  friend bool operator==(const sparse_rows& a, const sparse_rows& b) {
+    return a.batch == b.batch && a.refreshes == b.refreshes && a.payload == b.payload;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sparse_rows& x) {
+  return f(caf::meta::type_name("sparse_rows"), x.batch, x.refreshes, x.payload);
+}
+
+struct sparse_grads {
+  key_blob keys;
+  byte_blob payload; // [keys * dim] gradient entries, the unsent ones 0
+  friend bool operator==(const sparse_grads& a, const sparse_grads& b) {
+    return a.keys == b.keys && a.payload == b.payload;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sparse_grads& x) {
+  return f(caf::meta::type_name("sparse_grads"), x.keys, x.payload);
 }
 
 // -- dense synchronisation -------------------------------------------------------
@@ -166,13 +196,20 @@ struct worker_stats {
   std::uint64_t push_bytes = 0;   // gradients sent
   std::uint64_t malformed_lines = 0; // skipped by this worker's reader (shared per trainer)
   double cpu_seconds = 0;     // thread CPU time spent preparing and computing batches
+  // DCT (dct.mp): row entries received of the entries looked up, gradient
+  // entries pushed of the entries they stand for, and the shards' threshold
+  // estimates for this worker's lookups.
+  std::uint64_t mp_rows_sent = 0, mp_rows_of = 0, mp_grads_sent = 0, mp_grads_of = 0;
+  std::uint64_t mp_refreshes = 0;
   friend bool operator==(const worker_stats& a, const worker_stats& b) {
     return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
            a.prob_sum == b.prob_sum && a.positives == b.positives &&
            a.busy_seconds == b.busy_seconds && a.blocked_seconds == b.blocked_seconds &&
            a.lookup_wait_seconds == b.lookup_wait_seconds && a.lookup_bytes == b.lookup_bytes &&
            a.push_bytes == b.push_bytes && a.malformed_lines == b.malformed_lines &&
-           a.cpu_seconds == b.cpu_seconds;
+           a.cpu_seconds == b.cpu_seconds && a.mp_rows_sent == b.mp_rows_sent &&
+           a.mp_rows_of == b.mp_rows_of && a.mp_grads_sent == b.mp_grads_sent &&
+           a.mp_grads_of == b.mp_grads_of && a.mp_refreshes == b.mp_refreshes;
   }
 };
 template <class Inspector>
@@ -180,7 +217,8 @@ typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
   return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, bits(x.loss_sum),
            bits(x.prob_sum), x.positives, bits(x.busy_seconds), bits(x.blocked_seconds),
            bits(x.lookup_wait_seconds), x.lookup_bytes, x.push_bytes, x.malformed_lines,
-           bits(x.cpu_seconds));
+           bits(x.cpu_seconds), x.mp_rows_sent, x.mp_rows_of, x.mp_grads_sent, x.mp_grads_of,
+           x.mp_refreshes);
 }
 
 // What a shadow syncer reports.

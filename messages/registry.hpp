@@ -34,6 +34,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::cut_report))
   CAF_ADD_TYPE_ID(shadowsync, (messages::shard_cut_file))
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_range))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_rows))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_grads))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {

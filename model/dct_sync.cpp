@@ -5,13 +5,13 @@
 namespace model {
 
 float dct_threshold::next(const float* x, std::size_t n, dct_counts& c) {
-  if (uses_++ % (s_.refresh ? s_.refresh : 1) == 0) {
-    tau_ = estimate_threshold(x, n, s_.dp_keep, seed_ + uses_);
+  if (uses_++ % refresh_ == 0) {
+    tau_ = estimate_threshold(x, n, keep_, seed_ + uses_);
     ++c.refreshes;
     // 0 from a sample of zeros (a syncer's first round can come before any
     // batch changed its replica) would let every later nonzero entry pass
     // until the next refresh: estimate again next time instead.
-    if (tau_ == 0.0f && s_.dp_keep < 1.0)
+    if (tau_ == 0.0f && keep_ < 1.0)
       uses_ = 0;
   }
   return tau_;
@@ -19,7 +19,7 @@ float dct_threshold::next(const float* x, std::size_t n, dct_counts& c) {
 
 dct_sender::dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed,
                        const float* origin)
-    : s_(s), tau_(s, seed), image_(size, 0.0f), change_(size, 0.0f), primed_(origin) {
+    : s_(s), tau_(s.dp_keep, s.refresh, seed), image_(size, 0.0f), change_(size, 0.0f), primed_(origin) {
   SS_CHECK(size <= UINT32_MAX, "a dense range of at most 2^32 - 1 entries");
   if (origin)
     image_.assign(origin, origin + size);
@@ -50,7 +50,7 @@ void dct_sender::on_reply(const sparse_vector& r) {
 
 dct_mirror::dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
                        const float* origin)
-    : s_(s), tau_(s, seed), mirror_(size, 0.0f), d_(size, 0.0f) {
+    : s_(s), tau_(s.dp_keep, s.refresh, seed), mirror_(size, 0.0f), d_(size, 0.0f) {
   if (origin)
     mirror_.assign(origin, origin + size);
 }

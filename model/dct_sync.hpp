@@ -34,8 +34,12 @@ namespace model {
 struct dct_settings {
   bool dp = false;              // dct.dp: threshold the dense sync
   double dp_keep = 0.03;        // the fraction of entries meant to pass
-  std::uint64_t refresh = 10;   // rounds between threshold estimates
-  bool error_feedback = true;
+  std::uint64_t refresh = 10;   // rounds (dp) or lookups (mp) between threshold estimates
+  bool error_feedback = true;   // dp only (model/dct_mp.hpp says why not mp)
+  bool mp = false;              // dct.mp: threshold lookup replies and pushes
+  double mp_keep = 0.1;         // the fraction of a reply's entries meant to pass
+  bool mp_straight = true;      // dct.mp-backward=straight (model/dct_mp.hpp), else mask
+  double mp_grad_keep = 0.01;   // straight: the fraction of gradient entries meant to pass
 };
 
 // What one end of a channel sent, summed.
@@ -54,12 +58,16 @@ struct dct_counts {
 // `refresh` uses; an estimate of 0 (a change of zeros) is redone on the next.
 class dct_threshold {
 public:
-  explicit dct_threshold(const dct_settings& s, std::uint64_t seed) : s_(s), seed_(seed) {}
+  dct_threshold(double keep, std::uint64_t refresh, std::uint64_t seed)
+      : keep_(keep), refresh_(refresh ? refresh : 1), seed_(seed) {}
   // tau for x (n entries); counts a refresh in c when it re-estimates.
   float next(const float* x, std::size_t n, dct_counts& c);
+  // Whether the next call of next() re-estimates (so x is read).
+  bool due() const { return uses_ % refresh_ == 0; }
 
 private:
-  dct_settings s_;
+  double keep_;
+  std::uint64_t refresh_;
   std::uint64_t seed_;
   std::uint64_t uses_ = 0;
   float tau_ = 0;

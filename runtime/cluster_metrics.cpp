@@ -25,6 +25,31 @@ double percentile(std::vector<double> v, double q) {
 }
 } // namespace
 
+std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_report>& reports,
+                                          std::size_t dim) {
+  dct_mp_metrics m;
+  std::uint64_t rows = 0, rows_of = 0, grads = 0, grads_of = 0;
+  for (const auto& r : reports) {
+    const auto& w = r.work;
+    m.examples += w.examples;
+    m.lookup_bytes += w.lookup_bytes;
+    m.push_bytes += w.push_bytes;
+    m.lookup_dense_bytes += 4 * w.mp_rows_of;
+    // A push's keys (8 bytes a row) travel either way.
+    m.push_dense_bytes += 4 * w.mp_grads_of + (dim ? 8 * (w.mp_grads_of / dim) : 0);
+    rows += w.mp_rows_sent;
+    rows_of += w.mp_rows_of;
+    grads += w.mp_grads_sent;
+    grads_of += w.mp_grads_of;
+    m.refreshes += w.mp_refreshes;
+  }
+  if (rows_of == 0)
+    return std::nullopt;
+  m.row_fraction = double(rows) / double(rows_of);
+  m.grad_fraction = grads_of ? double(grads) / double(grads_of) : 0;
+  return m;
+}
+
 void aggregate_reports(const std::vector<messages::trainer_report>& reports, double seconds,
                        run_metrics& out) {
   model::ne_accumulator ne;

@@ -2,6 +2,7 @@
 // Turns the trainers' final reports into the run's metrics: examples, train
 // NE, sync rounds, the sync-gap distribution, the blocked fraction and bytes
 // per link type. Pure: unit-testable without actors.
+#include <optional>
 #include <vector>
 
 #include "messages/messages.hpp"
@@ -13,6 +14,12 @@ namespace runtime {
 // `seconds` is the wall time of the training phase (start to last trainer done).
 void aggregate_reports(const std::vector<messages::trainer_report>& reports, double seconds,
                        run_metrics& out);
+
+// dct.mp: its traffic from the workers' counters (dim floats per row), or
+// nothing when no worker looked up through DCT. keep and refresh are the
+// caller's.
+std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_report>& reports,
+                                          std::size_t dim);
 
 // Batches between consecutive completed rounds of one trainer; the first gap
 // counts from 0 batches.

@@ -32,6 +32,7 @@ actors::embedding_shard_config embedding_shard_config_for(const train_config& cf
   ec.dim = cfg.arch.dim;
   ec.optimizer = cfg.train.sparse;
   ec.seed = cfg.train.seed + 1 + s;
+  ec.dct = cfg.dct;
   if (cfg.recovery.partial) { // its own saves (the counters are the caller's)
     const auto& r = cfg.recovery;
     ec.cpr.folder = cfg.checkpoint.dir + "/cpr/" + checkpoint::cpr_folder_name(s);

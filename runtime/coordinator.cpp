@@ -120,6 +120,14 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
+  out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim);
+  if (out.dct_mp) {
+    out.dct_mp->keep = cfg.dct.mp_keep;
+    out.dct_mp->backward = cfg.dct.mp_straight ? "straight" : "mask";
+    out.dct_mp->grad_keep = cfg.dct.mp_straight ? cfg.dct.mp_grad_keep : 0.0;
+    out.dct_mp->error_feedback = cfg.dct.mp_straight && cfg.dct.error_feedback;
+    out.dct_mp->refresh = cfg.dct.refresh;
+  }
   if (out.dct) {
     out.dct->dp_keep = cfg.dct.dp_keep;
     out.dct->refresh = cfg.dct.refresh;

@@ -70,19 +70,38 @@ std::string to_json(const run_metrics& m) {
                {"bytes", m.sync.bytes},
                {"bytes_received", m.sync.bytes_received}};
   j["dct"] = nullptr;
+  if (m.dct || m.dct_mp)
+    j["dct"] = {{"dp", false}, {"mp", nullptr}};
   if (const auto& d = m.dct)
-    j["dct"] = {{"dp", true},
-                {"dp_keep", d->dp_keep},
-                {"refresh", d->refresh},
-                {"error_feedback", d->error_feedback},
-                {"rounds", d->rounds},
-                {"bytes", d->bytes},
-                {"dense_bytes", d->dense_bytes},
-                {"reduction", d->reduction()},
-                {"bytes_per_round", d->bytes_per_round()},
-                {"sent_fraction", d->sent_fraction},
-                {"reply_fraction", d->reply_fraction},
-                {"refreshes", d->refreshes}};
+    j["dct"].update({{"dp", true},
+                     {"dp_keep", d->dp_keep},
+                     {"refresh", d->refresh},
+                     {"error_feedback", d->error_feedback},
+                     {"rounds", d->rounds},
+                     {"bytes", d->bytes},
+                     {"dense_bytes", d->dense_bytes},
+                     {"reduction", d->reduction()},
+                     {"bytes_per_round", d->bytes_per_round()},
+                     {"sent_fraction", d->sent_fraction},
+                     {"reply_fraction", d->reply_fraction},
+                     {"refreshes", d->refreshes}});
+  if (const auto& d = m.dct_mp)
+    j["dct"]["mp"] = {{"keep", d->keep},
+                      {"backward", d->backward},
+                      {"grad_keep", d->grad_keep},
+                      {"error_feedback", d->error_feedback},
+                      {"refresh", d->refresh},
+                      {"lookup_bytes", d->lookup_bytes},
+                      {"lookup_dense_bytes", d->lookup_dense_bytes},
+                      {"push_bytes", d->push_bytes},
+                      {"push_dense_bytes", d->push_dense_bytes},
+                      {"bytes", d->bytes()},
+                      {"dense_bytes", d->dense_bytes()},
+                      {"reduction", d->reduction()},
+                      {"bytes_per_example", d->bytes_per_example()},
+                      {"row_fraction", d->row_fraction},
+                      {"grad_fraction", d->grad_fraction},
+                      {"refreshes", d->refreshes}};
   j["net"] = nullptr;
   if (m.net)
     j["net"] = {{"latency_us", m.net->latency_us},     {"bandwidth_gbps", m.net->bandwidth_gbps},
@@ -226,6 +245,16 @@ std::string summary(const run_metrics& m) {
             m.dct->dp_keep, static_cast<unsigned long long>(m.dct->refresh),
             m.dct->error_feedback ? "on" : "off", m.dct->bytes_per_round() / 1e3,
             m.dct->reduction(), 100 * m.dct->sent_fraction, 100 * m.dct->reply_fraction);
+  if (m.dct_mp)
+    appendf(out,
+            "\nDCT on the embedding traffic (keep %g, backward %s, gradient keep %g, refresh %llu): "
+            "%.1f bytes per example "
+            "(rows + pushes), %.1fx less than dense (%.2f%% of row entries, %.2f%% of their "
+            "gradients sent)",
+            m.dct_mp->keep, m.dct_mp->backward.c_str(), m.dct_mp->grad_keep,
+            static_cast<unsigned long long>(m.dct_mp->refresh),
+            m.dct_mp->bytes_per_example(), m.dct_mp->reduction(), 100 * m.dct_mp->row_fraction,
+            100 * m.dct_mp->grad_fraction);
   for (const auto& x : m.faults)
     appendf(out, "\nfault injected: %s", x.c_str());
   for (const auto& x : m.lost_trainers)

@@ -38,6 +38,28 @@ struct dct_metrics {
   double bytes_per_round() const { return rounds ? double(bytes) / double(rounds) : 0; }
 };
 
+// DCT on the embedding traffic (dct.mp; model/dct_mp.hpp), summed over
+// workers. Bytes are payloads: the rows of lookup replies, the keys and
+// gradients of pushes (a lookup request's keys, 8 bytes each, are the same
+// either way and not counted).
+struct dct_mp_metrics {
+  double keep = 0;
+  std::string backward;   // mask | straight
+  double grad_keep = 0;   // straight only
+  bool error_feedback = false; // straight only
+  std::uint64_t refresh = 0;
+  std::uint64_t examples = 0;
+  std::uint64_t lookup_bytes = 0, lookup_dense_bytes = 0; // replies; what dense rows take
+  std::uint64_t push_bytes = 0, push_dense_bytes = 0;     // pushes; what dense pushes take
+  double row_fraction = 0;     // row entries sent of those looked up
+  double grad_fraction = 0;    // gradient entries pushed of those of the rows
+  std::uint64_t refreshes = 0; // the shards' threshold estimates
+  std::uint64_t bytes() const { return lookup_bytes + push_bytes; }
+  std::uint64_t dense_bytes() const { return lookup_dense_bytes + push_dense_bytes; }
+  double reduction() const { return bytes() ? double(dense_bytes()) / double(bytes()) : 0; }
+  double bytes_per_example() const { return examples ? double(bytes()) / double(examples) : 0; }
+};
+
 // Payload bytes per link type (simulated and multi-node modes).
 struct link_bytes {
   std::uint64_t lookup = 0;     // embedding rows, shard -> worker
@@ -144,6 +166,7 @@ struct run_metrics {
   std::optional<sim_metrics> sim;                 // set under the virtual clock
   std::optional<recovery_metrics> recovery;       // recovery.mode=partial
   std::optional<dct_metrics> dct;                 // dct.dp
+  std::optional<dct_mp_metrics> dct_mp;           // dct.mp
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

@@ -99,6 +99,15 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   eg.keys.values = {5, 6};
   eg.grads.values = ramp(32);
   CHECK(roundtrip(eg) == eg);
+  messages::sparse_rows sr;
+  sr.batch = 9;
+  sr.refreshes = 3;
+  sr.payload.values = {1, 2, 3, 250};
+  CHECK(roundtrip(sr) == sr);
+  messages::sparse_grads sg;
+  sg.keys.values = {5, 1ull << 42};
+  sg.payload.values = {0, 7, 7};
+  CHECK(roundtrip(sg) == sg);
   messages::dense_range dr;
   dr.offset = 1234;
   dr.values.values = ramp(100);
@@ -126,6 +135,9 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   ws.push_bytes = 77;
   ws.malformed_lines = 2;
   ws.cpu_seconds = 0.125;
+  ws.mp_rows_sent = 11;
+  ws.mp_grads_of = 1ull << 40;
+  ws.mp_refreshes = 4;
   CHECK(roundtrip(ws) == ws);
   messages::sync_stats ss;
   ss.rounds = 3;

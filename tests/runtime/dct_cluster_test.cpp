@@ -58,3 +58,61 @@ TEST_CASE("dct: the options say what is built") {
   CHECK(build({"--dct.dp-keep=0"}).find("dct.dp-keep") != std::string::npos);
   CHECK(build({"--dct.refresh=0"}).find("dct.refresh") != std::string::npos);
 }
+
+TEST_CASE("dct mp: at keep 1 with the mask, one worker trains exactly as the dense path") {
+  // One worker: its lookups and pushes reach each shard in the same order
+  // whatever they cost, so the runs must agree to the bit.
+  data_files d;
+  const std::vector<std::string> one = {
+    "--data.train=" + d.train, "--cluster.mode=simulated", "--sim.clock=virtual",
+    "--output.progress=none", "--model.rows-per-table=20000", "--cluster.trainers=1",
+    "--cluster.workers=1", "--cluster.embedding-shards=2", "--sync.algorithm=none"};
+  const auto dense = test::run_cluster(test::train_config_of(one));
+  const auto mp = test::run_cluster(test::train_config_of(
+    test::with(one, {"--dct.mp=true", "--dct.mp-keep=1", "--dct.mp-backward=mask"})));
+  CHECK_FALSE(dense.dct_mp);
+  REQUIRE(mp.dct_mp);
+  CHECK(mp.examples == dense.examples);
+  CHECK(mp.train_ne == dense.train_ne);
+  CHECK(mp.dct_mp->row_fraction == 1.0);
+  CHECK(mp.dct_mp->grad_fraction > 0.99); // entries whose gradient is exactly 0 are not sent
+  CHECK(mp.dct_mp->lookup_dense_bytes == dense.bytes.lookup);
+  CHECK(mp.dct_mp->push_dense_bytes == dense.bytes.push);
+}
+
+TEST_CASE("dct mp: thresholded lookups and pushes count their bytes and replay") {
+  data_files d;
+  const auto dense = test::run_cluster(test::train_config_of(base(d)));
+  const auto cmd = test::with(base(d), {"--dct.mp=true", "--dct.mp-keep=0.1",
+                                        "--dct.mp-grad-keep=0.01", "--dct.refresh=5"});
+  const auto a = test::run_cluster(test::train_config_of(cmd));
+  CHECK(a.examples == 8000);
+  REQUIRE(a.dct_mp);
+  CHECK_FALSE(a.dct); // dct.dp is off
+  const auto& x = *a.dct_mp;
+  CHECK(x.backward == "straight");
+  CHECK(x.lookup_bytes == a.bytes.lookup);
+  CHECK(x.push_bytes == a.bytes.push);
+  // The same keys are looked up and pushed as in the dense run (the batches
+  // are the same): what dense moves for them is what it moved.
+  CHECK(x.lookup_dense_bytes == dense.bytes.lookup);
+  CHECK(x.push_dense_bytes == dense.bytes.push);
+  CHECK(x.row_fraction > 0.05);
+  CHECK(x.row_fraction < 0.2);
+  CHECK(x.grad_fraction < 0.05);
+  CHECK(x.reduction() > 4.0);
+  CHECK(x.refreshes > 0);
+  const auto json = runtime::to_json(a);
+  CHECK(json.find("\"backward\":\"straight\"") != std::string::npos);
+  CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == json);
+}
+
+TEST_CASE("dct mp: the options say what is built") {
+  const auto build = test::config_error;
+  CHECK(build({"--cluster.mode=simulated", "--dct.mp=true"}) == "");
+  CHECK(build({"--cluster.mode=sequential", "--dct.mp=true"}).find("not sequential") !=
+        std::string::npos);
+  CHECK(build({"--dct.mp-backward=both"}).find("dct.mp-backward") != std::string::npos);
+  CHECK(build({"--dct.mp-keep=0"}).find("dct.mp-keep") != std::string::npos);
+  CHECK(build({"--dct.mp-grad-keep=2"}).find("dct.mp-grad-keep") != std::string::npos);
+}

@@ -1,0 +1,86 @@
+#pragma once
+// DCT for the model-parallel traffic (dct.mp; DESIGN.md section 12; issue
+// 13): the embedding rows a shard sends a worker (the activations that cross
+// the network) and the row gradients the worker pushes back. Pure math: the
+// actors carry the encoded vectors (model/dct_codec.hpp).
+//
+// Forward: the shard sends only the reply's entries with |x| >= tau_t, one
+// tau per table t, re-estimated every `refresh` lookups that touch table t,
+// from that table's entries in the reply (estimate_threshold: a strided
+// sample, never a sort of the whole reply). The worker trains on the rows
+// with the other entries 0: the hard threshold h(x) = x 1[|x| >= tau] is
+// part of its forward pass.
+// Backward, two ways (dct.mp-backward):
+// - mask (the paper's): h's derivative is the same mask, so a push carries
+//   only the gradient entries of the entries that were sent
+//   (mask_gradients). That is the exact gradient of the thresholded forward
+//   pass, not a truncation of the dense one: nothing is held back, so there
+//   is no residual for error feedback to carry. But an entry that is never
+//   sent gets no gradient, and with one row per key (no pooling) the rows
+//   that start small (every row, at initialisation) can stay below tau.
+// - straight (straight-through): the gradient of every entry of the rows
+//   looked up, as if h were the identity, thresholded on its own (one tau
+//   per table over the gradients, the same keep) with per-row error feedback
+//   at the worker (dct_row_residuals): the unsent part of a row's gradient
+//   is added to its next push of that row.
+// An entry that is exactly 0.0f counts as not sent (the wire form carries
+// nonzeros); at keep 1 that is the only difference from the dense path.
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "model/dct_codec.hpp"
+#include "model/dct_sync.hpp"
+
+namespace model {
+
+class dct_row_thresholds {
+public:
+  // seed: the sampling offsets (each table's threshold gets seed + t).
+  dct_row_thresholds(std::size_t num_tables, double keep, std::uint64_t refresh,
+                     std::uint64_t seed);
+  // out = the entries of rows ([n * dim]: row i is key keys[i]'s, keys being
+  // model::row_key values of tables < num_tables) with |x| >= tau of the
+  // key's table; out.size = n * dim. Counts the refreshes it made.
+  void encode(const std::uint64_t* keys, const float* rows, std::size_t n, std::size_t dim,
+              sparse_vector& out);
+  // Entries sent of the entries they were chosen from, and the estimates.
+  const dct_counts& counts() const { return counts_; }
+  // The threshold table t used last (0 before its first estimate).
+  float tau(std::size_t t) const { return now_[t]; }
+
+private:
+  std::vector<dct_threshold> tau_;
+  std::vector<float> now_;    // per table: its tau for this reply
+  std::vector<char> present_; // per table: in this reply
+  std::vector<float> sample_; // one table's entries of the reply (a refresh)
+  dct_counts counts_;
+};
+
+// out = grads[i] at the entries where rows[i] != 0 (what the forward pass
+// received) and grads[i] != 0; out.size = n.
+void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse_vector& out);
+
+// Per-row error feedback of thresholded pushes (straight-through): what a
+// worker did not send of each row's gradient, until its next push of that
+// row. Memory: dim floats per distinct row the worker has pushed.
+class dct_row_residuals {
+public:
+  explicit dct_row_residuals(std::size_t dim) : dim_(dim) {}
+  // g ([n * dim], row i for keys[i]) += each key's residual.
+  void add_to(const std::uint64_t* keys, float* g, std::size_t n);
+  // Each key's residual = its row of g less what `sent` (over [n * dim],
+  // values taken from g) carried.
+  void keep_unsent(const std::uint64_t* keys, const float* g, std::size_t n,
+                   const sparse_vector& sent);
+  std::size_t rows() const { return at_.size(); }
+
+private:
+  float* slot(std::uint64_t key);
+  std::size_t dim_;
+  std::unordered_map<std::uint64_t, std::size_t> at_; // key -> offset in pool_
+  std::vector<float> pool_;
+};
+
+} // namespace model
