@@ -103,6 +103,8 @@ using syncer_actor = caf::typed_actor<
   caf::reacts_to<start_atom>,
   // one all-reduce step from the previous syncer in the ring
   caf::reacts_to<ring_atom, ring_chunk>,
+  // dct.dp: one member's thresholded change, travelling the ring once
+  caf::reacts_to<ring_atom, ring_sparse>,
   // foreground: run one round now; the reply comes when it has completed
   caf::replies_to<sync_atom>::with<std::uint64_t>,
   // its trainer's workers are done (FR: keep serving rounds for the others)

@@ -45,14 +45,17 @@ caf::error syncer_state::init() {
                          (std::uint64_t{cfg.trainer} << 32) | i,
                          cfg.dct_origin.empty() ? nullptr
                                                 : cfg.dct_origin.data() + cfg.dense_ranges[i].offset);
-  } else if (cfg.dct.dp) {
-    return make_error(errc::bad_request, who() + ": dct.dp is built for EASGD only");
+  } else if (cfg.dct.dp && !ring_method()) {
+    return make_error(errc::bad_request, who() + ": dct.dp is built for EASGD, MA and BMUF");
   }
   if (ring_method()) {
     snapshot.resize(r->size());
     reduced.resize(r->size());
     if (cfg.num_trainers <= 1)
       ring = std::make_unique<ring_allreduce>(0, 1, nullptr);
+    if (dct_ring())
+      if (auto err = init_dct_ring())
+        return err;
   }
   if (model::is_bmuf(cfg.algorithm)) {
     global = cfg.initial.empty() ? r->snapshot() : std::move(cfg.initial);
@@ -177,6 +180,16 @@ void syncer_state::finish_stop() {
     stats.dct_sent_of += s.counts().entries;
     stats.dct_refreshes += s.counts().refreshes;
   }
+  if (!dct.empty()) // dense EASGD: the whole ranges both ways
+    stats.dct_dense_bytes = 4 * (stats.dct_sent_of + stats.dct_replied_of);
+  if (dct_ring()) {
+    stats.dct_sent = ring_counts.values;
+    stats.dct_sent_of = ring_counts.entries;
+    stats.dct_refreshes = ring_counts.refreshes;
+    stats.dct_replied = ring_received; // the others' changes, as they arrived
+    stats.dct_replied_of = ring_counts.entries * (peers.empty() ? 0 : peers.size() - 1);
+    stats.dct_dense_bytes = ring_dense_bytes;
+  }
   for (auto& p : waiting_next)
     p.deliver(stats.rounds);
   waiting_next.clear();
@@ -255,6 +268,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       self->state.advance();
     },
     [self](ring_atom, ring_chunk& chunk) { self->state.on_ring(std::move(chunk)); },
+    [self](ring_atom, ring_sparse& piece) { self->state.on_ring_sparse(std::move(piece)); },
     [self](sync_atom) -> caf::result<std::uint64_t> {
       auto& st = self->state;
       if (st.cfg.algorithm == model::sync_algorithm::none || st.stopped)

@@ -103,6 +103,7 @@
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/ring_allreduce.hpp"
+#include "actors/sparse_allgather.hpp"
 #include "actors/syncer_policy.hpp"
 #include "messages/errors.hpp"
 #include "model/dct_sync.hpp"
@@ -186,6 +187,22 @@ struct syncer_state {
   std::vector<float> block_start;       // BMUF: where the current block started
   std::uint64_t batches_at_start = 0;   // replica->batches when the last round started
 
+  // DCT for MA/BMUF (dct.dp; shadow_syncer_dct_ring.cpp): instead of the
+  // dense ring, each member's thresholded change from the common picture
+  // `dct_base` (bit-identical at every member) goes round the ring once.
+  std::unique_ptr<sparse_allgather> gather;
+  std::vector<messages::ring_sparse> early_pieces; // arrived before peers_atom
+  std::vector<float> dct_base;                     // [replica size]
+  std::optional<model::dct_threshold> ring_tau;
+  model::sparse_vector ring_own;                   // this round's own change, sent
+  model::dct_counts ring_counts;                   // own changes, summed
+  std::uint64_t ring_received = 0;                 // entries of the others' changes
+  std::uint64_t ring_dense_bytes = 0;              // what the dense ring would have sent
+  std::uint64_t ring_dense_bytes_per_round = 0;
+  bool dct_resync = false; // a re-formed ring: the next round sends every entry
+  bool dct_ring() const { return model::uses_ring(cfg.algorithm) && cfg.dct.dp; }
+  void on_ring_sparse(messages::ring_sparse&& piece);
+
   // Checks cfg against the replica; an error means the actor must quit.
   caf::error init();
   caf::error set_peers(std::uint32_t rank, const std::vector<caf::strong_actor_ptr>& all);
@@ -222,6 +239,10 @@ private:
   void on_exchange_error(std::size_t shard, caf::error& err);
   void start_ring();
   void check_ring();
+  caf::error init_dct_ring();
+  caf::error join_dct_ring(std::uint32_t rank, std::uint32_t n);
+  void start_dct_ring();
+  void check_dct_ring();
   void finish_round();
   void finish_stop();
   void finish_hold();

@@ -17,7 +17,7 @@ caf::error syncer_state::set_peers(std::uint32_t rank,
   const auto n = static_cast<std::uint32_t>(all.size());
   if (!ring_method())
     return {}; // EASGD and none have no ring
-  if (ring && ring->round() > 0)
+  if ((ring && ring->round() > 0) || (gather && gather->round() > 0))
     return make_error(errc::protocol_mismatch, who() + ": peers after the first round");
   const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
   if (n == 0 || rank >= n || n != cfg.num_trainers || all[rank] != me)
@@ -65,6 +65,8 @@ caf::error syncer_state::join_ring(std::uint32_t rank,
   }
   next = peers[(rank + 1) % n];
   prev = peers[(rank + n - 1) % n];
+  if (dct_ring())
+    return join_dct_ring(rank, n);
   ring = std::make_unique<ring_allreduce>(
     rank, n,
     [this](messages::ring_chunk&& c) {
@@ -87,6 +89,8 @@ caf::error syncer_state::join_ring(std::uint32_t rank,
 }
 
 void syncer_state::start_ring() {
+  if (dct_ring())
+    return start_dct_ring();
   if (!ring) {
     fail(errc::protocol_mismatch, "a ring round before peers_atom");
     return;
@@ -130,6 +134,8 @@ void syncer_state::on_ring(messages::ring_chunk&& chunk) {
 // After every step of the ring: complete the round, or fail when it can never
 // complete (the previous member is gone and everything it sent is applied).
 void syncer_state::check_ring() {
+  if (dct_ring())
+    return check_dct_ring();
   if (!in_round || ring->round() != ring_rounds() + 1)
     return;
   if (!ring->done()) {

@@ -156,6 +156,23 @@ typename Inspector::result_type inspect(Inspector& f, ring_chunk& x) {
   return f(caf::meta::type_name("ring_chunk"), x.generation, x.round, x.step, x.chunk, x.values);
 }
 
+// DCT for MA/BMUF (dct.dp; actors/sparse_allgather.hpp): one member's
+// thresholded change, travelling the ring once, in model/dct_codec's form.
+struct ring_sparse {
+  std::uint32_t generation = 0; // ring membership, as ring_chunk's
+  std::uint64_t round = 0;
+  std::uint32_t origin = 0;     // the rank whose change it is
+  byte_blob payload;
+  friend bool operator==(const ring_sparse& a, const ring_sparse& b) {
+    return a.generation == b.generation && a.round == b.round && a.origin == b.origin &&
+           a.payload == b.payload;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ring_sparse& x) {
+  return f(caf::meta::type_name("ring_sparse"), x.generation, x.round, x.origin, x.payload);
+}
+
 // -- data ----------------------------------------------------------------------
 
 // One mini-batch as data::batch holds it, in wire form.
@@ -238,20 +255,23 @@ struct sync_stats {
   // way, and the syncer's threshold estimates.
   std::uint64_t dct_sent = 0, dct_sent_of = 0, dct_replied = 0, dct_replied_of = 0;
   std::uint64_t dct_refreshes = 0;
+  // DCT: the bytes the dense method would have sent (EASGD: both ways) in
+  // the same rounds.
+  std::uint64_t dct_dense_bytes = 0;
   friend bool operator==(const sync_stats& a, const sync_stats& b) {
     return a.rounds == b.rounds && a.bytes_sent == b.bytes_sent && a.seconds == b.seconds &&
            a.batches_at_round == b.batches_at_round && a.bmuf_global == b.bmuf_global &&
            a.bmuf_momentum == b.bmuf_momentum && a.bytes_received == b.bytes_received &&
            a.dct_sent == b.dct_sent && a.dct_sent_of == b.dct_sent_of &&
            a.dct_replied == b.dct_replied && a.dct_replied_of == b.dct_replied_of &&
-           a.dct_refreshes == b.dct_refreshes;
+           a.dct_refreshes == b.dct_refreshes && a.dct_dense_bytes == b.dct_dense_bytes;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sync_stats& x) {
   return f(caf::meta::type_name("sync_stats"), x.rounds, x.bytes_sent, bits(x.seconds),
            x.batches_at_round, x.bmuf_global, x.bmuf_momentum, x.bytes_received, x.dct_sent,
-           x.dct_sent_of, x.dct_replied, x.dct_replied_of, x.dct_refreshes);
+           x.dct_sent_of, x.dct_replied, x.dct_replied_of, x.dct_refreshes, x.dct_dense_bytes);
 }
 
 // A trainer's final report: its workers' stats summed, its syncer's stats,

@@ -36,6 +36,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_range))
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_rows))
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_grads))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::ring_sparse))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {

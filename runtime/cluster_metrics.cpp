@@ -89,7 +89,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
       continue;
     dct.rounds += r.sync.rounds;
     dct.bytes += r.sync.bytes_sent + r.sync.bytes_received;
-    dct.dense_bytes += 4 * (r.sync.dct_sent_of + r.sync.dct_replied_of);
+    dct.dense_bytes += r.sync.dct_dense_bytes;
     sent += r.sync.dct_sent;
     sent_of += r.sync.dct_sent_of;
     replied += r.sync.dct_replied;

@@ -6,8 +6,9 @@ void add_dct_options(option_set& o) {
   using t = opt_type;
   o.add({"dct.dp", t::boolean, "false",
          "DCT on the dense sync: each EASGD exchange carries only the entries of the replica's "
-         "change above a threshold, and the dense shard replies only the largest entries of d "
-         "(sync.algorithm s-easgd or fr-easgd; docs/dct.md)"});
+         "change above a threshold, and the dense shard replies only the largest entries of d; "
+         "MA and BMUF all-gather each trainer's thresholded change round the ring instead of "
+         "the dense all-reduce (docs/dct.md)"});
   o.add({"dct.dp-keep", t::real, "0.03",
          "dct.dp: the fraction of a range's entries the threshold lets through", {}, 1e-6, 1.0});
   o.add({"dct.refresh", t::integer, "10",
@@ -60,11 +61,10 @@ std::optional<std::string> build_dct_settings(const option_set& o, const std::st
     return "option 'dct.dp' = true (" + o.source("dct.dp") +
            ") compresses the dense sync between trainers: it needs cluster.mode simulated or "
            "multi-node, not sequential";
-  if (!model::is_easgd(algorithm))
+  if (!model::is_easgd(algorithm) && !model::uses_ring(algorithm))
     return "option 'dct.dp' = true (" + o.source("dct.dp") +
-           ") is built for sync.algorithm s-easgd and fr-easgd, not " +
-           o.get_string("sync.algorithm") +
-           " (DCT for the ring methods, a sparse all-gather, is not built yet)";
+           ") thresholds a dense sync: sync.algorithm " + o.get_string("sync.algorithm") +
+           " has none (EASGD, MA and BMUF do)";
   return std::nullopt;
 }
 

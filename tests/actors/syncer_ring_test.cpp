@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "tests/actors/syncer_test_util.hpp"
 
@@ -311,4 +312,90 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-ma N = 1: after end it stops w
   auto st = request<sync_stats>(ss[0], stop_atom::value, std::uint64_t{2});
   REQUIRE(st);
   CHECK(st->rounds == 2);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp: the ring agrees on one picture, and no replica mass is lost") {
+  // 3 members, 40 floats; the common picture starts at zero (the origin).
+  std::vector<replica_ptr> reps;
+  std::vector<float> total(40, 0.0f);
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    std::vector<float> v(40);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i] = float((7 * r + 3 * i) % 11) - 5.0f + 0.25f * float(r);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      total[i] += v[i];
+    reps.push_back(make_replica(v));
+  }
+  for (double keep : {1.0, 0.25}) {
+    std::vector<replica_ptr> rs;
+    for (auto& r : reps)
+      rs.push_back(make_replica(values(r)));
+    auto cfg = ring_config(sync_algorithm::s_ma, model::merge_mode::delta);
+    cfg.dct.dp = true;
+    cfg.dct.dp_keep = keep;
+    cfg.dct.refresh = 1;
+    cfg.dct_origin.assign(40, 0.0f);
+    auto ss = spawn_ring(*this, cfg, rs);
+    reaper rip{*this};
+    rip.add_all(ss);
+    start_all(*this, ss);
+    run();
+    const auto& base0 = state_of(ss[0]).dct_base;
+    for (std::uint32_t r = 0; r < 3; ++r) {
+      const auto& st = state_of(ss[r]);
+      CHECK(st.stats.rounds == 1);
+      CHECK(std::memcmp(st.dct_base.data(), base0.data(), 40 * sizeof(float)) == 0);
+      CHECK(st.stats.bytes_sent > 0);
+    }
+    // Error feedback: each replica = the common picture + what it did not
+    // send, so the replicas' sum is what it was.
+    for (std::size_t i = 0; i < 40; ++i) {
+      float sum = 0;
+      for (auto& r : rs)
+        sum += values(r)[i];
+      CHECK(sum == doctest::Approx(total[i]).epsilon(1e-5));
+    }
+    if (keep == 1.0) // everything sent: every replica is the average
+      for (auto& r : rs)
+        for (std::size_t i = 0; i < 40; ++i)
+          CHECK(values(r)[i] == doctest::Approx(total[i] / 3).epsilon(1e-5));
+    else // a quarter sent: the replicas still differ
+      CHECK(values(rs[0]) != values(rs[1]));
+  }
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp: after a re-form the survivors restart their picture and average exactly") {
+  auto cfg = ring_config(sync_algorithm::s_ma, model::merge_mode::overwrite);
+  cfg.reform_on_loss = true;
+  cfg.dct.dp = true;
+  cfg.dct.dp_keep = 0.25;
+  cfg.dct.refresh = 1;
+  cfg.dct_origin.assign(7, 0.0f);
+  auto reps = distinct_replicas(3);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  start_all(*this, ss);
+  run(); // round 1 with all three: a quarter of each change sent
+  REQUIRE(state_of(ss[0]).stats.rounds == 1);
+  CHECK(values(reps[0]) != values(reps[1]));
+  self->send_exit(ss[2], caf::exit_reason::kill);
+  run();
+  std::vector<caf::strong_actor_ptr> survivors{caf::actor_cast<caf::strong_actor_ptr>(ss[0]),
+                                               caf::actor_cast<caf::strong_actor_ptr>(ss[1])};
+  const std::vector<std::vector<float>> before{values(reps[0]), values(reps[1])};
+  for (std::uint32_t r = 0; r < 2; ++r)
+    self->send(ss[r], peers_atom::value, std::uint32_t{1}, r, survivors);
+  run();
+  advance(1s); // the pause before round 2
+  run();
+  REQUIRE(state_of(ss[0]).generation == 1);
+  REQUIRE(state_of(ss[0]).stats.rounds == 2);
+  REQUIRE(state_of(ss[1]).stats.rounds == 2);
+  const auto avg = average(before);
+  for (std::uint32_t r = 0; r < 2; ++r)
+    for (std::size_t i = 0; i < 7; ++i)
+      CHECK(values(reps[r])[i] == doctest::Approx(avg[i]).epsilon(1e-6));
+  CHECK(std::memcmp(state_of(ss[0]).dct_base.data(), state_of(ss[1]).dct_base.data(),
+                    7 * sizeof(float)) == 0);
 }

@@ -201,6 +201,7 @@ inline actors::syncer_actor::behavior_type syncer(actors::syncer_actor::pointer 
     [=](peers_atom, std::uint32_t, std::uint32_t, const std::vector<caf::strong_actor_ptr>&) {},
     [=](start_atom) { rec->log.push_back("syncer start"); },
     [=](ring_atom, const ring_chunk&) {},
+    [=](ring_atom, const ring_sparse&) {},
     [=](sync_atom) -> caf::typed_response_promise<std::uint64_t> {
       rec->log.push_back("sync request");
       auto rp = self->make_response_promise<std::uint64_t>();

@@ -48,11 +48,35 @@ TEST_CASE("dct: compressed EASGD in the cluster counts its bytes and replays") {
   CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
 }
 
+TEST_CASE("dct: MA and BMUF all-gather thresholded changes round the ring, fewer bytes, and replay") {
+  data_files d;
+  auto ring = base(d);
+  ring.pop_back(); // its s-easgd
+  for (const char* alg : {"--sync.algorithm=s-ma", "--sync.algorithm=s-bmuf"}) {
+    const auto dense = test::run_cluster(test::train_config_of(test::with(ring, {alg})));
+    const auto cmd = test::with(ring, {alg, "--dct.dp=true", "--dct.dp-keep=0.01"});
+    const auto a = test::run_cluster(test::train_config_of(cmd));
+    CHECK(a.examples == 8000);
+    REQUIRE(a.dct);
+    const auto& x = *a.dct;
+    CHECK(x.rounds == a.sync.rounds);
+    CHECK(x.rounds > 4);
+    CHECK(x.bytes == a.sync.bytes); // the ring has no replies
+    // The dense ring's bytes per round, as the dense run moved them.
+    CHECK(double(x.dense_bytes) / double(x.rounds) ==
+          doctest::Approx(double(dense.sync.bytes) / double(dense.sync.rounds)));
+    CHECK(x.reduction() > 5.0);
+    CHECK(x.sent_fraction < 0.1);
+    CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
+  }
+}
+
 TEST_CASE("dct: the options say what is built") {
   const auto build = test::config_error;
   CHECK(build({"--cluster.mode=simulated", "--dct.dp=true"}) == "");
-  CHECK(build({"--cluster.mode=simulated", "--sync.algorithm=s-ma", "--dct.dp=true"})
-          .find("s-easgd and fr-easgd, not s-ma") != std::string::npos);
+  CHECK(build({"--cluster.mode=simulated", "--sync.algorithm=s-ma", "--dct.dp=true"}) == "");
+  CHECK(build({"--cluster.mode=simulated", "--sync.algorithm=none", "--dct.dp=true"})
+          .find("sync.algorithm none has none") != std::string::npos);
   CHECK(build({"--cluster.mode=sequential", "--dct.dp=true"}).find("not sequential") !=
         std::string::npos);
   CHECK(build({"--dct.dp-keep=0"}).find("dct.dp-keep") != std::string::npos);

@@ -1,0 +1,167 @@
+// DCT for the ring methods (dct.dp with MA or BMUF; docs/dct.md): the
+// sparse all-gather of thresholded changes (sparse_allgather.hpp) in place
+// of the dense ring all-reduce. See shadow_syncer.hpp.
+//
+// Every member holds the same common picture c of the replicas (the origin
+// at spawn, then what the rounds agreed). A round at member i:
+//   s_i = threshold(w_i - c, tau_i)       (w_i: the snapshot)
+//   all-gather s_1 .. s_N round the ring
+//   c' = c + (1/N) sum_j s_j              (in rank order: the same bits everywhere)
+//   MA:   the new common point is c'
+//   BMUF: the block step with c' as the average; the new point is the block start
+//   w_i <- new point + (w_i - c - s_i)    (error feedback: what i did not send
+//                                          stays in its replica and goes later;
+//                                          without it, w_i <- new point)
+// merged into the live replica like the dense ring's target. After a ring
+// re-form the picture restarts at zero and the first round sends every entry.
+#include "actors/shadow_syncer.hpp"
+#include "actors/sim_host.hpp"
+
+#include <algorithm>
+
+#include "messages/errors.hpp"
+
+namespace actors {
+
+using messages::errc;
+
+caf::error syncer_state::init_dct_ring() {
+  const auto n = cfg.replica->size();
+  if (n > 0xFFFFFFFFu)
+    return messages::make_error(errc::bad_request, who() + ": dct.dp needs at most 2^32 - 1 "
+                                                           "dense parameters");
+  if (cfg.dct_origin.empty())
+    dct_base = cfg.replica->snapshot(); // every trainer starts from the same parameters
+  else if (cfg.dct_origin.size() == n)
+    dct_base = cfg.dct_origin;
+  else
+    return messages::make_error(errc::bad_request, who() + ": the DCT origin has the wrong size");
+  ring_tau.emplace(cfg.dct.dp_keep, cfg.dct.refresh, (std::uint64_t{cfg.trainer} << 32) | 0xD);
+  if (cfg.num_trainers <= 1)
+    return join_dct_ring(0, 1);
+  return {};
+}
+
+caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
+  if (generation > 0) {
+    // A re-formed ring: the survivors may disagree on the common picture
+    // (a round that some completed with the lost member's change and others
+    // abandoned). Restart it at zero everywhere, and send every entry in the
+    // first round, so that round leaves the exact average.
+    std::fill(dct_base.begin(), dct_base.end(), 0.0f);
+    dct_resync = true;
+  }
+  gather = std::make_unique<sparse_allgather>(
+    rank, n, std::uint32_t(snapshot.size()),
+    [this](messages::ring_sparse&& p) {
+      stats.bytes_sent += p.payload.bytes();
+      if (cfg.sent_bytes)
+        cfg.sent_bytes->fetch_add(p.payload.bytes(), std::memory_order_relaxed);
+      self->send(next, messages::ring_atom::value, std::move(p));
+    },
+    generation);
+  // What the dense ring would send per round: every chunk but (rank + 1)
+  // in the reduce-scatter and every chunk but (rank + 2) in the all-gather.
+  ring_dense_bytes_per_round = 0;
+  if (n > 1) {
+    const auto chunks = model::split_range(snapshot.size(), n);
+    ring_dense_bytes_per_round =
+      4 * (2 * snapshot.size() - chunks[(rank + 1) % n].size - chunks[(rank + 2) % n].size);
+  }
+  auto early = std::move(early_pieces);
+  early_pieces.clear();
+  for (auto& p : early) {
+    if (p.generation > generation)
+      early_pieces.push_back(std::move(p)); // a later re-form's
+    else if (p.generation == generation)
+      if (auto err = gather->receive(std::move(p)); !err.empty())
+        return messages::make_error(errc::protocol_mismatch, who() + ": " + err);
+  }
+  return {};
+}
+
+void syncer_state::start_dct_ring() {
+  if (!gather) {
+    fail(errc::protocol_mismatch, "a ring round before peers_atom");
+    return;
+  }
+  const std::size_t n = snapshot.size();
+  cfg.replica->copy_out(0, n, snapshot.data());
+  for (std::size_t i = 0; i < n; ++i)
+    reduced[i] = snapshot[i] - dct_base[i]; // the change since the common picture
+  const float tau = dct_resync ? 0.0f : ring_tau->next(reduced.data(), n, ring_counts);
+  dct_resync = false;
+  model::threshold(reduced.data(), n, tau, ring_own);
+  ring_counts.values += ring_own.nnz();
+  ring_counts.entries += n;
+  // virtual clock: the change, the threshold pass and the encoding (as the
+  // EASGD syncer's DCT round, bench_dct's ratio)
+  charge(0, 52.0 * double(n));
+  if (auto err = gather->begin(ring_rounds() + 1, ring_own); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_dct_ring();
+}
+
+void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
+  charge(0, 8.0 * double(piece.payload.size())); // virtual clock: decode, and pass it on
+  if (stopped)
+    return;
+  if (!dct_ring()) {
+    fail(errc::protocol_mismatch, "a sparse ring vector, but dct.dp is off here or the method "
+                                  "has no ring");
+    return;
+  }
+  if (piece.generation < generation)
+    return; // from a ring that has been re-formed since
+  if (!gather || piece.generation > generation) {
+    if (early_pieces.size() >= sparse_allgather::max_early(cfg.num_trainers)) {
+      fail(errc::protocol_mismatch,
+           "more than " + std::to_string(sparse_allgather::max_early(cfg.num_trainers)) +
+             " sparse ring vectors arrived before their ring was formed here");
+      return;
+    }
+    early_pieces.push_back(std::move(piece));
+    return;
+  }
+  if (auto err = gather->receive(std::move(piece)); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_dct_ring();
+}
+
+void syncer_state::check_dct_ring() {
+  if (!in_round || gather->round() != ring_rounds() + 1)
+    return;
+  if (!gather->done()) {
+    if (prev_down)
+      fail(errc::trainer_down,
+           "previous ring member down during round " + std::to_string(gather->round()));
+    return;
+  }
+  const std::size_t n = snapshot.size();
+  const float members = static_cast<float>(peers.empty() ? 1 : peers.size());
+  ring_received += gather->received_values();
+  ring_dense_bytes += ring_dense_bytes_per_round;
+  charge(0, 12.0 * double(n)); // virtual clock: the sum and the target
+  // What this member did not send: its change with the sent entries cleared.
+  for (std::size_t k = 0; k < ring_own.nnz(); ++k)
+    reduced[ring_own.index[k]] = 0.0f;
+  gather->add_sum(dct_base.data(), 1.0f / members); // c' = c + mean of the changes sent
+  if (model::is_bmuf(cfg.algorithm)) {
+    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
+                     dct_base.data(), n);
+    std::copy(block_start.begin(), block_start.end(), dct_base.begin());
+  }
+  if (cfg.dct.error_feedback)
+    for (std::size_t i = 0; i < n; ++i)
+      reduced[i] += dct_base[i];
+  else
+    std::copy(dct_base.begin(), dct_base.end(), reduced.begin());
+  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
+  finish_round();
+}
+
+} // namespace actors
