@@ -38,14 +38,24 @@ def plot_curve(curve, out_base):
                       points=True)
 
 
+def plot_ring_curve(curve, out_base):
+    """The ring methods: reduction against eval NE change, one line per (method, trainers)."""
+    import plot_runs
+    keys = sorted({(g, t) for g, t, k, r, d in curve})
+    series = [(f"{g}, {t} trainers", sorted((r, d) for gg, tt, k, r, d in curve if (gg, tt) == (g, t)))
+              for g, t in keys]
+    plot_runs.plot_xy(series, out_base, "DCT on MA and BMUF: bytes against eval NE (keep 0.1 ... 0.001)",
+                      "dense ring bytes / DCT bytes (x)", "eval NE vs dense (%)", formats=("png",),
+                      points=True)
+
+
 if a.plot_only:
     plot_curve(json.load(open(a.plot_only)), "docs/plots/dct_curve")
     sys.exit(0)
 
 bench_data.ensure_planted(a)
 work = tempfile.mkdtemp(prefix="dct-bench-")
-BASE = ["--sim.clock=virtual", "--cluster.mode=simulated", "--sync.algorithm=s-easgd",
-        "--output.progress=none"]
+BASE = ["--sim.clock=virtual", "--cluster.mode=simulated", "--output.progress=none"]
 
 
 def run(name, args):
@@ -79,7 +89,7 @@ lines = ["# DCT on S-EASGD's dense sync (bench/dct_sweep.py)", "",
 curve = []
 for trainers in (4, 16):
     data = [f"--data.train={a.train}", f"--data.eval={a.eval}",
-            f"--cluster.trainers={trainers}"]
+            f"--cluster.trainers={trainers}", "--sync.algorithm=s-easgd"]
     dense = run(f"dense-{trainers}", data)
     lines += [f"## {trainers} trainers", "", HEAD, row("dense (dct.dp off)", dense, dense)]
     for keep in a.keeps.split(","):
@@ -98,12 +108,46 @@ for trainers in (4, 16):
     lines.append("")
     print("\n".join(lines[-14:]), flush=True)
 
+# The ring methods (a sparse all-gather of thresholded changes): bytes each
+# member sends per round, summed over members, against the dense ring's.
+RING_HEAD = ("| run | rounds | KB per round (all members) | reduction | % of changes sent | "
+             "eval NE | NE vs dense | virtual s |\n|---|---|---|---|---|---|---|---|")
+
+
+def ring_row(label, m, dense):
+    s = m["sync"]
+    d = m.get("dct")
+    red = f"{d['reduction']:.1f}x" if d else "1x"
+    sent = f"{100 * d['sent_fraction']:.2f}" if d else "100"
+    return (f"| {label} | {s['rounds']} | {s['bytes'] / max(1, s['rounds']) / 1e3:.1f} | {red} | "
+            f"{sent} | {m['eval_ne']:.4f} | {100 * (m['eval_ne'] - dense['eval_ne']) / dense['eval_ne']:+.2f}% | "
+            f"{m['sim']['virtual_seconds']:.3f} |")
+
+
+ring_curve = []
+for alg in ("s-ma", "s-bmuf"):
+    for trainers in (4, 16):
+        data = [f"--data.train={a.train}", f"--data.eval={a.eval}",
+                f"--cluster.trainers={trainers}"]
+        dense = run(f"{alg}-dense-{trainers}", data + [f"--sync.algorithm={alg}"])
+        lines += [f"## {alg}, {trainers} trainers", "", RING_HEAD,
+                  ring_row("dense ring (dct.dp off)", dense, dense)]
+        for keep in a.keeps.split(","):
+            m = run(f"{alg}-k{keep}-{trainers}", data + [f"--sync.algorithm={alg}", "--dct.dp=true",
+                                                          f"--dct.dp-keep={keep}", "--dct.refresh=10"])
+            lines.append(ring_row(f"keep {keep}", m, dense))
+            ring_curve.append((alg, trainers, float(keep), m["dct"]["reduction"],
+                               100 * (m["eval_ne"] - dense["eval_ne"]) / dense["eval_ne"]))
+        lines.append("")
+        print("\n".join(lines[-9:]), flush=True)
+
 crit_train = os.path.join(a.criteo, "train-8k.tsv")
 if os.path.exists(crit_train):
     # config/criteo-kaggle-head10k.ini: one pass, as in bench/cpr_table.py.
     data = ["--config-file=config/criteo-kaggle-head10k.ini", "--model.rows-per-table=20000",
             f"--data.train={crit_train}",
-            f"--data.eval={os.path.join(a.criteo, 'heldout-2k.tsv')}", "--cluster.trainers=4"]
+            f"--data.eval={os.path.join(a.criteo, 'heldout-2k.tsv')}", "--cluster.trainers=4",
+            "--sync.algorithm=s-easgd"]
     dense = run("criteo-dense", data)
     lines += ["## Criteo (8k train rows, 2k held out), 4 trainers", "", HEAD,
               row("dense (dct.dp off)", dense, dense)]
@@ -118,6 +162,12 @@ lines += ["## Curve: reduction against eval NE change (refresh 10)", "",
 lines += [f"| {t} | {k} | {r:.1f}x | {d:+.2f}% |" for t, k, r, d in curve]
 os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
 open(a.out + ".md", "w").write("\n".join(lines) + "\n")
+lines += ["", "## Curve of the ring methods", "",
+          "| algorithm | trainers | keep | reduction | NE vs dense |", "|---|---|---|---|---|"]
+lines += [f"| {g} | {t} | {k} | {r:.1f}x | {d:+.2f}% |" for g, t, k, r, d in ring_curve]
+open(a.out + ".md", "w").write("\n".join(lines) + "\n")
 json.dump(curve, open(a.out + ".json", "w"))
+json.dump(ring_curve, open(a.out + "_ring.json", "w"))
+plot_ring_curve(ring_curve, "docs/plots/dct_ring_curve")
 plot_curve(curve, "docs/plots/dct_curve")
 print(f"wrote {a.out}.md")

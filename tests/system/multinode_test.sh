@@ -92,6 +92,9 @@ same_model fr-ma-2-trainers fr-ma "$nodes3" "[t0, t1]" --cluster.trainers=2 --tr
 # sparse_grads) cross the wire and give the same model.
 same_model fr-easgd-dct-1-trainer fr-easgd "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" \
   --cluster.trainers=1 --dct.dp=true --dct.mp=true
+# ... and the ring's (messages::ring_sparse, DCT for MA).
+same_model fr-ma-dct-2-trainers fr-ma "$nodes3" "[t0, t1]" --cluster.trainers=2 --train.sparse-lr=0 \
+  --dct.dp=true
 grep -q "mutual TLS" "$tmp/mn-fr-ma-2-trainers.log" && ok "nodes listened with mutual TLS" \
   || bad "no 'mutual TLS' in the node logs"
 
