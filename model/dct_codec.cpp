@@ -61,15 +61,28 @@ void threshold(const float* x, std::size_t n, float tau, sparse_vector& out, flo
   out.size = std::uint32_t(n);
   out.index.clear();
   out.value.clear();
+  if (residual)
+    std::copy(x, x + n, residual);
+  // Branch-free compaction: every entry is written at the next free slot,
+  // which advances only when it is sent (a branch per entry mispredicts
+  // about as often as the keep fraction). The buffers keep their capacity
+  // across calls; resize(n) costs a memset.
+  out.index.resize(n);
+  out.value.resize(n);
+  std::uint32_t* idx = out.index.data();
+  float* val = out.value.data();
+  std::size_t k = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const bool send = x[i] != 0.0f && std::fabs(x[i]) >= tau;
-    if (send) {
-      out.index.push_back(std::uint32_t(i));
-      out.value.push_back(x[i]);
-    }
-    if (residual)
-      residual[i] = send ? 0.0f : x[i];
+    const float v = x[i];
+    idx[k] = std::uint32_t(i);
+    val[k] = v;
+    k += std::size_t((v != 0.0f) & (std::fabs(v) >= tau));
   }
+  out.index.resize(k);
+  out.value.resize(k);
+  if (residual)
+    for (std::size_t j = 0; j < k; ++j)
+      residual[idx[j]] = 0.0f;
 }
 
 void scatter_add(const sparse_vector& s, float* dst, float scale) {
