@@ -8,7 +8,7 @@ Deterministic: one run per cell. Data as bench/dct_sweep.py.
 usage: bench/dct_end_to_end.py [--shadowsync build/shadowsync] [--train F --eval F]
        [--out bench/results/dct_end_to_end]
 """
-import json, os, subprocess, sys, tempfile
+import json, os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_data
@@ -20,14 +20,10 @@ work = tempfile.mkdtemp(prefix="dct-e2e-")
 
 
 def run(name, args):
-    out = os.path.join(work, name + ".json")
-    p = subprocess.run([a.shadowsync, "train", f"--data.train={a.train}", f"--data.eval={a.eval}",
-                        "--cluster.mode=simulated", "--sim.clock=virtual", "--net.enabled=true",
-                        "--output.progress=none", f"--output.metrics={out}"] + args,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
-    return json.load(open(out))
+    return bench_data.train_metrics(
+        a.shadowsync, work, name,
+        [f"--data.train={a.train}", f"--data.eval={a.eval}", "--cluster.mode=simulated",
+         "--sim.clock=virtual", "--net.enabled=true", "--output.progress=none"] + args)
 
 
 lines = ["# DCT end to end (bench/dct_end_to_end.py)", "",

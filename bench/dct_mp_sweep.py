@@ -18,7 +18,7 @@ usage: bench/dct_mp_sweep.py [--shadowsync build/shadowsync] [--train F --eval F
        bench/dct_mp_sweep.py --plot-only bench/results/dct_mp_sweep.json
 The chart goes to docs/plots/dct_mp_curve.png.
 """
-import json, os, subprocess, sys, tempfile
+import json, os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_data
@@ -52,12 +52,7 @@ BASE = ["--sim.clock=virtual", "--cluster.mode=simulated", "--sync.algorithm=s-e
 
 
 def run(name, args):
-    out = os.path.join(work, name + ".json")
-    p = subprocess.run([a.shadowsync, "train"] + BASE + args + [f"--output.metrics={out}"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
-    return json.load(open(out))
+    return bench_data.train_metrics(a.shadowsync, work, name, BASE + args)
 
 
 def ne_change(m, dense):

@@ -14,7 +14,7 @@ usage: bench/dct_sweep.py [--shadowsync build/shadowsync] [--train F --eval F]
        bench/dct_sweep.py --plot-only bench/results/dct_sweep.json   (the chart again)
 The chart of the curve goes to docs/plots/dct_curve.png.
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, json, os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_data
@@ -59,12 +59,7 @@ BASE = ["--sim.clock=virtual", "--cluster.mode=simulated", "--output.progress=no
 
 
 def run(name, args):
-    out = os.path.join(work, name + ".json")
-    p = subprocess.run([a.shadowsync, "train"] + BASE + args + [f"--output.metrics={out}"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
-    return json.load(open(out))
+    return bench_data.train_metrics(a.shadowsync, work, name, BASE + args)
 
 
 def row(label, m, dense):

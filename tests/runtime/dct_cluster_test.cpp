@@ -21,31 +21,43 @@ std::vector<std::string> base(const data_files& d) {
           "--sync.algorithm=s-easgd"};
 }
 
+// A DCT run of `cmd` against its dense run: every example, its rounds
+// counted, and the same metrics to the byte when run again. Returns them.
+runtime::run_metrics dct_run(const std::vector<std::string>& cmd) {
+  const auto a = test::run_cluster(test::train_config_of(cmd));
+  CHECK(a.examples == 8000);
+  REQUIRE(a.dct);
+  CHECK(a.dct->rounds == a.sync.rounds);
+  CHECK(a.dct->rounds > 4);
+  CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
+  return a;
+}
+
+// What the dense run moved per round, as DCT's dense_bytes counts it.
+void check_dense_per_round(const runtime::dct_metrics& x, std::uint64_t dense_bytes,
+                           std::uint64_t dense_rounds) {
+  CHECK(double(x.dense_bytes) / double(x.rounds) ==
+        doctest::Approx(double(dense_bytes) / double(dense_rounds)));
+}
+
 } // namespace
 
 TEST_CASE("dct: compressed EASGD in the cluster counts its bytes and replays") {
   data_files d;
   const auto dense = test::run_cluster(test::train_config_of(base(d)));
   CHECK_FALSE(dense.dct);
-  const auto cmd = test::with(base(d), {"--dct.dp=true", "--dct.dp-keep=0.01", "--dct.refresh=5"});
-  const auto a = test::run_cluster(test::train_config_of(cmd));
-  CHECK(a.examples == 8000);
-  REQUIRE(a.dct);
+  const auto a =
+    dct_run(test::with(base(d), {"--dct.dp=true", "--dct.dp-keep=0.01", "--dct.refresh=5"}));
   const auto& x = *a.dct;
-  CHECK(x.rounds == a.sync.rounds);
-  CHECK(x.rounds > 4);
   CHECK(x.bytes == a.sync.bytes + a.sync.bytes_received);
   // Dense EASGD would move 4 bytes per entry each way every round.
-  const double per_round_dense = double(dense.sync.bytes + dense.sync.bytes_received) /
-                                 double(dense.sync.rounds);
-  CHECK(double(x.dense_bytes) / double(x.rounds) == doctest::Approx(per_round_dense));
+  check_dense_per_round(x, dense.sync.bytes + dense.sync.bytes_received, dense.sync.rounds);
   CHECK(x.reduction() > 3.0);
   // Above the keep of 0.01: a threshold held for 5 rounds lets more through
   // while d grows (the replicas drift from the centre early in training).
   CHECK(x.sent_fraction < 0.5);
   CHECK(x.reply_fraction < 0.2);
   CHECK(x.refreshes > 0);
-  CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
 }
 
 TEST_CASE("dct: MA and BMUF all-gather thresholded changes round the ring, fewer bytes, and replay") {
@@ -54,20 +66,12 @@ TEST_CASE("dct: MA and BMUF all-gather thresholded changes round the ring, fewer
   ring.pop_back(); // its s-easgd
   for (const char* alg : {"--sync.algorithm=s-ma", "--sync.algorithm=s-bmuf"}) {
     const auto dense = test::run_cluster(test::train_config_of(test::with(ring, {alg})));
-    const auto cmd = test::with(ring, {alg, "--dct.dp=true", "--dct.dp-keep=0.01"});
-    const auto a = test::run_cluster(test::train_config_of(cmd));
-    CHECK(a.examples == 8000);
-    REQUIRE(a.dct);
+    const auto a = dct_run(test::with(ring, {alg, "--dct.dp=true", "--dct.dp-keep=0.01"}));
     const auto& x = *a.dct;
-    CHECK(x.rounds == a.sync.rounds);
-    CHECK(x.rounds > 4);
     CHECK(x.bytes == a.sync.bytes); // the ring has no replies
-    // The dense ring's bytes per round, as the dense run moved them.
-    CHECK(double(x.dense_bytes) / double(x.rounds) ==
-          doctest::Approx(double(dense.sync.bytes) / double(dense.sync.rounds)));
+    check_dense_per_round(x, dense.sync.bytes, dense.sync.rounds); // the dense ring's
     CHECK(x.reduction() > 5.0);
     CHECK(x.sent_fraction < 0.1);
-    CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
   }
 }
 
