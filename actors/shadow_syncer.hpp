@@ -239,6 +239,17 @@ private:
   void on_exchange_error(std::size_t shard, caf::error& err);
   void start_ring();
   void check_ring();
+  // A ring message (ring_chunk, ring_sparse) for `machine` (the ring or the
+  // gather): dropped when of a re-formed ring, kept in `early` (at most
+  // `bound`, else a protocol error) while its ring is not formed here, else
+  // received, and the round checked.
+  template <class Msg, class Machine>
+  void deliver_ring(Machine* machine, std::vector<Msg>& early, std::size_t bound, Msg&& m,
+                    const char* what);
+  // After a (re-)form: the early messages of this generation go to
+  // `machine`; a later generation's stay. Returns a protocol error.
+  template <class Msg, class Machine>
+  caf::error replay_early(Machine& machine, std::vector<Msg>& early);
   caf::error init_dct_ring();
   caf::error join_dct_ring(std::uint32_t rank, std::uint32_t n);
   void start_dct_ring();
@@ -248,6 +259,41 @@ private:
   void finish_hold();
   std::string who() const;
 };
+
+template <class Msg, class Machine>
+void syncer_state::deliver_ring(Machine* machine, std::vector<Msg>& early, std::size_t bound,
+                                Msg&& m, const char* what) {
+  if (m.generation < generation)
+    return; // from a ring that has been re-formed since
+  if (!machine || m.generation > generation) {
+    if (early.size() >= bound) {
+      fail(messages::errc::protocol_mismatch, "more than " + std::to_string(bound) + " " + what +
+                                                " arrived before their ring was formed here");
+      return;
+    }
+    early.push_back(std::move(m));
+    return;
+  }
+  if (auto err = machine->receive(std::move(m)); !err.empty()) {
+    fail(messages::errc::protocol_mismatch, err);
+    return;
+  }
+  check_ring();
+}
+
+template <class Msg, class Machine>
+caf::error syncer_state::replay_early(Machine& machine, std::vector<Msg>& early) {
+  auto all = std::move(early);
+  early.clear();
+  for (auto& m : all) {
+    if (m.generation > generation)
+      early.push_back(std::move(m)); // a later re-form's
+    else if (m.generation == generation)
+      if (auto err = machine.receive(std::move(m)); !err.empty())
+        return messages::make_error(messages::errc::protocol_mismatch, who() + ": " + err);
+  }
+  return {};
+}
 
 syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_state> self,
                                           syncer_config cfg);

@@ -68,16 +68,7 @@ caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
     ring_dense_bytes_per_round =
       4 * (2 * snapshot.size() - chunks[(rank + 1) % n].size - chunks[(rank + 2) % n].size);
   }
-  auto early = std::move(early_pieces);
-  early_pieces.clear();
-  for (auto& p : early) {
-    if (p.generation > generation)
-      early_pieces.push_back(std::move(p)); // a later re-form's
-    else if (p.generation == generation)
-      if (auto err = gather->receive(std::move(p)); !err.empty())
-        return messages::make_error(errc::protocol_mismatch, who() + ": " + err);
-  }
-  return {};
+  return replay_early(*gather, early_pieces);
 }
 
 void syncer_state::start_dct_ring() {
@@ -113,23 +104,8 @@ void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
                                   "has no ring");
     return;
   }
-  if (piece.generation < generation)
-    return; // from a ring that has been re-formed since
-  if (!gather || piece.generation > generation) {
-    if (early_pieces.size() >= sparse_allgather::max_early(cfg.num_trainers)) {
-      fail(errc::protocol_mismatch,
-           "more than " + std::to_string(sparse_allgather::max_early(cfg.num_trainers)) +
-             " sparse ring vectors arrived before their ring was formed here");
-      return;
-    }
-    early_pieces.push_back(std::move(piece));
-    return;
-  }
-  if (auto err = gather->receive(std::move(piece)); !err.empty()) {
-    fail(errc::protocol_mismatch, err);
-    return;
-  }
-  check_dct_ring();
+  deliver_ring(gather.get(), early_pieces, sparse_allgather::max_early(cfg.num_trainers),
+               std::move(piece), "sparse ring vectors");
 }
 
 void syncer_state::check_dct_ring() {

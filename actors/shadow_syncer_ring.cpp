@@ -76,16 +76,7 @@ caf::error syncer_state::join_ring(std::uint32_t rank,
       self->send(next, messages::ring_atom::value, std::move(c));
     },
     generation);
-  auto early = std::move(early_chunks);
-  early_chunks.clear();
-  for (auto& c : early) {
-    if (c.generation > generation)
-      early_chunks.push_back(std::move(c)); // a later re-form's
-    else if (c.generation == generation)
-      if (auto err = ring->receive(std::move(c)); !err.empty())
-        return make_error(errc::protocol_mismatch, who() + ": " + err);
-  }
-  return {};
+  return replay_early(*ring, early_chunks);
 }
 
 void syncer_state::start_ring() {
@@ -112,23 +103,8 @@ void syncer_state::on_ring(messages::ring_chunk&& chunk) {
     fail(errc::protocol_mismatch, "ring chunk for a non-ring method");
     return;
   }
-  if (chunk.generation < generation)
-    return; // from a ring that has been re-formed since
-  if (!ring || chunk.generation > generation) {
-    // Bounded like ring_allreduce's stash (ring_allreduce::max_early_chunks).
-    if (early_chunks.size() >= max_early_chunks()) {
-      fail(errc::protocol_mismatch, "more than " + std::to_string(max_early_chunks()) +
-                                      " ring chunks arrived before their ring was formed here");
-      return;
-    }
-    early_chunks.push_back(std::move(chunk));
-    return;
-  }
-  if (auto err = ring->receive(std::move(chunk)); !err.empty()) {
-    fail(errc::protocol_mismatch, err);
-    return;
-  }
-  check_ring();
+  // Bounded like ring_allreduce's stash (ring_allreduce::max_early_chunks).
+  deliver_ring(ring.get(), early_chunks, max_early_chunks(), std::move(chunk), "ring chunks");
 }
 
 // After every step of the ring: complete the round, or fail when it can never
