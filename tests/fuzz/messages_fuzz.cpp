@@ -81,7 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     }
   }
   using namespace messages;
-  switch (bytes[0] % 16) {
+  switch (bytes[0] % 19) {
     case 0: decode_as<lookup_request>(data, n); break;
     case 1: decode_as<embedding_rows>(data, n); break;
     case 2: decode_as<embedding_grads>(data, n); break;
@@ -97,6 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     case 12: decode_as<node_hello>(data, n); break;
     case 13: decode_as<node_roster>(data, n); break;
     case 14: decode_as<role_plan>(data, n); break;
+    case 15: decode_as<sparse_rows>(data, n); break;
+    case 16: decode_as<sparse_grads>(data, n); break;
+    case 17: decode_as<ring_sparse>(data, n); break;
     default: decode_as<spawned_roles>(data, n); break;
   }
   return 0;
