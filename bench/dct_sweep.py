@@ -133,6 +133,11 @@ for alg in ("s-ma", "s-bmuf"):
             lines.append(ring_row(f"keep {keep}", m, dense))
             ring_curve.append((alg, trainers, float(keep), m["dct"]["reduction"],
                                100 * (m["eval_ne"] - dense["eval_ne"]) / dense["eval_ne"]))
+        if trainers == 4:
+            m = run(f"{alg}-noef", data + [f"--sync.algorithm={alg}", "--dct.dp=true",
+                                           "--dct.dp-keep=0.01", "--dct.refresh=10",
+                                           "--dct.error-feedback=false"])
+            lines.append(ring_row("keep 0.01, error feedback off", m, dense))
         lines.append("")
         print("\n".join(lines[-9:]), flush=True)
 
