@@ -11,7 +11,9 @@
 //   snapshot among the N syncers (ring_allreduce.hpp), avg = sum / N; MA's
 //   target is avg, BMUF's comes from model::bmuf_step on identical copies of
 //   w_g and Delta in every syncer; then model::merge(cfg.merge, ...). With
-//   N == 1 the all-reduce is the identity and sends nothing.
+//   N == 1 the all-reduce is the identity and sends nothing. With dct.dp a
+//   sparse all-gather of thresholded changes replaces the all-reduce
+//   (shadow_syncer_dct_ring.cpp; EASGD's DCT: shadow_syncer_easgd.cpp).
 // Shadow methods run rounds back to back after start_atom, with an optional
 // pause of min_pause between them (a delayed tick_atom). `none` never runs one.
 //
