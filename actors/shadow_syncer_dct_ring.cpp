@@ -14,6 +14,7 @@
 //                                          without it, w_i <- new point)
 // merged into the live replica like the dense ring's target. After a ring
 // re-form the picture restarts at zero and the first round sends every entry.
+// A member whose trainer has finished (free-running) sends empty changes.
 #include "actors/shadow_syncer.hpp"
 #include "actors/sim_host.hpp"
 
@@ -80,9 +81,20 @@ void syncer_state::start_dct_ring() {
   cfg.replica->copy_out(0, n, snapshot.data());
   for (std::size_t i = 0; i < n; ++i)
     reduced[i] = snapshot[i] - dct_base[i]; // the change since the common picture
-  const float tau = dct_resync ? 0.0f : ring_tau->next(reduced.data(), n, ring_counts);
-  dct_resync = false;
-  model::threshold(reduced.data(), n, tau, ring_own);
+  if (free_running && !dct_resync) {
+    // This trainer has finished: it keeps the ring going for the others but
+    // sends no change, so rounds after the end leave every replica as it is
+    // (a dense MA round of equal replicas does the same). Otherwise how many
+    // such rounds run before the stop, which is timing, would decide the
+    // final replicas.
+    ring_own.size = std::uint32_t(n);
+    ring_own.index.clear();
+    ring_own.value.clear();
+  } else {
+    const float tau = dct_resync ? 0.0f : ring_tau->next(reduced.data(), n, ring_counts);
+    dct_resync = false;
+    model::threshold(reduced.data(), n, tau, ring_own);
+  }
   ring_counts.values += ring_own.nnz();
   ring_counts.entries += n;
   // virtual clock: the change, the threshold pass and the encoding (as the

@@ -399,3 +399,36 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp: after a re-form
   CHECK(std::memcmp(state_of(ss[0]).dct_base.data(), state_of(ss[1]).dct_base.data(),
                     7 * sizeof(float)) == 0);
 }
+
+TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-ma with dct.dp: a finished trainer's rounds send no change, so rounds after the end change no replica") {
+  auto cfg = ring_config(sync_algorithm::fr_ma, model::merge_mode::overwrite);
+  cfg.dct.dp = true;
+  cfg.dct.dp_keep = 0.25;
+  cfg.dct.refresh = 1;
+  cfg.dct_origin.assign(8, 0.0f);
+  auto reps = distinct_replicas(2, 8);
+  auto ss = spawn_ring(*this, cfg, reps);
+  reaper rip{*this};
+  rip.add_all(ss);
+  start_all(*this, ss);
+  auto a = request_async<std::uint64_t>(ss[0], sync_atom::value);
+  auto b = request_async<std::uint64_t>(ss[1], sync_atom::value);
+  run();
+  REQUIRE(a->done());
+  REQUIRE(b->done());
+  CHECK(values(reps[0]) != values(reps[1])); // a quarter of each change was sent
+  // Both trainers finish: their syncers serve rounds until the stop, and
+  // however many run, the replicas stay as the last requested round left them.
+  const auto r0 = values(reps[0]), r1 = values(reps[1]);
+  self->send(ss[0], end_atom::value);
+  self->send(ss[1], end_atom::value);
+  const std::uint64_t last = 6;
+  auto s0 = request_async<sync_stats>(ss[0], stop_atom::value, last);
+  auto s1 = request_async<sync_stats>(ss[1], stop_atom::value, last);
+  run();
+  REQUIRE(s0->done());
+  REQUIRE(s1->done());
+  CHECK(s0->get()->rounds >= last);
+  CHECK(values(reps[0]) == r0);
+  CHECK(values(reps[1]) == r1);
+}
