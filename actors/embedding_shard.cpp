@@ -102,24 +102,32 @@ bool embedding_shard_state::owns(std::uint64_t key, std::string* why) const {
   return true;
 }
 
-caf::expected<messages::embedding_rows>
-embedding_shard_state::lookup(const messages::lookup_request& req) const {
-  const auto& keys = req.keys.values;
-  const std::size_t dim = cfg.dim;
-  messages::embedding_rows out;
-  out.batch = req.batch;
-  out.rows.values.resize(keys.size() * dim);
+caf::error embedding_shard_state::check_lookup(const messages::lookup_request& req) const {
   std::string why;
-  for (auto k : keys)
+  for (auto k : req.keys.values)
     if (!owns(k, &why))
       return make_error(errc::bad_request,
                         who() + ": lookup of batch " + std::to_string(req.batch) + ": " + why);
-  const std::size_t n = keys.size();
+  return {};
+}
+
+void embedding_shard_state::copy_rows(const std::vector<std::uint64_t>& keys, float* out) const {
+  const std::size_t dim = cfg.dim, n = keys.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (i + prefetch_distance < n)
       __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])));
-    std::memcpy(out.rows.data() + i * dim, tables->row(local_key(keys[i])), sizeof(float) * dim);
+    std::memcpy(out + i * dim, tables->row(local_key(keys[i])), sizeof(float) * dim);
   }
+}
+
+caf::expected<messages::embedding_rows>
+embedding_shard_state::lookup(const messages::lookup_request& req) const {
+  if (auto err = check_lookup(req))
+    return err;
+  messages::embedding_rows out;
+  out.batch = req.batch;
+  out.rows.values.resize(req.keys.size() * cfg.dim);
+  copy_rows(req.keys.values, out.rows.data());
   return out;
 }
 
@@ -129,11 +137,12 @@ embedding_shard_state::sparse_lookup(const messages::lookup_request& req) {
     return make_error(errc::bad_request, who() + ": a thresholded lookup (dct.mp) of batch " +
                                              std::to_string(req.batch) +
                                              ", but dct.mp is off at this shard");
-  auto rows = lookup(req);
-  if (!rows)
-    return rows.error();
+  if (auto err = check_lookup(req))
+    return err;
+  mp_rows.resize(req.keys.size() * cfg.dim);
+  copy_rows(req.keys.values, mp_rows.data());
   const auto before = mp->counts().refreshes;
-  mp->encode(req.keys.data(), rows->rows.data(), req.keys.size(), cfg.dim, mp_out);
+  mp->encode(req.keys.data(), mp_rows.data(), req.keys.size(), cfg.dim, mp_out);
   messages::sparse_rows out;
   out.batch = req.batch;
   out.refreshes = std::uint32_t(mp->counts().refreshes - before);
@@ -142,21 +151,20 @@ embedding_shard_state::sparse_lookup(const messages::lookup_request& req) {
 }
 
 caf::expected<messages::embedding_grads>
-embedding_shard_state::expand(messages::sparse_grads& g) const {
+embedding_shard_state::expand(messages::sparse_grads& g) {
   const std::size_t n = g.keys.size() * cfg.dim;
-  model::sparse_vector v;
   std::optional<std::string> err;
   if (n > 0xFFFFFFFFu)
     err = "more than 2^32 - 1 entries";
   else
-    err = model::decode(g.payload.data(), g.payload.size(), std::uint32_t(n), v);
+    err = model::decode(g.payload.data(), g.payload.size(), std::uint32_t(n), mp_in);
   if (err)
     return make_error(errc::bad_request, who() + ": thresholded push of " +
                                              std::to_string(g.keys.size()) + " keys: " + *err);
   messages::embedding_grads out;
   out.keys = std::move(g.keys);
   out.grads.values.assign(n, 0.0f);
-  model::scatter_add(v, out.grads.data());
+  model::scatter_add(mp_in, out.grads.data());
   return out;
 }
 

@@ -122,7 +122,8 @@ struct embedding_shard_state {
   std::vector<std::uint64_t> cow_keys; // scratch: local keys of a push
   shard_cpr cpr;                       // its own saves (recovery.mode=partial)
   std::optional<model::dct_row_thresholds> mp; // dct.mp: one threshold per table
-  model::sparse_vector mp_out;                 // scratch: a thresholded reply
+  std::vector<float> mp_rows;                  // scratch: a thin lookup's rows, dense
+  model::sparse_vector mp_out, mp_in;          // scratch: a thresholded reply, a push
 
   // "embedding-shard-S", for logs and error messages.
   std::string who() const;
@@ -136,13 +137,17 @@ struct embedding_shard_state {
   std::uint64_t local_key(std::uint64_t key) const {
     return model::row_key(model::key_table(key), model::key_row(key) / cfg.num_shards);
   }
+  // bad_request naming the first key of the request this shard does not own.
+  caf::error check_lookup(const messages::lookup_request& req) const;
+  // out ([keys * dim]) = the rows of the (owned) keys, in order.
+  void copy_rows(const std::vector<std::uint64_t>& keys, float* out) const;
   // The request's rows, or bad_request.
   caf::expected<messages::embedding_rows> lookup(const messages::lookup_request& req) const;
   // dct.mp: the request's rows thresholded and encoded, or bad_request.
   caf::expected<messages::sparse_rows> sparse_lookup(const messages::lookup_request& req);
   // dct.mp: a thresholded push as the embedding_grads it stands for (its
   // keys moved out of g), or bad_request when the payload does not decode.
-  caf::expected<messages::embedding_grads> expand(messages::sparse_grads& g) const;
+  caf::expected<messages::embedding_grads> expand(messages::sparse_grads& g);
   // Applies the optimiser; on a malformed push changes nothing and says why.
   // While a cut's file is written, the rows are first copied on write.
   caf::error push(const messages::embedding_grads& g);

@@ -130,7 +130,8 @@ struct worker_state {
   std::vector<float> grad_unique; // [unique rows * dim]
   worker_batch slots[2];          // batch seq uses slots[seq % 2]
   worker_stats stats;
-  // dct.mp scratch: a decoded reply or push, one shard's rows and gradients.
+  // dct.mp scratch: a decoded reply or push; one shard's rows (mask) and
+  // gradients for a push.
   model::sparse_vector mp_vec;
   std::vector<float> mp_rows, mp_grads;
   // dct.mp-backward=straight: the gradients' per-table thresholds and what

@@ -142,13 +142,15 @@ void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
 
 namespace {
 
-// Stores shard s's rows of batch seq (the reply's `batch`; `bytes` on the
-// wire), or fails the worker naming the shard; then advance.
+// Stores shard s's rows of batch seq (the reply's `batch`, `n_floats` of
+// them, `bytes` on the wire) with set(slot), or fails the worker naming the
+// shard; then advance.
+template <class Set>
 void store_rows(self_ptr self, std::uint64_t seq, std::size_t s, std::uint64_t batch,
-                const float* rows, std::size_t n_floats, std::uint64_t bytes) {
+                std::size_t n_floats, std::uint64_t bytes, Set set) {
   auto& st = self->state;
   auto& slot = st.slots[seq % 2];
-  if (batch != seq || slot.seq() != seq || !slot.set_rows(s, rows, n_floats)) {
+  if (batch != seq || slot.seq() != seq || !set(slot)) {
     fail(self, shard_name(s), messages::errc::bad_request,
          "reply for batch " + std::to_string(batch) + " with " + std::to_string(n_floats) +
            " floats, expected batch " + std::to_string(seq) + " with " +
@@ -166,7 +168,9 @@ void store_rows(self_ptr self, std::uint64_t seq, std::size_t s, std::uint64_t b
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
   if (self->state.finished)
     return;
-  store_rows(self, seq, s, r.batch, r.rows.data(), r.rows.size(), r.rows.bytes());
+  store_rows(self, seq, s, r.batch, r.rows.size(), r.rows.bytes(), [&](worker_batch& slot) {
+    return slot.set_rows(s, r.rows.data(), r.rows.size());
+  });
 }
 
 void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::sparse_rows& r) {
@@ -180,12 +184,11 @@ void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::s
          "thresholded reply for batch " + std::to_string(r.batch) + ": " + *err);
     return;
   }
-  st.mp_rows.assign(n, 0.0f);
-  model::scatter_add(st.mp_vec, st.mp_rows.data());
   st.stats.mp_rows_sent += st.mp_vec.nnz();
   st.stats.mp_rows_of += n;
   st.stats.mp_refreshes += r.refreshes;
-  store_rows(self, seq, s, r.batch, st.mp_rows.data(), n, r.payload.bytes());
+  store_rows(self, seq, s, r.batch, n, r.payload.bytes(),
+             [&](worker_batch& slot) { return slot.set_rows(s, st.mp_vec); });
 }
 
 } // namespace actors::worker_detail

@@ -1,5 +1,6 @@
 #include "actors/worker_batch.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace actors {
@@ -51,6 +52,21 @@ bool worker_batch::set_rows(std::size_t s, const float* rows, std::size_t n_floa
     return false;
   for (std::size_t j = 0; j < pos.size(); ++j)
     std::memcpy(rows_.data() + std::size_t{pos[j]} * dim_, rows + j * dim_, sizeof(float) * dim_);
+  answered_[s] = 1;
+  --missing_;
+  return true;
+}
+
+bool worker_batch::set_rows(std::size_t s, const model::sparse_vector& rows) {
+  const auto& pos = shard_pos_[s];
+  if (pos.empty() || answered_[s] || rows.size != pos.size() * dim_)
+    return false;
+  for (auto p : pos)
+    std::fill_n(rows_.data() + std::size_t{p} * dim_, dim_, 0.0f);
+  for (std::size_t k = 0; k < rows.nnz(); ++k) {
+    const std::size_t i = rows.index[k];
+    rows_[std::size_t{pos[i / dim_]} * dim_ + i % dim_] = rows.value[k];
+  }
   answered_[s] = 1;
   --missing_;
   return true;

@@ -24,6 +24,7 @@
 
 #include "messages/messages.hpp"
 #include "model/arch.hpp"
+#include "model/dct_codec.hpp"
 #include "model/embedding.hpp"
 #include "model/interaction.hpp"
 
@@ -60,6 +61,10 @@ public:
   // Stores shard s's rows (dim floats per key of shard_keys(s)). False when
   // the size is wrong or shard s has no keys or already answered.
   bool set_rows(std::size_t s, const float* rows, std::size_t n_floats);
+  // The same from a decoded thresholded reply (dct.mp) over [keys * dim]:
+  // the entries it does not carry are 0. False as above, or when its size is
+  // not shard_size(s) * dim.
+  bool set_rows(std::size_t s, const model::sparse_vector& rows);
 
   // The batch's rows for model::dlrm. Valid while missing() == 0 and until
   // the next prepare().

@@ -20,7 +20,7 @@
 //   that start small (every row, at initialisation) can stay below tau.
 // - straight (straight-through): the gradient of every entry of the rows
 //   looked up, as if h were the identity, thresholded on its own (one tau
-//   per table over the gradients, the same keep) with per-row error feedback
+//   per table over the gradients, its own keep) with per-row error feedback
 //   at the worker (dct_row_residuals): the unsent part of a row's gradient
 //   is added to its next push of that row.
 // An entry that is exactly 0.0f counts as not sent (the wire form carries

@@ -35,7 +35,7 @@ struct dct_settings {
   bool dp = false;              // dct.dp: threshold the dense sync
   double dp_keep = 0.03;        // the fraction of entries meant to pass
   std::uint64_t refresh = 10;   // rounds (dp) or lookups (mp) between threshold estimates
-  bool error_feedback = true;   // dp only (model/dct_mp.hpp says why not mp)
+  bool error_feedback = true;   // dp, and mp's straight pushes (not its mask pushes)
   bool mp = false;              // dct.mp: threshold lookup replies and pushes
   double mp_keep = 0.1;         // the fraction of a reply's entries meant to pass
   bool mp_straight = true;      // dct.mp-backward=straight (model/dct_mp.hpp), else mask

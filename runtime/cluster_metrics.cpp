@@ -26,14 +26,14 @@ double percentile(std::vector<double> v, double q) {
 } // namespace
 
 std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_report>& reports,
-                                          std::size_t dim) {
+                                          std::size_t dim, const run_metrics& run) {
   dct_mp_metrics m;
+  m.examples = run.examples;
+  m.lookup_bytes = run.bytes.lookup;
+  m.push_bytes = run.bytes.push;
   std::uint64_t rows = 0, rows_of = 0, grads = 0, grads_of = 0;
   for (const auto& r : reports) {
     const auto& w = r.work;
-    m.examples += w.examples;
-    m.lookup_bytes += w.lookup_bytes;
-    m.push_bytes += w.push_bytes;
     m.lookup_dense_bytes += 4 * w.mp_rows_of;
     // A push's keys (8 bytes a row) travel either way.
     m.push_dense_bytes += 4 * w.mp_grads_of + (dim ? 8 * (w.mp_grads_of / dim) : 0);

@@ -15,11 +15,11 @@ namespace runtime {
 void aggregate_reports(const std::vector<messages::trainer_report>& reports, double seconds,
                        run_metrics& out);
 
-// dct.mp: its traffic from the workers' counters (dim floats per row), or
-// nothing when no worker looked up through DCT. keep and refresh are the
-// caller's.
+// dct.mp: its traffic from the workers' counters (dim floats per row) and
+// the run's totals in `run` (aggregate_reports' examples and link bytes), or
+// nothing when no worker looked up through DCT. The settings are the caller's.
 std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_report>& reports,
-                                          std::size_t dim);
+                                          std::size_t dim, const run_metrics& run);
 
 // Batches between consecutive completed rounds of one trainer; the first gap
 // counts from 0 batches.

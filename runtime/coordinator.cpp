@@ -120,7 +120,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = run.lost;
-  out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim);
+  out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim, out);
   if (out.dct_mp) {
     out.dct_mp->keep = cfg.dct.mp_keep;
     out.dct_mp->backward = cfg.dct.mp_straight ? "straight" : "mask";
@@ -129,6 +129,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     out.dct_mp->refresh = cfg.dct.refresh;
   }
   if (out.dct) {
+    out.dct->ring = model::uses_ring(cfg.sync.algorithm);
     out.dct->dp_keep = cfg.dct.dp_keep;
     out.dct->refresh = cfg.dct.refresh;
     out.dct->error_feedback = cfg.dct.error_feedback;

@@ -238,20 +238,18 @@ std::string summary(const run_metrics& m) {
                        m.sim->virtual_seconds,
                        static_cast<unsigned long long>(m.sim->handlers),
                        m.sim->busy_core_seconds, busiest(m.sim->core_utilisation()).c_str());
-  if (m.dct && m.sync.algorithm.find("easgd") != std::string::npos)
+  if (const auto& d = m.dct) {
     appendf(out,
             "\nDCT on the dense sync (keep %g, refresh %llu, error feedback %s): %.1f KB per "
-            "round both ways, %.1fx less than dense (%.2f%% of changes, %.2f%% of d sent)",
-            m.dct->dp_keep, static_cast<unsigned long long>(m.dct->refresh),
-            m.dct->error_feedback ? "on" : "off", m.dct->bytes_per_round() / 1e3,
-            m.dct->reduction(), 100 * m.dct->sent_fraction, 100 * m.dct->reply_fraction);
-  else if (m.dct)
-    appendf(out,
-            "\nDCT on the dense sync (keep %g, refresh %llu, error feedback %s): %.1f KB per "
-            "round round the ring, %.1fx less than the dense ring (%.2f%% of the changes sent)",
-            m.dct->dp_keep, static_cast<unsigned long long>(m.dct->refresh),
-            m.dct->error_feedback ? "on" : "off", m.dct->bytes_per_round() / 1e3,
-            m.dct->reduction(), 100 * m.dct->sent_fraction);
+            "round %s, %.1fx less than %s (%.2f%% of changes",
+            d->dp_keep, static_cast<unsigned long long>(d->refresh),
+            d->error_feedback ? "on" : "off", d->bytes_per_round() / 1e3,
+            d->ring ? "round the ring" : "both ways", d->reduction(),
+            d->ring ? "the dense ring" : "dense", 100 * d->sent_fraction);
+    if (!d->ring) // EASGD: the dense shard's replies
+      appendf(out, ", %.2f%% of d", 100 * d->reply_fraction);
+    appendf(out, " sent)");
+  }
   if (m.dct_mp)
     appendf(out,
             "\nDCT on the embedding traffic (keep %g, backward %s, gradient keep %g, refresh %llu): "

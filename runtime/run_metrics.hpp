@@ -25,6 +25,7 @@ struct sync_metrics {
 
 // DCT on the dense sync (dct.dp; model/dct_sync.hpp), summed over trainers.
 struct dct_metrics {
+  bool ring = false; // MA/BMUF: an all-gather, no replies (else EASGD)
   double dp_keep = 0;
   std::uint64_t refresh = 0;
   bool error_feedback = true;
