@@ -46,12 +46,17 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     return end_early();
   run.wire_ring(syncers);
   res.syncers = syncers;
+  const bool virtual_time = actors::virtual_clock(self->system());
+  if (!virtual_time) { // the virtual clock charges no initialisation
+    run.await_shards(timeout);
+    if (run.ended())
+      return end_early();
+  }
   // 2. Training.
   const auto t0 = self->clock().now();
   run.recovery.start(t0);
   if (opts.on_started)
     opts.on_started(t0);
-  const bool virtual_time = actors::virtual_clock(self->system());
   auto since_start = [&] { return std::chrono::duration<double>(self->clock().now() - t0).count(); };
   auto poll = [&] {
     progress_report total;

@@ -83,6 +83,16 @@ void coordinator_run::monitor_all() {
   t0_ = self_->clock().now();
 }
 
+void coordinator_run::await_shards(std::chrono::milliseconds timeout) {
+  for (std::size_t i = 0; i < c_.shards.size() && !failure; ++i)
+    self_->request(c_.shards[i], timeout, lookup_atom::value, messages::lookup_request{})
+      .receive([](messages::embedding_rows&) {},
+               [&](caf::error& err) {
+                 failure = c_.shard_names[i] + " did not answer a readiness lookup: " +
+                           self_->system().render(err);
+               });
+}
+
 void coordinator_run::wire_ring(const std::vector<caf::strong_actor_ptr>& syncers) {
   syncers_ = syncers;
   if (!model::uses_ring(cfg_.sync.algorithm))

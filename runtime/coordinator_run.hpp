@@ -96,6 +96,11 @@ public:
     }
   }
 
+  // Waits until every embedding shard answers (a lookup of no keys): its
+  // tables are initialised. The wall clock starts after this, as the
+  // sequential engine's starts after its tables' initialisation.
+  void await_shards(std::chrono::milliseconds timeout);
+
   // Ring wiring: every live syncer gets the live ones in trainer order.
   void wire_ring(const std::vector<caf::strong_actor_ptr>& syncers);
 

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Issue 14's speed goals, as ratios measured in one run: each cluster
+configuration against the sequential engine on the same data, in alternated
+pairs (sequential, cluster, sequential, cluster, ...), the ratio of their
+examples/s taken pair by pair and the median quoted. Both figures are
+training time only: the sequential engine starts its clock after its
+tables' initialisation, the cluster after its shards answered a readiness
+lookup (wall clock).
+
+usage: /usr/bin/python3 bench/hogwild_ratio.py [--pairs 5] [--rows 200000]
+         [--arch small] [--batch 128] [--build build] [--only NAME ...]
+         [--extra OPTION ...] [--out FILE]
+
+Writes a markdown table (and prints it): per configuration, the median
+examples/s of both, the median ratio with its range, and eval NE of both
+(the same held-out rows)."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+CLUSTER = ["--cluster.mode=simulated", "--sim.clock=wall", "--sync.algorithm=none"]
+CONFIGS = {  # name -> options after the common ones
+    "1x2": CLUSTER + ["--cluster.trainers=1", "--cluster.workers=2"],
+    "4x1": CLUSTER + ["--cluster.trainers=4", "--cluster.workers=1"],
+}
+
+
+def run(binary, work, name, args):
+    out = os.path.join(work, name + ".json")
+    p = subprocess.run([binary, "train"] + args + ["--output.progress=none", "--output.metrics=" + out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
+    return json.load(open(out))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--rows", type=int, default=200000)
+    ap.add_argument("--arch", default="small")
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--only", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--extra", nargs="*", default=[], help="options for the cluster runs only")
+    ap.add_argument("--out", help="markdown file (default bench/results/hogwild_ratio-ARCH.md; - for none)")
+    a = ap.parse_args()
+    binary = os.path.join(ROOT, a.build, "shadowsync")
+    if not os.path.exists(binary):
+        sys.exit(f"{binary} not found: build first (cmake --build {a.build})")
+    with tempfile.TemporaryDirectory() as work:
+        train, held = os.path.join(work, "train.tsv"), os.path.join(work, "eval.tsv")
+        for path, rows, seed in ((train, a.rows, 5), (held, a.rows // 10, 6)):
+            subprocess.run([binary, "datagen", f"--rows={rows}", f"--seed={seed}", "--out=" + path],
+                           check=True, stdout=subprocess.DEVNULL)
+        common = ["--data.train=" + train, "--data.eval=" + held, "--model.arch=" + a.arch,
+                  f"--train.batch-size={a.batch}"]
+        rows = []
+        for name in a.only:
+            seq, clu, ratio = [], [], []
+            for i in range(a.pairs):
+                s = run(binary, work, "seq", common + ["--cluster.mode=sequential"])
+                c = run(binary, work, name, common + CONFIGS[name] + a.extra)
+                seq.append(s)
+                clu.append(c)
+                ratio.append(c["examples_per_second"] / s["examples_per_second"])
+                print(f"{name} pair {i + 1}: sequential {s['examples_per_second']:.0f} ex/s, "
+                      f"cluster {c['examples_per_second']:.0f} ex/s, ratio {ratio[-1]:.3f}", flush=True)
+            med = lambda ms, k: statistics.median(m[k] for m in ms)
+            rows.append((name, med(seq, "examples_per_second"), med(clu, "examples_per_second"),
+                         statistics.median(ratio), min(ratio), max(ratio), med(seq, "eval_ne"),
+                         med(clu, "eval_ne"), med(clu, "lookup_wait_fraction")))
+    lines = [f"## Cluster against the sequential engine (wall clock, sync none)\n",
+             f"`/usr/bin/python3 bench/hogwild_ratio.py --pairs {a.pairs} --rows {a.rows} --arch {a.arch} "
+             f"--batch {a.batch}" + (" --extra " + " ".join(a.extra) if a.extra else "") + "`: "
+             f"{a.rows} generated rows (`datagen --seed=5`, eval {a.rows // 10} rows, seed 6), "
+             f"{os.cpu_count()} cores; {a.pairs} alternated pairs, medians; ratio = cluster ex/s / "
+             "sequential ex/s of the same pair.\n",
+             "| config | sequential ex/s | cluster ex/s | ratio median (min-max) | eval NE seq | eval NE cluster | lookup wait |",
+             "|---|---|---|---|---|---|---|"]
+    for n, s, c, r, lo, hi, ns, nc, lw in rows:
+        lines.append(f"| {n} | {s:.0f} | {c:.0f} | {r:.3f} ({lo:.3f}-{hi:.3f}) | {ns:.4f} | {nc:.4f} | "
+                     f"{100 * lw:.1f} % |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    out = a.out or os.path.join(ROOT, "bench", "results", f"hogwild_ratio-{a.arch}.md")
+    if out != "-":
+        with open(out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
