@@ -18,10 +18,10 @@ OUT=bench/results/profile_hogwild.md
 profile() { # name, then train options
   local name=$1
   shift
-  perf record -q -F 999 -g -o "$W/$name.data" "$B" train --data.train="$W/train.tsv" \
+  perf record -q -F 2000 -g -o "$W/$name.data" "$B" train --data.train="$W/train.tsv" \
     --train.batch-size="$BATCH" --output.progress=none --output.metrics="$W/$name.json" "$@" \
     > /dev/null 2>&1
-  perf report -i "$W/$name.data" --no-children --sort symbol --stdio 2> /dev/null |
+  perf report -i "$W/$name.data" -n --no-children --sort symbol --stdio 2> /dev/null |
     grep -E '^ +[0-9]+\.[0-9]+%' | awk '{$1=$1; print}' > "$W/$name.txt"
 }
 profile sequential --cluster.mode=sequential
@@ -48,38 +48,47 @@ parts = [  # (part, pattern on the symbol), first match wins
 def load(name):
     out = []
     for line in open(f"{w}/{name}.txt"):
-        m = re.match(r"([0-9.]+)% (\[[.k]\]) (.*)", line)
+        m = re.match(r"([0-9.]+)% ([0-9]+) (\[[.k]\]) (.*)", line)
         if m:
-            out.append((float(m.group(1)), m.group(2), m.group(3).rstrip(" -")))
+            out.append((float(m.group(1)), m.group(3), m.group(4).rstrip(" -"), int(m.group(2))))
     return out
 def eps(name):
     return json.load(open(f"{w}/{name}.json"))["examples_per_second"]
 runs = {n: load(n) for n in ("sequential", "hogwild")}
 print("## Profile: sequential engine and 1 trainer x 2 Hogwild workers (sync none, wall clock)\n")
 print(f"`bash bench/profile_hogwild.sh`: {rows} generated rows (`datagen --seed=5`), default `small` arch, "
-      f"batch {batch}, {cores} cores, `perf record -F 999 -g`; shares of all samples of the process "
+      f"batch {batch}, {cores} cores, `perf record -F 2000 -g`; shares of all samples of the process "
       "(setup included), one run each.\n")
 print(f"Examples/s in the profiled runs: sequential {eps('sequential'):.0f}, "
       f"1x2 Hogwild {eps('hogwild'):.0f} (ratio {eps('hogwild') / eps('sequential'):.2f}; "
       "perf's sampling slows both).\n")
-print("| part | sequential % | 1x2 Hogwild % |\n|---|---|---|")
-shares = {}
+print("Extra samples: the 1x2 run's samples of the part less the sequential run's, as % of all "
+      "the sequential run's samples (the same rows and sampling rate; what running on two "
+      "threads adds).\n")
+print("| part | sequential % | 1x2 Hogwild % | extra samples, % of sequential |\n|---|---|---|---|")
+shares, counts = {}, {}
 for n, syms in runs.items():
     acc = {p: 0.0 for p, _ in parts}
     acc["other"] = 0.0
-    for pct, kind, sym in syms:
+    cnt = {p: 0 for p in acc}
+    for pct, kind, sym, k in syms:
         key = "kernel" if kind == "[k]" else "other"
         for p, pat in parts:
             if key == "other" and p != "kernel" and re.search(pat, sym):
                 key = p
                 break
         acc[key] += pct
-    shares[n] = acc
+        cnt[key] += k
+    shares[n], counts[n] = acc, cnt
+seq_total = sum(counts["sequential"].values())
 for p in [p for p, _ in parts] + ["other"]:
-    print(f"| {p} | {shares['sequential'][p]:.1f} | {shares['hogwild'][p]:.1f} |")
+    extra = 100.0 * (counts["hogwild"][p] - counts["sequential"][p]) / seq_total
+    print(f"| {p} | {shares['sequential'][p]:.1f} | {shares['hogwild'][p]:.1f} | {extra:+.1f} |")
+extra = 100.0 * (sum(counts["hogwild"].values()) - seq_total) / seq_total
+print(f"| all | 100 | 100 | {extra:+.1f} |")
 for n, syms in runs.items():
     print(f"\n### Top symbols, {n}\n\n| % | symbol |\n|---|---|")
-    for pct, kind, sym in syms[:15]:
+    for pct, kind, sym, _ in syms[:15]:
         sym = re.sub(r"<.*", "<...>", sym)[:90]
         print(f"| {pct:.2f} | `{kind} {sym}` |")
 PY
