@@ -56,10 +56,13 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
   if (!bad.empty())
     return make_error(errc::bad_request, who() + ": bad config: " + bad);
   local_rows = (cfg.rows_per_table + cfg.num_shards - 1) / cfg.num_shards;
-  tables.emplace(cfg.num_tables, local_rows, cfg.dim, cfg.optimizer.state_per_row(cfg.dim));
+  tables = std::make_shared<model::embedding_tables>(cfg.num_tables, local_rows, cfg.dim,
+                                                     cfg.optimizer.state_per_row(cfg.dim));
   init_dct();
   if (!cfg.initial) {
     tables->init(cfg.seed, std::sqrt(1.0f / static_cast<float>(cfg.rows_per_table)));
+    if (cfg.local)
+      cfg.local->attach(tables);
     return {};
   }
   const auto& full = *cfg.initial;
@@ -78,6 +81,8 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
                 tables->accumulator(local));
     }
   cfg.initial.reset(); // the shard holds its rows now
+  if (cfg.local)
+    cfg.local->attach(tables);
   return {};
 }
 

@@ -69,6 +69,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/embedding_shard_cpr.hpp"
+#include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "model/dct_mp.hpp"
@@ -92,6 +93,9 @@ struct embedding_shard_config {
   shard_cpr_config cpr;
   // dct.mp (with mp_keep and refresh): thresholded lookups are served.
   model::dct_settings dct;
+  // cluster.local-rows: the workers of this process read and write the
+  // tables directly; the shard attaches them here once initialised.
+  rows_ptr local;
 };
 
 // One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).
@@ -112,7 +116,8 @@ struct embedding_shard_state {
 
   embedding_shard_config cfg;
   std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
-  std::optional<model::embedding_tables> tables; // [num_tables * local_rows, dim]
+  // [num_tables * local_rows, dim]; shared with cfg.local (local rows)
+  std::shared_ptr<model::embedding_tables> tables;
   std::uint64_t dropped_pushes = 0;
   std::optional<shard_cut> cut;
   std::vector<caf::actor_addr> ended; // workers that sent end_atom

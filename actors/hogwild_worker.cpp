@@ -53,9 +53,12 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   slot.prepare(seq, std::move(b), st.cfg.arch, st.cfg.shards.size());
   st.has_inflight = true;
   st.inflight = seq;
-  for (std::size_t s = 0; s < slot.num_shards(); ++s)
-    if (slot.shard_size(s) > 0)
-      send_lookup(self, seq, s);
+  if (!st.cfg.local_rows.empty())
+    gather_local(self, slot);
+  else
+    for (std::size_t s = 0; s < slot.num_shards(); ++s)
+      if (slot.shard_size(s) > 0)
+        send_lookup(self, seq, s);
   advance(self);
 }
 
@@ -179,6 +182,16 @@ std::string check_config(const worker_config& cfg, std::size_t layout_size) {
     return "no reader";
   if (model::is_foreground(cfg.algorithm) && cfg.sync_every > 0 && !cfg.syncer)
     return "foreground sync without a syncer";
+  if (!cfg.local_rows.empty()) {
+    if (cfg.local_rows.size() != cfg.shards.size())
+      return "local rows of " + std::to_string(cfg.local_rows.size()) + " shards, " +
+             std::to_string(cfg.shards.size()) + " embedding shards";
+    for (std::size_t s = 0; s < cfg.local_rows.size(); ++s)
+      if (!cfg.local_rows[s] || !cfg.local_rows[s]->attached())
+        return "local rows of embedding shard " + std::to_string(s) + " not initialised";
+    if (cfg.dct.mp)
+      return "local rows with dct.mp";
+  }
   return {};
 }
 

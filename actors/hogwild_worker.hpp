@@ -48,6 +48,13 @@
 // worker may train the batches in hand before its round completes. At its end of data the worker sends end_atom to every shard (it
 // then counts as marked for any cut).
 //
+// Local rows (cfg.local_rows, cluster.local-rows: shards in the same
+// process, wall clock): a batch's rows are gathered straight from the
+// shards' tables when it arrives (where its lookups would go out), and its
+// row gradients applied straight to them after its computation (where its
+// pushes would go), lock-free (hogwild_rows.hpp). The pipeline is the same;
+// nothing crosses, so lookup_bytes and push_bytes stay 0.
+//
 // Statistics: busy_seconds (wall, start to end of data), blocked_seconds (FR
 // sync waits), lookup_wait_seconds (from the end of a computation, or of a
 // sync wait, until the next batch's rows were all in), lookup_bytes (row
@@ -61,6 +68,7 @@
 #include <vector>
 
 #include "actors/hogwild_replica.hpp"
+#include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/worker_batch.hpp"
 #include "model/arch.hpp"
@@ -117,6 +125,10 @@ struct worker_config {
   // carry the gradients of the entries received (mask), or thresholded
   // gradients with per-row error feedback (mp_straight).
   model::dct_settings dct;
+  // cluster.local-rows: per shard, its tables for direct Hogwild access
+  // (hogwild_rows.hpp); a batch's rows are gathered and its row gradients
+  // applied without lookups or pushes. Empty: messages.
+  std::vector<rows_ptr> local_rows;
 };
 
 struct worker_state {
@@ -138,6 +150,9 @@ struct worker_state {
   // was not sent of each row's gradient.
   std::optional<model::dct_row_thresholds> mp_grad_tau;
   std::optional<model::dct_row_residuals> mp_residual;
+  // cluster.local-rows scratch: one shard's keys, and its rows or gradients.
+  std::vector<std::uint64_t> local_keys;
+  std::vector<float> local_buf;
 
   // Pipeline (at most one batch computed-or-ready plus one in flight).
   std::uint64_t next_seq = 0;     // sequence number of the next reader request

@@ -63,6 +63,8 @@ void fail(self_ptr self, const std::string& peer, messages::errc code, const std
 // shard that went down is waited for: its lookups go again to the handle of
 // on_rebind.
 void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s);
+// Local rows: every shard's rows of the batch, gathered from its tables.
+void gather_local(self_ptr self, worker_batch& slot);
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r);
 // dct.mp: the thresholded reply, decoded to rows (the unsent entries 0).
 void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::sparse_rows& r);

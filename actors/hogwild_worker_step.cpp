@@ -52,6 +52,12 @@ void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
 // thresholded (model/dct_mp.hpp) and encoded.
 void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   auto& st = self->state;
+  if (!st.cfg.local_rows.empty()) { // straight to the shard's tables
+    slot.shard_keys(s, st.local_keys);
+    slot.shard_grads(s, st.grad_unique.data(), st.local_buf);
+    st.cfg.local_rows[s]->apply(st.local_keys.data(), st.local_keys.size(), st.local_buf.data());
+    return;
+  }
   if (!st.cfg.dct.mp) {
     messages::embedding_grads g;
     slot.shard_keys(s, g.keys.values);

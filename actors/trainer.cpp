@@ -165,6 +165,7 @@ void spawn_children(self_ptr self) {
     wc.trainer_handle = me;
     wc.progress = st.progress;
     wc.shard_restarts = cfg.shard_restarts;
+    wc.local_rows = cfg.local_rows;
     wc.dct = cfg.syncer.dct; // dct.mp: the workers' lookups and pushes (dct.dp: the syncer's)
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
                                               : spawn_role(self->system(), host, hogwild_worker, wc));

@@ -83,6 +83,9 @@ struct trainer_config {
   // recovery.mode=partial: a shard going down is not a failure; its restart
   // comes as rebind_atom, passed on to the workers.
   bool shard_restarts = false;
+  // cluster.local-rows: per shard, its tables for the workers' direct
+  // access (worker_config::local_rows); empty: lookups and pushes.
+  std::vector<rows_ptr> local_rows;
 
   // Test seams: when set, called instead of spawning the real reader/syncer
   // (the trainer monitors and stops what they return like its own).

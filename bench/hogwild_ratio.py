@@ -28,6 +28,9 @@ CLUSTER = ["--cluster.mode=simulated", "--sim.clock=wall", "--sync.algorithm=non
 CONFIGS = {  # name -> options after the common ones
     "1x2": CLUSTER + ["--cluster.trainers=1", "--cluster.workers=2"],
     "4x1": CLUSTER + ["--cluster.trainers=4", "--cluster.workers=1"],
+    # the workers read and write the shards' rows directly (cluster.local-rows)
+    "1x2-local": CLUSTER + ["--cluster.trainers=1", "--cluster.workers=2", "--cluster.local-rows=true"],
+    "4x1-local": CLUSTER + ["--cluster.trainers=4", "--cluster.workers=1", "--cluster.local-rows=true"],
 }
 
 

@@ -88,6 +88,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.reader.max_examples =
     cfg.train.max_examples ? (cfg.train.max_examples + t) / cl.trainers : 0;
   tc.shards = peers.shards;
+  tc.local_rows = peers.local_rows;
   // Partial: a lost shard comes back (rebind). (Full: the trainers fail,
   // answering the coordinator at once, and it rolls the cluster back.)
   tc.shard_restarts = cfg.recovery.partial;

@@ -43,6 +43,7 @@ struct trainer_peers {
   std::vector<actors::dense_shard_actor> dense; // EASGD only; else empty
   std::vector<model::range> dense_ranges;
   placement place; // simulated hosts (cluster.mode=simulated)
+  std::vector<actors::rows_ptr> local_rows; // cluster.local-rows: per shard
 };
 
 // Trainer t: its part of data.train, its syncer, its workers.

@@ -232,6 +232,9 @@ std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
     return "option 'output.model': multi-node runs do not write the model yet" + other;
   if (!c.resume.empty())
     return "option 'checkpoint.resume': multi-node runs do not resume yet" + other;
+  if (cfg.cluster.local_rows)
+    return "option 'cluster.local-rows': the workers of a multi-node run reach their shards by "
+           "messages" + other;
   return std::nullopt;
 }
 

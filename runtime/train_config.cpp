@@ -89,6 +89,9 @@ void add_train_options(option_set& o) {
   add(o, "cluster.embedding-shards", i, "2", "embedding parameter shards", {}, 1, 1024);
   add(o, "cluster.dense-shards", i, "1", "dense (EASGD centre) shards", {}, 1, 1024);
   add(o, "cluster.timeout-ms", i, "30000", "timeout of every request between actors", {}, 1);
+  add(o, "cluster.local-rows", b, "false",
+      "workers read and write the embedding shards' rows directly (Hogwild, no lookup or push "
+      "messages); simulated mode on the wall clock without net, dct.mp, recovery, cuts or faults");
   add(o, "scheduler.max-threads", i, "0", "CAF scheduler threads (0 = hardware cores)", {}, 0, 1024);
   add(o, "scheduler.policy", s, "stealing",
       "CAF scheduler: work stealing (fast) or one shared, mutex-protected queue (lets "
@@ -235,6 +238,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.embedding_shards = std::size_t(o.get_int("cluster.embedding-shards"));
   c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
   c.cluster.timeout = std::chrono::milliseconds(o.get_int("cluster.timeout-ms"));
+  c.cluster.local_rows = o.get_bool("cluster.local-rows");
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
   c.cluster.scheduler_policy = o.get_string("scheduler.policy");
   auto& y = c.sync;
@@ -286,7 +290,30 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
     return e;
   if (c.recovery.full && !periodic) // full recovery: cuts every interval
     c.checkpoint.every_seconds = c.recovery.interval_seconds;
-  return std::nullopt;
+  return check_local_rows(c, periodic);
+}
+
+std::optional<std::string> check_local_rows(const train_config& c, bool periodic) {
+  if (!c.cluster.local_rows)
+    return std::nullopt;
+  const char* why = nullptr;
+  if (c.cluster.mode != "simulated")
+    why = "cluster.mode=simulated";
+  else if (c.sim.virtual_clock)
+    why = "sim.clock=wall (the virtual clock charges lookups and pushes)";
+  else if (c.net.enabled)
+    why = "net.enabled=false (the network model delays lookups and pushes)";
+  else if (c.dct.mp)
+    why = "dct.mp=false (DCT thresholds lookups and pushes)";
+  else if (c.recovery.partial || c.recovery.full)
+    why = "recovery.mode=none (recovery restarts shards and tracks their pushes)";
+  else if (periodic)
+    why = "no checkpoint.every-* (cuts align the shards on their pushes)";
+  else if (!c.sim.faults.empty())
+    why = "no faults.* (faults act on messages and roles)";
+  if (!why)
+    return std::nullopt;
+  return std::string{"option 'cluster.local-rows' = true needs "} + why;
 }
 
 double effective_dilation(const train_config& c) {

@@ -65,6 +65,9 @@ struct cluster_settings {
   std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
   std::string scheduler_policy = "stealing"; // stealing | sharing
   std::chrono::milliseconds timeout{30000}; // every request between actors
+  // Workers read and write the embedding shards' tables directly (wall
+  // clock, one process; actors/hogwild_rows.hpp) instead of by messages.
+  bool local_rows = false;
 };
 
 struct sync_settings {
@@ -105,6 +108,10 @@ struct train_config {
 
 // net.dilation, or when it is 0: max(1, trainers x workers / scheduler
 // threads), the threads being scheduler.max-threads or the hardware cores.
+// cluster.local-rows' rules ("" when it is off or can run): the options it
+// cannot run with. `periodic`: checkpoint cuts are asked for.
+std::optional<std::string> check_local_rows(const train_config& c, bool periodic);
+
 double effective_dilation(const train_config& c);
 
 void add_train_options(option_set& opts);
