@@ -41,11 +41,14 @@ public:
   bool attached() const { return tables_ != nullptr; }
   std::uint32_t shard() const { return shard_; }
 
-  // out ([n * dim]) = the rows of keys[0..n), in order.
-  void gather(const std::uint64_t* keys, std::size_t n, float* out) const;
-  // Applies the sparse optimiser to the rows of keys[0..n) with grads
-  // ([n * dim], in the same order).
-  void apply(const std::uint64_t* keys, std::size_t n, const float* grads);
+  // n entries, entry i at j = at[i] (or i when `at` is null): the row of
+  // keys[j] is copied to out + j * dim. (A worker's batch passes its unique
+  // keys and the positions of this shard's: the rows land where the model
+  // reads them, with no reply to copy.)
+  void gather(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n, float* out) const;
+  // The same entries: the sparse optimiser steps the row of keys[j] with
+  // grads + j * dim.
+  void apply(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n, const float* grads);
 
 private:
   std::uint64_t local_key(std::uint64_t key) const;

@@ -150,9 +150,6 @@ struct worker_state {
   // was not sent of each row's gradient.
   std::optional<model::dct_row_thresholds> mp_grad_tau;
   std::optional<model::dct_row_residuals> mp_residual;
-  // cluster.local-rows scratch: one shard's keys, and its rows or gradients.
-  std::vector<std::uint64_t> local_keys;
-  std::vector<float> local_buf;
 
   // Pipeline (at most one batch computed-or-ready plus one in flight).
   std::uint64_t next_seq = 0;     // sequence number of the next reader request

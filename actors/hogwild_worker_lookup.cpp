@@ -101,16 +101,10 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
 }
 
 void gather_local(self_ptr self, worker_batch& slot) {
-  auto& st = self->state;
-  for (std::size_t s = 0; s < slot.num_shards(); ++s) {
-    if (slot.shard_size(s) == 0)
-      continue;
-    slot.shard_keys(s, st.local_keys);
-    const std::size_t n = st.local_keys.size(), floats = n * st.cfg.arch.dim;
-    st.local_buf.resize(floats);
-    st.cfg.local_rows[s]->gather(st.local_keys.data(), n, st.local_buf.data());
-    slot.set_rows(s, st.local_buf.data(), floats);
-  }
+  const auto& st = self->state;
+  for (std::size_t s = 0; s < slot.num_shards(); ++s)
+    if (slot.shard_size(s) > 0)
+      slot.gather_rows(s, *st.cfg.local_rows[s]);
 }
 
 void watch_shards(self_ptr self) {

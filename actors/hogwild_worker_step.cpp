@@ -53,9 +53,7 @@ void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
 void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   auto& st = self->state;
   if (!st.cfg.local_rows.empty()) { // straight to the shard's tables
-    slot.shard_keys(s, st.local_keys);
-    slot.shard_grads(s, st.grad_unique.data(), st.local_buf);
-    st.cfg.local_rows[s]->apply(st.local_keys.data(), st.local_keys.size(), st.local_buf.data());
+    slot.apply_grads(s, st.grad_unique.data(), *st.cfg.local_rows[s]);
     return;
   }
   if (!st.cfg.dct.mp) {

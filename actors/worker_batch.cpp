@@ -72,6 +72,21 @@ bool worker_batch::set_rows(std::size_t s, const model::sparse_vector& rows) {
   return true;
 }
 
+bool worker_batch::gather_rows(std::size_t s, const hogwild_rows& rows) {
+  const auto& pos = shard_pos_[s];
+  if (pos.empty() || answered_[s])
+    return false;
+  rows.gather(index_.unique().data(), pos.data(), pos.size(), rows_.data());
+  answered_[s] = 1;
+  --missing_;
+  return true;
+}
+
+void worker_batch::apply_grads(std::size_t s, const float* grad_unique, hogwild_rows& rows) const {
+  const auto& pos = shard_pos_[s];
+  rows.apply(index_.unique().data(), pos.data(), pos.size(), grad_unique);
+}
+
 void worker_batch::shard_grads(std::size_t s, const float* grad_unique,
                                std::vector<float>& out) const {
   const auto& pos = shard_pos_[s];

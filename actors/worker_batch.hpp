@@ -22,6 +22,7 @@
 #include <vector>
 
 
+#include "actors/hogwild_rows.hpp"
 #include "messages/messages.hpp"
 #include "model/arch.hpp"
 #include "model/dct_codec.hpp"
@@ -65,6 +66,13 @@ public:
   // the entries it does not carry are 0. False as above, or when its size is
   // not shard_size(s) * dim.
   bool set_rows(std::size_t s, const model::sparse_vector& rows);
+
+  // Local rows (cluster.local-rows): shard s's rows gathered from its
+  // tables straight into the batch. False as set_rows.
+  bool gather_rows(std::size_t s, const hogwild_rows& rows);
+  // Local rows: shard s's summed row gradients (grad_unique, sparse_index
+  // order) applied straight to its tables.
+  void apply_grads(std::size_t s, const float* grad_unique, hogwild_rows& rows) const;
 
   // The batch's rows for model::dlrm. Valid while missing() == 0 and until
   // the next prepare().

@@ -56,13 +56,23 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   auto rows = request<embedding_rows>(by_messages, lookup_atom::value, req);
   REQUIRE(rows);
   std::vector<float> gathered(keys.size() * 4);
-  local->gather(keys.data(), keys.size(), gathered.data());
+  local->gather(keys.data(), nullptr, keys.size(), gathered.data());
   CHECK(gathered == rows->rows.values); // same seed, same rows
+  // Positions (a batch's unique keys, this shard's among them): entries 2
+  // and 0 land at their own rows; row 1 is left alone.
+  const std::vector<std::uint32_t> at{2, 0};
+  std::vector<float> placed(keys.size() * 4, -9.0f);
+  local->gather(keys.data(), at.data(), at.size(), placed.data());
+  CHECK(std::vector<float>(placed.begin(), placed.begin() + 4) ==
+        std::vector<float>(gathered.begin(), gathered.begin() + 4));
+  CHECK(std::vector<float>(placed.begin() + 4, placed.begin() + 8) == std::vector<float>(4, -9.0f));
+  CHECK(std::vector<float>(placed.begin() + 8, placed.end()) ==
+        std::vector<float>(gathered.begin() + 8, gathered.end()));
 
   std::vector<float> grads(keys.size() * 4);
   for (std::size_t i = 0; i < grads.size(); ++i)
     grads[i] = 0.05f * float(i) - 0.2f;
-  local->apply(keys.data(), keys.size(), grads.data());
+  local->apply(keys.data(), nullptr, keys.size(), grads.data());
   embedding_grads g;
   g.keys.values = keys;
   g.grads.values = grads;
@@ -75,7 +85,7 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   CHECK(a->values == b->values);
   // ... and the change is real: the gathered rows moved.
   std::vector<float> after(keys.size() * 4);
-  local->gather(keys.data(), keys.size(), after.data());
+  local->gather(keys.data(), nullptr, keys.size(), after.data());
   CHECK(after != gathered);
 }
 
@@ -96,18 +106,18 @@ TEST_CASE("hogwild rows: two worker threads gather and apply the same rows at on
     while (ready.load() < 2)
       std::this_thread::yield();
     for (std::size_t s = 0; s < steps; ++s) {
-      local.gather(keys.data(), n, rows.data());
+      local.gather(keys.data(), nullptr, n, rows.data());
       for (std::size_t i = 0; i < rows.size(); ++i)
         grads[i] = rows[i] - 1.0f;
-      local.apply(keys.data(), n, grads.data()); // lock-free, racing the other thread
+      local.apply(keys.data(), nullptr, n, grads.data()); // lock-free, racing the other thread
     }
   };
   std::vector<float> before(n * dim), after(n * dim);
-  local.gather(keys.data(), n, before.data());
+  local.gather(keys.data(), nullptr, n, before.data());
   std::thread w0(worker), w1(worker);
   w0.join();
   w1.join();
-  local.gather(keys.data(), n, after.data());
+  local.gather(keys.data(), nullptr, n, after.data());
   for (std::size_t i = 0; i < after.size(); ++i) {
     INFO("entry " << i << ": " << before[i] << " -> " << after[i]);
     CHECK(std::isfinite(after[i]));
