@@ -41,7 +41,7 @@ actors::rows_ptr rows_of(const actors::embedding_shard_config& c) {
 } // namespace
 
 TEST_CASE_FIXTURE(test::actor_fixture,
-                  "hogwild rows: a gather is the lookup's rows; an apply is the push's change") {
+                  "local rows: a gather is the lookup's rows; an apply is the push's change") {
   auto local = rows_of(config_with(nullptr));
   CHECK_FALSE(local->attached());
   auto direct = sys.spawn(embedding_shard, config_with(local));
