@@ -12,6 +12,7 @@
 
 #include "actors/embedding_shard.hpp"
 #include "actors/hogwild_rows.hpp"
+#include "tests/actors/shard_config.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -20,16 +21,9 @@ using model::row_key;
 
 namespace {
 
-// Shard 1 of 3 over 2 tables of 10 rows: it owns rows 1, 4, 7.
+// The shard tests' small shard (rows 1, 4, 7 of 2 tables), with `local`.
 actors::embedding_shard_config config_with(actors::rows_ptr local) {
-  actors::embedding_shard_config c;
-  c.shard = 1;
-  c.num_shards = 3;
-  c.num_tables = 2;
-  c.rows_per_table = 10;
-  c.dim = 4;
-  c.optimizer = {model::sparse_optimizer_kind::rowwise_adagrad, 0.1f, 1e-8f};
-  c.seed = 42;
+  auto c = test::small_shard_config();
   c.local = std::move(local);
   return c;
 }

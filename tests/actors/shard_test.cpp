@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/embedding_shard.hpp"
+#include "tests/actors/shard_config.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -15,19 +16,7 @@ using model::row_key;
 
 namespace {
 
-// Shard 1 of 3 over 2 tables of 10 rows: it owns rows 1, 4, 7 (local 0, 1, 2)
-// and has ceil(10 / 3) = 4 local rows per table (local row 3 is padding).
-actors::embedding_shard_config small_config() {
-  actors::embedding_shard_config c;
-  c.shard = 1;
-  c.num_shards = 3;
-  c.num_tables = 2;
-  c.rows_per_table = 10;
-  c.dim = 4;
-  c.optimizer = {model::sparse_optimizer_kind::rowwise_adagrad, 0.1f, 1e-8f};
-  c.seed = 42;
-  return c;
-}
+actors::embedding_shard_config small_config() { return test::small_shard_config(); }
 
 lookup_request make_lookup(std::uint64_t batch, std::vector<std::uint64_t> keys) {
   lookup_request r;
