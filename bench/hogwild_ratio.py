@@ -10,6 +10,7 @@ lookup (wall clock).
 usage: /usr/bin/python3 bench/hogwild_ratio.py [--pairs 5] [--rows 200000]
          [--arch small] [--batch 128] [--build build] [--only NAME ...]
          [--extra OPTION ...] [--out FILE]
+       /usr/bin/python3 bench/hogwild_ratio.py --ab 1x2 1x2-local [--pairs N] ...
 
 Writes a markdown table (and prints it): per configuration, the median
 examples/s of both, the median ratio with its range, and eval NE of both
@@ -52,6 +53,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--only", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--extra", nargs="*", default=[], help="options for the cluster runs only")
+    ap.add_argument("--ab", nargs=2, metavar=("A", "B"), choices=list(CONFIGS),
+                    help="instead: configurations A and B alternated, the ratio B/A of their ex/s")
     ap.add_argument("--out", help="markdown file (default bench/results/hogwild_ratio-ARCH.md; - for none)")
     a = ap.parse_args()
     binary = os.path.join(ROOT, a.build, "shadowsync")
@@ -64,6 +67,8 @@ def main():
                            check=True, stdout=subprocess.DEVNULL)
         common = ["--data.train=" + train, "--data.eval=" + held, "--model.arch=" + a.arch,
                   f"--train.batch-size={a.batch}"]
+        if a.ab:
+            return ab(a, binary, work, common)
         rows = []
         for name in a.only:
             seq, clu, ratio = [], [], []
@@ -95,6 +100,29 @@ def main():
     out = a.out or os.path.join(ROOT, "bench", "results", f"hogwild_ratio-{a.arch}.md")
     if out != "-":
         with open(out, "w") as f:
+            f.write(text)
+
+
+def ab(a, binary, work, common):
+    """Configurations A and B alternated, pair by pair; prints (and writes)
+    the median ratio B/A of their examples/s."""
+    name_a, name_b = a.ab
+    ratio, xa, xb = [], [], []
+    for i in range(a.pairs):
+        ma = run(binary, work, "a", common + CONFIGS[name_a] + a.extra)
+        mb = run(binary, work, "b", common + CONFIGS[name_b] + a.extra)
+        xa.append(ma["examples_per_second"])
+        xb.append(mb["examples_per_second"])
+        ratio.append(xb[-1] / xa[-1])
+        print(f"pair {i + 1}: {name_a} {xa[-1]:.0f} ex/s, {name_b} {xb[-1]:.0f} ex/s, ratio {ratio[-1]:.3f}",
+              flush=True)
+    text = (f"`/usr/bin/python3 bench/hogwild_ratio.py --ab {name_a} {name_b} --pairs {a.pairs} --rows {a.rows} "
+            f"--arch {a.arch} --batch {a.batch}`: {name_b} / {name_a} examples/s, {a.pairs} alternated pairs: "
+            f"median {statistics.median(ratio):.3f} (min {min(ratio):.3f}, max {max(ratio):.3f}); "
+            f"median ex/s {statistics.median(xa):.0f} and {statistics.median(xb):.0f}\n")
+    print(text)
+    if a.out and a.out != "-":
+        with open(a.out, "w") as f:
             f.write(text)
 
 
