@@ -6,7 +6,10 @@
 # for reference. REPEATS alternated runs each; prints the median examples/s
 # and each prediction's error against the real run.
 # usage: bench/virtual_validation.sh [SHADOWSYNC] [DATA.tsv] [REPEATS]
+# SIM_OPTS (environment): more options for the virtual runs, e.g. the lines
+# of `shadowsync calibrate` as --sim.gflops=... --sim.memory-gbps=...
 set -eu
+SIM_OPTS=${SIM_OPTS:-}
 B=${1:-build/shadowsync}
 D=${2:-/tmp/vv/train.tsv}
 R=${3:-3}
@@ -23,7 +26,7 @@ for r in $(seq "$R"); do
     C=(--cluster.trainers=1 --cluster.workers=$w --sync.algorithm=none)
     echo "w$w-wall $(eps "${C[@]}")" >> "$M/all"
     for cost in model measured; do
-      echo "w$w-$cost $(eps "${C[@]}" --sim.clock=virtual --sim.cores-per-host=$CORES --sim.cost=$cost)" >> "$M/all"
+      echo "w$w-$cost $(eps "${C[@]}" --sim.clock=virtual --sim.cores-per-host=$CORES --sim.cost=$cost $SIM_OPTS)" >> "$M/all"
     done
   done
 done
