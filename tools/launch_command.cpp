@@ -1,6 +1,8 @@
 // `shadowsync launch --config-file=SPEC [--group.key=value ...]`: every node
 // of the spec as a local child process (runtime/launcher.hpp).
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 #include <unistd.h>
 
 #include "runtime/deploy_config.hpp"
@@ -40,7 +42,9 @@ int launch_command(const std::vector<std::string>& raw) {
     std::fputs(opts.help_text("usage: shadowsync launch --config-file=SPEC.ini "
                               "[--restart=no|on-failure] [--group.key=value ...]\n"
                               "Starts every node of the spec on this machine; the options are "
-                              "passed to every node.\n"
+                              "passed to every node. Unless scheduler.max-threads is given, "
+                              "each node gets the machine's cores / nodes scheduler threads "
+                              "(at least 1).\n"
                               "  --restart=on-failure  start a node (not the coordinator) again "
                               "when it dies while the coordinator runs, at most 3 times per "
                               "node; with recovery.mode=partial a shard node rejoins and reloads "
@@ -72,6 +76,16 @@ int launch_command(const std::vector<std::string>& raw) {
     plan.nodes.push_back(x.id);
   plan.coordinator = d.coordinator;
   plan.args = args;
+  // Every node runs on this machine: unless scheduler.max-threads is given,
+  // the cores are split between them (each node's CAF scheduler would
+  // otherwise start a thread per core, and 3 nodes on 2 cores would run 6
+  // polling scheduler threads; measured: 3 loopback nodes reach 1.4x the
+  // examples/s with 1 thread each, docs/RESULTS.md section 6).
+  if (!opts.is_set("scheduler.max-threads")) {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t per_node = std::max<std::size_t>(1, cores / d.nodes.size());
+    plan.args.push_back("--scheduler.max-threads=" + std::to_string(per_node));
+  }
   plan.restart_on_failure = restart;
   return runtime::launch_local(plan);
 }
