@@ -9,7 +9,7 @@
 #   predict   predict examples/s against sequential train's examples/s
 #   copied    rows the background writer copied before training changed them
 # The throughput cost of checkpointing every 10 s and the peak RSS are
-# measured with farm-bench (see docs/checkpoints.md for the command).
+# measured with bench/ab_time.py (see docs/checkpoints.md for the commands).
 # usage: bench/checkpoint_bench.sh PATH/TO/shadowsync [WORKDIR] [REPS]
 set -euo pipefail
 bin=${1:?shadowsync binary}

@@ -2,16 +2,15 @@
 # Direct node-to-node links against relaying through the coordinator (issue
 # 14): 4 nodes on loopback with mutual TLS and with plain TCP (coord with the dense shard, s0
 # with the embedding shard, trainer nodes t0 and t1), S-EASGD, one pass over
-# generated rows; `farm-bench --vs` runs deploy.direct-links=true and =false
+# generated rows; bench/ab_time.py runs deploy.direct-links=true and =false
 # in turn (A B A B ...) and prints the whole-process ratio's median.
-# Writes bench/results/direct_links.md. Needs farm-bench (the workplace's
-# timing tool) on PATH.
+# Writes bench/results/direct_links.md.
 # usage: bench/direct_links.sh [SHADOWSYNC] [ROWS] [RUNS]
 set -eu
 B=$(realpath "${1:-build/shadowsync}")
 ROWS=${2:-200000}
 RUNS=${3:-3}
-command -v farm-bench > /dev/null || { echo "direct_links.sh: farm-bench not found"; exit 1; }
+T="/usr/bin/python3 $PWD/bench/ab_time.py"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 bash scripts/make-certs.sh "$W/certs" coord s0 t0 t1 > /dev/null
@@ -26,10 +25,10 @@ C="$B launch --config-file=$PWD/config/cluster-3node.ini --data.train=$W/train.t
 C="$C --openssl.cafile=$W/certs/ca.pem --openssl.certificate=$W/certs/{node}.pem --openssl.key=$W/certs/{node}.key"
 C="$C --output.progress=none --deploy.nodes=[coord=127.0.0.1:$p0,s0=127.0.0.1:$p1,t0=127.0.0.1:$p2,t1=127.0.0.1:$p3]"
 C="$C --deploy.trainers=[t0,t1] --deploy.embedding-shards=[s0] --deploy.dense-shards=[coord] --sync.algorithm=s-easgd"
-farm-bench -n "$RUNS" --timeout 1200 --vs "$C --deploy.direct-links=false" -- $C --deploy.direct-links=true \
+$T -n "$RUNS" --vs "$C --deploy.direct-links=false" -- $C --deploy.direct-links=true \
   > "$W/tls.txt" 2>&1
 P="$C --deploy.insecure=true"
-farm-bench -n "$RUNS" --timeout 1200 --vs "$P --deploy.direct-links=false" -- $P --deploy.direct-links=true \
+$T -n "$RUNS" --vs "$P --deploy.direct-links=false" -- $P --deploy.direct-links=true \
   > "$W/plain.txt" 2>&1
 # Bytes through the coordinator node: every other node connects to its port
 # (it connects to no one), so the sum over the sockets on that port of
@@ -71,7 +70,7 @@ OUT=bench/results/direct_links.md
   echo "t0, t1: one trainer each), S-EASGD, \`small\`, one pass over $ROWS generated rows, eval on $((ROWS / 5));"
   echo "$(nproc) cores shared by the four processes. A = \`deploy.direct-links=true\`, B = \`false\` (every message"
   echo "between two non-coordinator nodes relayed by the coordinator node); whole \`launch\` process timed by"
-  echo "\`farm-bench --vs\`, $RUNS alternating pairs; quote the medians."
+  echo "\`bench/ab_time.py\`, $RUNS alternating pairs after a warm-up pair; quote the medians."
   echo
   echo
   echo "Traffic of the coordinator node's sockets (bytes sent + received on its port, \`ss -ti\` sampled every"
