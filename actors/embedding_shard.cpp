@@ -11,7 +11,6 @@
 #include "checkpoint/model_files.hpp"
 
 #include <cmath>
-#include <cstring>
 
 #include <caf/actor_system.hpp>
 #include <spdlog/spdlog.h>
@@ -24,10 +23,6 @@ using messages::errc;
 using messages::make_error;
 
 namespace {
-
-// Rows are scattered over a table far larger than the caches: fetch a few
-// ahead (as model::embedding_tables::gather does).
-constexpr std::size_t prefetch_distance = 8;
 
 // An error's text for the log: its string context, else CAF's rendering.
 std::string text(const caf::actor_system& sys, const caf::error& err) {
@@ -117,12 +112,7 @@ caf::error embedding_shard_state::check_lookup(const messages::lookup_request& r
 }
 
 void embedding_shard_state::copy_rows(const std::vector<std::uint64_t>& keys, float* out) const {
-  const std::size_t dim = cfg.dim, n = keys.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + prefetch_distance < n)
-      __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])));
-    std::memcpy(out + i * dim, tables->row(local_key(keys[i])), sizeof(float) * dim);
-  }
+  tables->gather(keys.data(), nullptr, keys.size(), cfg.num_shards, out);
 }
 
 caf::expected<messages::embedding_rows>
@@ -193,13 +183,7 @@ caf::error embedding_shard_state::push(const messages::embedding_grads& g) {
       cow_keys[i] = local_key(keys[i]);
     writer->before_update(cow_keys);
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + prefetch_distance < n)
-      __builtin_prefetch(tables->row(local_key(keys[i + prefetch_distance])), 1);
-    const auto local = local_key(keys[i]);
-    cfg.optimizer.apply(tables->row(local), tables->accumulator(local), g.grads.data() + i * dim,
-                        dim);
-  }
+  tables->apply(keys.data(), nullptr, n, cfg.num_shards, g.grads.data(), cfg.optimizer);
   return {};
 }
 

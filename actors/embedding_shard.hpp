@@ -140,7 +140,7 @@ struct embedding_shard_state {
   bool owns(std::uint64_t key, std::string* why) const;
   // The local key of an owned global key.
   std::uint64_t local_key(std::uint64_t key) const {
-    return model::row_key(model::key_table(key), model::key_row(key) / cfg.num_shards);
+    return model::shard_local_key(key, cfg.num_shards);
   }
   // bad_request naming the first key of the request this shard does not own.
   caf::error check_lookup(const messages::lookup_request& req) const;

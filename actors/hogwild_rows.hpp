@@ -33,27 +33,22 @@ namespace actors {
 
 class hogwild_rows {
 public:
-  hogwild_rows(std::uint32_t shard, std::uint32_t num_shards, model::sparse_optimizer opt)
-    : shard_(shard), num_shards_(num_shards), opt_(opt) {}
+  hogwild_rows(std::uint32_t num_shards, model::sparse_optimizer opt)
+    : num_shards_(num_shards), opt_(opt) {}
 
   // The shard's initialised tables (its init, once).
   void attach(std::shared_ptr<model::embedding_tables> t) { tables_ = std::move(t); }
   bool attached() const { return tables_ != nullptr; }
-  std::uint32_t shard() const { return shard_; }
 
-  // n entries, entry i at j = at[i] (or i when `at` is null): the row of
-  // keys[j] is copied to out + j * dim. (A worker's batch passes its unique
-  // keys and the positions of this shard's: the rows land where the model
-  // reads them, with no reply to copy.)
+  // model::embedding_tables' sharded gather and apply (the same entries: i
+  // at j = at[i], or i when `at` is null), with the shard's optimiser. (A
+  // worker's batch passes its unique keys and the positions of this shard's:
+  // the rows land where the model reads them, with no reply to copy.)
   void gather(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n, float* out) const;
-  // The same entries: the sparse optimiser steps the row of keys[j] with
-  // grads + j * dim.
   void apply(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n, const float* grads);
 
 private:
-  std::uint64_t local_key(std::uint64_t key) const;
-
-  std::uint32_t shard_, num_shards_;
+  std::uint32_t num_shards_;
   model::sparse_optimizer opt_;
   std::shared_ptr<model::embedding_tables> tables_;
 };

@@ -70,32 +70,80 @@ void embedding_tables::init(std::uint64_t seed, float bound) {
   std::fill(accum_.begin(), accum_.end(), 0.0f);
 }
 
+namespace {
+
 // Rows are scattered over a table far larger than the caches, so each row
-// and accumulator is fetched a few iterations ahead of its use.
+// (and, when written, its accumulator) is fetched a few entries ahead of its
+// use. entry(i) gives entry i's local key and the position j of its data.
 constexpr std::size_t prefetch_distance = 8;
 
-void embedding_tables::gather(const sparse_index& idx, float* unique_rows) const {
-  const auto& u = idx.unique();
-  const std::size_t n = u.size();
+struct entry_at {
+  std::uint64_t key;
+  std::size_t j;
+};
+
+template <class Entry>
+void gather_rows(const embedding_tables& t, std::size_t n, Entry entry, float* out) {
+  const std::size_t dim = t.dim();
   for (std::size_t i = 0; i < n; ++i) {
     if (i + prefetch_distance < n)
-      __builtin_prefetch(row(u[i + prefetch_distance]));
-    std::memcpy(unique_rows + i * dim_, row(u[i]), sizeof(float) * dim_);
+      __builtin_prefetch(t.row(entry(i + prefetch_distance).key));
+    const auto e = entry(i);
+    std::memcpy(out + e.j * dim, t.row(e.key), sizeof(float) * dim);
   }
+}
+
+template <class Entry>
+void apply_rows(embedding_tables& t, std::size_t n, Entry entry, const float* grads,
+                const sparse_optimizer& opt) {
+  const std::size_t dim = t.dim();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + prefetch_distance < n) {
+      const auto ahead = entry(i + prefetch_distance).key;
+      __builtin_prefetch(t.row(ahead), 1);
+      if (t.state_per_row())
+        __builtin_prefetch(t.accumulator(ahead), 1);
+    }
+    const auto e = entry(i);
+    opt.apply(t.row(e.key), t.accumulator(e.key), grads + e.j * dim, dim);
+  }
+}
+
+// Entry i of a sharded call: its position and the local key of its global key.
+struct sharded {
+  const std::uint64_t* keys;
+  const std::uint32_t* at;
+  std::uint32_t num_shards;
+  entry_at operator()(std::size_t i) const {
+    const std::size_t j = at ? at[i] : i;
+    return {shard_local_key(keys[j], num_shards), j};
+  }
+};
+
+} // namespace
+
+void embedding_tables::gather(const sparse_index& idx, float* unique_rows) const {
+  const auto* u = idx.unique().data();
+  gather_rows(*this, idx.unique().size(), [u](std::size_t i) { return entry_at{u[i], i}; },
+              unique_rows);
 }
 
 void embedding_tables::apply(const sparse_index& idx, const float* grad_unique,
                              const sparse_optimizer& opt) {
-  const auto& u = idx.unique();
-  const std::size_t n = u.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + prefetch_distance < n) {
-      __builtin_prefetch(row(u[i + prefetch_distance]), 1);
-      if (state_)
-        __builtin_prefetch(accumulator(u[i + prefetch_distance]), 1);
-    }
-    opt.apply(row(u[i]), accumulator(u[i]), grad_unique + i * dim_, dim_);
-  }
+  const auto* u = idx.unique().data();
+  apply_rows(*this, idx.unique().size(), [u](std::size_t i) { return entry_at{u[i], i}; },
+             grad_unique, opt);
+}
+
+void embedding_tables::gather(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n,
+                              std::uint32_t num_shards, float* out) const {
+  gather_rows(*this, n, sharded{keys, at, num_shards}, out);
+}
+
+void embedding_tables::apply(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n,
+                             std::uint32_t num_shards, const float* grads,
+                             const sparse_optimizer& opt) {
+  apply_rows(*this, n, sharded{keys, at, num_shards}, grads, opt);
 }
 
 } // namespace model

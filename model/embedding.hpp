@@ -26,6 +26,11 @@ inline std::size_t key_table(std::uint64_t key) {
 inline std::uint64_t key_row(std::uint64_t key) {
   return key & ((std::uint64_t{1} << row_key_shift) - 1);
 }
+// The key of a global row key's row within embedding shard key_row % num_shards
+// (its local row key_row / num_shards, same table).
+inline std::uint64_t shard_local_key(std::uint64_t key, std::uint32_t num_shards) {
+  return row_key(key_table(key), key_row(key) / num_shards);
+}
 
 // keys[i] = row_key(i % num_tables, hashes[i] % rows_per_table) for n_ids ids
 // laid out example-major (as data::batch::cat).
@@ -90,6 +95,15 @@ public:
   void gather(const sparse_index& idx, float* unique_rows) const;
   // Applies opt to every unique row with its reduced gradient.
   void apply(const sparse_index& idx, const float* grad_unique, const sparse_optimizer& opt);
+
+  // The same for the tables of one embedding shard of `num_shards`, by the
+  // global row keys it owns (shard_local_key): n entries, entry i at
+  // j = at[i] (or i when `at` is null) with the key keys[j]. gather copies
+  // its row to out + j * dim; apply steps it with grads + j * dim.
+  void gather(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n,
+              std::uint32_t num_shards, float* out) const;
+  void apply(const std::uint64_t* keys, const std::uint32_t* at, std::size_t n,
+             std::uint32_t num_shards, const float* grads, const sparse_optimizer& opt);
 
   std::size_t dim() const { return dim_; }
   std::size_t state_per_row() const { return state_; }

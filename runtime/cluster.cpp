@@ -76,7 +76,7 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
       ec.cpr.save_at_start = cfg.recovery.partial; // a restart must not fall back to random rows
     }
     if (cl.local_rows) { // the shard attaches its tables; the workers use them
-      ec.local = std::make_shared<actors::hogwild_rows>(ec.shard, ec.num_shards, ec.optimizer);
+      ec.local = std::make_shared<actors::hogwild_rows>(ec.num_shards, ec.optimizer);
       peers.local_rows.push_back(ec.local);
     }
     c.shards.push_back(actors::spawn_role(sys, peers.place.host_of_embedding(s),

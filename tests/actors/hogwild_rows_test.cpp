@@ -29,7 +29,7 @@ actors::embedding_shard_config config_with(actors::rows_ptr local) {
 }
 
 actors::rows_ptr rows_of(const actors::embedding_shard_config& c) {
-  return std::make_shared<actors::hogwild_rows>(c.shard, c.num_shards, c.optimizer);
+  return std::make_shared<actors::hogwild_rows>(c.num_shards, c.optimizer);
 }
 
 } // namespace
@@ -87,7 +87,7 @@ TEST_CASE("hogwild rows: two worker threads gather and apply the same rows at on
   auto tables = std::make_shared<model::embedding_tables>(2, 4, 4, 1);
   tables->init(7, 0.5f);
   const model::sparse_optimizer opt{model::sparse_optimizer_kind::rowwise_adagrad, 0.1f, 1e-8f};
-  actors::hogwild_rows local(1, 3, opt); // shard 1 of 3: rows 1, 4, 7 (local 0-2) of each table
+  actors::hogwild_rows local(3, opt); // shard 1 of 3: rows 1, 4, 7 (local 0-2) of each table
   local.attach(tables);
   // Both threads pull the same 6 rows towards 1.0 (gradient row - 1).
   const std::vector<std::uint64_t> keys{row_key(0, 1), row_key(0, 4), row_key(0, 7),
