@@ -16,12 +16,13 @@ Writes a markdown table (and prints it): per configuration, the median
 examples/s of both, the median ratio with its range, and eval NE of both
 (the same held-out rows)."""
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+
+import bench_data
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,12 +37,7 @@ CONFIGS = {  # name -> options after the common ones
 
 
 def run(binary, work, name, args):
-    out = os.path.join(work, name + ".json")
-    p = subprocess.run([binary, "train"] + args + ["--output.progress=none", "--output.metrics=" + out],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
-    return json.load(open(out))
+    return bench_data.train_metrics(binary, work, name, args + ["--output.progress=none"])
 
 
 def main():

@@ -79,8 +79,7 @@ int launch_command(const std::vector<std::string>& raw) {
   // Every node runs on this machine: unless scheduler.max-threads is given,
   // the cores are split between them (each node's CAF scheduler would
   // otherwise start a thread per core, and 3 nodes on 2 cores would run 6
-  // polling scheduler threads; measured: 3 loopback nodes reach 1.4x the
-  // examples/s with 1 thread each, docs/RESULTS.md section 6).
+  // polling scheduler threads; docs/RESULTS.md section 6 measures it).
   if (!opts.is_set("scheduler.max-threads")) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t per_node = std::max<std::size_t>(1, cores / d.nodes.size());
