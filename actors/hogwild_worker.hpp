@@ -65,6 +65,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "actors/hogwild_replica.hpp"
@@ -182,6 +183,7 @@ struct worker_state {
   clock_type::time_point sync_sent;
   clock_type::time_point idle_since; // end of the last computation or sync wait
   bool idle = false;                 // idle_since is set and not yet charged
+  std::thread::id last_thread;       // the scheduler thread of the last batch (stats.thread_moves)
 
   // Virtual clock: a batch reads the replica at its start event and writes
   // its dense step at its end event (apply_atom, which arrives then), so the

@@ -39,6 +39,9 @@ struct cpu_meter {
   }
 };
 
+// The dense optimiser's step on the replica, timed (stats.dense_step_cpu_seconds).
+void dense_step(worker_state& st);
+
 // One batch (hogwild_worker_step.cpp): forward and backward on the replica
 // as it is now, the dense step (under the virtual clock: at the batch's end
 // event), the pushes of its row gradients, the statistics.

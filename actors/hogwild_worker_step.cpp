@@ -4,12 +4,23 @@
 #include "actors/hogwild_worker_detail.hpp"
 #include "actors/sim_host.hpp"
 
+#include <thread>
+
 #include <caf/typed_event_based_actor.hpp>
 
 #include "model/dct_mp.hpp"
 #include "model/metrics.hpp"
 
 namespace actors::worker_detail {
+
+// The lock-free Hogwild step on the replica, its thread CPU time counted
+// apart: the part of a batch that other workers' writes to the same
+// parameters slow the most (docs/RESULTS.md, section 2b).
+void dense_step(worker_state& st) {
+  const double t0 = thread_cpu_seconds();
+  st.cfg.replica->apply_dense(st.cfg.dense_opt, st.grads.data());
+  st.stats.dense_step_cpu_seconds += thread_cpu_seconds() - t0;
+}
 
 // Virtual clock: lands the last batch's dense step (its end event has come,
 // or this worker is about to read the replica again).
@@ -18,7 +29,7 @@ void apply_pending(self_ptr self) {
   if (!st.apply_pending)
     return;
   st.apply_pending = false;
-  st.cfg.replica->apply_dense(st.cfg.dense_opt, st.grads.data());
+  dense_step(st);
 }
 
 namespace {
@@ -82,6 +93,10 @@ void train(self_ptr self, const worker_batch& slot) {
   auto& st = self->state;
   apply_pending(self); // its own last step first
   cpu_meter meter(st.stats.cpu_seconds);
+  const auto thread = std::this_thread::get_id();
+  if (st.stats.batches > 0 && thread != st.last_thread)
+    ++st.stats.thread_moves;
+  st.last_thread = thread;
   const auto& cfg = st.cfg;
   const auto& b = slot.examples();
   const std::size_t n = b.size();
@@ -99,7 +114,7 @@ void train(self_ptr self, const worker_batch& slot) {
     st.apply_pending = true;
     self->send(self, messages::apply_atom::value);
   } else {
-    rep.apply_dense(cfg.dense_opt, st.grads.data()); // lock-free Hogwild step
+    dense_step(st); // lock-free Hogwild step
   }
   // Virtual clock: forward and backward (about three forward passes), and
   // the dense step's reads and writes of parameters, gradients and state.

@@ -37,6 +37,8 @@ void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
   into.lookup_bytes += x.lookup_bytes;
   into.push_bytes += x.push_bytes;
   into.cpu_seconds += x.cpu_seconds;
+  into.dense_step_cpu_seconds += x.dense_step_cpu_seconds;
+  into.thread_moves += x.thread_moves;
   into.mp_rows_sent += x.mp_rows_sent;
   into.mp_rows_of += x.mp_rows_of;
   into.mp_grads_sent += x.mp_grads_sent;

@@ -11,6 +11,7 @@ usage: /usr/bin/python3 bench/hogwild_ratio.py [--pairs 5] [--rows 200000]
          [--arch small] [--batch 128] [--build build] [--only NAME ...]
          [--extra OPTION ...] [--out FILE]
        /usr/bin/python3 bench/hogwild_ratio.py --ab 1x2 1x2-local [--pairs N] ...
+       /usr/bin/python3 bench/hogwild_ratio.py --ab 1x2 1x2 --extra-b=--scheduler.policy=sharing
 
 Writes a markdown table (and prints it): per configuration, the median
 examples/s of both, the median ratio with its range, and eval NE of both
@@ -49,6 +50,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--only", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--extra", nargs="*", default=[], help="options for the cluster runs only")
+    ap.add_argument("--extra-b", nargs="*", default=[],
+                    help="with --ab: options for B's runs only (A and B may then name one configuration)")
     ap.add_argument("--ab", nargs=2, metavar=("A", "B"), choices=list(CONFIGS),
                     help="instead: configurations A and B alternated, the ratio B/A of their ex/s")
     ap.add_argument("--out", help="markdown file (default bench/results/hogwild_ratio-ARCH.md; - for none)")
@@ -103,17 +106,19 @@ def ab(a, binary, work, common):
     """Configurations A and B alternated, pair by pair; prints (and writes)
     the median ratio B/A of their examples/s."""
     name_a, name_b = a.ab
+    label_b = name_b + ("".join(" " + x for x in a.extra_b))
     ratio, xa, xb = [], [], []
     for i in range(a.pairs):
         ma = run(binary, work, "a", common + CONFIGS[name_a] + a.extra)
-        mb = run(binary, work, "b", common + CONFIGS[name_b] + a.extra)
+        mb = run(binary, work, "b", common + CONFIGS[name_b] + a.extra + a.extra_b)
         xa.append(ma["examples_per_second"])
         xb.append(mb["examples_per_second"])
         ratio.append(xb[-1] / xa[-1])
-        print(f"pair {i + 1}: {name_a} {xa[-1]:.0f} ex/s, {name_b} {xb[-1]:.0f} ex/s, ratio {ratio[-1]:.3f}",
+        print(f"pair {i + 1}: {name_a} {xa[-1]:.0f} ex/s, {label_b} {xb[-1]:.0f} ex/s, ratio {ratio[-1]:.3f}",
               flush=True)
+    opts = "".join(f" {k} " + " ".join(v) for k, v in (("--extra", a.extra), ("--extra-b", a.extra_b)) if v)
     text = (f"`/usr/bin/python3 bench/hogwild_ratio.py --ab {name_a} {name_b} --pairs {a.pairs} --rows {a.rows} "
-            f"--arch {a.arch} --batch {a.batch}`: {name_b} / {name_a} examples/s, {a.pairs} alternated pairs: "
+            f"--arch {a.arch} --batch {a.batch}{opts}`: ({label_b}) / {name_a} examples/s, {a.pairs} alternated pairs: "
             f"median {statistics.median(ratio):.3f} (min {min(ratio):.3f}, max {max(ratio):.3f}); "
             f"median ex/s {statistics.median(xa):.0f} and {statistics.median(xb):.0f}\n")
     print(text)

@@ -21,7 +21,7 @@
 
 namespace messages {
 
-constexpr std::uint32_t node_protocol_version = 1;
+constexpr std::uint32_t node_protocol_version = 2;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers

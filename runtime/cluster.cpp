@@ -280,6 +280,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (auto e = stop_cluster(self, c, cfg.cluster.timeout))
     spdlog::warn("stopping the cluster: {}", *e);
   if (engine) { // what is left to run (timers), or the system waits forever
+    out.workers.reset(); // (thread CPU time: not the same in two runs of one command)
     engine->run();
     out.sim = sim_metrics{std::chrono::duration<double>(virtual_end).count(),
                           engine->stats().handlers, engine->stats().busy_seconds,

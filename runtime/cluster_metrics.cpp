@@ -61,6 +61,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
   out.sync.bytes = 0;
   out.bytes = {};
   out.trainer_examples_per_second.clear();
+  out.workers.emplace();
   for (const auto& r : reports) {
     const auto& w = r.work;
     out.examples += w.examples;
@@ -71,6 +72,10 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
     out.bytes.lookup += w.lookup_bytes;
     out.bytes.push += w.push_bytes;
     out.malformed_lines += w.malformed_lines;
+    out.workers->cpu_seconds += w.cpu_seconds;
+    out.workers->dense_step_cpu_seconds += w.dense_step_cpu_seconds;
+    out.workers->thread_moves += w.thread_moves;
+    out.workers->batches += w.batches;
     out.sync.rounds += r.sync.rounds;
     out.sync.bytes += r.sync.bytes_sent;
     // Per trainer: its examples over the job's training wall time.

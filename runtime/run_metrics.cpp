@@ -55,6 +55,11 @@ std::string to_json(const run_metrics& m) {
   j["gflops"] = m.gflops();
   j["eval_model"] = m.eval_model;
   j["lookup_wait_fraction"] = m.lookup_wait_fraction;
+  j["workers"] = m.workers ? json{{"cpu_seconds", m.workers->cpu_seconds},
+                                   {"dense_step_cpu_seconds", m.workers->dense_step_cpu_seconds},
+                                   {"thread_moves", m.workers->thread_moves},
+                                   {"batches", m.workers->batches}}
+                          : json(nullptr);
   j["trainer_examples_per_second"] = m.trainer_examples_per_second;
   j["lost_trainers"] = m.lost_trainers;
   j["faults"] = m.faults;

@@ -162,6 +162,19 @@ struct run_metrics {
   std::string eval_model = "trainer0";            // which dense parameters were evaluated
   std::vector<double> trainer_examples_per_second;
   double lookup_wait_fraction = 0;                // of worker wall time, waiting for rows
+  // The Hogwild workers' own accounting, summed over all of them (cluster
+  // modes): thread CPU time preparing and training batches, the part of it
+  // in the dense step on the shared replica, and how many batches ran on
+  // another scheduler thread than the worker's previous one. Absent in
+  // sequential mode and under the virtual clock (whose metrics replay to
+  // the bit, and CPU time does not).
+  struct worker_totals {
+    double cpu_seconds = 0;
+    double dense_step_cpu_seconds = 0;
+    std::uint64_t thread_moves = 0;
+    std::uint64_t batches = 0;
+  };
+  std::optional<worker_totals> workers;
   std::optional<net_metrics> net;                 // set when the network model was on
   std::optional<checkpoint_metrics> checkpoint;   // cuts of the running cluster, if any
   std::optional<sim_metrics> sim;                 // set under the virtual clock

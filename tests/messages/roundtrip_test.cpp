@@ -135,6 +135,8 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   ws.push_bytes = 77;
   ws.malformed_lines = 2;
   ws.cpu_seconds = 0.125;
+  ws.dense_step_cpu_seconds = 0.0625;
+  ws.thread_moves = 3;
   ws.mp_rows_sent = 11;
   ws.mp_grads_of = 1ull << 40;
   ws.mp_refreshes = 4;

@@ -18,6 +18,10 @@ TEST_CASE("reports aggregate into examples, NE, gap, blocked fraction and bytes"
   a.work.blocked_seconds = 1;
   a.work.lookup_bytes = 1000;
   a.work.malformed_lines = 1;
+  a.work.batches = 4;
+  a.work.cpu_seconds = 2.5;
+  a.work.dense_step_cpu_seconds = 0.25;
+  a.work.thread_moves = 3;
   a.sync.rounds = 2;
   a.sync.bytes_sent = 400;
   a.sync.batches_at_round = {2, 6}; // gaps 2, 4
@@ -39,6 +43,11 @@ TEST_CASE("reports aggregate into examples, NE, gap, blocked fraction and bytes"
   CHECK(m.bytes.lookup == 2000);
   CHECK(m.malformed_lines == 2); // one per trainer
   CHECK(m.sync.bytes == 800);
+  REQUIRE(m.workers);
+  CHECK(m.workers->batches == 8);
+  CHECK(m.workers->cpu_seconds == doctest::Approx(5.0));
+  CHECK(m.workers->dense_step_cpu_seconds == doctest::Approx(0.5));
+  CHECK(m.workers->thread_moves == 6);
   CHECK(runtime::average_replicas({a, b}) == std::vector<float>{1, 3});
   // Per-host virtual time, dilation 2, one worker per trainer: trainer a
   // computes 4 s and waits 1 s blocked + 1 s for rows (wall) = 4 + 2 / 2 = 5 s

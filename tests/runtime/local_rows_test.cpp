@@ -38,6 +38,14 @@ TEST_CASE("local rows: one worker trains as through messages, and nothing crosse
   CHECK(msgs.bytes.push > 0);
   CHECK(local.bytes.lookup == 0);
   CHECK(local.bytes.push == 0);
+  // The workers' own accounting (metrics `workers`): every batch counted
+  // (20000 / 64 = 312.5), no more thread moves than batches, and the dense
+  // step is a part of the batches' CPU time.
+  REQUIRE(local.workers);
+  CHECK(local.workers->batches == 313);
+  CHECK(local.workers->thread_moves <= local.workers->batches);
+  CHECK(local.workers->dense_step_cpu_seconds > 0);
+  CHECK(local.workers->dense_step_cpu_seconds < local.workers->cpu_seconds);
 }
 
 TEST_CASE("local rows: two Hogwild workers on two threads train every example") {
