@@ -1,0 +1,67 @@
+#!/bin/bash
+# The virtual clock against the 3-node loopback cluster (docs/virtual-time.md,
+# "Validation"). The job of config/cluster-3node.ini (two trainer nodes of
+# one Hogwild worker, the embedding shard and the EASGD centre on the
+# coordinator node, S-EASGD) runs
+#  - for real: `shadowsync launch` on loopback over plain TCP, each node with
+#    max(1, cores / 3) scheduler threads (launch's split);
+#  - on the virtual clock: one process, the same trainers, shards and
+#    settings, one core per simulated host, the network model on with its
+#    defaults, under sim.cost=model and sim.cost=measured.
+# REPEATS alternated rounds; prints the median training examples/s of each
+# and each prediction's error against the real run.
+# usage: bench/virtual_validation_3node.sh [SHADOWSYNC] [DATA.tsv] [REPEATS]
+# SIM_OPTS (environment): more options for the virtual runs.
+set -eu
+SIM_OPTS=${SIM_OPTS:-}
+B=${1:-build/shadowsync}
+D=${2:-/tmp/vv3/train.tsv}
+R=${3:-3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SPEC=$ROOT/config/cluster-3node.ini
+mkdir -p "$(dirname "$D")"
+[ -f "$D" ] || "$B" datagen --rows=200000 --seed=31 --out="$D" > /dev/null
+M=$(mktemp -d)
+trap 'rm -rf "$M"' EXIT
+eps() { # KEY: the metric to print; the rest: the command after the binary
+  local key=$1
+  shift
+  if ! "$B" "$@" --data.train="$D" --data.eval= --output.progress=none \
+         --output.metrics="$M/m.json" > "$M/log" 2>&1; then
+    echo "failed: $B $*" >&2
+    tail -20 "$M/log" >&2
+    exit 1
+  fi
+  python3 -c "import json; print(json.load(open('$M/m.json'))['$key'])"
+}
+# The job of the spec, as options of a one-process run.
+JOB=(--model.arch=small --model.rows-per-table=100000 --train.batch-size=128
+     --train.dense-optimizer=adagrad --train.dense-lr=0.03
+     --train.sparse-optimizer=rowwise-adagrad --train.sparse-lr=0.03
+     --cluster.trainers=2 --cluster.workers=1 --cluster.embedding-shards=1
+     --cluster.dense-shards=1 --sync.algorithm=s-easgd --cluster.timeout-ms=10000)
+VIRT=(--cluster.mode=simulated --sim.clock=virtual --sim.cores-per-host=1 --net.enabled=true)
+for r in $(seq "$R"); do
+  echo "real $(eps examples_per_second launch --config-file="$SPEC" --deploy.insecure=true)" >> "$M/all"
+  for cost in model measured; do
+    # shellcheck disable=SC2086 # SIM_OPTS is a list of options
+    echo "$cost $(eps simulated_examples_per_second train "${JOB[@]}" "${VIRT[@]}" \
+                  --sim.cost=$cost $SIM_OPTS)" >> "$M/all"
+  done
+done
+python3 - "$M/all" "$R" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    k, v = line.split()
+    runs.setdefault(k, []).append(float(v))
+med = {k: statistics.median(v) for k, v in runs.items()}
+real = med["real"]
+print("3-node loopback cluster (plain TCP) against the virtual clock, medians of %s rounds" % sys.argv[2])
+print("| run | examples/s | error against the real run |")
+print("|---|---|---|")
+print("| real: launch, 3 nodes on loopback | %.0f (%.0f-%.0f) | |" % (real, min(runs["real"]), max(runs["real"])))
+for cost in ("model", "measured"):
+    p = med[cost]
+    print("| virtual, sim.cost=%s | %.0f | %+.0f %% |" % (cost, p, 100 * (p / real - 1)))
+PY
