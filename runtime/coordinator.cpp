@@ -47,11 +47,12 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   run.wire_ring(syncers);
   res.syncers = syncers;
   const bool virtual_time = actors::virtual_clock(self->system());
-  if (!virtual_time) { // the virtual clock charges no initialisation
-    run.await_shards(timeout);
-    if (run.ended())
-      return end_early();
-  }
+  // Training time starts once every embedding shard has its tables, as
+  // the sequential engine's does after its own: on the virtual clock too,
+  // where sim.cost=measured charges the shards' initialisation.
+  run.await_shards(timeout);
+  if (run.ended())
+    return end_early();
   // 2. Training.
   const auto t0 = self->clock().now();
   run.recovery.start(t0);

@@ -65,8 +65,11 @@ std::optional<std::string> shard_recovery::recover(std::size_t i, const std::str
       self_->send(c_.trainers[t], actors::rebind_atom::value, std::uint32_t(i), handle);
   const double at = seconds(down);
   const bool had_save = r.newest_save_ns != std::numeric_limits<std::int64_t>::min();
+  // (A save from before training started, the shard's first one, holds
+  // what it held at 0 s.)
   const double saved_at =
-    had_save ? seconds(caf::actor_clock::time_point{std::chrono::nanoseconds(r.newest_save_ns)})
+    had_save ? std::max(0.0, seconds(caf::actor_clock::time_point{
+                               std::chrono::nanoseconds(r.newest_save_ns)}))
              : 0.0;
   outage_ += seconds(back) - at;
   char line[256];
