@@ -197,4 +197,8 @@ int launch_local(const launch_plan& plan) {
   return coordinator_code;
 }
 
+std::size_t threads_per_node(std::size_t cores, std::size_t nodes) {
+  return std::max<std::size_t>(1, std::max<std::size_t>(1, cores) / std::max<std::size_t>(1, nodes));
+}
+
 } // namespace runtime

@@ -104,8 +104,9 @@ std::optional<std::string> publish(caf::actor_system& sys, const node_context& c
            std::to_string(me->port) + " within " +
            std::to_string(ctx.deploy.startup_timeout.count()) +
            " ms (deploy.startup-timeout-ms): " + sys.render(r.error());
-  spdlog::info("node {} listening on {}:{} ({})", ctx.node, me->host, *r,
-               ctx.deploy.insecure ? "plain TCP, insecure" : "mutual TLS");
+  spdlog::info("node {} listening on {}:{} ({}, {} scheduler thread(s))", ctx.node, me->host, *r,
+               ctx.deploy.insecure ? "plain TCP, insecure" : "mutual TLS",
+               sys.scheduler().num_workers());
   return std::nullopt;
 }
 

@@ -1,6 +1,5 @@
 // `shadowsync launch --config-file=SPEC [--group.key=value ...]`: every node
 // of the spec as a local child process (runtime/launcher.hpp).
-#include <algorithm>
 #include <cstdio>
 #include <thread>
 #include <unistd.h>
@@ -77,14 +76,11 @@ int launch_command(const std::vector<std::string>& raw) {
   plan.coordinator = d.coordinator;
   plan.args = args;
   // Every node runs on this machine: unless scheduler.max-threads is given,
-  // the cores are split between them (each node's CAF scheduler would
-  // otherwise start a thread per core, and 3 nodes on 2 cores would run 6
-  // polling scheduler threads; docs/RESULTS.md section 6 measures it).
-  if (!opts.is_set("scheduler.max-threads")) {
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t per_node = std::max<std::size_t>(1, cores / d.nodes.size());
-    plan.args.push_back("--scheduler.max-threads=" + std::to_string(per_node));
-  }
+  // the cores are split between them (runtime::threads_per_node).
+  if (!opts.is_set("scheduler.max-threads"))
+    plan.args.push_back("--scheduler.max-threads=" +
+                        std::to_string(runtime::threads_per_node(
+                          std::thread::hardware_concurrency(), d.nodes.size())));
   plan.restart_on_failure = restart;
   return runtime::launch_local(plan);
 }

@@ -118,6 +118,11 @@ for alg in s-easgd s-ma; do
   esac
 done
 [ "$(leftovers)" = no ] && ok "no node process left after the runs" || bad "node processes left behind"
+# launch split this machine's cores between its 3 nodes (runtime::threads_per_node).
+per_node=$(( $(nproc) / 3 )); [ "$per_node" -lt 1 ] && per_node=1
+n=$(grep -c "listening on .*, $per_node scheduler thread(s))" "$tmp/mn-s-easgd.log")
+[ "$n" = 3 ] && ok "launch gave each of its 3 nodes $per_node scheduler thread(s) on $(nproc) cores" \
+  || bad "nodes logging $per_node scheduler thread(s): $n of 3: $(grep "listening on" "$tmp/mn-s-easgd.log")"
 
 # 2. Refusals. A coordinator alone, waiting 6 s for nodes that are refused.
 wait_coord=(--deploy.startup-timeout-ms=6000)
