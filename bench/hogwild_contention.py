@@ -61,9 +61,7 @@ def main():
     ap.add_argument("--extra", nargs="*", default=[], help="more options for every run")
     ap.add_argument("--out", help="markdown file (default bench/results/hogwild_contention.md; - for none)")
     a = ap.parse_args()
-    binary = os.path.join(ROOT, a.build, "shadowsync")
-    if not os.path.exists(binary):
-        sys.exit(f"{binary} not found: build first (cmake --build {a.build})")
+    binary = bench_data.built_binary(a.build)
     with tempfile.TemporaryDirectory() as work:
         train = os.path.join(work, "train.tsv")
         subprocess.run([binary, "datagen", f"--rows={a.rows}", "--seed=5", "--out=" + train],

@@ -20,7 +20,6 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 
 import bench_data
@@ -56,9 +55,7 @@ def main():
                     help="instead: configurations A and B alternated, the ratio B/A of their ex/s")
     ap.add_argument("--out", help="markdown file (default bench/results/hogwild_ratio-ARCH.md; - for none)")
     a = ap.parse_args()
-    binary = os.path.join(ROOT, a.build, "shadowsync")
-    if not os.path.exists(binary):
-        sys.exit(f"{binary} not found: build first (cmake --build {a.build})")
+    binary = bench_data.built_binary(a.build)
     with tempfile.TemporaryDirectory() as work:
         train, held = os.path.join(work, "train.tsv"), os.path.join(work, "eval.tsv")
         for path, rows, seed in ((train, a.rows, 5), (held, a.rows // 10, 6)):
