@@ -7,7 +7,9 @@
 #    max(1, cores / 3) scheduler threads (launch's split);
 #  - on the virtual clock: one process, the same trainers, shards and
 #    settings, one core per simulated host, the network model on with its
-#    defaults, under sim.cost=model and sim.cost=measured.
+#    defaults, under sim.cost=model and sim.cost=measured; with ONE_HOST=1
+#    (environment) instead every role on one host of this machine's cores
+#    (sim.placement=one-host), as the three real nodes share them.
 # REPEATS alternated rounds; prints the median training examples/s of each
 # and each prediction's error against the real run.
 # usage: bench/virtual_validation_3node.sh [SHADOWSYNC] [DATA.tsv] [REPEATS]
@@ -40,7 +42,12 @@ JOB=(--model.arch=small --model.rows-per-table=100000 --train.batch-size=128
      --train.sparse-optimizer=rowwise-adagrad --train.sparse-lr=0.03
      --cluster.trainers=2 --cluster.workers=1 --cluster.embedding-shards=1
      --cluster.dense-shards=1 --sync.algorithm=s-easgd --cluster.timeout-ms=10000)
-VIRT=(--cluster.mode=simulated --sim.clock=virtual --sim.cores-per-host=1 --net.enabled=true)
+VIRT=(--cluster.mode=simulated --sim.clock=virtual --net.enabled=true)
+if [ "${ONE_HOST:-0}" = 1 ]; then
+  VIRT+=(--sim.placement=one-host --sim.cores-per-host="$(nproc)")
+else
+  VIRT+=(--sim.cores-per-host=1)
+fi
 for r in $(seq "$R"); do
   echo "real $(eps examples_per_second launch --config-file="$SPEC" --deploy.insecure=true)" >> "$M/all"
   for cost in model measured; do
@@ -49,7 +56,9 @@ for r in $(seq "$R"); do
                   --sim.cost=$cost $SIM_OPTS)" >> "$M/all"
   done
 done
-python3 - "$M/all" "$R" <<'PY'
+where="one core per simulated host"
+[ "${ONE_HOST:-0}" = 1 ] && where="every role on one host of $(nproc) cores"
+python3 - "$M/all" "$R" "$where" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
@@ -57,7 +66,8 @@ for line in open(sys.argv[1]):
     runs.setdefault(k, []).append(float(v))
 med = {k: statistics.median(v) for k, v in runs.items()}
 real = med["real"]
-print("3-node loopback cluster (plain TCP) against the virtual clock, medians of %s rounds" % sys.argv[2])
+print("3-node loopback cluster (plain TCP) against the virtual clock (%s), medians of %s rounds"
+      % (sys.argv[3], sys.argv[2]))
 print("| run | examples/s | error against the real run |")
 print("|---|---|---|")
 print("| real: launch, 3 nodes on loopback | %.0f (%.0f-%.0f) | |" % (real, min(runs["real"]), max(runs["real"])))

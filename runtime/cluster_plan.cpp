@@ -12,7 +12,7 @@ namespace runtime {
 
 placement placement_for(const train_config& cfg) {
   const auto& cl = cfg.cluster;
-  return placement{cl.trainers, cl.embedding_shards, cl.dense_shards};
+  return placement{cl.trainers, cl.embedding_shards, cl.dense_shards, cfg.sim.one_host};
 }
 
 std::vector<float> initial_dense(const train_config& cfg, const model::dlrm& net) {

@@ -40,13 +40,18 @@ namespace runtime {
 // Where each role of the simulated cluster lives (DESIGN.md section 6):
 // trainer t (its workers, syncer and reader) on host t, embedding shard s on
 // host N + s, dense shard d on host N + E + d (N trainers, E embedding shards).
+// With one_host (sim.placement=one-host) every role lives on host 0, as on
+// one real machine; the other hosts run nothing.
 struct placement {
   std::size_t trainers = 1, embedding_shards = 1, dense_shards = 1;
+  bool one_host = false;
 
   std::size_t hosts() const { return trainers + embedding_shards + dense_shards; }
-  std::size_t host_of_trainer(std::size_t t) const { return t; }
-  std::size_t host_of_embedding(std::size_t s) const { return trainers + s; }
-  std::size_t host_of_dense(std::size_t d) const { return trainers + embedding_shards + d; }
+  std::size_t host_of_trainer(std::size_t t) const { return one_host ? 0 : t; }
+  std::size_t host_of_embedding(std::size_t s) const { return one_host ? 0 : trainers + s; }
+  std::size_t host_of_dense(std::size_t d) const {
+    return one_host ? 0 : trainers + embedding_shards + d;
+  }
 };
 
 class network_model {

@@ -13,6 +13,12 @@ void add_sim_options(option_set& o) {
          "virtual clock: cores of each simulated host (0 = cluster.workers + 1: every worker "
          "and the syncer of a trainer at once)",
          {}, 0.0, 4096.0});
+  o.add({"sim.placement", t::string, "per-role",
+         "simulated cluster: per-role (each trainer, embedding shard and dense shard on a host "
+         "of its own) or one-host (every role on host 0, as on one real machine: they share "
+         "its sim.cores-per-host cores and send nothing over the network model; faults.freeze "
+         "and faults.slow-nic then act on that one host)",
+         {"per-role", "one-host"}});
   o.add({"sim.cost", t::string, "model",
          "virtual clock: a handler's cost from counted work (model, repeatable) or its "
          "thread CPU time (measured)",
@@ -49,6 +55,10 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.virtual_clock = o.get_string("sim.clock") == "virtual";
   if (out.virtual_clock && mode != "simulated")
     return "option 'sim.clock' = virtual (" + o.source("sim.clock") +
+           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+  out.one_host = o.get_string("sim.placement") == "one-host";
+  if (out.one_host && mode != "simulated")
+    return "option 'sim.placement' = one-host (" + o.source("sim.placement") +
            ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
   out.engine.cores_per_host = std::size_t(o.get_int("sim.cores-per-host"));
   out.engine.measured = o.get_string("sim.cost") == "measured";

@@ -33,6 +33,7 @@ struct virtual_settings {
 
 struct sim_settings {
   bool virtual_clock = false;
+  bool one_host = false; // sim.placement=one-host: every role on host 0
   virtual_settings engine;
   std::vector<fault_event> faults; // faults.* (runtime/faults.hpp), in option order
 };

@@ -138,3 +138,23 @@ TEST_CASE("virtual cluster: training time starts once the shards have their tabl
   const auto model = run(d, {"--cluster.trainers=2"});
   CHECK(model.sim->virtual_seconds - model.seconds < 0.001);
 }
+
+TEST_CASE("virtual cluster: sim.placement=one-host puts every role on host 0") {
+  // As on one real machine: the trainers, shards and syncers share host 0's
+  // cores, no other host runs anything, and nothing crosses the network model.
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=s-easgd",
+                                        "--net.enabled=true", "--sim.cores-per-host=1"};
+  const auto apart = run(d, cmd);
+  const auto one = run(d, test::with(cmd, {"--sim.placement=one-host"}));
+  CHECK(one.examples == 8000);
+  CHECK(apart.sim->host_busy_seconds.size() > 3); // 2 trainers, their shards
+  REQUIRE(one.sim->host_busy_seconds.size() == 1);
+  CHECK(one.sim->host_busy_seconds[0] > 0);
+  REQUIRE(one.net);
+  CHECK(one.net->bytes == 0);
+  REQUIRE(apart.net);
+  CHECK(apart.net->bytes > 0);
+  // Two trainers sharing one core take about twice as long as on a core each.
+  CHECK(one.seconds > 1.5 * apart.seconds);
+}
