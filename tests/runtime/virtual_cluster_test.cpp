@@ -125,16 +125,19 @@ TEST_CASE("virtual cluster: checkpoint cuts while training replay to the byte") 
 }
 
 TEST_CASE("virtual cluster: training time starts once the shards have their tables") {
-  // sim.cost=measured charges each shard's table initialisation to its host
-  // (here about as long as the training itself); the training time starts
-  // after every shard answered a readiness lookup, as on the wall clock and
-  // in the sequential engine. The run's virtual seconds keep it. Under
-  // sim.cost=model the initialisation is free: only the stop is left over.
+  // sim.cost=measured charges each shard's table initialisation to its host:
+  // drawing 20000 x 26 x 16 random floats, 52 ms of thread CPU time here
+  // (69 ms under ASan), never under 10 ms. The training time starts after
+  // every shard answered a readiness lookup, as on the wall clock and in
+  // the sequential engine; the run's virtual seconds keep the
+  // initialisation. (Before, training time and virtual seconds differed by
+  // the stop alone: 15 us.) Under sim.cost=model the initialisation is
+  // free: only the stop is left over.
   data_files d;
   const auto measured = run(d, {"--cluster.trainers=2", "--sim.cost=measured"});
   INFO("training " << measured.seconds << " s of " << measured.sim->virtual_seconds << " s");
   CHECK(measured.examples == 8000);
-  CHECK(measured.sim->virtual_seconds - measured.seconds > 0.5 * measured.seconds);
+  CHECK(measured.sim->virtual_seconds - measured.seconds > 0.010);
   const auto model = run(d, {"--cluster.trainers=2"});
   CHECK(model.sim->virtual_seconds - model.seconds < 0.001);
 }
