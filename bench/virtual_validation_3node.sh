@@ -36,12 +36,12 @@ eps() { # KEY: the metric to print; the rest: the command after the binary
   fi
   python3 -c "import json; print(json.load(open('$M/m.json'))['$key'])"
 }
-# The job of the spec, as options of a one-process run.
-JOB=(--model.arch=small --model.rows-per-table=100000 --train.batch-size=128
-     --train.dense-optimizer=adagrad --train.dense-lr=0.03
-     --train.sparse-optimizer=rowwise-adagrad --train.sparse-lr=0.03
-     --cluster.trainers=2 --cluster.workers=1 --cluster.embedding-shards=1
-     --cluster.dense-shards=1 --sync.algorithm=s-easgd --cluster.timeout-ms=10000)
+# The job of the spec in one process, as bench/suite_multinode.py runs it:
+# config/default.ini holds the spec's model, training and sync settings (2
+# trainers of one worker, S-EASGD); the spec's one embedding shard and its
+# request timeout are added.
+JOB=(--config-file="$ROOT/config/default.ini" --cluster.embedding-shards=1 --cluster.dense-shards=1
+     --cluster.timeout-ms=10000)
 VIRT=(--cluster.mode=simulated --sim.clock=virtual --net.enabled=true)
 if [ "${ONE_HOST:-0}" = 1 ]; then
   VIRT+=(--sim.placement=one-host --sim.cores-per-host="$(nproc)")

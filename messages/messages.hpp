@@ -238,8 +238,8 @@ typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
   return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, bits(x.loss_sum),
            bits(x.prob_sum), x.positives, bits(x.busy_seconds), bits(x.blocked_seconds),
            bits(x.lookup_wait_seconds), x.lookup_bytes, x.push_bytes, x.malformed_lines,
-           bits(x.cpu_seconds), bits(x.dense_step_cpu_seconds), x.thread_moves, x.mp_rows_sent, x.mp_rows_of, x.mp_grads_sent, x.mp_grads_of,
-           x.mp_refreshes);
+           bits(x.cpu_seconds), bits(x.dense_step_cpu_seconds), x.thread_moves, x.mp_rows_sent,
+           x.mp_rows_of, x.mp_grads_sent, x.mp_grads_of, x.mp_refreshes);
 }
 
 // What a shadow syncer reports.

@@ -198,7 +198,7 @@ int launch_local(const launch_plan& plan) {
 }
 
 std::size_t threads_per_node(std::size_t cores, std::size_t nodes) {
-  return std::max<std::size_t>(1, std::max<std::size_t>(1, cores) / std::max<std::size_t>(1, nodes));
+  return std::max<std::size_t>(1, cores / std::max<std::size_t>(1, nodes));
 }
 
 } // namespace runtime
