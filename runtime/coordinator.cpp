@@ -33,15 +33,15 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   // The protocol ended early: an error, or a loss for a rollback (then the
   // DOWNs already in are handled first: the lost shard names it).
   auto end_early = [&]() -> std::optional<std::string> {
-    if (run.failure || !run.rollback)
-      return run.failure;
+    if (run.failure() || !run.rollback)
+      return run.failure();
     run.take_downs();
     res.rollback = std::move(run.rollback);
     return std::nullopt;
   };
   // 1. The ring.
   std::vector<caf::strong_actor_ptr> syncers;
-  run.ask_all(syncers, timeout, {}, peers_atom::value);
+  run.ask_all(coordinator_phase::wire, syncers, timeout, {}, peers_atom::value);
   if (run.ended())
     return end_early();
   run.wire_ring(syncers);
@@ -50,6 +50,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   // Training time starts once every embedding shard has its tables, as
   // the sequential engine's does after its own: on the virtual clock too,
   // where sim.cost=measured charges the shards' initialisation.
+  run.enter(coordinator_phase::shards);
   run.await_shards(timeout);
   if (run.ended())
     return end_early();
@@ -62,7 +63,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   auto poll = [&] {
     progress_report total;
     for (std::size_t i = 0; i < c.trainers.size(); ++i)
-      if (run.alive_[i])
+      if (run.alive()[i])
         self->request(c.trainers[i], poll_timeout, stats_atom::value)
           .receive([&](progress_report& p) { add_progress(total, p); }, [](caf::error&) {});
     auto sample = progress_of(total);
@@ -78,41 +79,39 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
           if (!run.rollback)
             run.note_loss(*e, std::nullopt);
         } else {
-          run.failure = e;
+          run.phases.fail(std::move(*e));
         }
       }
   };
   std::vector<worker_stats> done;
-  run.ask_all(done, std::chrono::hours(24 * 365), poll, start_atom::value);
+  run.ask_all(coordinator_phase::train, done, std::chrono::hours(24 * 365), poll,
+              start_atom::value);
   if (run.ended())
     return end_early();
   const double seconds = since_start();
+  run.enter(coordinator_phase::drain);
   if (opts.on_trained) {
     run.await_downs(opts.on_trained(), timeout);
     if (run.ended())
       return end_early();
   }
   // 3. Coordinated stop: every ring member finishes the same last round.
-  run.stopping = true;
   std::vector<std::uint64_t> rounds;
-  run.ask_all(rounds, timeout, {}, sync_atom::value);
+  run.ask_all(coordinator_phase::rounds, rounds, timeout, {}, sync_atom::value);
   if (run.ended())
     return end_early();
-  std::uint64_t last = 0;
-  if (model::uses_ring(cfg.sync.algorithm))
-    for (std::size_t i = 0; i < rounds.size(); ++i)
-      if (run.alive_[i])
-        last = std::max(last, rounds[i] + 1);
+  const std::uint64_t last = run.phases.last_round();
   std::vector<trainer_report> reports;
-  run.ask_all(reports, timeout, {}, stop_atom::value, last);
+  run.ask_all(coordinator_phase::stop, reports, timeout, {}, stop_atom::value, last);
   if (run.ended())
     return end_early();
   // A report crosses the wire in multi-node mode: its replica is checked
   // here, before evaluation and averaging read it.
+  run.enter(coordinator_phase::report);
   const std::size_t params = net.layout().size();
   res.reports.clear();
   for (std::size_t i = 0; i < reports.size(); ++i)
-    if (run.alive_[i]) {
+    if (run.alive()[i]) {
       if (reports[i].replica.size() != params)
         return c.trainer_names[i] + " reported a dense replica of " +
                std::to_string(reports[i].replica.size()) + " floats, the model has " +
@@ -125,7 +124,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.workers_per_trainer = cfg.cluster.workers;
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
-  out.lost_trainers = run.lost;
+  out.lost_trainers = run.phases.lost();
   out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim, out);
   if (out.dct_mp) {
     out.dct_mp->keep = cfg.dct.mp_keep;

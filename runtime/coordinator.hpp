@@ -1,6 +1,8 @@
 #pragma once
 // The coordinator's protocol over a running cluster, wherever its actors live
-// (one process: cluster.cpp; several: node.cpp through CAF's middleman):
+// (one process: cluster.cpp; several: node.cpp through CAF's middleman). Its
+// phases and the trainers' losses are the state machine of
+// coordinator_phases.hpp; coordinator_run.hpp carries them out with CAF:
 //   1. ask every trainer for its syncer and wire the ring (MA / BMUF);
 //   2. start every trainer; poll progress while they train; the start replies
 //      come when each trainer's data is exhausted;

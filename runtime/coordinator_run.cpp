@@ -37,8 +37,8 @@ void coordinator_run::await_downs(const std::vector<caf::actor_addr>& roles,
     self_->receive([&](caf::down_msg& dm) { on_down(dm); },
                    caf::after(opts_.poll_interval) >> [&] {
                      if (self_->clock().now() > deadline)
-                       failure = "a killed role sent no DOWN within " +
-                                 std::to_string(timeout.count()) + " ms";
+                       phases.fail("a killed role sent no DOWN within " +
+                                   std::to_string(timeout.count()) + " ms");
                    });
 }
 
@@ -57,7 +57,7 @@ void coordinator_run::await_shard_down() {
   std::vector<caf::down_msg> later;
   const auto deadline = self_->clock().now() + cfg_.cluster.timeout;
   bool waiting = true;
-  while (waiting && !failure && !rollback)
+  while (waiting && !ended())
     self_->receive(
       [&](caf::down_msg& dm) {
         if (cause(dm))
@@ -67,7 +67,7 @@ void coordinator_run::await_shard_down() {
       },
       caf::after(opts_.poll_interval) >> [&] { waiting = self_->clock().now() <= deadline; });
   for (const auto& dm : later)
-    if (!failure)
+    if (!phases.failure())
       on_down(dm);
 }
 
@@ -84,30 +84,47 @@ void coordinator_run::monitor_all() {
 }
 
 void coordinator_run::await_shards(std::chrono::milliseconds timeout) {
-  for (std::size_t i = 0; i < c_.shards.size() && !failure; ++i)
+  for (std::size_t i = 0; i < c_.shards.size() && !phases.failure(); ++i)
     self_->request(c_.shards[i], timeout, lookup_atom::value, messages::lookup_request{})
       .receive([](messages::embedding_rows&) {},
                [&](caf::error& err) {
-                 failure = c_.shard_names[i] + " did not answer a readiness lookup: " +
-                           self_->system().render(err);
+                 phases.fail(c_.shard_names[i] + " did not answer a readiness lookup: " +
+                             self_->system().render(err));
                });
+}
+
+void coordinator_run::enter(coordinator_phase p) {
+  SS_CHECK(!asks_trainers(p), "a phase that asks the trainers runs through ask_all");
+  advance_to(p);
+}
+
+std::vector<std::size_t> coordinator_run::advance_to(coordinator_phase p) {
+  auto ask = phases.advance();
+  SS_CHECK(phases.phase() == p, "the coordinator's phases run in their order");
+  spdlog::debug("coordinator: phase {}", to_string(p));
+  return ask;
 }
 
 void coordinator_run::wire_ring(const std::vector<caf::strong_actor_ptr>& syncers) {
   syncers_ = syncers;
-  if (!model::uses_ring(cfg_.sync.algorithm))
-    return;
-  for (std::size_t i = 0; i < syncers_.size(); ++i)
-    self_->send(caf::actor_cast<syncer_actor>(syncers_[i]), peers_atom::value,
-                std::uint32_t(i), syncers_);
+  if (auto w = phases.first_ring())
+    send_ring(*w);
 }
 
-std::string coordinator_run::missing() const {
-  std::string out;
-  for (std::size_t i = 0; i < alive_.size(); ++i)
-    if (alive_[i] && !got_[i])
-      out += (out.empty() ? "" : ", ") + c_.trainer_names[i];
-  return out;
+void coordinator_run::send_ring(const ring_wiring& w) {
+  std::vector<caf::strong_actor_ptr> members;
+  for (auto t : w.members)
+    members.push_back(syncers_[t]);
+  for (std::size_t r = 0; r < members.size(); ++r) {
+    auto syncer = caf::actor_cast<syncer_actor>(members[r]);
+    if (w.generation == 0)
+      self_->send(syncer, peers_atom::value, std::uint32_t(r), members);
+    else
+      self_->send(syncer, peers_atom::value, w.generation, std::uint32_t(r), members);
+  }
+  if (w.generation > 0)
+    spdlog::warn("ring re-formed with {} syncer(s) (generation {})", members.size(),
+                 w.generation);
 }
 
 std::size_t coordinator_run::trainer_index(const caf::strong_actor_ptr& who) const {
@@ -130,14 +147,14 @@ void coordinator_run::on_down(const caf::down_msg& dm) {
     return;
   }
   if (auto i = index_of(c_.shards, dm.source); i < c_.shards.size()) {
-    if (recovery.enabled())
-      failure = recovery.recover(i, why, alive_);
-    else
-      failure = c_.shard_names[i] + " is down (" + why + ")";
+    if (!recovery.enabled())
+      phases.fail(c_.shard_names[i] + " is down (" + why + ")");
+    else if (auto e = recovery.recover(i, why, phases.alive()))
+      phases.fail(std::move(*e));
     return;
   }
   if (auto i = index_of(c_.dense, dm.source); i < c_.dense.size()) {
-    failure = c_.dense_names[i] + " is down (" + why + ")";
+    phases.fail(c_.dense_names[i] + " is down (" + why + ")");
     return;
   }
   if (auto i = index_of(c_.trainers, dm.source); i < c_.trainers.size()) {
@@ -147,7 +164,7 @@ void coordinator_run::on_down(const caf::down_msg& dm) {
   for (const auto& n : c_.nodes)
     if (n.agent == dm.source) {
       if (n.essential) {
-        failure = n.name + " is down (" + why + ")";
+        phases.fail(n.name + " is down (" + why + ")");
         return;
       }
       for (auto t : n.trainers)
@@ -157,55 +174,14 @@ void coordinator_run::on_down(const caf::down_msg& dm) {
 }
 
 void coordinator_run::lose_trainer(std::size_t i, const std::string& why) {
-  if (!alive_[i])
-    return;
-  if (!opts_.tolerate_trainer_loss) {
-    failure = c_.trainer_names[i] + " is down (" + why + ")";
-    return;
-  }
-  if (stopping) {
-    failure = c_.trainer_names[i] + " went down during the coordinated stop (" + why + ")";
-    return;
-  }
-  alive_[i] = false;
+  const auto lost = phases.lost().size();
   const double at = std::chrono::duration<double>(self_->clock().now() - t0_).count();
-  char when[32];
-  std::snprintf(when, sizeof when, "%.1f", at);
-  lost.push_back(c_.trainer_names[i] + " lost after " + when + " s (" + why + ")");
-  spdlog::warn("{}: removed from the job; {} trainer(s) left", lost.back(), survivors());
-  if (survivors() == 0) {
-    failure = "every trainer was lost";
-    return;
-  }
-  reform_ring();
-}
-
-std::size_t coordinator_run::survivors() const {
-  std::size_t n = 0;
-  for (bool a : alive_)
-    n += a;
-  return n;
-}
-
-void coordinator_run::reform_ring() {
-  if (!model::uses_ring(cfg_.sync.algorithm) || syncers_.empty())
-    return; // EASGD: the dense shards simply lose a client
-  ++generation_;
-  std::vector<caf::strong_actor_ptr> live;
-  for (std::size_t i = 0; i < alive_.size(); ++i)
-    if (alive_[i])
-      live.push_back(syncers_[i]);
-  for (std::size_t r = 0; r < live.size(); ++r)
-    self_->send(caf::actor_cast<syncer_actor>(live[r]), peers_atom::value, generation_,
-                std::uint32_t(r), live);
-  spdlog::warn("ring re-formed with {} syncer(s) (generation {})", live.size(), generation_);
-}
-
-std::size_t coordinator_run::pending() const {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < alive_.size(); ++i)
-    n += alive_[i] && !got_[i];
-  return n;
+  auto ring = phases.lose_trainer(i, why, at);
+  if (phases.lost().size() > lost)
+    spdlog::warn("{}: removed from the job; {} trainer(s) left", phases.lost().back(),
+                 phases.survivors());
+  if (ring)
+    send_ring(*ring);
 }
 
 } // namespace runtime
