@@ -48,3 +48,30 @@ def train_metrics(shadowsync, work, name, args):
     if p.returncode != 0:
         sys.exit(f"{name} failed:\n{p.stdout[-2000:]}")
     return json.load(open(out))
+
+
+# A cache line's one-way hand-over between CPUs 0 and 1 above this many ns
+# means the host placed the two vCPUs far apart (another core complex: about
+# 160-170 ns here, against 31-48 ns near; bench/core_to_core.cpp).
+FAR_PLACEMENT_NS = 100.0
+
+
+def core_probe(build):
+    """A function returning the ns of a cache line's one-way hand-over between
+    CPUs 0 and 1 (BUILD/bench/bench_core_to_core, ping-pong, 3 blocks), or
+    None when that benchmark is not built."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    binary = os.path.join(root, build, "bench", "bench_core_to_core")
+    if not os.access(binary, os.X_OK):
+        return None
+
+    def probe():
+        out = subprocess.run([binary, "--blocks=3"], check=True, capture_output=True, text=True).stdout
+        return float(dict(kv.split("=", 1) for kv in out.split())["pingpong_ns"])
+    return probe
+
+
+def placement(before, after):
+    """near / far / mixed, from the probes before and after a run."""
+    far = [x >= FAR_PLACEMENT_NS for x in (before, after)]
+    return "far" if all(far) else "near" if not any(far) else "mixed"

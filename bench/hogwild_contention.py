@@ -14,6 +14,11 @@ If the cores themselves slowed each other, `pair` would show it; what 1x2
 adds beyond `pair` comes from sharing one process's memory (the replica's
 parameters and optimiser state written by both workers after every batch).
 
+Before and after each 1x2 run, build/bench/bench_core_to_core (when built)
+times a cache line's hand-over between the two cores (ping-pong, ns one
+way). Under a hypervisor that depends on where the host placed the two
+vCPUs at the time, so each 1x2 run is listed with the probes around it.
+
 usage: /usr/bin/python3 bench/hogwild_contention.py [--rounds 5] [--rows 1000000]
          [--build build] [--local] [--extra OPTION ...] [--out FILE]
 
@@ -48,8 +53,9 @@ def row(m):
 
 
 def show(name, r):
+    probe = f"  probes {r['before']:.0f} / {r['after']:.0f} ns" if "before" in r else ""
     print(f"  {name:5} {r['eps']:8.0f} ex/s  worker CPU {r['cpu']:6.2f} s  dense step {r['dense']:5.2f} s  "
-          f"thread moves {r['moves']}", flush=True)
+          f"thread moves {r['moves']}{probe}", flush=True)
 
 
 def main():
@@ -62,6 +68,7 @@ def main():
     ap.add_argument("--out", help="markdown file (default bench/results/hogwild_contention.md; - for none)")
     a = ap.parse_args()
     binary = bench_data.built_binary(a.build)
+    probe = bench_data.core_probe(a.build)
     with tempfile.TemporaryDirectory() as work:
         train = os.path.join(work, "train.tsv")
         subprocess.run([binary, "datagen", f"--rows={a.rows}", "--seed=5", "--out=" + train],
@@ -87,8 +94,12 @@ def main():
             for r in pair:
                 runs["pair"].append(r)
                 show("pair", r)
-            runs["1x2"].append(row(bench_data.train_metrics(binary, work, "hogwild", two)))
-            show("1x2", runs["1x2"][-1])
+            before = probe() if probe else None
+            r = row(bench_data.train_metrics(binary, work, "hogwild", two))
+            if probe:
+                r["before"], r["after"] = before, probe()
+            runs["1x2"].append(r)
+            show("1x2", r)
     med = lambda name, k: statistics.median(r[k] for r in runs[name])
     base_cpu, base_dense = med("1x1", "cpu"), med("1x1", "dense")
     h = runs["1x2"]
@@ -109,6 +120,19 @@ def main():
                      f"{dense:.2f} | {dense / base_dense:.2f} | {med(name, 'moves'):.0f} |")
     lines.append(f"\nOver the {len(h)} 1x2 runs, the correlation (Pearson) of thread moves with worker "
                  f"CPU time is {corr:.2f}.\n")
+    if h and "before" in h[0]:
+        lines += ["Each 1x2 run with the core-to-core probes around it (`bench_core_to_core`: ns for a "
+                  "cache line to move one way between CPUs 0 and 1, before / after the run):\n",
+                  "| run | ex/s | worker CPU s | dense step CPU s | thread moves | probe before / after ns | placement |",
+                  "|---|---|---|---|---|---|---|"]
+        for i, r in enumerate(h):
+            lines.append(f"| {i + 1} | {r['eps']:.0f} | {r['cpu']:.2f} | {r['dense']:.2f} | {r['moves']} | "
+                         f"{r['before']:.0f} / {r['after']:.0f} | "
+                         f"{bench_data.placement(r['before'], r['after'])} |")
+        both = [(r["before"] + r["after"]) / 2 for r in h]
+        lines.append(f"\nCorrelation (Pearson) of the probes' mean with the dense step's CPU time: "
+                     f"{pearson(both, [r['dense'] for r in h]):.2f}. Placement: near when both probes are "
+                     f"under {bench_data.FAR_PLACEMENT_NS:.0f} ns, far when both are over, else mixed.\n")
     text = "\n".join(lines)
     print(text)
     out = a.out or os.path.join(ROOT, "bench", "results", "hogwild_contention.md")

@@ -15,7 +15,14 @@ usage: /usr/bin/python3 bench/hogwild_ratio.py [--pairs 5] [--rows 200000]
 
 Writes a markdown table (and prints it): per configuration, the median
 examples/s of both, the median ratio with its range, and eval NE of both
-(the same held-out rows)."""
+(the same held-out rows).
+
+When build/bench/bench_core_to_core is built, each cluster run is framed by
+two probes of the cache line hand-over between CPUs 0 and 1
+(bench_data.core_probe). On this VM the host places the two vCPUs near each
+other (31-48 ns) or far apart (160-170 ns) and changes that over time; a
+second table gives the ratio's median over the pairs run near, and over
+those run far, besides the median over all of them."""
 import argparse
 import os
 import statistics
@@ -56,6 +63,7 @@ def main():
     ap.add_argument("--out", help="markdown file (default bench/results/hogwild_ratio-ARCH.md; - for none)")
     a = ap.parse_args()
     binary = bench_data.built_binary(a.build)
+    probe = bench_data.core_probe(a.build)
     with tempfile.TemporaryDirectory() as work:
         train, held = os.path.join(work, "train.tsv"), os.path.join(work, "eval.tsv")
         for path, rows, seed in ((train, a.rows, 5), (held, a.rows // 10, 6)):
@@ -65,17 +73,25 @@ def main():
                   f"--train.batch-size={a.batch}"]
         if a.ab:
             return ab(a, binary, work, common)
-        rows = []
+        rows, by_place = [], []
         for name in a.only:
-            seq, clu, ratio = [], [], []
+            seq, clu, ratio, place = [], [], [], []
             for i in range(a.pairs):
                 s = run(binary, work, "seq", common + ["--cluster.mode=sequential"])
+                before = probe() if probe else None
                 c = run(binary, work, name, common + CONFIGS[name] + a.extra)
                 seq.append(s)
                 clu.append(c)
                 ratio.append(c["examples_per_second"] / s["examples_per_second"])
+                where = ""
+                if probe:
+                    after = probe()
+                    place.append(bench_data.placement(before, after))
+                    where = f", probes {before:.0f} / {after:.0f} ns ({place[-1]})"
                 print(f"{name} pair {i + 1}: sequential {s['examples_per_second']:.0f} ex/s, "
-                      f"cluster {c['examples_per_second']:.0f} ex/s, ratio {ratio[-1]:.3f}", flush=True)
+                      f"cluster {c['examples_per_second']:.0f} ex/s, ratio {ratio[-1]:.3f}{where}", flush=True)
+            if place:
+                by_place.append((name, ratio, place))
             med = lambda ms, k: statistics.median(m[k] for m in ms)
             rows.append((name, med(seq, "examples_per_second"), med(clu, "examples_per_second"),
                          statistics.median(ratio), min(ratio), max(ratio), med(seq, "eval_ne"),
@@ -91,6 +107,18 @@ def main():
     for n, s, c, r, lo, hi, ns, nc, lw in rows:
         lines.append(f"| {n} | {s:.0f} | {c:.0f} | {r:.3f} ({lo:.3f}-{hi:.3f}) | {ns:.4f} | {nc:.4f} | "
                      f"{100 * lw:.1f} % |")
+    if by_place:
+        lines += ["\nThe same ratios by where the host had placed the two vCPUs during the cluster run "
+                  "(`bench_core_to_core` before and after it: near when both probes are under "
+                  f"{bench_data.FAR_PLACEMENT_NS:.0f} ns, far when both are over, else mixed); "
+                  "median (pairs):\n",
+                  "| config | all | near | far | mixed |", "|---|---|---|---|---|"]
+        for n, ratio, place in by_place:
+            cells = [f"{statistics.median(ratio):.3f} ({len(ratio)})"]
+            for where in ("near", "far", "mixed"):
+                rs = [r for r, p in zip(ratio, place) if p == where]
+                cells.append(f"{statistics.median(rs):.3f} ({len(rs)})" if rs else "-")
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     print(text)
     out = a.out or os.path.join(ROOT, "bench", "results", f"hogwild_ratio-{a.arch}.md")

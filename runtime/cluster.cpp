@@ -164,8 +164,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     }
     if (cfg.cluster.scheduler_policy == "sharing")
       sys_cfg.set("scheduler.policy", caf::atom("sharing"));
-    if (cfg.cluster.max_threads > 0)
-      sys_cfg.set("scheduler.max-threads", cfg.cluster.max_threads);
+    sys_cfg.set("scheduler.max-threads", scheduler_threads(cfg));
   }
   caf::actor_system sys{sys_cfg};
   if (engine)
@@ -277,6 +276,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       out.host_examples_per_second =
         host_examples_per_second(res.reports, cfg.cluster.workers, n.dilation);
   }
+  if (out.workers && !engine)
+    out.workers->scheduler_threads = sys.scheduler().num_workers();
   if (auto e = stop_cluster(self, c, cfg.cluster.timeout))
     spdlog::warn("stopping the cluster: {}", *e);
   if (engine) { // what is left to run (timers), or the system waits forever

@@ -43,8 +43,7 @@ void configure(caf::actor_system_config& sc, const node_context& ctx) {
   sc.set("middleman.connection-timeout", caf::timespan{d.connection_timeout});
   sc.set("middleman.app-identifiers",
          std::vector<std::string>{"shadowsync/" + std::to_string(node_protocol_version)});
-  if (ctx.cfg.cluster.max_threads > 0)
-    sc.set("scheduler.max-threads", ctx.cfg.cluster.max_threads);
+  sc.set("scheduler.max-threads", scheduler_threads(ctx.cfg));
 }
 
 caf::expected<node_agent_actor> connect_once(caf::actor_system& sys, bool tls,

@@ -58,7 +58,10 @@ std::string to_json(const run_metrics& m) {
   j["workers"] = m.workers ? json{{"cpu_seconds", m.workers->cpu_seconds},
                                    {"dense_step_cpu_seconds", m.workers->dense_step_cpu_seconds},
                                    {"thread_moves", m.workers->thread_moves},
-                                   {"batches", m.workers->batches}}
+                                   {"batches", m.workers->batches},
+                                   {"scheduler_threads", m.workers->scheduler_threads > 0
+                                                           ? json(m.workers->scheduler_threads)
+                                                           : json(nullptr)}}
                           : json(nullptr);
   j["trainer_examples_per_second"] = m.trainer_examples_per_second;
   j["lost_trainers"] = m.lost_trainers;

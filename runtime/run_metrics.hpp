@@ -173,6 +173,9 @@ struct run_metrics {
     double dense_step_cpu_seconds = 0;
     std::uint64_t thread_moves = 0;
     std::uint64_t batches = 0;
+    // The CAF scheduler threads they ran on (the one-process cluster; 0:
+    // not known, multi-node).
+    std::size_t scheduler_threads = 0;
   };
   std::optional<worker_totals> workers;
   std::optional<net_metrics> net;                 // set when the network model was on

@@ -319,10 +319,14 @@ std::optional<std::string> check_local_rows(const train_config& c, bool periodic
 double effective_dilation(const train_config& c) {
   if (c.net.dilation > 0)
     return c.net.dilation;
-  std::size_t threads = c.cluster.max_threads;
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  return std::max(1.0, double(c.cluster.trainers * c.cluster.workers) / double(threads));
+  return std::max(1.0,
+                  double(c.cluster.trainers * c.cluster.workers) / double(scheduler_threads(c)));
+}
+
+std::size_t scheduler_threads(const train_config& c) {
+  if (c.cluster.max_threads > 0)
+    return c.cluster.max_threads;
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 } // namespace runtime

@@ -114,6 +114,14 @@ std::optional<std::string> check_local_rows(const train_config& c, bool periodic
 
 double effective_dilation(const train_config& c);
 
+// The CAF scheduler threads of a wall-clock actor system: scheduler.max-threads,
+// or when it is 0 the hardware cores (at least 1). CAF 0.17's own default is
+// max(cores, 4), which on a 2-core machine runs 4 threads on 2 cores: the
+// Hogwild workers then share cores with idle-spinning threads and are
+// preempted and moved between cores (docs/RESULTS.md, 2b). Every actor
+// system the project starts sets it.
+std::size_t scheduler_threads(const train_config& c);
+
 void add_train_options(option_set& opts);
 // output.progress, output.progress-seconds, output.log-level (part of the
 // train options; predict and eval use them too).

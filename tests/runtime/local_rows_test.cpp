@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/runtime/cluster_run.hpp"
@@ -46,6 +48,9 @@ TEST_CASE("local rows: one worker trains as through messages, and nothing crosse
   CHECK(local.workers->thread_moves <= local.workers->batches);
   CHECK(local.workers->dense_step_cpu_seconds > 0);
   CHECK(local.workers->dense_step_cpu_seconds < local.workers->cpu_seconds);
+  // Without scheduler.max-threads the cluster runs one scheduler thread per
+  // core, not CAF 0.17's max(cores, 4).
+  CHECK(local.workers->scheduler_threads == std::max(1u, std::thread::hardware_concurrency()));
 }
 
 TEST_CASE("local rows: two Hogwild workers on two threads train every example") {
@@ -55,6 +60,8 @@ TEST_CASE("local rows: two Hogwild workers on two threads train every example") 
   const auto one = test::run_cluster(test::train_config_of(on));
   const auto two = test::run_cluster(test::train_config_of(test::with(on, {"--cluster.workers=2"})));
   CHECK(two.examples == 20000);
+  REQUIRE(two.workers);
+  CHECK(two.workers->scheduler_threads == 2);
   // It learns (one worker: 0.957; two, seen: 0.962-0.964, through messages
   // 0.959-0.973; with the rows' updates dropped: 0.996 and 0.998).
   INFO("train NE: one worker " << one.train_ne << ", two " << two.train_ne);
