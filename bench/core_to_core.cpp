@@ -73,35 +73,43 @@ struct alignas(64) line {
   std::atomic<std::uint64_t> value{0};
 };
 
-// ns per one-way hand-over of one line: `rounds` round trips per block.
-std::vector<double> ping_pong(const options& o, int rounds) {
+// The two pinned threads take `turns` turns each per block, A first, each
+// turn running `work` then handing the turn over through one shared line.
+// Returns the ns per turn of each block (timed on A, over both threads'
+// turns).
+template <class Work>
+std::vector<double> take_turns(const options& o, int turns, Work work) {
   line turn;
-  std::vector<double> out;
+  auto play = [&](int blk, int r, std::uint64_t parity) {
+    const std::uint64_t mine = (std::uint64_t(blk) * turns + r) * 2 + parity;
+    while (turn.value.load(std::memory_order_acquire) != mine) {
+    }
+    work();
+    turn.value.store(mine + 1, std::memory_order_release);
+  };
   std::thread b([&] {
     pin(o.cpu_b);
     for (int blk = 0; blk < o.blocks; ++blk)
-      for (int r = 0; r < rounds; ++r) {
-        const std::uint64_t want = (std::uint64_t(blk) * rounds + r) * 2 + 1;
-        while (turn.value.load(std::memory_order_acquire) != want) {
-        }
-        turn.value.store(want + 1, std::memory_order_release);
-      }
+      for (int r = 0; r < turns; ++r)
+        play(blk, r, 1);
   });
   pin(o.cpu_a);
+  std::vector<double> out;
   for (int blk = 0; blk < o.blocks; ++blk) {
     const auto t0 = clock_type::now();
-    for (int r = 0; r < rounds; ++r) {
-      const std::uint64_t mine = (std::uint64_t(blk) * rounds + r) * 2;
-      while (turn.value.load(std::memory_order_acquire) != mine) {
-      }
-      turn.value.store(mine + 1, std::memory_order_release);
-    }
-    // (the block's last reply is awaited by the next block's first turn)
+    for (int r = 0; r < turns; ++r)
+      play(blk, r, 0);
+    // (the block's last turn of B is awaited by the next block's first)
     const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
-    out.push_back(ns / (2.0 * rounds));
+    out.push_back(ns / (2.0 * turns));
   }
   b.join();
   return out;
+}
+
+// ns per one-way hand-over of one line: turns doing nothing else.
+std::vector<double> ping_pong(const options& o, int rounds) {
+  return take_turns(o, rounds, [] {});
 }
 
 // One pass over the buffer: read every float, write it back changed (as a
@@ -117,32 +125,8 @@ void handover(const options& o, int passes, std::vector<double>& two, std::vecto
   const std::size_t n = o.bytes / sizeof(float);
   const double lines = double(o.bytes) / 64.0;
   std::vector<float> buf(n, 1.0f);
-  line turn;
-  std::thread b([&] {
-    pin(o.cpu_b);
-    for (int blk = 0; blk < o.blocks; ++blk)
-      for (int r = 0; r < passes; ++r) {
-        const std::uint64_t want = (std::uint64_t(blk) * passes + r) * 2 + 1;
-        while (turn.value.load(std::memory_order_acquire) != want) {
-        }
-        pass(buf.data(), n);
-        turn.value.store(want + 1, std::memory_order_release);
-      }
-  });
-  pin(o.cpu_a);
-  for (int blk = 0; blk < o.blocks; ++blk) {
-    const auto t0 = clock_type::now();
-    for (int r = 0; r < passes; ++r) {
-      const std::uint64_t mine = (std::uint64_t(blk) * passes + r) * 2;
-      while (turn.value.load(std::memory_order_acquire) != mine) {
-      }
-      pass(buf.data(), n);
-      turn.value.store(mine + 1, std::memory_order_release);
-    }
-    const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
-    two.push_back(ns / (2.0 * passes * lines));
-  }
-  b.join();
+  for (double ns : take_turns(o, passes, [&] { pass(buf.data(), n); }))
+    two.push_back(ns / lines);
   // The same passes on core A alone.
   for (int blk = 0; blk < o.blocks; ++blk) {
     const auto t0 = clock_type::now();
