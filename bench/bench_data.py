@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 def arg_parser(out_default):
     """--shadowsync, --train, --eval, --criteo and --out; add more to it."""
@@ -32,8 +34,7 @@ def ensure_planted(a):
 
 def built_binary(build):
     """The project's BUILD/shadowsync, or exits saying to build first."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    binary = os.path.join(root, build, "shadowsync")
+    binary = os.path.join(ROOT, build, "shadowsync")
     if not os.path.exists(binary):
         sys.exit(f"{binary} not found: build first (cmake --build {build})")
     return binary
@@ -51,8 +52,8 @@ def train_metrics(shadowsync, work, name, args):
 
 
 # A cache line's one-way hand-over between CPUs 0 and 1 above this many ns
-# means the host placed the two vCPUs far apart (another core complex: about
-# 160-170 ns here, against 31-48 ns near; bench/core_to_core.cpp).
+# means the host placed the two vCPUs far apart (another core complex:
+# 154-177 ns here, against 31-48 ns near; bench/core_to_core.cpp).
 FAR_PLACEMENT_NS = 100.0
 
 
@@ -60,8 +61,7 @@ def core_probe(build):
     """A function returning the ns of a cache line's one-way hand-over between
     CPUs 0 and 1 (BUILD/bench/bench_core_to_core, ping-pong, 3 blocks), or
     None when that benchmark is not built."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    binary = os.path.join(root, build, "bench", "bench_core_to_core")
+    binary = os.path.join(ROOT, build, "bench", "bench_core_to_core")
     if not os.access(binary, os.X_OK):
         return None
 

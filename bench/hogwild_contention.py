@@ -36,7 +36,7 @@ import tempfile
 
 import bench_data
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench_data.ROOT
 
 
 def pearson(xs, ys):

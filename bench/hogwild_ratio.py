@@ -20,7 +20,7 @@ examples/s of both, the median ratio with its range, and eval NE of both
 When build/bench/bench_core_to_core is built, each cluster run is framed by
 two probes of the cache line hand-over between CPUs 0 and 1
 (bench_data.core_probe). On this VM the host places the two vCPUs near each
-other (31-48 ns) or far apart (160-170 ns) and changes that over time; a
+other (31-48 ns) or far apart (154-177 ns) and changes that over time; a
 second table gives the ratio's median over the pairs run near, and over
 those run far, besides the median over all of them."""
 import argparse
@@ -31,7 +31,7 @@ import tempfile
 
 import bench_data
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = bench_data.ROOT
 
 CLUSTER = ["--cluster.mode=simulated", "--sim.clock=wall", "--sync.algorithm=none"]
 CONFIGS = {  # name -> options after the common ones

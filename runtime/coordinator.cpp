@@ -100,7 +100,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   run.ask_all(coordinator_phase::rounds, rounds, timeout, {}, sync_atom::value);
   if (run.ended())
     return end_early();
-  const std::uint64_t last = run.phases.last_round();
+  const std::uint64_t last = run.phases.last_round(rounds);
   std::vector<trainer_report> reports;
   run.ask_all(coordinator_phase::stop, reports, timeout, {}, stop_atom::value, last);
   if (run.ended())

@@ -9,27 +9,9 @@
 namespace runtime {
 
 const char* to_string(coordinator_phase p) {
-  switch (p) {
-    case coordinator_phase::idle:
-      return "idle";
-    case coordinator_phase::wire:
-      return "wire";
-    case coordinator_phase::shards:
-      return "shards";
-    case coordinator_phase::train:
-      return "train";
-    case coordinator_phase::drain:
-      return "drain";
-    case coordinator_phase::rounds:
-      return "rounds";
-    case coordinator_phase::stop:
-      return "stop";
-    case coordinator_phase::report:
-      return "report";
-    case coordinator_phase::done:
-      return "done";
-  }
-  return "?";
+  static const char* const names[] = {"idle",   "wire", "shards", "train", "drain",
+                                      "rounds", "stop", "report", "done"};
+  return names[static_cast<int>(p)];
 }
 
 bool asks_trainers(coordinator_phase p) {
@@ -40,7 +22,7 @@ bool asks_trainers(coordinator_phase p) {
 coordinator_phases::coordinator_phases(std::vector<std::string> names, bool ring,
                                        bool tolerate_trainer_loss)
   : names_(std::move(names)), ring_(ring), tolerate_(tolerate_trainer_loss),
-    alive_(names_.size(), true), got_(names_.size(), false), rounds_(names_.size(), 0) {}
+    alive_(names_.size(), true), got_(names_.size(), false) {}
 
 bool coordinator_phases::can_advance() const {
   return !failure_ && phase_ != coordinator_phase::done && complete();
@@ -52,15 +34,13 @@ std::vector<std::size_t> coordinator_phases::advance() {
     wired_ = true; // the driver sent first_ring()
   phase_ = static_cast<coordinator_phase>(static_cast<int>(phase_) + 1);
   std::fill(got_.begin(), got_.end(), false);
-  std::fill(rounds_.begin(), rounds_.end(), 0);
   return asks_trainers(phase_) ? live() : std::vector<std::size_t>{};
 }
 
-bool coordinator_phases::reply(std::size_t i, std::uint64_t round) {
+bool coordinator_phases::reply(std::size_t i) {
   if (!asks_trainers(phase_) || i >= alive_.size() || !alive_[i] || got_[i])
     return false;
   got_[i] = true;
-  rounds_[i] = round;
   return true;
 }
 
@@ -91,14 +71,15 @@ std::optional<ring_wiring> coordinator_phases::first_ring() const {
   return ring_wiring{0, live()};
 }
 
-std::uint64_t coordinator_phases::last_round() const {
+std::uint64_t coordinator_phases::last_round(const std::vector<std::uint64_t>& rounds) const {
   SS_CHECK(phase_ == coordinator_phase::rounds && complete(), "the last round needs every round");
+  SS_CHECK(rounds.size() == alive_.size(), "one round per trainer");
   if (!ring_)
     return 0;
   std::uint64_t last = 0;
   for (std::size_t i = 0; i < alive_.size(); ++i)
     if (alive_[i])
-      last = std::max(last, rounds_[i] + 1);
+      last = std::max(last, rounds[i] + 1);
   return last;
 }
 

@@ -68,10 +68,10 @@ public:
   // !can_advance() is a bug (SS_CHECK).
   std::vector<std::size_t> advance();
 
-  // Trainer i's reply in the current phase (round: its sync round, in
-  // `rounds`). False, and nothing changes, when it is not awaited: a phase
-  // that asks none, a lost trainer, an index out of range, or a second reply.
-  bool reply(std::size_t i, std::uint64_t round = 0);
+  // Trainer i's reply in the current phase. False, and nothing changes, when
+  // it is not awaited: a phase that asks none, a lost trainer, an index out
+  // of range, or a second reply.
+  bool reply(std::size_t i);
   // Every live trainer has answered (always true in phases that ask none).
   bool complete() const;
   // The live trainers not answered yet, in order, and their names ("a, b").
@@ -82,10 +82,11 @@ public:
   // trainers live then; the driver sends it before it advances. Nothing for
   // EASGD and `none`.
   std::optional<ring_wiring> first_ring() const;
-  // After `rounds` is complete: the last round every ring member finishes
+  // After `rounds` is complete, from the trainers' replies (rounds[i]:
+  // trainer i's sync round): the last round every ring member finishes
   // before it stops, max over the live trainers' rounds + 1; 0 for methods
   // without a ring.
-  std::uint64_t last_round() const;
+  std::uint64_t last_round(const std::vector<std::uint64_t>& rounds) const;
 
   // Trainer i went down (why: the reason, at: seconds since training
   // started). Returns the re-formed ring to send, if there is one.
@@ -109,7 +110,6 @@ private:
   bool ring_, tolerate_;
   coordinator_phase phase_ = coordinator_phase::idle;
   std::vector<bool> alive_, got_;
-  std::vector<std::uint64_t> rounds_;
   bool wired_ = false; // the first ring went out
   std::uint32_t generation_ = 0;
   std::optional<std::string> failure_;

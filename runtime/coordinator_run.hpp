@@ -10,7 +10,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -74,10 +73,7 @@ public:
       self_->receive(
         [&](Reply& r) {
           auto i = trainer_index(self_->current_sender());
-          std::uint64_t round = 0;
-          if constexpr (std::is_same_v<Reply, std::uint64_t>)
-            round = r; // the rounds phase's reply
-          if (phases.reply(i, round))
+          if (phases.reply(i))
             replies[i] = std::move(r);
         },
         [&](caf::error& err) {

@@ -31,10 +31,10 @@ struct launch_plan {
 int launch_local(const launch_plan& plan);
 
 // The scheduler threads of each of `nodes` nodes started on one machine of
-// `cores` cores: the cores split between them, at least 1 each (each
-// node's CAF scheduler would otherwise start a thread per core: 3 nodes on
-// 2 cores would run 6 polling scheduler threads; docs/RESULTS.md section 6
-// measures it).
+// `cores` cores: the cores split between them, at least 1 each. (A node
+// left to runtime::scheduler_threads would take every core: 3 nodes on 2
+// cores would run 6 polling scheduler threads; docs/RESULTS.md section 6
+// measures it.)
 std::size_t threads_per_node(std::size_t cores, std::size_t nodes);
 
 } // namespace runtime
