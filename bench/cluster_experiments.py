@@ -112,7 +112,7 @@ def main():
     rows = 200000 if a.quick else 1000000
     common = ["--data.synthetic-rows=%d" % rows, "--data.synthetic-eval-rows=%d" % (rows // 10),
               "--data.synthetic-dir=" + os.path.join(RESULTS, "data"),
-              "--scheduler.max-threads=2", "--train.batch-size=%d" % a.batch_size]
+              "--sim.clock=wall", "--scheduler.max-threads=2", "--train.batch-size=%d" % a.batch_size]
     bayes = None
     meta = os.path.join(RESULTS, "data", "teacher42-eval-%d-seed2.tsv.meta.json" % (rows // 10))
     ctx = "synthetic data %d train rows, small arch, batch %d, 2 scheduler threads, %d repeats" % (

@@ -83,7 +83,8 @@ def criteo(quick, repeats):
     ini = ["--config-file=config/criteo-kaggle-head10k.ini"]
     configs = [("sequential (adagrad)", ini), ("sequential (rowwise-adagrad)", ini + ["--train.sparse-optimizer=rowwise-adagrad"]),
                ("s-easgd 4 trainers (adagrad)", ini + ["--cluster.mode=simulated", "--cluster.trainers=4",
-                                                       "--sync.algorithm=s-easgd", "--scheduler.max-threads=2"])]
+                                                       "--sync.algorithm=s-easgd", "--scheduler.max-threads=2",
+                                                       "--sim.clock=wall"])]
     res = {label: [] for label, _ in configs}
     tres = []
     n = max(repeats, 3)  # cheap: 8k rows; seeds 1..n give the spread
@@ -130,7 +131,7 @@ def memory(quick, repeats):
     rows_n = 50000
     modes = [("sequential", ["--cluster.mode=sequential"]),
              ("simulated 2 trainers, 2 shards", ["--cluster.trainers=2", "--cluster.embedding-shards=2",
-                                                 "--scheduler.max-threads=2"])]
+                                                 "--scheduler.max-threads=2", "--sim.clock=wall"])]
     rows = []
     for size in sizes:
         for label, args in modes:

@@ -5,7 +5,7 @@ import os
 
 import suite_lib as L
 
-THREADS = ["--scheduler.max-threads=2", "--train.batch-size=256"]
+THREADS = ["--sim.clock=wall", "--scheduler.max-threads=2", "--train.batch-size=256"]
 NET = ["--net.enabled=true", "--net.latency-us=20", "--net.bandwidth-gbps=25"]
 
 

@@ -53,7 +53,7 @@ def multinode(quick, repeats):
         configs = [
             ("one process", lambda out: L.ce.run(data + [
                 "--config-file=" + os.path.join(L.ROOT, "config", "default.ini"), "--cluster.trainers=2",
-                "--cluster.embedding-shards=1", "--cluster.dense-shards=1"], out)),
+                "--cluster.embedding-shards=1", "--cluster.dense-shards=1", "--sim.clock=wall"], out)),
             ("3 nodes, mutual TLS", lambda out: launch(data + tls, out)),
             ("3 nodes, plain TCP", lambda out: launch(data + ["--deploy.insecure=true"], out)),
         ]

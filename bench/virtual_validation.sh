@@ -24,7 +24,7 @@ for r in $(seq "$R"); do
   echo "sequential $(eps --cluster.mode=sequential)" >> "$M/all"
   for w in 1 2; do
     C=(--cluster.trainers=1 --cluster.workers=$w --sync.algorithm=none)
-    echo "w$w-wall $(eps "${C[@]}")" >> "$M/all"
+    echo "w$w-wall $(eps "${C[@]}" --sim.clock=wall)" >> "$M/all"
     for cost in model measured; do
       echo "w$w-$cost $(eps "${C[@]}" --sim.clock=virtual --sim.cores-per-host=$CORES --sim.cost=$cost $SIM_OPTS)" >> "$M/all"
     done

@@ -232,10 +232,15 @@ std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
     return "option 'output.model': multi-node runs do not write the model yet" + other;
   if (!c.resume.empty())
     return "option 'checkpoint.resume': multi-node runs do not resume yet" + other;
-  if (cfg.cluster.local_rows)
-    return "option 'cluster.local-rows': the workers of a multi-node run reach their shards by "
-           "messages" + other;
   return std::nullopt;
+}
+
+std::optional<std::string> refuse_local_rows_in_multi_node(const option_set& o) {
+  if (!o.get_bool("cluster.local-rows"))
+    return std::nullopt;
+  return "option 'cluster.local-rows' = true (" + o.source("cluster.local-rows") +
+         "): the workers of a multi-node run reach their shards by messages (use "
+         "cluster.mode=simulated with sim.clock=wall)";
 }
 
 } // namespace runtime

@@ -83,4 +83,8 @@ bool is_loopback(const std::string& host);
 // and recovery.mode=full.
 std::optional<std::string> refuse_in_multi_node(const train_config& cfg);
 
+// cluster.local-rows, refused before the train configuration is built (whose
+// own check would ask for sim.clock=wall, which a multi-node run has anyway).
+std::optional<std::string> refuse_local_rows_in_multi_node(const option_set& o);
+
 } // namespace runtime

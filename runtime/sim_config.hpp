@@ -1,7 +1,8 @@
 #pragma once
 // [sim] options of `train` with cluster.mode=simulated (DESIGN.md section 10):
-//   sim.clock            wall (the scheduler's threads, wall time) or virtual
-//                        (the discrete-event loop of runtime/virtual_time.hpp)
+//   sim.clock            virtual (the default: the discrete-event loop of
+//                        runtime/virtual_time.hpp) or wall (the scheduler's
+//                        threads, wall time)
 //   sim.cores-per-host   cores of each simulated host (virtual clock)
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)

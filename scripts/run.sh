@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's run command: install missing packages, build, then train on the
-# built-in defaults (synthetic data generated on first use, sequential mode).
+# built-in defaults (synthetic data generated on first use, a simulated cluster
+# on the virtual clock; config/default.ini).
 # Extra arguments go to `shadowsync train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -54,7 +54,9 @@ int launch_command(const std::vector<std::string>& raw) {
   }
   runtime::train_config cfg;
   runtime::deploy_settings d;
-  std::optional<std::string> err = runtime::build_train_config(opts, cfg);
+  std::optional<std::string> err = runtime::refuse_local_rows_in_multi_node(opts);
+  if (!err)
+    err = runtime::build_train_config(opts, cfg);
   if (!err)
     err = runtime::refuse_in_multi_node(cfg);
   if (!err)

@@ -82,7 +82,9 @@ int node_command(const std::vector<std::string>& raw) {
   }
   runtime::node_context ctx;
   ctx.node = node;
-  auto e = runtime::build_train_config(opts, ctx.cfg);
+  auto e = runtime::refuse_local_rows_in_multi_node(opts);
+  if (!e)
+    e = runtime::build_train_config(opts, ctx.cfg);
   if (!e)
     e = runtime::refuse_in_multi_node(ctx.cfg);
   if (e) {

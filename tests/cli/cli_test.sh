@@ -167,11 +167,11 @@ expect 2 "'recovery.mode' = full: multi-node runs .* do not roll the cluster bac
 expect 2 "'checkpoint.dir': multi-node runs write only recovery.mode=partial's per-shard saves" \
   "launch refuses checkpoint.dir without partial recovery (exit 2)" -- "$bin" launch \
   --checkpoint.dir="$tmp/ck"
-expect 2 "'cluster.local-rows': the workers of a multi-node run reach their shards by messages" \
+expect 2 "'cluster.local-rows' = true .command line.: the workers of a multi-node run reach their shards by messages" \
   "launch refuses local rows (exit 2)" -- "$bin" launch --cluster.local-rows=true
 expect 2 "'cluster.local-rows' = true needs sim.clock=wall" \
-  "train refuses local rows on the virtual clock (exit 2)" -- "$bin" train --cluster.local-rows=true \
-  --sim.clock=virtual --data.train="$tmp/train.tsv" --output.progress=none
+  "train refuses local rows on the virtual clock, the default (exit 2)" -- "$bin" train \
+  --cluster.local-rows=true --data.train="$tmp/train.tsv" --output.progress=none
 expect 2 "--restart=always: expected on-failure or no" "launch refuses an unknown --restart" -- \
   "$bin" launch --restart=always
 

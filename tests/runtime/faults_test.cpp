@@ -148,7 +148,7 @@ TEST_CASE("faults: under the wall clock a frozen trainer host is held until the 
   data_files d;
   // 10 passes: about 2 s here, so the first poll (0.2 s) finds trainer 0
   // far from done.
-  const auto frozen = run(d, {"--train.epochs=10", "--faults.freeze=[trainer-0@0s+1.5s]"});
+  const auto frozen = run(d, {"--sim.clock=wall", "--train.epochs=10", "--faults.freeze=[trainer-0@0s+1.5s]"});
   CHECK(frozen.examples == 80000);
   CHECK(has_line(frozen.faults, "froze trainer-0 (host 0)"));
   CHECK(has_line(frozen.faults, "thawed host 0"));

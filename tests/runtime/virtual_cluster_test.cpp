@@ -33,6 +33,18 @@ runtime::run_metrics run(const data_files& d, const std::vector<std::string>& ex
 
 } // namespace
 
+TEST_CASE("virtual cluster: the simulated cluster's default clock; the other modes are on the wall") {
+  data_files d;
+  const std::string train = "--data.train=" + d.train;
+  CHECK(test::train_config_of({train}).sim.virtual_clock); // the default mode: simulated
+  CHECK_FALSE(test::train_config_of({train, "--sim.clock=wall"}).sim.virtual_clock);
+  CHECK_FALSE(test::train_config_of({train, "--cluster.mode=sequential"}).sim.virtual_clock);
+  // A configuration written by output.config lists sim.clock=virtual for
+  // every mode; a sequential run reads it back on the wall clock.
+  CHECK_FALSE(test::train_config_of({train, "--cluster.mode=sequential", "--sim.clock=virtual"})
+                  .sim.virtual_clock);
+}
+
 TEST_CASE("virtual cluster: the same command gives bit-identical metrics") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=3", "--cluster.workers=2",

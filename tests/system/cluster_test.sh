@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# System test of the simulated actor cluster: every sync algorithm trains a
-# small cluster (2 trainers, 2 embedding shards) on generated data to an eval
-# NE close to sequential mode on the same data, and the metrics JSON carries
-# the sync fields. usage: cluster_test.sh PATH/TO/shadowsync
+# System test of the simulated actor cluster on the wall clock (real threads,
+# sim.clock=wall): every sync algorithm trains a small cluster (2 trainers,
+# 2 embedding shards) on generated data to an eval NE close to sequential
+# mode on the same data, and the metrics JSON carries the sync fields. usage: cluster_test.sh PATH/TO/shadowsync
 set -u
 bin=${1:?shadowsync binary}
 tmp=$(mktemp -d)
@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$bin" datagen --rows=60000 --seed=1 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 "$bin" datagen --rows=10000 --seed=2 --out="$tmp/eval.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 common=(--data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-table=20000
-        --output.progress=none --scheduler.max-threads=2)
+        --output.progress=none --scheduler.max-threads=2 --sim.clock=wall)
 
 if "$bin" train "${common[@]}" --cluster.mode=sequential --output.metrics="$tmp/seq.json" > "$tmp/seq.log" 2>&1; then
   seq_ne=$(json "$tmp/seq.json" "d['eval_ne']")
