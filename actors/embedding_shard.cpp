@@ -207,7 +207,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
   return {
     [=](messages::lookup_atom,
         const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
-      charge(0, 4.0 * double(req.keys.size() * self->state.cfg.dim)); // virtual clock
+      charge_rows(double(req.keys.size()), 0, self->state.cfg.dim); // virtual clock
       return self->state.lookup(req);
     },
     [=](messages::push_atom, messages::embedding_grads& g) {
@@ -218,7 +218,8 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::lookup_atom, messages::sparse_atom,
         const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
       // virtual clock: the rows, then the threshold pass and the encoding
-      charge(0, 12.0 * double(req.keys.size() * self->state.cfg.dim));
+      charge_rows(double(req.keys.size()), 0, self->state.cfg.dim);
+      charge(0, 8.0 * double(req.keys.size() * self->state.cfg.dim));
       return self->state.sparse_lookup(req);
     },
     [=](messages::push_atom, messages::sparse_grads& sg) {
@@ -263,7 +264,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
 namespace shard_cut_detail {
 
 void apply_push(self_ptr self, const messages::embedding_grads& g) {
-  charge(0, 12.0 * double(g.grads.size())); // virtual clock: rows, state, gradients
+  charge_rows(0, double(g.keys.size()), self->state.cfg.dim); // virtual clock
   auto& st = self->state;
   if (auto err = st.push(g)) {
     ++st.dropped_pushes;

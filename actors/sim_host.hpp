@@ -39,6 +39,9 @@ public:
   virtual void place(caf::actor_id id, std::size_t host) = 0;
   // Work done by the handler running now (sim.cost=model).
   virtual void charge(double flops, double bytes) = 0;
+  // An embedding shard's rows: `gathered` copied out for a lookup, `updated`
+  // stepped by a push, of `dim` floats each (sim.cost=model).
+  virtual void charge_rows(double gathered, double updated, std::size_t dim) = 0;
   // Time the handler running now spends waiting on a device other than its
   // core (the checkpoint store), in seconds.
   virtual void charge_seconds(double seconds) = 0;
@@ -70,6 +73,13 @@ host_fabric*& current_fabric();
 inline void charge(double flops, double bytes) {
   if (auto* e = current_fabric())
     e->charge(flops, bytes);
+}
+
+// Charges the running handler an embedding shard's row work (no-op under
+// the wall clock): rows gathered for a lookup, rows updated by a push.
+inline void charge_rows(double gathered, double updated, std::size_t dim) {
+  if (auto* e = current_fabric())
+    e->charge_rows(gathered, updated, dim);
 }
 
 // Charges the running handler `seconds` of device time (no-op under the

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The virtual clock against real runs on this machine (docs/virtual-time.md,
 # "Validation"): one trainer with 1 and 2 Hogwild workers, sync none, on the
-# wall clock and on the virtual clock (sim.cores-per-host = this machine's
-# cores) under sim.cost=model and sim.cost=measured; the sequential engine
+# wall clock and on the virtual clock (sim.placement=one-host: every role on
+# one host of sim.cores-per-host = this machine's cores, as the real run
+# shares them) under sim.cost=model and sim.cost=measured; the sequential engine
 # for reference. REPEATS alternated runs each; prints the median examples/s
 # and each prediction's error against the real run.
 # usage: bench/virtual_validation.sh [SHADOWSYNC] [DATA.tsv] [REPEATS]
@@ -20,16 +21,22 @@ M=$(mktemp -d)
 trap 'rm -rf "$M"' EXIT
 eps() { "$B" train --data.train="$D" --output.progress=none --output.metrics="$M/m.json" "$@" \
           > /dev/null 2>&1 && python3 -c "import json; print(json.load(open('$M/m.json'))['examples_per_second'])"; }
+# Where the host put the two vCPUs (bench/core_to_core.cpp): near ~31-48 ns,
+# far ~154-177 ns per cache-line turn; the real 2-worker runs depend on it.
+PROBE="$(dirname "$B")/bench/bench_core_to_core"
+probe() { [ -x "$PROBE" ] && echo "core-to-core probe ($1): $("$PROBE" 2>/dev/null | tail -1)" || true; }
+probe before
 for r in $(seq "$R"); do
   echo "sequential $(eps --cluster.mode=sequential)" >> "$M/all"
   for w in 1 2; do
     C=(--cluster.trainers=1 --cluster.workers=$w --sync.algorithm=none)
     echo "w$w-wall $(eps "${C[@]}" --sim.clock=wall)" >> "$M/all"
     for cost in model measured; do
-      echo "w$w-$cost $(eps "${C[@]}" --sim.clock=virtual --sim.cores-per-host=$CORES --sim.cost=$cost $SIM_OPTS)" >> "$M/all"
+      echo "w$w-$cost $(eps "${C[@]}" --sim.clock=virtual --sim.placement=one-host --sim.cores-per-host=$CORES --sim.cost=$cost $SIM_OPTS)" >> "$M/all"
     done
   done
 done
+probe after
 python3 - "$M/all" <<'PY'
 import statistics, sys
 runs = {}

@@ -13,6 +13,7 @@
 #include "data/reader.hpp"
 #include "messages/messages.hpp"
 #include "data/synthetic.hpp"
+#include "model/embedding.hpp"
 #include "model/metrics.hpp"
 #include "runtime/input.hpp"
 #include "runtime/sequential_engine.hpp"
@@ -36,7 +37,57 @@ double median_of_five(F&& round) {
   return v[2];
 }
 
-std::optional<std::string> measure_step(const train_config& base, double* gflops) {
+// An embedding shard's row work on the batches' keys (each batch's distinct
+// keys, as a worker's lookup sends them): seconds per row gathered and per
+// row updated, and the seconds of one pass over the batches (both).
+struct row_costs {
+  double lookup_ns = 0, push_ns = 0, pass_seconds = 0;
+};
+
+row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches) {
+  const auto& a = cfg.arch;
+  model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim,
+                                 cfg.train.sparse.state_per_row(a.dim));
+  tables.init(cfg.train.seed);
+  std::vector<std::vector<std::uint64_t>> keys;
+  std::size_t rows = 0;
+  for (const auto& b : batches) {
+    std::vector<std::uint64_t> all(b.size * a.num_tables);
+    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
+    model::sparse_index idx;
+    idx.build(all.data(), all.size());
+    keys.push_back(idx.unique());
+    rows += idx.unique().size();
+  }
+  std::vector<float> out, grads(4096 * a.dim, 1e-3f);
+  auto gather = [&] {
+    const auto t0 = wall::now();
+    for (const auto& k : keys) {
+      out.resize(k.size() * a.dim);
+      tables.gather(k.data(), nullptr, k.size(), 1, out.data());
+    }
+    return since(t0);
+  };
+  auto apply = [&] {
+    const auto t0 = wall::now();
+    for (const auto& k : keys) {
+      if (grads.size() < k.size() * a.dim)
+        grads.resize(k.size() * a.dim, 1e-3f);
+      tables.apply(k.data(), nullptr, k.size(), 1, grads.data(), cfg.train.sparse);
+    }
+    return since(t0);
+  };
+  gather(); // warm-up
+  apply();
+  row_costs c;
+  const double g = median_of_five(gather), p = median_of_five(apply);
+  c.lookup_ns = 1e9 * g / double(rows);
+  c.push_ns = 1e9 * p / double(rows);
+  c.pass_seconds = g + p;
+  return c;
+}
+
+std::optional<std::string> measure_step(const train_config& base, calibration& out) {
   namespace fs = std::filesystem;
   const auto path =
     (fs::temp_directory_path() / ("ss-calibrate-" + std::to_string(::getpid()) + ".tsv")).string();
@@ -63,15 +114,22 @@ std::optional<std::string> measure_step(const train_config& base, double* gflops
   for (const auto& b : batches) // warm-up: caches, allocations
     engine.train_step(b, ne);
   const double flops = 3.0 * model::dlrm(cfg.arch).flops_per_example();
-  *gflops = median_of_five([&] {
-    std::uint64_t examples = 0;
+  std::uint64_t examples = 0;
+  for (const auto& b : batches)
+    examples += b.size;
+  const double step = median_of_five([&] {
     const auto t0 = wall::now();
-    for (const auto& b : batches) {
+    for (const auto& b : batches)
       engine.train_step(b, ne);
-      examples += b.size;
-    }
-    return flops * double(examples) / since(t0) / 1e9;
+    return since(t0);
   });
+  // A worker charges the step without the rows' gathering and update, which
+  // its embedding shards charge (sim.lookup-row-ns, sim.push-row-ns).
+  const auto rows = measure_rows(cfg, batches);
+  out.lookup_row_ns = rows.lookup_ns;
+  out.push_row_ns = rows.push_ns;
+  const double dense = std::max(step - rows.pass_seconds, 0.05 * step);
+  out.gflops = flops * double(examples) / dense / 1e9;
   return std::nullopt;
 }
 
@@ -135,7 +193,7 @@ double measure_messages() {
 
 std::optional<std::string> calibrate(const train_config& cfg, calibration& out) {
   const auto t0 = wall::now();
-  if (auto e = measure_step(cfg, &out.gflops))
+  if (auto e = measure_step(cfg, out))
     return e;
   out.memory_gbps = measure_memory();
   out.message_us = measure_messages();

@@ -1,12 +1,19 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
-// (sim.gflops, sim.memory-gbps, sim.message-us; runtime/virtual_time.hpp),
+// (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
+// sim.push-row-ns; runtime/virtual_time.hpp),
 // measured on one core of this machine:
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
 //                batch charges) x examples / seconds of the sequential
-//                engine's training step on synthetic batches: the effective
-//                rate of a whole step (forward, backward, dense and sparse
-//                updates), not a GEMM peak
+//                engine's training step on synthetic batches, less the
+//                time of its embedding rows' gathering and update (which the
+//                shards charge): the effective rate of the rest of a step
+//                (de-duplication, forward, backward, the dense update), not
+//                a GEMM peak
+//   lookup-row-ns, push-row-ns
+//                per distinct row of those batches, the time to gather it
+//                from the embedding tables and to step it (and its
+//                optimiser state) with a gradient, as a shard does
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
 //   message-us   seconds per message of a ping-pong between two CAF actors
 //                on one scheduler thread (send, schedule, handle)
@@ -20,6 +27,7 @@ namespace runtime {
 
 struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
+  double lookup_row_ns = 0, push_row_ns = 0;
   double seconds = 0; // the measurement's own wall time
 };
 

@@ -31,6 +31,15 @@ void add_sim_options(option_set& o) {
          1e-6, 1e9});
   o.add({"sim.message-us", t::real, "1", "cost model: fixed cost of each handler, microseconds",
          {}, 0.0, 1e9});
+  o.add({"sim.lookup-row-ns", t::real, "0",
+         "cost model: an embedding shard's time per row it gathers for a lookup, ns (0 = the "
+         "row's bytes at sim.memory-gbps); shadowsync calibrate measures it",
+         {}, 0.0, 1e9});
+  o.add({"sim.push-row-ns", t::real, "0",
+         "cost model: an embedding shard's time per row it updates for a push (weights and "
+         "optimiser state), ns (0 = the row's bytes at sim.memory-gbps); shadowsync calibrate "
+         "measures it",
+         {}, 0.0, 1e9});
   o.add({"sim.jitter", t::real, "0",
          "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
          "from model.seed (repeatable), so that overlapping workers drift apart as on real "
@@ -66,6 +75,8 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.engine.gflops = o.get_real("sim.gflops");
   out.engine.memory_gbps = o.get_real("sim.memory-gbps");
   out.engine.message_us = o.get_real("sim.message-us");
+  out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
+  out.engine.push_row_ns = o.get_real("sim.push-row-ns");
   out.engine.jitter = o.get_real("sim.jitter");
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {

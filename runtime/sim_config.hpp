@@ -6,7 +6,8 @@
 //   sim.cores-per-host   cores of each simulated host (virtual clock)
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
-//   sim.gflops, sim.memory-gbps, sim.message-us   the model's constants
+//   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
+//   sim.push-row-ns                                the model's constants
 //   faults.kill, faults.freeze, faults.slow-nic   injected faults (runtime/faults.hpp)
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,11 @@ struct virtual_settings {
   double gflops = 44;       // model: effective rate of one core (calibrate)
   double memory_gbps = 7.5; // model: memory traffic of one core
   double message_us = 1;    // model: the fixed cost of a handler
+  // model: an embedding shard's time per row it gathers for a lookup and per
+  // row it updates for a push, ns (calibrate); 0 = the rows' bytes at
+  // memory_gbps (4 x dim per gathered row, 12 x dim per updated one)
+  double lookup_row_ns = 0;
+  double push_row_ns = 0;
   // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
   // drawn from `seed` and the handler's number (repeatable); 0 = none.
   double jitter = 0;

@@ -84,9 +84,25 @@ void virtual_engine::freeze(std::size_t host, time_point until) {
 }
 
 void virtual_engine::charge(double flops, double bytes) {
-  charged_s_ += flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9);
+  charge_seconds_of_work(flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9));
+}
+
+void virtual_engine::charge_seconds_of_work(double seconds) {
+  charged_s_ += seconds;
   if (in_handler_ && !cfg_.measured) // the handler reads the clock after its work so far
     sched_->clock().current_time = handler_start_ + to_duration(charged_s_ + device_s_);
+}
+
+void virtual_engine::charge_rows(double gathered, double updated, std::size_t dim) {
+  const double d = double(dim);
+  if (cfg_.lookup_row_ns > 0)
+    charge_seconds_of_work(gathered * cfg_.lookup_row_ns * 1e-9);
+  else
+    charge(0, 4.0 * d * gathered); // the rows read and copied out
+  if (cfg_.push_row_ns > 0)
+    charge_seconds_of_work(updated * cfg_.push_row_ns * 1e-9);
+  else
+    charge(0, 12.0 * d * updated); // rows, optimiser state and gradients
 }
 
 void virtual_engine::charge_seconds(double seconds) {

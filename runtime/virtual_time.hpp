@@ -11,7 +11,9 @@
 //   from start to start + cost.
 // - Costs. `model` (deterministic): message_us per handler, plus the work
 //   the handler charged (actors::charge): flops / gflops + bytes /
-//   memory_gbps. `measured`: the handler's thread CPU time.
+//   memory_gbps, and an embedding shard's rows (actors::charge_rows) at
+//   lookup_row_ns / push_row_ns each. `measured`: the handler's thread CPU
+//   time.
 // - Inside a handler the actor clock reads its start plus the work charged
 //   so far (cost model), so waits measured by the roles start after the
 //   work that precedes them.
@@ -66,6 +68,7 @@ public:
   bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
   void place(caf::actor_id id, std::size_t host) override;
   void charge(double flops, double bytes) override;
+  void charge_rows(double gathered, double updated, std::size_t dim) override;
   void charge_seconds(double seconds) override;
   bool virtual_clock() const override { return true; }
 
@@ -102,6 +105,8 @@ public:
   std::size_t cores_per_host() const { return cfg_.cores_per_host; }
 
 private:
+  // Core time of the handler running now (sim.cost=model), from its work.
+  void charge_seconds_of_work(double seconds);
   struct held_message {
     caf::strong_actor_ptr receiver;
     caf::mailbox_element_ptr what;

@@ -42,6 +42,7 @@ public:
   bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
   void place(caf::actor_id id, std::size_t host) override;
   void charge(double, double) override {}
+  void charge_rows(double, double, std::size_t) override {}
   void charge_seconds(double) override {}
   bool virtual_clock() const override { return false; }
 

@@ -20,9 +20,9 @@ int calibrate_command(const std::vector<std::string>& args) {
   for (const auto& a : args)
     if (a == "--help" || a == "-h") {
       std::printf("usage: shadowsync calibrate [--config-file=FILE.ini] [--model.arch=NAME] "
-                  "[--train.batch-size=N]\n\nMeasures sim.gflops, sim.memory-gbps and "
-                  "sim.message-us on one core of this machine (about 10-30 s) and prints them "
-                  "as INI lines.\n");
+                  "[--train.batch-size=N]\n\nMeasures sim.gflops, sim.memory-gbps, "
+                  "sim.message-us, sim.lookup-row-ns and sim.push-row-ns on one core of this "
+                  "machine (about 10-30 s) and prints them as INI lines.\n");
       return exit_ok;
     }
   if (auto e = opts.parse(args)) {
@@ -43,9 +43,10 @@ int calibrate_command(const std::vector<std::string>& args) {
     return exit_failure;
   }
   std::printf("# shadowsync calibrate: medians of 5 rounds on one core, model %s, batch %zu, "
-              "%.1f s\n[sim]\ngflops = %.4g\nmemory-gbps = %.4g\nmessage-us = %.4g\n",
+              "%.1f s\n[sim]\ngflops = %.4g\nmemory-gbps = %.4g\nmessage-us = %.4g\n"
+              "lookup-row-ns = %.4g\npush-row-ns = %.4g\n",
               cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds, c.gflops,
-              c.memory_gbps, c.message_us);
+              c.memory_gbps, c.message_us, c.lookup_row_ns, c.push_row_ns);
   return exit_ok;
 }
 

@@ -175,4 +175,14 @@ expect 2 "'cluster.local-rows' = true needs sim.clock=wall" \
 expect 2 "--restart=always: expected on-failure or no" "launch refuses an unknown --restart" -- \
   "$bin" launch --restart=always
 
+# calibrate prints every cost constant as INI lines that train reads back.
+if "$bin" calibrate > "$tmp/sim.ini" 2> "$tmp/calibrate.log"; then
+  keys=$(grep -cE '^(gflops|memory-gbps|message-us|lookup-row-ns|push-row-ns) = [0-9.e+-]+$' "$tmp/sim.ini")
+  [ "$keys" = 5 ] && ok "calibrate: 5 constants" || bad "calibrate output: $(cat "$tmp/sim.ini")"
+  expect 0 "virtual clock" "train reads calibrate's lines back" -- "$bin" train \
+    --config-file="$tmp/sim.ini" --data.train="$tmp/train.tsv" --output.progress=none
+else
+  bad "calibrate: $(tail -n 3 "$tmp/calibrate.log")"
+fi
+
 summary

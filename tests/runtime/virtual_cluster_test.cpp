@@ -85,6 +85,28 @@ TEST_CASE("virtual cluster: workers of one trainer share their host's cores") {
   CHECK(slow.seconds < 2.2 * fast.seconds);
 }
 
+TEST_CASE("virtual cluster: an embedding shard is charged sim.lookup-row-ns and sim.push-row-ns per row") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.embedding-shards=1",
+                                        "--sync.algorithm=none", "--train.max-examples=4000"};
+  const auto base = run(d, test::with(cmd, {"--sim.lookup-row-ns=1000", "--sim.push-row-ns=1000"}));
+  const auto lookups = run(d, test::with(cmd, {"--sim.lookup-row-ns=2000", "--sim.push-row-ns=1000"}));
+  const auto pushes = run(d, test::with(cmd, {"--sim.lookup-row-ns=1000", "--sim.push-row-ns=2000"}));
+  // Every row a lookup returns (4 x dim bytes of the reply) is gathered once
+  // and, by the push of its batch, updated once: 1 us more per row.
+  const double rows = double(base.bytes.lookup) / (4.0 * 16);
+  REQUIRE(rows > 1000);
+  const std::size_t shard_host = 1; // trainer 0 on host 0, embedding shard 0 on host 1
+  const double extra = rows * 1e-6;
+  CHECK(lookups.sim->host_busy_seconds[shard_host] - base.sim->host_busy_seconds[shard_host] ==
+        doctest::Approx(extra).epsilon(1e-6));
+  CHECK(pushes.sim->host_busy_seconds[shard_host] - base.sim->host_busy_seconds[shard_host] ==
+        doctest::Approx(extra).epsilon(1e-6));
+  // 0 (the default) charges the rows' bytes at sim.memory-gbps instead.
+  const auto bytes = run(d, cmd);
+  CHECK(bytes.sim->host_busy_seconds[shard_host] < base.sim->host_busy_seconds[shard_host] - extra);
+}
+
 TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",
