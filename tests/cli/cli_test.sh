@@ -56,6 +56,19 @@ if [ -s "$tmp/m.json" ]; then
 else
   bad "metrics JSON not written"
 fi
+# The default mode, a simulated cluster on the virtual clock: two runs of
+# the same command write the same metrics, byte for byte.
+for i in 1 2; do
+  "$bin" train --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-table=1000 \
+    --output.progress=none --output.metrics="$tmp/v$i.json" > "$tmp/v$i.log" 2>&1 \
+    || bad "default (virtual clock) run $i: $(tail -n 3 "$tmp/v$i.log")"
+done
+if [ -s "$tmp/v1.json" ] && cmp -s "$tmp/v1.json" "$tmp/v2.json" \
+   && [ "$(json "$tmp/v1.json" "d['sim']['clock']")" = virtual ]; then
+  ok "the default cluster runs on the virtual clock and replays to the byte"
+else
+  bad "default runs: $(head -c 300 "$tmp/v1.json") vs $(head -c 300 "$tmp/v2.json")"
+fi
 # The effective config reproduces the run.
 expect 0 "eval on 1000 examples" "re-run from output.config" -- "$bin" train --config-file="$tmp/used.ini" \
   --output.metrics="$tmp/m2.json"
