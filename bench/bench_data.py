@@ -71,6 +71,14 @@ def core_probe(build):
     return probe
 
 
+def framed(probe, run):
+    """run() between two probes (core_probe's function, or None): its result
+    and (before, after) ns, or None without a probe."""
+    before = probe() if probe else None
+    result = run()
+    return result, ((before, probe()) if probe else None)
+
+
 def placement(before, after):
     """near / far / mixed, from the probes before and after a run."""
     far = [x >= FAR_PLACEMENT_NS for x in (before, after)]

@@ -94,10 +94,10 @@ def main():
             for r in pair:
                 runs["pair"].append(r)
                 show("pair", r)
-            before = probe() if probe else None
-            r = row(bench_data.train_metrics(binary, work, "hogwild", two))
-            if probe:
-                r["before"], r["after"] = before, probe()
+            r, probes = bench_data.framed(
+                probe, lambda: row(bench_data.train_metrics(binary, work, "hogwild", two)))
+            if probes:
+                r["before"], r["after"] = probes
             runs["1x2"].append(r)
             show("1x2", r)
     med = lambda name, k: statistics.median(r[k] for r in runs[name])

@@ -78,16 +78,15 @@ def main():
             seq, clu, ratio, place = [], [], [], []
             for i in range(a.pairs):
                 s = run(binary, work, "seq", common + ["--cluster.mode=sequential"])
-                before = probe() if probe else None
-                c = run(binary, work, name, common + CONFIGS[name] + a.extra)
+                c, probes = bench_data.framed(
+                    probe, lambda: run(binary, work, name, common + CONFIGS[name] + a.extra))
                 seq.append(s)
                 clu.append(c)
                 ratio.append(c["examples_per_second"] / s["examples_per_second"])
                 where = ""
-                if probe:
-                    after = probe()
-                    place.append(bench_data.placement(before, after))
-                    where = f", probes {before:.0f} / {after:.0f} ns ({place[-1]})"
+                if probes:
+                    place.append(bench_data.placement(*probes))
+                    where = f", probes {probes[0]:.0f} / {probes[1]:.0f} ns ({place[-1]})"
                 print(f"{name} pair {i + 1}: sequential {s['examples_per_second']:.0f} ex/s, "
                       f"cluster {c['examples_per_second']:.0f} ex/s, ratio {ratio[-1]:.3f}{where}", flush=True)
             if place:
