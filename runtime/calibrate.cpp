@@ -1,16 +1,21 @@
 #include "runtime/calibrate.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <caf/all.hpp>
 
 #include "data/reader.hpp"
+#include "actors/hogwild_replica.hpp"
 #include "messages/messages.hpp"
 #include "data/synthetic.hpp"
 #include "model/embedding.hpp"
@@ -84,6 +89,88 @@ row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& 
   return c;
 }
 
+// The CPUs this process may run on (empty when unknown).
+std::vector<int> allowed_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set))
+        out.push_back(c);
+  return out;
+}
+
+// Pins the calling thread to `cpu`; false when the system refuses.
+bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+// sim.core-contention: a Hogwild step's time while `threads` threads step
+// one shared replica at once (each with its own workspace, on the same
+// batches' rows), over its time alone. Thread t is pinned to the t-th CPU
+// this process may use (else two new threads may share a CPU for a while and
+// measure the kernel's placement, not the cores). Alone and together
+// alternate round by round; the median of five rounds' ratios.
+double measure_contention(const train_config& cfg, const std::vector<data::batch>& batches,
+                          const std::vector<int>& cpus) {
+  const std::size_t threads = cpus.size();
+  const model::embedding_tables tables(cfg.arch.num_tables, cfg.arch.rows_per_table,
+                                       cfg.arch.dim, 1);
+  std::vector<model::batch_lookup> rows(batches.size());
+  for (std::size_t i = 0; i < batches.size(); ++i) // all zero rows: only the dense work is timed
+    rows[i].lookup(batches[i].cat.data(), batches[i].size, cfg.arch, tables);
+  const model::dlrm net(cfg.arch);
+  model::float_buffer init(net.layout().size());
+  model::init_dense(net.layout(), init.data(), cfg.train.seed);
+  actors::hogwild_replica replica(std::vector<float>(init.begin(), init.end()));
+  // One thread's pass over the batches, as a worker's batches: forward and
+  // backward on the live replica, then the lock-free dense step.
+  auto pass = [&] {
+    model::workspace ws;
+    model::float_buffer grads(replica.size()), grad_unique;
+    const auto t0 = wall::now();
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+      const auto& b = batches[i];
+      grad_unique.resize(rows[i].index.unique().size() * cfg.arch.dim);
+      net.forward_backward(replica.params(), b.dense.data(), rows[i].input(), b.labels.data(),
+                           b.size, ws, grads.data(), grad_unique.data());
+      replica.apply_dense(cfg.train.dense, grads.data());
+    }
+    return since(t0);
+  };
+  std::vector<double> ratios;
+  for (int round = 0; round < 5; ++round) {
+    double alone = 0;
+    std::thread([&] { // on the first CPU, alone
+      pin_to(cpus[0]);
+      if (round == 0)
+        pass(); // warm-up
+      alone = pass();
+    }).join();
+    std::vector<double> each(threads);
+    std::atomic<std::size_t> ready{0};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        pin_to(cpus[t]);
+        ready.fetch_add(1);
+        while (ready.load() < threads) // start together
+          std::this_thread::yield();
+        each[t] = pass();
+      });
+    for (auto& th : pool)
+      th.join();
+    std::sort(each.begin(), each.end());
+    ratios.push_back(each[threads / 2] / alone);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return std::max(1.0, ratios[2]);
+}
+
 std::optional<std::string> measure_step(const train_config& base, calibration& out) {
   namespace fs = std::filesystem;
   const auto path =
@@ -129,6 +216,9 @@ std::optional<std::string> measure_step(const train_config& base, calibration& o
   // kept at no less than 5 % of it.)
   const double dense = std::max(step - rows.pass_seconds, 0.05 * step);
   out.gflops = flops * double(examples) / dense / 1e9;
+  const auto cpus = allowed_cpus();
+  out.contention_threads = unsigned(cpus.size());
+  out.core_contention = cpus.size() > 1 ? measure_contention(cfg, batches, cpus) : 1.0;
   return std::nullopt;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-// sim.push-row-ns; runtime/virtual_time.hpp),
-// measured on one core of this machine:
+// sim.push-row-ns, sim.core-contention; runtime/virtual_time.hpp),
+// measured on one core of this machine (the last on all of them):
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
 //                batch charges) x examples / seconds of the sequential
 //                engine's training step on synthetic batches, less the
@@ -17,6 +17,13 @@
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
 //   message-us   seconds per message of a ping-pong between two CAF actors
 //                on one scheduler thread (send, schedule, handle)
+//   core-contention
+//                a Hogwild step's time (forward, backward and the dense
+//                step, as a worker's batch) while every core of this
+//                machine steps one shared replica at once, over its time
+//                alone: what busy cores cost each other (the replica's
+//                cache lines, shared caches and memory), which the
+//                one-at-a-time engine does not see (1 on one core)
 // Each is the median of five timed rounds.
 #include <optional>
 #include <string>
@@ -28,6 +35,8 @@ namespace runtime {
 struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
+  double core_contention = 1;
+  unsigned contention_threads = 1; // the threads core_contention was measured with
   double seconds = 0; // the measurement's own wall time
 };
 

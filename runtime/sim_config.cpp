@@ -40,6 +40,12 @@ void add_sim_options(option_set& o) {
          "optimiser state), ns (0 = the row's bytes at sim.memory-gbps); shadowsync calibrate "
          "measures it",
          {}, 0.0, 1e9});
+  o.add({"sim.core-contention", t::real, "1",
+         "virtual clock: how much slower a handler's work runs while its host's other cores "
+         "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
+         "start, under both sim.cost modes (1 = not at all); shadowsync calibrate measures it "
+         "with Hogwild steps on one replica on this machine's cores",
+         {}, 1.0, 100.0});
   o.add({"sim.jitter", t::real, "0",
          "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
          "from model.seed (repeatable), so that overlapping workers drift apart as on real "
@@ -77,6 +83,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.engine.message_us = o.get_real("sim.message-us");
   out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
   out.engine.push_row_ns = o.get_real("sim.push-row-ns");
+  out.engine.core_contention = o.get_real("sim.core-contention");
   out.engine.jitter = o.get_real("sim.jitter");
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {

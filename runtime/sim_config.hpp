@@ -7,7 +7,7 @@
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-//   sim.push-row-ns                                the model's constants
+//   sim.push-row-ns, sim.core-contention           the model's constants
 //   faults.kill, faults.freeze, faults.slow-nic   injected faults (runtime/faults.hpp)
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +32,10 @@ struct virtual_settings {
   // memory_gbps (4 x dim per gathered row, 12 x dim per updated one)
   double lookup_row_ns = 0;
   double push_row_ns = 0;
+  // sim.core-contention: a handler's work (charged or measured) x (1 +
+  // (core_contention - 1) x k / (cores_per_host - 1)), k = the host's other
+  // cores busy when it starts; 1 = none (calibrate).
+  double core_contention = 1;
   // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
   // drawn from `seed` and the handler's number (repeatable); 0 = none.
   double jitter = 0;

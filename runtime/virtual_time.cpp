@@ -88,9 +88,19 @@ void virtual_engine::charge(double flops, double bytes) {
 }
 
 void virtual_engine::charge_seconds_of_work(double seconds) {
-  charged_s_ += seconds;
+  charged_s_ += seconds * slowdown_;
   if (in_handler_ && !cfg_.measured) // the handler reads the clock after its work so far
     sched_->clock().current_time = handler_start_ + to_duration(charged_s_ + device_s_);
+}
+
+double virtual_engine::contention_at(std::size_t host, std::size_t core, time_point t) const {
+  const auto& cs = cores_[host];
+  if (cfg_.core_contention == 1.0 || cs.size() < 2)
+    return 1.0;
+  std::size_t busy = 0;
+  for (std::size_t j = 0; j < cs.size(); ++j)
+    busy += j != core && cs[j] > t;
+  return 1.0 + (cfg_.core_contention - 1.0) * double(busy) / double(cs.size() - 1);
 }
 
 void virtual_engine::charge_rows(double gathered, double updated, std::size_t dim) {
@@ -137,6 +147,7 @@ void virtual_engine::run_job() {
   handler_start_ = t;
   charged_s_ = 0;
   device_s_ = 0;
+  slowdown_ = host ? contention_at(*host, core, t) : 1.0;
   actors::current_fabric() = this;
   const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
   sched_->try_run_once(); // the job may be gone after this
@@ -146,7 +157,7 @@ void virtual_engine::run_job() {
   sched_->clock().current_time = t; // back to the handler's start: others run from here
   double cost = 0;
   if (host) {
-    cost = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
+    cost = cfg_.measured ? cpu * slowdown_ : cfg_.message_us * 1e-6 + charged_s_;
     if (cfg_.jitter > 0)
       cost *= 1.0 + cfg_.jitter * jitter_draw(cfg_.seed, stats_.handlers);
     cost += device_s_; // the handler waited for a device (the checkpoint store) on its core

@@ -13,7 +13,10 @@
 //   the handler charged (actors::charge): flops / gflops + bytes /
 //   memory_gbps, and an embedding shard's rows (actors::charge_rows) at
 //   lookup_row_ns / push_row_ns each. `measured`: the handler's thread CPU
-//   time.
+//   time. Either x the contention factor (core_contention) when other cores
+//   of its host are busy at its start: handlers run here one at a time, so
+//   neither mode sees cores slowing each other (a shared replica's cache
+//   lines, shared caches and memory).
 // - Inside a handler the actor clock reads its start plus the work charged
 //   so far (cost model), so waits measured by the roles start after the
 //   work that precedes them.
@@ -107,6 +110,9 @@ public:
 private:
   // Core time of the handler running now (sim.cost=model), from its work.
   void charge_seconds_of_work(double seconds);
+  // The running handler's slowdown on `core` of `host` at `t`, from the
+  // host's other busy cores (virtual_settings::core_contention).
+  double contention_at(std::size_t host, std::size_t core, time_point t) const;
   struct held_message {
     caf::strong_actor_ptr receiver;
     caf::mailbox_element_ptr what;
@@ -136,6 +142,7 @@ private:
   time_point handler_start_{};
   double charged_s_ = 0;
   double device_s_ = 0; // charge_seconds() of the running handler
+  double slowdown_ = 1;  // its contention factor
   std::vector<held_message> outbox_;
   totals stats_;
 };

@@ -22,7 +22,8 @@ int calibrate_command(const std::vector<std::string>& args) {
       std::printf("usage: shadowsync calibrate [--config-file=FILE.ini] [--model.arch=NAME] "
                   "[--train.batch-size=N]\n\nMeasures sim.gflops, sim.memory-gbps, "
                   "sim.message-us, sim.lookup-row-ns and sim.push-row-ns on one core of this "
-                  "machine (about 10-30 s) and prints them as INI lines.\n");
+                  "machine, and sim.core-contention on all of its cores (about 5-30 s), and "
+                  "prints them as INI lines.\n");
       return exit_ok;
     }
   if (auto e = opts.parse(args)) {
@@ -43,10 +44,12 @@ int calibrate_command(const std::vector<std::string>& args) {
     return exit_failure;
   }
   std::printf("# shadowsync calibrate: medians of 5 rounds on one core, model %s, batch %zu, "
-              "%.1f s\n[sim]\ngflops = %.4g\nmemory-gbps = %.4g\nmessage-us = %.4g\n"
-              "lookup-row-ns = %.4g\npush-row-ns = %.4g\n",
-              cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds, c.gflops,
-              c.memory_gbps, c.message_us, c.lookup_row_ns, c.push_row_ns);
+              "%.1f s; core-contention with %u threads on one replica\n[sim]\ngflops = %.4g\n"
+              "memory-gbps = %.4g\nmessage-us = %.4g\nlookup-row-ns = %.4g\n"
+              "push-row-ns = %.4g\ncore-contention = %.4g\n",
+              cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds,
+              c.contention_threads, c.gflops, c.memory_gbps, c.message_us, c.lookup_row_ns,
+              c.push_row_ns, c.core_contention);
   return exit_ok;
 }
 

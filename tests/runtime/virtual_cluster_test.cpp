@@ -99,6 +99,31 @@ TEST_CASE("virtual cluster: workers of one trainer share their host's cores") {
   CHECK(slow.seconds < 2.2 * fast.seconds);
 }
 
+TEST_CASE("virtual cluster: sim.core-contention slows a handler by its host's other busy cores") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.workers=2",
+                                        "--cluster.embedding-shards=1", "--sync.algorithm=none",
+                                        "--train.max-examples=4000"};
+  // One core per host: no other core, so no contention, to the bit.
+  const auto one = test::with(cmd, {"--sim.cores-per-host=1"});
+  CHECK(runtime::to_json(run(d, one)) ==
+        runtime::to_json(run(d, test::with(one, {"--sim.core-contention=3"}))));
+  // Three cores: the two workers' batches overlap, each with one other core
+  // busy most of the time: x (1 + (2 - 1) x 1/2) = 1.5 then.
+  const auto three = test::with(cmd, {"--sim.cores-per-host=3"});
+  const auto base = run(d, three);
+  const auto slow = run(d, test::with(three, {"--sim.core-contention=2"}));
+  const std::size_t trainer_host = 0, shard_host = 1;
+  const double ratio = slow.sim->host_busy_seconds[trainer_host] /
+                       base.sim->host_busy_seconds[trainer_host];
+  CHECK(ratio > 1.3);
+  CHECK(ratio <= 1.5 + 1e-9); // never more than one other core of two busy at a time
+  CHECK(slow.seconds > 1.3 * base.seconds);
+  // The shard's host runs one role, one handler at a time: never slowed.
+  CHECK(slow.sim->host_busy_seconds[shard_host] ==
+        doctest::Approx(base.sim->host_busy_seconds[shard_host]).epsilon(1e-12));
+}
+
 TEST_CASE("virtual cluster: an embedding shard is charged sim.lookup-row-ns and sim.push-row-ns per row") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.embedding-shards=1",
