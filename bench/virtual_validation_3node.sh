@@ -9,7 +9,11 @@
 #    settings, one core per simulated host, the network model on with its
 #    defaults, under sim.cost=model and sim.cost=measured; with ONE_HOST=1
 #    (environment) instead every role on one host of this machine's cores
-#    (sim.placement=one-host), as the three real nodes share them.
+#    (sim.placement=one-host), as the three real nodes share them; with
+#    MACHINE=1 each role's host has one core (a node's one scheduler thread)
+#    and all hosts share one machine of this machine's cores
+#    (sim.machine-cores), so messages between them still cross hosts (and
+#    pay sim.remote-message-us and sim.remote-gbps when SIM_OPTS gives them).
 # REPEATS alternated rounds; prints the median training examples/s of each
 # and each prediction's error against the real run.
 # usage: bench/virtual_validation_3node.sh [SHADOWSYNC] [DATA.tsv] [REPEATS]
@@ -45,6 +49,8 @@ JOB=(--config-file="$ROOT/config/default.ini" --cluster.embedding-shards=1 --clu
 VIRT=(--cluster.mode=simulated --sim.clock=virtual --net.enabled=true)
 if [ "${ONE_HOST:-0}" = 1 ]; then
   VIRT+=(--sim.placement=one-host --sim.cores-per-host="$(nproc)")
+elif [ "${MACHINE:-0}" = 1 ]; then
+  VIRT+=(--sim.cores-per-host=1 --sim.machine-cores="$(nproc)")
 else
   VIRT+=(--sim.cores-per-host=1)
 fi
@@ -58,6 +64,7 @@ for r in $(seq "$R"); do
 done
 where="one core per simulated host"
 [ "${ONE_HOST:-0}" = 1 ] && where="every role on one host of $(nproc) cores"
+[ "${MACHINE:-0}" = 1 ] && where="one core per simulated host, all on one machine of $(nproc) cores"
 python3 - "$M/all" "$R" "$where" <<'PY'
 import statistics, sys
 runs = {}

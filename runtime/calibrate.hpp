@@ -1,7 +1,8 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-// sim.push-row-ns, sim.core-contention; runtime/virtual_time.hpp),
+// sim.push-row-ns, sim.core-contention, sim.remote-message-us,
+// sim.remote-gbps; runtime/virtual_time.hpp),
 // measured on one core of this machine (the last on all of them):
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
 //                batch charges) x examples / seconds of the sequential
@@ -24,6 +25,9 @@
 //                alone: what busy cores cost each other (the replica's
 //                cache lines, shared caches and memory), which the
 //                one-at-a-time engine does not see (1 on one core)
+//   remote-message-us, remote-gbps
+//                a message between two nodes on loopback
+//                (runtime/calibrate_remote.hpp)
 // Each is the median of five timed rounds.
 #include <optional>
 #include <string>
@@ -36,6 +40,8 @@ struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
   double core_contention = 1;
+  double remote_message_us = 0, remote_gbps = 0; // runtime/calibrate_remote.hpp
+  double streamed_message_us = 0, streamed_gbps = 0; // the same, 16 in flight
   unsigned contention_threads = 1; // the threads core_contention was measured with
   double seconds = 0; // the measurement's own wall time
 };

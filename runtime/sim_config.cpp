@@ -46,6 +46,22 @@ void add_sim_options(option_set& o) {
          "start, under both sim.cost modes (1 = not at all); shadowsync calibrate measures it "
          "with Hogwild steps on one replica on this machine's cores",
          {}, 1.0, 100.0});
+  o.add({"sim.machine-cores", t::integer, "0",
+         "virtual clock: every simulated host runs on one machine of this many cores, as "
+         "processes of one machine do (a handler needs a free core of its host, i.e. a "
+         "scheduler thread, and a free core of the machine); 0 = each host is a machine of "
+         "its own",
+         {}, 0.0, 4096.0});
+  o.add({"sim.remote-message-us", t::real, "0",
+         "cost model: core time on each side of a message between two hosts (serialisation "
+         "and the socket, as between nodes), microseconds per message; shadowsync calibrate "
+         "measures it on loopback (0 = none)",
+         {}, 0.0, 1e9});
+  o.add({"sim.remote-gbps", t::real, "0",
+         "cost model: the rate, GB/s, at which each side of a message between two hosts "
+         "serialises and moves its bytes through the socket (core time, besides the network "
+         "model's wire time); shadowsync calibrate measures it on loopback (0 = free)",
+         {}, 0.0, 1e9});
   o.add({"sim.jitter", t::real, "0",
          "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
          "from model.seed (repeatable), so that overlapping workers drift apart as on real "
@@ -84,6 +100,9 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
   out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
   out.engine.push_row_ns = o.get_real("sim.push-row-ns");
   out.engine.core_contention = o.get_real("sim.core-contention");
+  out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
+  out.engine.remote_message_us = o.get_real("sim.remote-message-us");
+  out.engine.remote_gbps = o.get_real("sim.remote-gbps");
   out.engine.jitter = o.get_real("sim.jitter");
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {

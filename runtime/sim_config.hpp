@@ -7,7 +7,9 @@
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-//   sim.push-row-ns, sim.core-contention           the model's constants
+//   sim.push-row-ns, sim.core-contention,
+//   sim.remote-message-us, sim.remote-gbps       the model's constants
+//   sim.machine-cores    hosts sharing one machine's cores
 //   faults.kill, faults.freeze, faults.slow-nic   injected faults (runtime/faults.hpp)
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +38,15 @@ struct virtual_settings {
   // (core_contention - 1) x k / (cores_per_host - 1)), k = the host's other
   // cores busy when it starts; 1 = none (calibrate).
   double core_contention = 1;
+  // sim.machine-cores: every host runs on one machine of this many cores (a
+  // handler needs a free core of its host and one of the machine); 0 = each
+  // host is a machine of its own.
+  std::size_t machine_cores = 0;
+  // sim.remote-message-us, sim.remote-gbps: the core time, on each side, of
+  // a message between two hosts (serialisation, the socket): us per message
+  // plus its bytes at this rate; 0, 0 = none.
+  double remote_message_us = 0;
+  double remote_gbps = 0;
   // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
   // drawn from `seed` and the handler's number (repeatable); 0 = none.
   double jitter = 0;

@@ -47,6 +47,7 @@ void virtual_engine::attach(caf::actor_system& sys) {
     throw std::logic_error("virtual_engine: the actor system must run with "
                            "scheduler.policy=testing");
   start_ = now();
+  machine_.assign(cfg_.machine_cores, start_);
 }
 
 virtual_engine::time_point virtual_engine::now() const {
@@ -93,14 +94,21 @@ void virtual_engine::charge_seconds_of_work(double seconds) {
     sched_->clock().current_time = handler_start_ + to_duration(charged_s_ + device_s_);
 }
 
-double virtual_engine::contention_at(std::size_t host, std::size_t core, time_point t) const {
-  const auto& cs = cores_[host];
+double virtual_engine::contention_at(const std::vector<time_point>& cs, std::size_t core,
+                                     time_point t) const {
   if (cfg_.core_contention == 1.0 || cs.size() < 2)
     return 1.0;
   std::size_t busy = 0;
   for (std::size_t j = 0; j < cs.size(); ++j)
     busy += j != core && cs[j] > t;
   return 1.0 + (cfg_.core_contention - 1.0) * double(busy) / double(cs.size() - 1);
+}
+
+double virtual_engine::remote_seconds(std::size_t bytes) const {
+  double s = cfg_.remote_message_us * 1e-6;
+  if (cfg_.remote_gbps > 0)
+    s += double(bytes) / (cfg_.remote_gbps * 1e9);
+  return s;
 }
 
 void virtual_engine::charge_rows(double gathered, double updated, std::size_t dim) {
@@ -132,11 +140,15 @@ void virtual_engine::run_job() {
     host = i->second.host;
     ready = std::max(ready, i->second.busy_until);
   }
-  std::size_t core = 0;
+  std::size_t core = 0, mcore = 0; // its host's core, the machine's
   if (host) {
     const auto& cs = cores_[*host];
     core = std::size_t(std::min_element(cs.begin(), cs.end()) - cs.begin());
     ready = std::max(ready, cs[core]);
+    if (!machine_.empty()) {
+      mcore = std::size_t(std::min_element(machine_.begin(), machine_.end()) - machine_.begin());
+      ready = std::max(ready, machine_[mcore]);
+    }
   }
   if (ready > t) { // its actor or every core of its host is busy until then
     sched_->jobs.pop_front();
@@ -147,7 +159,9 @@ void virtual_engine::run_job() {
   handler_start_ = t;
   charged_s_ = 0;
   device_s_ = 0;
-  slowdown_ = host ? contention_at(*host, core, t) : 1.0;
+  slowdown_ = !host ? 1.0
+              : machine_.empty() ? contention_at(cores_[*host], core, t)
+                                 : contention_at(machine_, mcore, t);
   actors::current_fabric() = this;
   const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
   sched_->try_run_once(); // the job may be gone after this
@@ -161,23 +175,42 @@ void virtual_engine::run_job() {
     if (cfg_.jitter > 0)
       cost *= 1.0 + cfg_.jitter * jitter_draw(cfg_.seed, stats_.handlers);
     cost += device_s_; // the handler waited for a device (the checkpoint store) on its core
-    host_busy_[*host] += cost;
-    stats_.busy_seconds += cost;
+    add_busy(*host, cost);
   }
   const auto end = t + to_duration(cost);
   if (host) {
     cores_[*host][core] = end;
+    if (!machine_.empty())
+      machine_[mcore] = end;
     if (auto i = actors_.find(id); i != actors_.end())
       i->second.busy_until = end;
   }
+  // Messages to other hosts: each is serialised on the sender's core after
+  // the handler, one after the other, then pays the network.
+  auto depart = end;
   for (auto& m : outbox_) {
     auto arrival = end;
-    if (net_ && host)
-      if (auto to = host_of(m.receiver->id()); to && *to != *host)
-        arrival += net_->transfer(*host, *to, messages::wire_bytes(m.what->content()), end);
+    if (host)
+      if (auto to = host_of(m.receiver->id()); to && *to != *host) {
+        const auto bytes = messages::wire_bytes(m.what->content());
+        if (const double d = remote_seconds(bytes); d > 0) {
+          auto& lane = tx_free_[*host];
+          depart = std::max(depart, lane) + to_duration(d);
+          lane = depart;
+          add_busy(*host, d);
+          add_busy(*to, d); // its receiving side, counted with it (as the network counts it)
+          m.recv_seconds = d;
+          m.to_host = *to;
+        }
+        arrival = depart;
+        if (net_)
+          arrival += net_->transfer(*host, *to, bytes, depart);
+      }
     in_flight_.emplace(arrival, std::move(m));
   }
   outbox_.clear();
+  if (depart > end)
+    (machine_.empty() ? cores_[*host][core] : machine_[mcore]) = depart;
   ++stats_.handlers;
 }
 
@@ -206,6 +239,17 @@ void virtual_engine::advance_to(time_point t) {
   while (!in_flight_.empty() && in_flight_.begin()->first <= t) {
     auto node = in_flight_.extract(in_flight_.begin());
     auto& m = node.mapped();
+    if (m.recv_seconds > 0) { // its receiving host's core reads it first
+      auto& cs = physical_cores(m.to_host);
+      auto c = std::min_element(cs.begin(), cs.end());
+      auto& lane = rx_free_[m.to_host];
+      *c = std::max({t, *c, lane}) + to_duration(m.recv_seconds);
+      lane = *c;
+      m.recv_seconds = 0;
+      node.key() = *c;
+      in_flight_.insert(std::move(node));
+      continue;
+    }
     if (auto* a = caf::actor_cast<caf::abstract_actor*>(m.receiver))
       a->enqueue(std::move(m.what), nullptr);
   }
@@ -215,10 +259,15 @@ void virtual_engine::advance_to(time_point t) {
     events_.erase(events_.begin());
     f();
   }
+  // Jobs that waited for their actor or a core go before those made ready
+  // now, in the order they became due: first ready, first run, so a role
+  // that keeps a core busy cannot starve one that waits for it.
+  std::vector<caf::resumable*> due;
   while (!deferred_.empty() && deferred_.begin()->first <= t) {
-    sched_->jobs.push_back(deferred_.begin()->second);
+    due.push_back(deferred_.begin()->second);
     deferred_.erase(deferred_.begin());
   }
+  sched_->jobs.insert(sched_->jobs.begin(), due.begin(), due.end());
 }
 
 bool virtual_engine::step() {

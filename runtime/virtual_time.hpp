@@ -20,8 +20,17 @@
 // - Inside a handler the actor clock reads its start plus the work charged
 //   so far (cost model), so waits measured by the roles start after the
 //   work that precedes them.
+// - Machines. With machine_cores > 0 every host runs on one machine of that
+//   many cores: a handler also needs a free core of the machine (hosts are
+//   then processes, their cores_per_host their scheduler threads).
 // - Messages a handler sends to a role leave at the handler's end (start +
-//   cost). Between two hosts they then pay the network model (set_network;
+//   cost). A message to another host first costs its sender's core
+//   remote_message_us + bytes / remote_gbps (serialisation, the socket), one
+//   message after the other, and on arrival as much on a core of the
+//   receiving host (of the machine, with machine_cores) before it is
+//   delivered; both 0 (the default): free. Each host sends, and receives,
+//   one such message at a time in order (a node's I/O thread), so messages
+//   between two roles keep their order. Between two hosts they then pay the network model (set_network;
 //   runtime/network_model.hpp), which queues them on both NICs; on one host,
 //   or without a network model, they arrive at the handler's end. Messages
 //   from outside any handler (the coordinator, the clock's timers) arrive at
@@ -112,10 +121,23 @@ private:
   void charge_seconds_of_work(double seconds);
   // The running handler's slowdown on `core` of `host` at `t`, from the
   // host's other busy cores (virtual_settings::core_contention).
-  double contention_at(std::size_t host, std::size_t core, time_point t) const;
+  double contention_at(const std::vector<time_point>& cores, std::size_t core,
+                       time_point t) const;
+  // The cores a host's work runs on: the machine's, or its own.
+  std::vector<time_point>& physical_cores(std::size_t host) {
+    return machine_.empty() ? cores_[host] : machine_;
+  }
+  // Core time of a message between two hosts, each side (0: free).
+  double remote_seconds(std::size_t bytes) const;
+  void add_busy(std::size_t host, double seconds) {
+    host_busy_[host] += seconds;
+    stats_.busy_seconds += seconds;
+  }
   struct held_message {
     caf::strong_actor_ptr receiver;
     caf::mailbox_element_ptr what;
+    double recv_seconds = 0; // core time its receiving host still owes it
+    std::size_t to_host = 0;
   };
   struct actor_info {
     std::optional<std::size_t> host;
@@ -133,6 +155,9 @@ private:
   time_point start_{};
   std::unordered_map<caf::actor_id, actor_info> actors_;
   std::vector<std::vector<time_point>> cores_; // per host: when each core is free
+  std::vector<time_point> machine_;             // machine_cores: when each is free
+  // Per host: when its I/O lanes are free (sim.remote-*).
+  std::unordered_map<std::size_t, time_point> tx_free_, rx_free_;
   std::vector<double> host_busy_;
   std::multimap<time_point, held_message> in_flight_; // by arrival
   std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core

@@ -5,6 +5,7 @@
 // shared cores and time blocked in foreground rounds.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -233,4 +234,84 @@ TEST_CASE("virtual cluster: sim.placement=one-host puts every role on host 0") {
   CHECK(apart.net->bytes > 0);
   // Two trainers sharing one core take about twice as long as on a core each.
   CHECK(one.seconds > 1.5 * apart.seconds);
+}
+
+TEST_CASE("virtual cluster: a role waiting for a core runs before one that keeps it busy") {
+  // Two trainers of one worker and their syncers on one host of two cores:
+  // the workers' batches, always ready again, once took every core as it
+  // freed, and the S-EASGD syncers waiting for one ran 2 rounds in 782
+  // batches (100 000 rows). First ready, first run.
+  data_files d;
+  const auto m = run(d, {"--cluster.trainers=2", "--sync.algorithm=s-easgd",
+                         "--sim.placement=one-host", "--sim.cores-per-host=2"});
+  CHECK(m.examples == 8000);
+  INFO("rounds " << m.sync.rounds);
+  CHECK(m.sync.rounds > 30); // 62 batches: a round every batch or two
+}
+
+TEST_CASE("virtual cluster: sim.machine-cores puts every host on one machine's cores") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=none",
+                                        "--sim.cores-per-host=1"};
+  const auto apart = run(d, cmd);
+  // A machine with more cores than all hosts together changes nothing.
+  CHECK(runtime::to_json(apart) ==
+        runtime::to_json(run(d, test::with(cmd, {"--sim.machine-cores=64"}))));
+  // One core for all: no two handlers at once, anywhere. (A handler counts
+  // when it starts: the last one, a batch, under 1 % of the run, may end
+  // after training's end.)
+  const auto one = run(d, test::with(cmd, {"--sim.machine-cores=1"}));
+  CHECK(one.examples == 8000);
+  auto cores_busy = [](const runtime::run_metrics& m) {
+    double s = 0;
+    for (double b : m.sim->host_busy_seconds)
+      s += b;
+    return s / m.sim->virtual_seconds;
+  };
+  CHECK(cores_busy(one) > 0.9);
+  CHECK(cores_busy(one) < 1.01);
+  CHECK(cores_busy(apart) > 1.5); // the two trainers' hosts side by side
+  CHECK(one.seconds > 1.5 * apart.seconds); // their batches in turn
+}
+
+TEST_CASE("virtual cluster: a message between hosts costs sim.remote-* on each side") {
+  data_files d;
+  // Handlers cost (next to) nothing here, so the hosts' busy time is the
+  // messages' charges alone.
+  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=none",
+                                        "--net.enabled=true", "--train.max-examples=4000",
+                                        "--sim.message-us=0", "--sim.gflops=1e9",
+                                        "--sim.memory-gbps=1e9"};
+  auto busy = [](const runtime::run_metrics& m) {
+    double s = 0;
+    for (double b : m.sim->host_busy_seconds)
+      s += b;
+    return s;
+  };
+  const auto base = run(d, cmd);
+  const auto us10 = run(d, test::with(cmd, {"--sim.remote-message-us=10"}));
+  const auto us20 = run(d, test::with(cmd, {"--sim.remote-message-us=20"}));
+  const auto per_byte = run(d, test::with(cmd, {"--sim.remote-gbps=1"}));
+  REQUIRE(busy(base) < 1e-7); // against 2 x 10 us x 100+ messages below
+  REQUIRE(us10.net);
+  REQUIRE(per_byte.net);
+  REQUIRE(us10.net->messages > 100);
+  // Per message: twice the charge, twice the time; 10 us on the sender's
+  // core and 10 us on the receiver's for each message the network carried
+  // (its count ends with training; the hosts' time also counts the stop's
+  // few messages after it).
+  CHECK(busy(us20) - busy(base) == doctest::Approx(2 * (busy(us10) - busy(base))).epsilon(1e-9));
+  const double counted = (busy(us10) - busy(base)) / (2 * 10e-6);
+  CHECK(counted >= double(us10.net->messages) - 1e-6);
+  CHECK(counted <= double(us10.net->messages) + 8);
+  CHECK(counted == doctest::Approx(std::round(counted)).epsilon(1e-9)); // whole messages
+  // Per byte: each side pays the message's wire bytes at 1 GB/s.
+  const double bytes = (busy(per_byte) - busy(base)) * 1e9 / 2;
+  CHECK(bytes >= double(per_byte.net->bytes) * (1 - 1e-9));
+  CHECK(bytes <= double(per_byte.net->bytes) * 1.01);
+  CHECK(us10.seconds > base.seconds);
+  // One host: nothing crosses, nothing is charged.
+  const auto one = test::with(cmd, {"--sim.placement=one-host", "--sim.cores-per-host=3"});
+  CHECK(runtime::to_json(run(d, one)) ==
+        runtime::to_json(run(d, test::with(one, {"--sim.remote-message-us=10"}))));
 }

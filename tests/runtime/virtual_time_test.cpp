@@ -108,9 +108,10 @@ TEST_CASE("virtual time: a handler holds one core for its cost") {
     f.engine.run();
     // One core: b waits for a's 5 ms. Two: both start at once. The sink
     // (another host) gets each message when its sender's handler ends.
-    // (At equal times, arrivals come before jobs that waited for a core.)
+    // (At equal times, jobs that waited for a core run before those that an
+    // arrival makes ready: first ready, first run.)
     const std::vector<event> want =
-      cores == 1 ? std::vector<event>{{"a", 0}, {"sink", 5}, {"b", 5}, {"sink", 10}}
+      cores == 1 ? std::vector<event>{{"a", 0}, {"b", 5}, {"sink", 5}, {"sink", 10}}
                  : std::vector<event>{{"a", 0}, {"b", 0}, {"sink", 5}, {"sink", 5}};
     CAPTURE(show(*f.log));
     CHECK(*f.log == want);
