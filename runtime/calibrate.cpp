@@ -114,10 +114,12 @@ bool pin_to(int cpu) {
 // one shared replica at once (each with its own workspace, on the same
 // batches' rows), over its time alone. Thread t is pinned to the t-th CPU
 // this process may use (else two new threads may share a CPU for a while and
-// measure the kernel's placement, not the cores). Alone and together
-// alternate round by round; the median of five rounds' ratios.
+// measure the kernel's placement, not the cores). A pass is three times
+// over the batches; the threads' mean time over the time alone, alone and
+// together alternated round by round; the median of seven rounds' ratios,
+// and their range in `lo`, `hi`.
 double measure_contention(const train_config& cfg, const std::vector<data::batch>& batches,
-                          const std::vector<int>& cpus) {
+                          const std::vector<int>& cpus, double& lo, double& hi) {
   const std::size_t threads = cpus.size();
   const model::embedding_tables tables(cfg.arch.num_tables, cfg.arch.rows_per_table,
                                        cfg.arch.dim, 1);
@@ -134,7 +136,8 @@ double measure_contention(const train_config& cfg, const std::vector<data::batch
     model::workspace ws;
     model::float_buffer grads(replica.size()), grad_unique;
     const auto t0 = wall::now();
-    for (std::size_t i = 0; i < batches.size(); ++i) {
+    for (std::size_t k = 0; k < 3 * batches.size(); ++k) {
+      const std::size_t i = k % batches.size();
       const auto& b = batches[i];
       grad_unique.resize(rows[i].index.unique().size() * cfg.arch.dim);
       net.forward_backward(replica.params(), b.dense.data(), rows[i].input(), b.labels.data(),
@@ -144,7 +147,7 @@ double measure_contention(const train_config& cfg, const std::vector<data::batch
     return since(t0);
   };
   std::vector<double> ratios;
-  for (int round = 0; round < 5; ++round) {
+  for (int round = 0; round < 7; ++round) {
     double alone = 0;
     std::thread([&] { // on the first CPU, alone
       pin_to(cpus[0]);
@@ -165,11 +168,15 @@ double measure_contention(const train_config& cfg, const std::vector<data::batch
       });
     for (auto& th : pool)
       th.join();
-    std::sort(each.begin(), each.end());
-    ratios.push_back(each[threads / 2] / alone);
+    double mean = 0;
+    for (double e : each)
+      mean += e / double(threads);
+    ratios.push_back(mean / alone);
   }
   std::sort(ratios.begin(), ratios.end());
-  return std::max(1.0, ratios[2]);
+  lo = ratios.front();
+  hi = ratios.back();
+  return std::max(1.0, ratios[3]);
 }
 
 std::optional<std::string> measure_step(const train_config& base, calibration& out) {
@@ -219,7 +226,9 @@ std::optional<std::string> measure_step(const train_config& base, calibration& o
   out.gflops = flops * double(examples) / dense / 1e9;
   const auto cpus = allowed_cpus();
   out.contention_threads = unsigned(cpus.size());
-  out.core_contention = cpus.size() > 1 ? measure_contention(cfg, batches, cpus) : 1.0;
+  out.core_contention =
+    cpus.size() > 1 ? measure_contention(cfg, batches, cpus, out.contention_lo, out.contention_hi)
+                    : 1.0;
   return std::nullopt;
 }
 

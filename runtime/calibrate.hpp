@@ -21,8 +21,8 @@
 //   core-contention
 //                a Hogwild step's time (forward, backward and the dense
 //                step, as a worker's batch) while every core of this
-//                machine steps one shared replica at once, over its time
-//                alone: what busy cores cost each other (the replica's
+//                machine steps one shared replica at once (the threads'
+//                mean), over its time alone (median of seven rounds): what busy cores cost each other (the replica's
 //                cache lines, shared caches and memory), which the
 //                one-at-a-time engine does not see (1 on one core)
 //   remote-message-us, remote-gbps
@@ -43,6 +43,7 @@ struct calibration {
   double remote_message_us = 0, remote_gbps = 0; // runtime/calibrate_remote.hpp
   double streamed_message_us = 0, streamed_gbps = 0; // the same, 16 in flight
   unsigned contention_threads = 1; // the threads core_contention was measured with
+  double contention_lo = 1, contention_hi = 1; // its rounds' range
   double seconds = 0; // the measurement's own wall time
 };
 

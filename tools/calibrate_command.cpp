@@ -47,12 +47,13 @@ int calibrate_command(const std::vector<std::string>& args) {
   std::printf("# shadowsync calibrate: medians of 5 rounds on one core, model %s, batch %zu, "
               "%.1f s; core-contention with %u threads on one replica\n[sim]\ngflops = %.4g\n"
               "memory-gbps = %.4g\nmessage-us = %.4g\nlookup-row-ns = %.4g\n"
-              "push-row-ns = %.4g\ncore-contention = %.4g\n"
+              "push-row-ns = %.4g\n# core-contention: rounds %.4g-%.4g\ncore-contention = %.4g\n"
               "# between two nodes on loopback, one message at a time (16 in flight: "
               "%.4g us, %.4g GB/s)\nremote-message-us = %.4g\nremote-gbps = %.4g\n",
               cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds,
               c.contention_threads, c.gflops, c.memory_gbps, c.message_us, c.lookup_row_ns,
-              c.push_row_ns, c.core_contention, c.streamed_message_us, c.streamed_gbps,
+              c.push_row_ns, c.contention_lo, c.contention_hi, c.core_contention,
+              c.streamed_message_us, c.streamed_gbps,
               c.remote_message_us, c.remote_gbps);
   return exit_ok;
 }
