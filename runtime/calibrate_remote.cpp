@@ -21,7 +21,6 @@ namespace runtime {
 
 namespace {
 
-
 double process_cpu_seconds() {
   timespec ts{};
   ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
