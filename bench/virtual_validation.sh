@@ -12,6 +12,12 @@
 set -eu
 SIM_OPTS=${SIM_OPTS:-}
 B=${1:-build/shadowsync}
+# CALIBRATE=1 (environment): first measure the cost constants here
+# (bench/calibrated_opts.sh) and add them to SIM_OPTS.
+if [ "${CALIBRATE:-0}" = 1 ]; then
+  SIM_OPTS="$("$(dirname "$0")/calibrated_opts.sh" "$B") $SIM_OPTS"
+  echo "SIM_OPTS: $SIM_OPTS"
+fi
 D=${2:-/tmp/vv/train.tsv}
 R=${3:-3}
 CORES=$(nproc)
