@@ -240,6 +240,8 @@ void virtual_engine::advance_to(time_point t) {
     auto node = in_flight_.extract(in_flight_.begin());
     auto& m = node.mapped();
     if (m.recv_seconds > 0) { // its receiving host's core reads it first
+      // (The earliest free core, held from now when the lane is busy: it
+      // may sit idle until the lane frees, a small overcharge of its time.)
       auto& cs = physical_cores(m.to_host);
       auto c = std::min_element(cs.begin(), cs.end());
       auto& lane = rx_free_[m.to_host];
