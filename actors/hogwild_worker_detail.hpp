@@ -4,11 +4,11 @@
 // batch's computation and updates). Not part of the actor's interface.
 #include <cstddef>
 #include <cstdint>
-#include <ctime>
 #include <string>
 
 #include <caf/error.hpp>
 
+#include "actors/cpu_time.hpp"
 #include "actors/hogwild_worker.hpp"
 #include "messages/errors.hpp"
 
@@ -17,14 +17,8 @@ namespace actors::worker_detail {
 using self_ptr = worker_actor::stateful_pointer<worker_state>;
 using clock_type = worker_state::clock_type;
 
-// CPU time of the calling thread: what this worker's own host would spend,
-// whatever else shares the scheduler thread (the per-host virtual time of the
-// simulated cluster).
-inline double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+// (thread_cpu_seconds, actors/cpu_time.hpp: what this worker's own host
+// would spend, whatever else shares the scheduler thread.)
 
 // Adds the thread CPU time of its scope to `total`; nested meters (train()
 // runs inside on_batch's scope) count once, in the outermost one.

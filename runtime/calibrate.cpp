@@ -20,7 +20,6 @@
 #include "data/synthetic.hpp"
 #include "model/embedding.hpp"
 #include "model/metrics.hpp"
-#include "runtime/calibrate_remote.hpp"
 #include "runtime/input.hpp"
 #include "runtime/sequential_engine.hpp"
 
@@ -296,13 +295,8 @@ std::optional<std::string> calibrate(const train_config& cfg, calibration& out) 
     return e;
   out.memory_gbps = measure_memory();
   out.message_us = measure_messages();
-  remote_costs rc;
-  if (auto e = measure_remote(out.message_us, rc))
+  if (auto e = measure_remote(out.message_us, out.remote))
     return e;
-  out.remote_message_us = rc.message_us;
-  out.remote_gbps = rc.gbps;
-  out.streamed_message_us = rc.streamed_message_us;
-  out.streamed_gbps = rc.streamed_gbps;
   out.seconds = since(t0);
   return std::nullopt;
 }

@@ -3,7 +3,7 @@
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
 // sim.push-row-ns, sim.core-contention, sim.remote-message-us,
 // sim.remote-gbps; runtime/virtual_time.hpp),
-// measured on one core of this machine (the last on all of them):
+// measured on this machine:
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
 //                batch charges) x examples / seconds of the sequential
 //                engine's training step on synthetic batches, less the
@@ -22,16 +22,18 @@
 //                a Hogwild step's time (forward, backward and the dense
 //                step, as a worker's batch) while every core of this
 //                machine steps one shared replica at once (the threads'
-//                mean), over its time alone (median of seven rounds): what busy cores cost each other (the replica's
-//                cache lines, shared caches and memory), which the
-//                one-at-a-time engine does not see (1 on one core)
+//                mean), over its time alone (median of seven rounds):
+//                what busy cores cost each other (the replica's cache
+//                lines, shared caches and memory), which the one-at-a-time
+//                engine does not see (1 on one core)
 //   remote-message-us, remote-gbps
 //                a message between two nodes on loopback
 //                (runtime/calibrate_remote.hpp)
-// Each is the median of five timed rounds.
+// The others are medians of five timed rounds on one core.
 #include <optional>
 #include <string>
 
+#include "runtime/calibrate_remote.hpp"
 #include "runtime/train_config.hpp"
 
 namespace runtime {
@@ -40,8 +42,7 @@ struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
   double core_contention = 1;
-  double remote_message_us = 0, remote_gbps = 0; // runtime/calibrate_remote.hpp
-  double streamed_message_us = 0, streamed_gbps = 0; // the same, 16 in flight
+  remote_costs remote; // runtime/calibrate_remote.hpp
   unsigned contention_threads = 1; // the threads core_contention was measured with
   double contention_lo = 1, contention_hi = 1; // its rounds' range
   double seconds = 0; // the measurement's own wall time

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,17 +14,12 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/cpu_time.hpp"
 #include "messages/registry.hpp"
 
 namespace runtime {
 
 namespace {
-
-double process_cpu_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
 
 // The receiving node's actor: acknowledges every batch of rows.
 caf::behavior sink(caf::event_based_actor*) {
@@ -97,12 +91,12 @@ std::optional<std::string> measure_remote(double local_message_us, remote_costs&
   // Process CPU seconds per message of `floats` floats (and its tiny ack).
   bool failed = false;
   auto round = [&](std::uint64_t count, std::uint64_t floats, std::uint64_t window) {
-    const double c0 = process_cpu_seconds();
+    const double c0 = actors::process_cpu_seconds();
     bool ok = false;
     self->request(sender, caf::infinite, messages::start_atom::value, count, floats, window)
       .receive([&](messages::done_atom) { ok = true; }, [](caf::error&) {});
     failed = failed || !ok;
-    return (process_cpu_seconds() - c0) / double(count);
+    return (actors::process_cpu_seconds() - c0) / double(count);
   };
   const std::uint64_t big = 32768; // 128 KiB: about a batch's lookup reply or push
   round(200, 0, 1);                // warm-up: connections, allocations

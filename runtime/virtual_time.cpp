@@ -1,12 +1,12 @@
 // The discrete-event loop of the virtual-time cluster (see virtual_time.hpp).
 #include "runtime/virtual_time.hpp"
 
+#include "actors/cpu_time.hpp"
 #include "data/hashing.hpp"
 #include "messages/wire_size.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 
 #include <caf/abstract_actor.hpp>
 #include <caf/actor_system.hpp>
@@ -16,12 +16,6 @@
 namespace runtime {
 
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
 
 // u in [-1, 1) from (seed, n): splitmix64, so a run's draws depend only on
 // its seed and the order of its handlers.
@@ -141,13 +135,19 @@ void virtual_engine::run_job() {
     ready = std::max(ready, i->second.busy_until);
   }
   std::size_t core = 0, mcore = 0; // its host's core, the machine's
+  // The core its work runs on: the machine's (sim.machine-cores), else the host's.
+  std::vector<time_point>* physical = nullptr;
+  std::size_t pcore = 0;
   if (host) {
     const auto& cs = cores_[*host];
     core = std::size_t(std::min_element(cs.begin(), cs.end()) - cs.begin());
     ready = std::max(ready, cs[core]);
+    physical = &physical_cores(*host);
+    pcore = core;
     if (!machine_.empty()) {
       mcore = std::size_t(std::min_element(machine_.begin(), machine_.end()) - machine_.begin());
       ready = std::max(ready, machine_[mcore]);
+      pcore = mcore;
     }
   }
   if (ready > t) { // its actor or every core of its host is busy until then
@@ -159,13 +159,11 @@ void virtual_engine::run_job() {
   handler_start_ = t;
   charged_s_ = 0;
   device_s_ = 0;
-  slowdown_ = !host ? 1.0
-              : machine_.empty() ? contention_at(cores_[*host], core, t)
-                                 : contention_at(machine_, mcore, t);
+  slowdown_ = physical ? contention_at(*physical, pcore, t) : 1.0;
   actors::current_fabric() = this;
-  const double cpu0 = cfg_.measured ? thread_cpu_seconds() : 0.0;
+  const double cpu0 = cfg_.measured ? actors::thread_cpu_seconds() : 0.0;
   sched_->try_run_once(); // the job may be gone after this
-  const double cpu = cfg_.measured ? thread_cpu_seconds() - cpu0 : 0.0;
+  const double cpu = cfg_.measured ? actors::thread_cpu_seconds() - cpu0 : 0.0;
   actors::current_fabric() = nullptr;
   in_handler_ = false;
   sched_->clock().current_time = t; // back to the handler's start: others run from here
@@ -186,11 +184,13 @@ void virtual_engine::run_job() {
       i->second.busy_until = end;
   }
   // Messages to other hosts: each is serialised on the sender's core after
-  // the handler, one after the other, then pays the network.
+  // the handler, one after the other, then pays the network. (Neither
+  // priced: they arrive at the handler's end, as on one host.)
+  const bool priced = net_ || cfg_.remote_message_us > 0 || cfg_.remote_gbps > 0;
   auto depart = end;
   for (auto& m : outbox_) {
     auto arrival = end;
-    if (host)
+    if (host && priced)
       if (auto to = host_of(m.receiver->id()); to && *to != *host) {
         const auto bytes = messages::wire_bytes(m.what->content());
         if (const double d = remote_seconds(bytes); d > 0) {
@@ -210,7 +210,7 @@ void virtual_engine::run_job() {
   }
   outbox_.clear();
   if (depart > end)
-    (machine_.empty() ? cores_[*host][core] : machine_[mcore]) = depart;
+    (*physical)[pcore] = depart;
   ++stats_.handlers;
 }
 

@@ -30,8 +30,9 @@
 //   receiving host (of the machine, with machine_cores) before it is
 //   delivered; both 0 (the default): free. Each host sends, and receives,
 //   one such message at a time in order (a node's I/O thread), so messages
-//   between two roles keep their order. Between two hosts they then pay the network model (set_network;
-//   runtime/network_model.hpp), which queues them on both NICs; on one host,
+//   between two roles keep their order. Between two hosts they also pay the
+//   network model (set_network; runtime/network_model.hpp), after the
+//   sender's side, which queues them on both NICs; on one host,
 //   or without a network model, they arrive at the handler's end. Messages
 //   from outside any handler (the coordinator, the clock's timers) arrive at
 //   once.

@@ -53,8 +53,8 @@ int calibrate_command(const std::vector<std::string>& args) {
               cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds,
               c.contention_threads, c.gflops, c.memory_gbps, c.message_us, c.lookup_row_ns,
               c.push_row_ns, c.contention_lo, c.contention_hi, c.core_contention,
-              c.streamed_message_us, c.streamed_gbps,
-              c.remote_message_us, c.remote_gbps);
+              c.remote.streamed_message_us, c.remote.streamed_gbps, c.remote.message_us,
+              c.remote.gbps);
   return exit_ok;
 }
 
