@@ -1,7 +1,7 @@
 #pragma once
 // What coordinate() (runtime/coordinator.hpp) takes and gives besides the
-// cluster: its options and its result. The coordinator's run bookkeeping
-// (coordinator_run.hpp) shares them, so they live here, below both.
+// cluster: its options and its result. The coordinator actor
+// (coordinator_actor.hpp) shares them, so they live here, below both.
 #include <chrono>
 #include <cstdint>
 #include <functional>

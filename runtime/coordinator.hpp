@@ -2,7 +2,8 @@
 // The coordinator's protocol over a running cluster, wherever its actors live
 // (one process: cluster.cpp; several: node.cpp through CAF's middleman). Its
 // phases and the trainers' losses are the state machine of
-// coordinator_phases.hpp; coordinator_run.hpp carries them out with CAF:
+// coordinator_phases.hpp; steps 1-3 are an event-based actor
+// (coordinator_actor.hpp) whose hooks the caller of coordinate() serves:
 //   1. ask every trainer for its syncer and wire the ring (MA / BMUF);
 //   2. start every trainer; poll progress while they train; the start replies
 //      come when each trainer's data is exhausted;

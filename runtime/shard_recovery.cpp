@@ -1,6 +1,7 @@
 // The coordinator's side of partial recovery (see shard_recovery.hpp):
 //   runtime -> new shard: recover; new shard -> runtime: (bytes, saves, ns)
-//   coordinator -> trainer: rebind(shard, handle); trainer -> workers: rebind
+//   coordinator actor -> trainer: rebind(shard, handle) (coordinator_losses.cpp);
+//   trainer -> workers: rebind
 #include "runtime/shard_recovery.hpp"
 
 #include <algorithm>
@@ -48,8 +49,7 @@ double shard_recovery::examples_at(double t) const {
   return samples_.back().second;
 }
 
-std::optional<std::string> shard_recovery::recover(std::size_t i, const std::string& why,
-                                                   const std::vector<bool>& live_trainers) {
+std::optional<std::string> shard_recovery::recover(std::size_t i, const std::string& why) {
   const auto down = self_->clock().now();
   shard_restart r;
   if (auto e = restart_(i, r))
@@ -58,11 +58,6 @@ std::optional<std::string> shard_recovery::recover(std::size_t i, const std::str
   // shard itself is busy until it is ready, and serves nothing before.)
   const auto back = std::max(self_->clock().now(),
                              caf::actor_clock::time_point{std::chrono::nanoseconds(r.ready_ns)});
-  auto handle = caf::actor_cast<caf::strong_actor_ptr>(c_.shards[i]);
-  self_->monitor(c_.shards[i]);
-  for (std::size_t t = 0; t < c_.trainers.size(); ++t)
-    if (live_trainers[t])
-      self_->send(c_.trainers[t], actors::rebind_atom::value, std::uint32_t(i), handle);
   const double at = seconds(down);
   const bool had_save = r.newest_save_ns != std::numeric_limits<std::int64_t>::min();
   // (A save from before training started, the shard's first one, holds

@@ -6,9 +6,10 @@
 //      the lost one's place (cluster_handles::shards[i]) and asks it to
 //      reload its own newest checkpoint (recover_atom); the reply says when
 //      that save was taken;
-//   3. the coordinator monitors the new shard and sends rebind(i, handle) to
-//      every live trainer, which passes it on to its workers; their lookups
-//      that died with the old shard go again.
+//   3. the coordinator actor monitors the new shard and sends rebind(i,
+//      handle) to every live trainer, which passes it on to its workers;
+//      their lookups that died with the old shard go again
+//      (coordinator_losses.cpp).
 // Every other role trains on meanwhile. What is lost: the shard's updates
 // since its newest save (pushes to the dead shard are dropped as well).
 //
@@ -70,10 +71,9 @@ public:
   void start(caf::actor_clock::time_point t0);
   // A progress sample: `examples` trained by now.
   void sample(std::uint64_t examples);
-  // Shard i went down (`why`): steps 2 and 3 for the live trainers. An error
-  // when the restart failed.
-  std::optional<std::string> recover(std::size_t i, const std::string& why,
-                                     const std::vector<bool>& live_trainers);
+  // Shard i went down (`why`): step 2, and the event for the report. An
+  // error when the restart failed.
+  std::optional<std::string> recover(std::size_t i, const std::string& why);
   // Fills out.recovery's failures, events, lost examples and outage.
   void report(run_metrics& out) const;
 
