@@ -97,6 +97,7 @@ struct coordinator_setup {
   std::chrono::milliseconds poll_interval{200};
 };
 
+// (The actor's code: coordinator_protocol.{hpp,cpp}, coordinator_losses.cpp.)
 coordinator_actor spawn_coordinator(caf::actor_system& sys, coordinator_setup setup);
 
 } // namespace runtime

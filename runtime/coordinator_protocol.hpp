@@ -1,8 +1,8 @@
 #pragma once
 // The coordinator actor's state (coordinator_actor.hpp): the phases of
-// coordinator_phases.hpp carried out with CAF. coordinator_actor.cpp walks
-// the phases (requests, continuations, the progress poll, the hooks);
-// coordinator_losses.cpp handles DOWNs: a lost trainer, a shard restarted
+// coordinator_phases.hpp carried out with CAF. coordinator_protocol.cpp
+// holds the behaviour and walks the phases (requests, continuations, the
+// progress poll, the hooks); coordinator_losses.cpp handles DOWNs: a lost trainer, a shard restarted
 // or the job's end, and the rollback of full recovery.
 #include <chrono>
 #include <cstdint>
@@ -58,7 +58,7 @@ private:
   bool over() const { return ended_ || wait_ != wait::none; }
   bool ended() const { return phases_.failure() || rollback_; }
 
-  // -- phases (coordinator_actor.cpp) --
+  // -- phases (coordinator_protocol.cpp) --
   // What the event just handled leaves: the end, a rollback, or the next
   // phase when the current one is complete.
   void after_event();

@@ -1,4 +1,5 @@
-// The coordinator actor's phases (see coordinator_actor.hpp):
+// The coordinator actor: its behaviour and its phases (see
+// coordinator_actor.hpp):
 //   coordinator -> trainer: peers, start, stats, sync, stop(last)
 //   coordinator -> syncer: peers(rank, all)
 //   coordinator -> embedding shard: lookup of no keys (readiness)
