@@ -19,6 +19,20 @@ std::chrono::nanoseconds network_model::transfer(std::size_t from, std::size_t t
                                                  std::uint64_t bytes, time_point now) {
   if (from == to)
     return std::chrono::nanoseconds{0};
+  count(bytes);
+  return reserve(from, to, bytes, now);
+}
+
+void network_model::count(std::uint64_t bytes) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  bytes_ += bytes;
+  ++messages_;
+}
+
+std::chrono::nanoseconds network_model::reserve(std::size_t from, std::size_t to,
+                                                std::uint64_t bytes, time_point now) {
+  if (from == to)
+    return std::chrono::nanoseconds{0};
   using dur = std::chrono::duration<double, std::nano>;
   const double dil = std::max(1.0, settings_.dilation);
   // bits / (Gbit/s) = ns
@@ -39,8 +53,6 @@ std::chrono::nanoseconds network_model::transfer(std::size_t from, std::size_t t
   rx_free_[to] = rx_end;
   tx_busy_[from] += std::chrono::duration<double>(wire_tx).count();
   rx_busy_[to] += std::chrono::duration<double>(wire_rx).count();
-  bytes_ += bytes;
-  ++messages_;
   return std::chrono::duration_cast<std::chrono::nanoseconds>(rx_end - now);
 }
 

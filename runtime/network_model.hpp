@@ -72,6 +72,14 @@ public:
   // Precondition: from, to < hosts().
   std::chrono::nanoseconds transfer(std::size_t from, std::size_t to, std::uint64_t bytes,
                                     time_point now);
+  // transfer() in two parts, for a sender that knows a message before it
+  // leaves (the virtual engine: when its handler runs, and it leaves at the
+  // handler's end): count() it among the bytes and messages moved then, and
+  // reserve() its path when it leaves. Calls to reserve() must come in the
+  // order the messages leave: a NIC serves them in that order.
+  void count(std::uint64_t bytes);
+  std::chrono::nanoseconds reserve(std::size_t from, std::size_t to, std::uint64_t bytes,
+                                   time_point now);
 
   // faults.slow-nic: host's NIC at factor x bandwidth in [from, until).
   // Precondition: host < hosts(), factor > 0.

@@ -203,8 +203,14 @@ void virtual_engine::run_job() {
           m.to_host = *to;
         }
         arrival = depart;
-        if (net_)
-          arrival += net_->transfer(*host, *to, bytes, depart);
+        if (net_) { // sent now; the network takes it when it leaves (advance_to)
+          net_->count(bytes);
+          m.from_host = *host;
+          m.to_host = *to;
+          m.bytes = bytes;
+          departing_.emplace(depart, std::move(m));
+          continue;
+        }
       }
     in_flight_.emplace(arrival, std::move(m));
   }
@@ -219,6 +225,8 @@ std::optional<virtual_engine::time_point> virtual_engine::next_event() const {
   auto consider = [&](time_point x) { t = t ? std::min(*t, x) : x; };
   if (!in_flight_.empty())
     consider(in_flight_.begin()->first);
+  if (!departing_.empty())
+    consider(departing_.begin()->first);
   if (!deferred_.empty())
     consider(deferred_.begin()->first);
   if (!events_.empty())
@@ -235,6 +243,15 @@ void virtual_engine::advance_to(time_point t) {
   // fires every pending timer whatever its time, and moves the clock to the
   // latest, e.g. a request's timeout 30 s on.)
   sched_->clock().advance_time(t > n ? t - n : caf::actor_clock::duration_type{0});
+  // Departures first, in the order they leave: a NIC queues a message
+  // behind those that left before it, not behind those whose handlers ran
+  // before (a long handler's messages leave at its end, later).
+  while (!departing_.empty() && departing_.begin()->first <= t) {
+    auto node = departing_.extract(departing_.begin());
+    auto& m = node.mapped();
+    const auto arrival = node.key() + net_->reserve(m.from_host, m.to_host, m.bytes, node.key());
+    in_flight_.emplace(arrival, std::move(m));
+  }
   delivering_ = true;
   while (!in_flight_.empty() && in_flight_.begin()->first <= t) {
     auto node = in_flight_.extract(in_flight_.begin());

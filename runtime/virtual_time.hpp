@@ -32,7 +32,10 @@
 //   one such message at a time in order (a node's I/O thread), so messages
 //   between two roles keep their order. Between two hosts they also pay the
 //   network model (set_network; runtime/network_model.hpp), after the
-//   sender's side, which queues them on both NICs; on one host,
+//   sender's side, which queues them on both NICs in the order they leave
+//   (the engine hands each to it at its departure, not when its handler
+//   runs: a long handler's messages leave at its end, after those of
+//   shorter handlers that ran later); on one host,
 //   or without a network model, they arrive at the handler's end. Messages
 //   from outside any handler (the coordinator, the clock's timers) arrive at
 //   once.
@@ -139,6 +142,9 @@ private:
     caf::mailbox_element_ptr what;
     double recv_seconds = 0; // core time its receiving host still owes it
     std::size_t to_host = 0;
+    // Waiting to depart into the network model: its hosts and wire bytes.
+    std::size_t from_host = 0;
+    std::size_t bytes = 0;
   };
   struct actor_info {
     std::optional<std::size_t> host;
@@ -161,6 +167,9 @@ private:
   std::unordered_map<std::size_t, time_point> tx_free_, rx_free_;
   std::vector<double> host_busy_;
   std::multimap<time_point, held_message> in_flight_; // by arrival
+  // Messages for the network model, by departure: each NIC takes them in
+  // the order they leave, whenever their handlers ran.
+  std::multimap<time_point, held_message> departing_;
   std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core
   std::multimap<time_point, std::function<void()>> events_; // at()
   // The handler running now.

@@ -246,6 +246,35 @@ TEST_CASE("virtual time: a message between hosts pays the network after its hand
   f.engine.set_network(nullptr); // net goes first
 }
 
+TEST_CASE("virtual time: a NIC sends messages in the order they leave, not the order their "
+          "handlers ran") {
+  fixture f(2);
+  runtime::network_model net(2, {1000.0, 1.0, 1.0}); // 1 ms latency, 192 ns per int message
+  f.engine.set_network(&net);
+  const auto origin = f.engine.now();
+  auto remote = actors::spawn_role(*f.sys, 1, worker, std::string("remote"), f.log, origin,
+                                   caf::actor{});
+  auto slow = actors::spawn_role(*f.sys, 0, worker, std::string("slow"), f.log, origin, remote);
+  auto quick = actors::spawn_role(*f.sys, 0, worker, std::string("quick"), f.log, origin, remote);
+  // Both start at 0 on host 0's two cores; the slow one's handler runs first
+  // and its message leaves at 10 ms, the quick one's at 1 ms.
+  caf::anon_send(slow, 10);
+  caf::anon_send(quick, 1);
+  f.engine.run();
+  REQUIRE(f.log->size() == 4);
+  CHECK((*f.log)[0] == event{"slow", 0});
+  CHECK((*f.log)[1] == event{"quick", 0});
+  // The quick message is not queued behind the slow one, which left later
+  // (a NIC holding the path from when the slow handler ran would deliver it
+  // at 10 + 1 ms).
+  CHECK((*f.log)[2].start_ms == doctest::Approx(1 + 1 + 0.000192).epsilon(1e-9));
+  CHECK((*f.log)[3].start_ms == doctest::Approx(10 + 1 + 0.000192).epsilon(1e-9));
+  CHECK(net.messages_moved() == 2);
+  for (auto h : {remote, slow, quick})
+    caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  f.engine.set_network(nullptr);
+}
+
 TEST_CASE("virtual time: a frozen host starts nothing until the freeze ends") {
   fixture f(2);
   const auto origin = f.engine.now();
