@@ -81,6 +81,24 @@ caf::behavior worker(caf::event_based_actor* self, std::string name, log_ptr log
   };
 }
 
+// A sink on host 1 and two workers on host 0 that tell it when they are done.
+struct two_to_one {
+  caf::actor sink, a, b;
+  void shut_down() const {
+    for (auto h : {sink, a, b})
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  }
+};
+two_to_one spawn_two_to_one(const fixture& f, const std::string& sink, const std::string& a,
+                            const std::string& b) {
+  const auto origin = f.engine.now();
+  two_to_one out;
+  out.sink = actors::spawn_role(*f.sys, 1, worker, sink, f.log, origin, caf::actor{});
+  out.a = actors::spawn_role(*f.sys, 0, worker, a, f.log, origin, out.sink);
+  out.b = actors::spawn_role(*f.sys, 0, worker, b, f.log, origin, out.sink);
+  return out;
+}
+
 // Sends itself `left` ticks, `gap` apart, on the actor clock.
 caf::behavior ticker(caf::event_based_actor* self, int left) {
   auto remaining = std::make_shared<int>(left);
@@ -98,13 +116,9 @@ TEST_CASE("virtual time: a handler holds one core for its cost") {
   for (std::size_t cores : {1, 2}) {
     CAPTURE(cores);
     fixture f(cores);
-    const auto origin = f.engine.now();
-    auto sink = actors::spawn_role(*f.sys, 1, worker, std::string("sink"), f.log, origin,
-                                   caf::actor{});
-    auto a = actors::spawn_role(*f.sys, 0, worker, std::string("a"), f.log, origin, sink);
-    auto b = actors::spawn_role(*f.sys, 0, worker, std::string("b"), f.log, origin, sink);
-    caf::anon_send(a, 5);
-    caf::anon_send(b, 5);
+    const auto roles = spawn_two_to_one(f, "sink", "a", "b");
+    caf::anon_send(roles.a, 5);
+    caf::anon_send(roles.b, 5);
     f.engine.run();
     // One core: b waits for a's 5 ms. Two: both start at once. The sink
     // (another host) gets each message when its sender's handler ends.
@@ -116,8 +130,7 @@ TEST_CASE("virtual time: a handler holds one core for its cost") {
     CAPTURE(show(*f.log));
     CHECK(*f.log == want);
     CHECK(f.engine.host_busy().at(0) == doctest::Approx(0.010));
-    for (auto h : {sink, a, b})
-      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+    roles.shut_down();
   }
 }
 
@@ -251,15 +264,11 @@ TEST_CASE("virtual time: a NIC sends messages in the order they leave, not the o
   fixture f(2);
   runtime::network_model net(2, {1000.0, 1.0, 1.0}); // 1 ms latency, 192 ns per int message
   f.engine.set_network(&net);
-  const auto origin = f.engine.now();
-  auto remote = actors::spawn_role(*f.sys, 1, worker, std::string("remote"), f.log, origin,
-                                   caf::actor{});
-  auto slow = actors::spawn_role(*f.sys, 0, worker, std::string("slow"), f.log, origin, remote);
-  auto quick = actors::spawn_role(*f.sys, 0, worker, std::string("quick"), f.log, origin, remote);
+  const auto roles = spawn_two_to_one(f, "remote", "slow", "quick");
   // Both start at 0 on host 0's two cores; the slow one's handler runs first
   // and its message leaves at 10 ms, the quick one's at 1 ms.
-  caf::anon_send(slow, 10);
-  caf::anon_send(quick, 1);
+  caf::anon_send(roles.a, 10);
+  caf::anon_send(roles.b, 1);
   f.engine.run();
   REQUIRE(f.log->size() == 4);
   CHECK((*f.log)[0] == event{"slow", 0});
@@ -270,8 +279,7 @@ TEST_CASE("virtual time: a NIC sends messages in the order they leave, not the o
   CHECK((*f.log)[2].start_ms == doctest::Approx(1 + 1 + 0.000192).epsilon(1e-9));
   CHECK((*f.log)[3].start_ms == doctest::Approx(10 + 1 + 0.000192).epsilon(1e-9));
   CHECK(net.messages_moved() == 2);
-  for (auto h : {remote, slow, quick})
-    caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  roles.shut_down();
   f.engine.set_network(nullptr);
 }
 
