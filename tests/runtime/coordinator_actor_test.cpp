@@ -2,13 +2,17 @@
 // message on CAF's deterministic scheduler, against fake trainers, syncers
 // and a fake caller: the first ring, the progress poll and its hook, a
 // trainer lost during training (the ring re-formed among the survivors), the
-// coordinated stop's last round and reports, a loss during the stop, and a
-// trainer that never answers.
+// coordinated stop's last round and reports, a loss during the stop, a
+// trainer that never answers, a shard restarted (partial recovery) and the
+// rollbacks of full recovery.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -35,7 +39,20 @@ struct walk_log {
   std::vector<std::uint64_t> polled;       // the caller's polled hooks: examples
   int started = 0, trained = 0;
   std::optional<coordinator_outcome> outcome;
+  // (trainer, shard, handle) of every rebind a trainer got.
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, caf::strong_actor_ptr>> rebinds;
+  // What the caller's hooks answer: a polled hook's error ("" none), and a
+  // restart (the test puts a new shard in place).
+  std::string poll_error;
+  std::function<std::string(std::size_t)> restart;
 };
+
+// Answers a readiness lookup (a lookup of no keys).
+caf::behavior fake_shard(caf::event_based_actor*) {
+  return {
+    [](lookup_atom, lookup_request&) { return embedding_rows{}; },
+  };
+}
 
 caf::behavior fake_syncer(caf::event_based_actor*, std::shared_ptr<walk_log> log, std::size_t i) {
   return {
@@ -96,7 +113,9 @@ fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
     [=](cut_atom, std::uint64_t, std::uint64_t) { return cut_report{}; },
     [=](parked_atom, std::uint64_t) {},
     [=](resume_atom) {},
-    [=](rebind_atom, std::uint32_t, caf::strong_actor_ptr&) {},
+    [=](rebind_atom, std::uint32_t shard, caf::strong_actor_ptr& h) {
+      log->rebinds.emplace_back(i, shard, h);
+    },
   };
 }
 
@@ -107,13 +126,15 @@ caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<walk_log> log
     },
     [=](runtime::polled_atom, progress_report& p) -> std::string {
       log->polled.push_back(p.examples);
-      return {};
+      return log->poll_error;
     },
     [=](runtime::trained_atom) {
       ++log->trained;
       return std::vector<caf::actor_addr>{};
     },
-    [=](runtime::restart_atom, std::uint64_t, std::string&) { return std::string{}; },
+    [=](runtime::restart_atom, std::uint64_t shard, std::string&) {
+      return log->restart(std::size_t(shard));
+    },
     [=](coordinator_outcome& o) { log->outcome = std::move(o); },
   };
 }
@@ -128,6 +149,7 @@ struct walk : test::actor_fixture {
   // n trainers answering sync with rounds[i]; silent ones answer nothing.
   void build(std::size_t n, model::sync_algorithm algo, std::vector<std::uint64_t> rounds,
              std::vector<bool> silent = {}, std::vector<bool> holding = {}) {
+    build_shards(0);
     cfg.sync.algorithm = algo;
     cfg.cluster.timeout = std::chrono::milliseconds(1000);
     silent.resize(n, false);
@@ -146,12 +168,24 @@ struct walk : test::actor_fixture {
     caller = sys.spawn(fake_caller, log);
   }
 
-  runtime::coordinator_actor start(bool tolerate) {
+  void build_shards(std::size_t n) {
+    c.shards.clear();
+    c.shard_names.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      c.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(fake_shard)));
+      c.shard_names.push_back("embedding shard " + std::to_string(i));
+    }
+  }
+
+  runtime::coordinator_actor start(bool tolerate, bool restart_shards = false,
+                                   bool rollback = false) {
     runtime::coordinator_setup s;
     s.cfg = &cfg;
     s.cluster = &c;
     s.caller = caller;
     s.tolerate_trainer_loss = tolerate;
+    s.restart_shards = restart_shards;
+    s.rollback_on_shard_loss = rollback;
     s.on_trained = true;
     s.poll_interval = std::chrono::milliseconds(10);
     auto coord = runtime::spawn_coordinator(sys, s);
@@ -170,6 +204,8 @@ struct walk : test::actor_fixture {
   ~walk() {
     for (auto& t : c.trainers)
       self->send_exit(t, caf::exit_reason::user_shutdown);
+    for (auto& x : c.shards)
+      self->send_exit(x, caf::exit_reason::user_shutdown);
     for (auto& s : syncers)
       self->send_exit(s, caf::exit_reason::user_shutdown);
     self->send_exit(caller, caf::exit_reason::user_shutdown);
@@ -274,4 +310,84 @@ TEST_CASE_FIXTURE(walk, "coordinator actor: a trainer that never answers is name
   REQUIRE(log->outcome->failure);
   CHECK(*log->outcome->failure == "no reply from trainer-1 within 1000 ms");
   CHECK(log->started == 0);
+}
+
+TEST_CASE_FIXTURE(walk, "coordinator actor: a lost shard restarted by the caller is rebound on "
+                        "every live trainer and monitored") {
+  build(2, model::sync_algorithm::s_easgd, {0, 0});
+  build_shards(2);
+  int restarts = 0;
+  log->restart = [&](std::size_t i) {
+    ++restarts;
+    c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(fake_shard));
+    return std::string{};
+  };
+  auto coord = start(/*tolerate=*/true, /*restart_shards=*/true);
+  REQUIRE(log->started == 1); // both shards answered their readiness lookup
+  self->send_exit(c.shards[1], caf::exit_reason::kill);
+  run();
+  CHECK(restarts == 1);
+  REQUIRE(log->rebinds.size() == 2); // one per trainer, shard 1, the new handle
+  for (std::uint32_t t = 0; t < 2; ++t) {
+    CHECK(std::get<0>(log->rebinds[t]) == t);
+    CHECK(std::get<1>(log->rebinds[t]) == 1);
+    CHECK(std::get<2>(log->rebinds[t]) == caf::actor_cast<caf::strong_actor_ptr>(c.shards[1]));
+  }
+  // The new shard is monitored: its loss is restarted too.
+  self->send_exit(c.shards[1], caf::exit_reason::kill);
+  run();
+  CHECK(restarts == 2);
+  CHECK(log->rebinds.size() == 4);
+  CHECK_FALSE(log->outcome);
+  finish_training(0);
+  finish_training(1);
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
+}
+
+TEST_CASE_FIXTURE(walk, "coordinator actor: a restart that fails ends the job with its error") {
+  build(2, model::sync_algorithm::s_easgd, {0, 0});
+  build_shards(1);
+  log->restart = [](std::size_t) { return std::string{"no checkpoint to reload"}; };
+  auto coord = start(true, true);
+  self->send_exit(c.shards[0], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->outcome);
+  REQUIRE(log->outcome->failure);
+  CHECK(*log->outcome->failure == "no checkpoint to reload");
+  CHECK(log->rebinds.empty());
+}
+
+TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a loss rolls back, named by the "
+                        "lost shard when its DOWN is already in") {
+  build(2, model::sync_algorithm::s_easgd, {0, 0});
+  build_shards(1);
+  auto coord = start(/*tolerate=*/false, /*restart_shards=*/false, /*rollback=*/true);
+  // The trainer's DOWN comes first; the shard's is in the mailbox before the
+  // coordinator ends.
+  self->send_exit(c.trainers[1], caf::exit_reason::kill);
+  self->send_exit(c.shards[0], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
+  REQUIRE(log->outcome->rollback);
+  CHECK(log->outcome->rollback->shard == std::optional<std::size_t>{0});
+  CHECK(log->outcome->rollback->why.find("embedding shard 0 is down") != std::string::npos);
+  CHECK(log->stops == std::vector<int>{0, 0});
+}
+
+TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a failed cut rolls back with its "
+                        "error") {
+  build(2, model::sync_algorithm::s_easgd, {0, 0});
+  log->poll_error = "checkpoint: disk full";
+  auto coord = start(false, false, /*rollback=*/true);
+  CHECK_FALSE(log->outcome);
+  advance(std::chrono::milliseconds(10));
+  REQUIRE(log->polled.size() == 1);
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
+  REQUIRE(log->outcome->rollback);
+  CHECK_FALSE(log->outcome->rollback->shard);
+  CHECK(log->outcome->rollback->why == "checkpoint: disk full");
+  CHECK(log->outcome->rollback->examples == 100 + 200); // the poll's examples
 }
