@@ -19,8 +19,10 @@ std::chrono::nanoseconds network_model::transfer(std::size_t from, std::size_t t
                                                  std::uint64_t bytes, time_point now) {
   if (from == to)
     return std::chrono::nanoseconds{0};
-  count(bytes);
-  return reserve(from, to, bytes, now);
+  std::lock_guard<std::mutex> guard(mtx_);
+  bytes_ += bytes;
+  ++messages_;
+  return reserve_locked(from, to, bytes, now);
 }
 
 void network_model::count(std::uint64_t bytes) {
@@ -33,13 +35,18 @@ std::chrono::nanoseconds network_model::reserve(std::size_t from, std::size_t to
                                                 std::uint64_t bytes, time_point now) {
   if (from == to)
     return std::chrono::nanoseconds{0};
+  std::lock_guard<std::mutex> guard(mtx_);
+  return reserve_locked(from, to, bytes, now);
+}
+
+std::chrono::nanoseconds network_model::reserve_locked(std::size_t from, std::size_t to,
+                                                       std::uint64_t bytes, time_point now) {
   using dur = std::chrono::duration<double, std::nano>;
   const double dil = std::max(1.0, settings_.dilation);
   // bits / (Gbit/s) = ns
   const double bits = double(bytes) * 8.0;
   const auto ns = [](double x) { return std::chrono::duration_cast<clock_type::duration>(dur(x)); };
   const auto latency = ns(settings_.latency_us * 1e3 * dil);
-  std::lock_guard<std::mutex> guard(mtx_);
   const auto tx_start = std::max(now, tx_free_[from]);
   const auto wire_tx = ns(bits / (settings_.bandwidth_gbps * factor_at(from, tx_start)) * dil);
   const auto tx_end = tx_start + wire_tx;
