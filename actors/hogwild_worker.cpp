@@ -66,7 +66,8 @@ void request_batch(self_ptr self) {
   auto& st = self->state;
   const auto seq = st.next_seq++;
   st.reader_pending = true;
-  self->request(st.cfg.reader, st.cfg.timeout, messages::next_atom::value)
+  st.reader_sent = self->clock().now();
+  self->request(st.cfg.reader, request_timeout(st), messages::next_atom::value)
     .then([=](messages::example_batch& b) { on_batch(self, seq, b); },
           [=](caf::error& err) { fail(self, "reader", messages::errc::input_error, err); });
 }
@@ -76,7 +77,7 @@ void request_sync(self_ptr self) {
   auto& st = self->state;
   st.sync_pending = true;
   st.sync_sent = self->clock().now();
-  self->request(st.cfg.syncer, st.cfg.timeout, messages::sync_atom::value)
+  self->request(st.cfg.syncer, request_timeout(st), messages::sync_atom::value)
     .then(
       [=](std::uint64_t) {
         auto& st = self->state;
@@ -223,9 +224,13 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         fail(self, "config", messages::errc::bad_request, what);
         return;
       }
+      st.watchdog = !st.deferred_writes;
+      if (st.watchdog)
+        watchdog_tick(self); // arms the first tick
       advance(self);
     },
     [=](messages::apply_atom) { apply_pending(self); },
+    [=](messages::tick_atom) { watchdog_tick(self); },
     [=](messages::rebind_atom, std::uint32_t shard, const caf::strong_actor_ptr& h) {
       on_rebind(self, shard, h);
     },

@@ -30,6 +30,16 @@
 // batch: input_error; bad rows: bad_request) is logged with spdlog::error and
 // the worker quits with that error, context "worker-T-W: <peer>: <error>",
 // so its trainer's down handler reports it.
+// On the wall clock the timeout is the worker's own watchdog, not CAF's:
+// a CAF request timeout is an entry in the actor clock, and each one wakes
+// the clock's thread, three times a batch, which on two cores takes turns
+// with the workers (docs/RESULTS.md, section 2b). The requests go without
+// one, the worker notes when each went out, and a tick every cfg.timeout / 4
+// fails the worker (request_timeout, "no reply to ... within T ms") once a
+// request has waited cfg.timeout: a timeout fires after T to 1.25 T. A
+// lookup waiting for its shard's restart is not a request in flight. On the
+// virtual clock the requests keep CAF's timeouts (what the replayed metrics
+// were made with).
 //
 // The simulated network (cluster.mode=simulated with net.enabled) is not the
 // worker's business: the transport of its actor system delays its lookups,
@@ -181,6 +191,9 @@ struct worker_state {
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;
+  clock_type::time_point reader_sent;
+  std::vector<clock_type::time_point> lookup_sent[2]; // per slot, per shard
+  bool watchdog = false; // wall clock: requests without CAF timeouts, the tick checks them
   clock_type::time_point idle_since; // end of the last computation or sync wait
   bool idle = false;                 // idle_since is set and not yet charged
   std::thread::id last_thread;       // the scheduler thread of the last batch (stats.thread_moves)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include <caf/duration.hpp>
 #include <caf/error.hpp>
 
 #include "actors/cpu_time.hpp"
@@ -42,6 +43,13 @@ void dense_step(worker_state& st);
 void train(self_ptr self, const worker_batch& slot);
 // Virtual clock: lands the dense step of the last batch, if still pending.
 void apply_pending(self_ptr self);
+
+// The timeout of a request: none under the watchdog (wall clock), else
+// cfg.timeout.
+caf::duration request_timeout(const worker_state& st);
+// The watchdog's check (wall clock): fails the worker when a request has
+// waited cfg.timeout; else arms the next tick.
+void watchdog_tick(self_ptr self);
 
 // The pipeline's one decision point, called after every event
 // (hogwild_worker.cpp).

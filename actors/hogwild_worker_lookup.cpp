@@ -65,11 +65,58 @@ void fail(self_ptr self, const std::string& peer, messages::errc code, const std
   quit_with(self, code, self->state.name + ": " + peer + ": " + what);
 }
 
+caf::duration request_timeout(const worker_state& st) {
+  return st.watchdog ? caf::infinite : caf::duration{st.cfg.timeout};
+}
+
+namespace {
+
+bool waits_for_restart(const worker_state& st, std::size_t s, std::uint64_t seq) {
+  return s < st.awaiting.size() &&
+         std::find(st.awaiting[s].begin(), st.awaiting[s].end(), seq) != st.awaiting[s].end();
+}
+
+} // namespace
+
+void watchdog_tick(self_ptr self) {
+  auto& st = self->state;
+  if (st.finished || !st.watchdog)
+    return;
+  const auto now = self->clock().now();
+  const auto limit = std::chrono::duration_cast<clock_type::duration>(st.cfg.timeout);
+  const auto ms = std::to_string(st.cfg.timeout.count()) + " ms";
+  if (st.reader_pending && now - st.reader_sent >= limit) {
+    fail(self, "reader", messages::errc::request_timeout,
+         "no reply to the request for batch " + std::to_string(st.next_seq - 1) + " within " + ms);
+    return;
+  }
+  if (st.has_inflight) {
+    const auto& slot = st.slots[st.inflight % 2];
+    const auto& sent = st.lookup_sent[st.inflight % 2];
+    for (std::size_t s = 0; s < slot.num_shards() && s < sent.size(); ++s)
+      if (slot.awaits(s) && !waits_for_restart(st, s, st.inflight) && now - sent[s] >= limit) {
+        fail(self, shard_name(s), messages::errc::request_timeout,
+             "no reply to the lookup of batch " + std::to_string(st.inflight) + " within " + ms);
+        return;
+      }
+  }
+  if (st.sync_pending && now - st.sync_sent >= limit) {
+    fail(self, "syncer", messages::errc::request_timeout, "no reply to sync within " + ms);
+    return;
+  }
+  const auto period = std::max(limit / 4, clock_type::duration(std::chrono::milliseconds(1)));
+  self->delayed_send(self, period, messages::tick_atom::value);
+}
+
 void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
   auto& st = self->state;
   messages::lookup_request req;
   req.batch = seq;
   st.slots[seq % 2].shard_keys(s, req.keys.values);
+  auto& sent = st.lookup_sent[seq % 2];
+  if (sent.size() != st.cfg.shards.size())
+    sent.resize(st.cfg.shards.size());
+  sent[s] = self->clock().now();
   const std::uint64_t gen = s < st.lookup_gen.size() ? st.lookup_gen[s] : 0;
   auto on_error = [=](caf::error& err) {
     if (stale(self, s, gen))
@@ -81,7 +128,7 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
   };
   if (st.cfg.dct.mp) {
     self
-      ->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value,
+      ->request(st.cfg.shards[s], request_timeout(st), messages::lookup_atom::value,
                 messages::sparse_atom::value, std::move(req))
       .then(
         [=](messages::sparse_rows& r) {
@@ -91,7 +138,8 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
         on_error);
     return;
   }
-  self->request(st.cfg.shards[s], st.cfg.timeout, messages::lookup_atom::value, std::move(req))
+  self->request(st.cfg.shards[s], request_timeout(st), messages::lookup_atom::value,
+                std::move(req))
     .then(
       [=](messages::embedding_rows& r) {
         if (!stale(self, s, gen))

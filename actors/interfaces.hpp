@@ -88,6 +88,8 @@ using worker_actor = caf::typed_actor<
   caf::reacts_to<resume_atom, std::uint64_t>,
   // virtual clock: the batch's end event, when its dense write lands
   caf::reacts_to<apply_atom>,
+  // wall clock: the request watchdog's tick (hogwild_worker.hpp, Failures)
+  caf::reacts_to<tick_atom>,
   // embedding shard S was restarted (recovery.mode=partial): its new handle;
   // lookups lost with the old one are sent again
   caf::reacts_to<rebind_atom, std::uint32_t, caf::strong_actor_ptr>>;

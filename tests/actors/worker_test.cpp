@@ -293,6 +293,26 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: an unanswered lookup ends the worker 
   CHECK(code_of(rec->down["worker"]) == errc::request_timeout);
 }
 
+TEST_CASE_FIXTURE(worker_fixture,
+                  "worker: its own watchdog, not CAF's request timeouts, ends a lookup that waits "
+                  "cfg.timeout (T to 1.25 T)") {
+  rec->manual_reader = false;
+  rec->batches = {mocks::make_batch(0)};
+  start_worker(); // both shards hold batch 0's lookups unanswered
+  REQUIRE(rec->count("lookup s0 b0") == 1);
+  REQUIRE(rec->count("lookup s1 b0") == 1);
+  // The one timer is the watchdog's tick: the reader's request (answered)
+  // and the two lookups (in flight) left no CAF request timeout behind.
+  CHECK(sched.clock().schedule().size() == 1);
+  advance(std::chrono::seconds(29)); // the tick at 7.5 s finds 29 s < 30 s
+  CHECK(rec->down.count("worker") == 0);
+  advance(std::chrono::seconds(8)); // the next tick, 7.5 s later
+  REQUIRE(rec->down.count("worker") == 1);
+  CHECK(code_of(rec->down["worker"]) == errc::request_timeout);
+  CHECK(context_of(rec->down["worker"]) ==
+        "worker-0-1: embedding-shard-0: no reply to the lookup of batch 0 within 30000 ms");
+}
+
 TEST_CASE_FIXTURE(worker_fixture, "worker: a malformed batch ends the worker with input_error") {
   rec->manual_reader = false;
   auto bad = mocks::make_batch(0);
