@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -16,6 +17,7 @@
 #include "actors/sim_host.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
+#include "runtime/scheduler_setup.hpp"
 #include "runtime/fault_injector.hpp"
 #include "runtime/full_recovery.hpp"
 #include "runtime/virtual_coordinator.hpp"
@@ -162,9 +164,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       transport = std::make_unique<wall_transport>(network.get(), placement_for(cfg).hosts());
       sys_cfg.fabric = transport.get();
     }
-    if (cfg.cluster.scheduler_policy == "sharing")
-      sys_cfg.set("scheduler.policy", caf::atom("sharing"));
-    sys_cfg.set("scheduler.max-threads", scheduler_threads(cfg));
+    configure_wall_scheduler(sys_cfg, cfg, std::max(1u, std::thread::hardware_concurrency()));
   }
   caf::actor_system sys{sys_cfg};
   if (engine)

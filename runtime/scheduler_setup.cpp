@@ -1,0 +1,30 @@
+#include "runtime/scheduler_setup.hpp"
+
+#include <chrono>
+
+#include <caf/atom.hpp>
+#include <caf/timestamp.hpp>
+
+namespace runtime {
+
+std::optional<idle_polling> idle_polling_for(const train_config& c, std::size_t hardware_cores) {
+  if (c.cluster.scheduler_policy != "stealing" || scheduler_threads(c) > hardware_cores)
+    return std::nullopt;
+  return idle_polling{};
+}
+
+void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_config& c,
+                              std::size_t hardware_cores) {
+  if (c.cluster.scheduler_policy == "sharing")
+    sys_cfg.set("scheduler.policy", caf::atom("sharing"));
+  sys_cfg.set("scheduler.max-threads", scheduler_threads(c));
+  if (auto p = idle_polling_for(c, hardware_cores)) {
+    sys_cfg.set("work-stealing.aggressive-poll-attempts", p->aggressive);
+    sys_cfg.set("work-stealing.aggressive-steal-interval", std::size_t{1});
+    sys_cfg.set("work-stealing.moderate-steal-interval", std::size_t{1});
+    sys_cfg.set("work-stealing.moderate-sleep-duration",
+                caf::timespan{std::chrono::microseconds(p->moderate_sleep_us)});
+  }
+}
+
+} // namespace runtime

@@ -1,0 +1,38 @@
+#pragma once
+// The CAF scheduler of the one-process wall-clock cluster
+// (cluster.mode=simulated, sim.clock=wall): its policy, its threads, and how
+// long its idle threads look for work before they sleep.
+#include <cstddef>
+#include <optional>
+
+#include <caf/actor_system_config.hpp>
+
+#include "runtime/train_config.hpp"
+
+namespace runtime {
+
+// CAF's work-stealing.* settings. CAF's defaults poll 100 times (stealing
+// at every 10th), then every 50 us (stealing at every 5th) for 500 polls,
+// then sleep. With 2 Hogwild workers on 2 threads a thread is idle for short
+// gaps (its worker waits for rows that a shard, woken on the other thread,
+// is serving) and each of those steps is a sleep in the kernel: 3-5 % of the
+// whole process's wall time (docs/RESULTS.md, 2b). So: `aggressive` polls
+// stealing at each (about 1-2 ms), then a poll every `moderate_sleep_us`,
+// stealing at each.
+struct idle_polling {
+  std::size_t aggressive = 20000;
+  std::size_t moderate_sleep_us = 10;
+};
+
+// The polling for `c` on a machine of `hardware_cores`: only with the
+// stealing policy and when the threads do not outnumber the cores (a
+// polling thread would take a core from a busy one); none (CAF's defaults)
+// otherwise.
+std::optional<idle_polling> idle_polling_for(const train_config& c, std::size_t hardware_cores);
+
+// Sets scheduler.policy (sharing when asked), scheduler.max-threads
+// (scheduler_threads(c)) and the idle polling on `sys_cfg`.
+void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_config& c,
+                              std::size_t hardware_cores);
+
+} // namespace runtime

@@ -1,0 +1,63 @@
+// The one-process wall-clock cluster's CAF scheduler settings
+// (runtime/scheduler_setup.hpp).
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/config_value.hpp>
+#include <caf/settings.hpp>
+
+#include "runtime/scheduler_setup.hpp"
+
+namespace {
+
+runtime::train_config with_threads(std::size_t threads, const char* policy = "stealing") {
+  runtime::train_config c;
+  c.cluster.max_threads = threads;
+  c.cluster.scheduler_policy = policy;
+  return c;
+}
+
+// custom_options_ is protected: what CAF declares, read through a subclass.
+struct declaring_config : caf::actor_system_config {
+  bool declares(const char* key) const {
+    return custom_options_.qualified_name_lookup(key) != nullptr;
+  }
+};
+
+template <class T>
+T setting(const caf::actor_system_config& cfg, const char* key, T fallback) {
+  return caf::get_or(cfg, key, fallback);
+}
+
+} // namespace
+
+TEST_CASE("scheduler setup: idle threads poll longer only when the threads fit the cores") {
+  CHECK(runtime::idle_polling_for(with_threads(2), 2).has_value());
+  CHECK(runtime::idle_polling_for(with_threads(1), 2).has_value());
+  CHECK(!runtime::idle_polling_for(with_threads(4), 2).has_value()); // oversubscribed
+  CHECK(!runtime::idle_polling_for(with_threads(2, "sharing"), 2).has_value());
+}
+
+TEST_CASE("scheduler setup: the settings are CAF's own options, with the values CAF reads") {
+  declaring_config cfg;
+  runtime::configure_wall_scheduler(cfg, with_threads(2), 2);
+  // CAF 0.17 ignores a key it does not know: each one must be declared.
+  for (const char* key :
+       {"scheduler.max-threads", "work-stealing.aggressive-poll-attempts",
+        "work-stealing.aggressive-steal-interval", "work-stealing.moderate-steal-interval",
+        "work-stealing.moderate-sleep-duration"})
+    CHECK_MESSAGE(cfg.declares(key), key);
+  CHECK(setting<std::size_t>(cfg, "scheduler.max-threads", 0) == 2);
+  CHECK(setting<std::size_t>(cfg, "work-stealing.aggressive-poll-attempts", 0) == 20000);
+  CHECK(setting<std::size_t>(cfg, "work-stealing.aggressive-steal-interval", 0) == 1);
+  CHECK(setting<std::size_t>(cfg, "work-stealing.moderate-steal-interval", 0) == 1);
+  CHECK(setting<caf::timespan>(cfg, "work-stealing.moderate-sleep-duration", caf::timespan{0}) ==
+        std::chrono::microseconds(10));
+
+  caf::actor_system_config over; // 4 threads on 2 cores: CAF's defaults stay
+  runtime::configure_wall_scheduler(over, with_threads(4), 2);
+  CHECK(setting<std::size_t>(over, "scheduler.max-threads", 0) == 4);
+  CHECK(setting<std::size_t>(over, "work-stealing.aggressive-poll-attempts", 7) == 7);
+}
