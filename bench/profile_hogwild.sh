@@ -5,7 +5,7 @@
 # as shares per part of the code. Writes bench/results/profile_hogwild.md.
 # Shares are of the samples of the whole process, setup (table
 # initialisation, reading) included; run it on a quiet machine.
-# usage: bench/profile_hogwild.sh [SHADOWSYNC] [ROWS] [BATCH]
+# usage: [OUT=FILE.md] bench/profile_hogwild.sh [SHADOWSYNC] [ROWS] [BATCH]
 set -eu
 B=${1:-build/shadowsync}
 ROWS=${2:-200000}
@@ -14,7 +14,7 @@ command -v perf > /dev/null || { echo "profile_hogwild.sh: perf not found (apt-g
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 "$B" datagen --rows="$ROWS" --seed=5 --out="$W/train.tsv" > /dev/null
-OUT=bench/results/profile_hogwild.md
+OUT=${OUT:-bench/results/profile_hogwild.md}
 profile() { # name, then train options
   local name=$1
   shift
@@ -23,6 +23,8 @@ profile() { # name, then train options
     > /dev/null 2>&1
   perf report -i "$W/$name.data" -n --no-children --sort symbol --stdio 2> /dev/null |
     grep -E '^ +[0-9]+\.[0-9]+%' | awk '{$1=$1; print}' > "$W/$name.txt"
+  perf report -i "$W/$name.data" -n --no-children --sort comm --stdio 2> /dev/null |
+    grep -E '^ +[0-9]+\.[0-9]+%' | awk '{$1=$1; print}' > "$W/$name.comm.txt"
 }
 profile sequential --cluster.mode=sequential
 profile hogwild --cluster.mode=simulated --sim.clock=wall --cluster.trainers=1 \
@@ -86,6 +88,17 @@ for p in [p for p, _ in parts] + ["other"]:
     print(f"| {p} | {shares['sequential'][p]:.1f} | {shares['hogwild'][p]:.1f} | {extra:+.1f} |")
 extra = 100.0 * (sum(counts["hogwild"].values()) - seq_total) / seq_total
 print(f"| all | 100 | 100 | {extra:+.1f} |")
+print("\nSamples by thread (`caf.multiplexer`: CAF's scheduler threads; `caf.clock`: its timer "
+      "thread; `shadowsync`: the main thread), as % of all the sequential run's samples:\n")
+print("| thread | sequential | 1x2 Hogwild |\n|---|---|---|")
+threads = {}
+for n in runs:
+    for line in open(f"{w}/{n}.comm.txt"):
+        pct, k, comm = line.split(None, 2)
+        threads.setdefault(comm.strip(), {})[n] = int(k)
+for comm, k in sorted(threads.items(), key=lambda x: -x[1].get("hogwild", 0)):
+    print(f"| {comm} | {100.0 * k.get('sequential', 0) / seq_total:.1f} | "
+          f"{100.0 * k.get('hogwild', 0) / seq_total:.1f} |")
 for n, syms in runs.items():
     print(f"\n### Top symbols, {n}\n\n| % | symbol |\n|---|---|")
     for pct, kind, sym, _ in syms[:15]:
