@@ -17,6 +17,7 @@
 #include "messages/registry.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
+#include "runtime/scheduler_setup.hpp"
 #include "runtime/node_agent.hpp"
 #include "runtime/openssl_shim.hpp"
 
@@ -43,7 +44,7 @@ void configure(caf::actor_system_config& sc, const node_context& ctx) {
   sc.set("middleman.connection-timeout", caf::timespan{d.connection_timeout});
   sc.set("middleman.app-identifiers",
          std::vector<std::string>{"shadowsync/" + std::to_string(node_protocol_version)});
-  sc.set("scheduler.max-threads", scheduler_threads(ctx.cfg));
+  configure_node_scheduler(sc, scheduler_threads(ctx.cfg));
 }
 
 caf::expected<node_agent_actor> connect_once(caf::actor_system& sys, bool tls,

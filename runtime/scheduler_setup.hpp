@@ -1,7 +1,8 @@
 #pragma once
 // The CAF scheduler of the one-process wall-clock cluster
-// (cluster.mode=simulated, sim.clock=wall): its policy, its threads, and how
-// long its idle threads look for work before they sleep.
+// (cluster.mode=simulated, sim.clock=wall) and of a node (shadowsync node):
+// its policy, its threads, and how long its idle threads look for work
+// before they sleep.
 #include <cstddef>
 #include <optional>
 
@@ -34,5 +35,15 @@ std::optional<idle_polling> idle_polling_for(const train_config& c, std::size_t 
 // (scheduler_threads(c)) and the idle polling on `sys_cfg`.
 void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_config& c,
                               std::size_t hardware_cores);
+
+// A node's scheduler: `threads` threads (launch gives each node cores /
+// nodes). A node of one thread has no other thread to steal from, and the
+// work it waits for comes from the middleman's and the clock's threads,
+// whose enqueue wakes a sleeping thread at once; CAF's 500 polls 50 us
+// apart would only delay each remote message by up to 50 us. So with one
+// thread it skips them (work-stealing.moderate-poll-attempts = 0) and
+// sleeps after CAF's 100 quick polls. With more threads CAF's defaults stay
+// (the polls are how its threads find each other's work).
+void configure_node_scheduler(caf::actor_system_config& sys_cfg, std::size_t threads);
 
 } // namespace runtime

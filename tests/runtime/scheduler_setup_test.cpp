@@ -56,8 +56,22 @@ TEST_CASE("scheduler setup: the settings are CAF's own options, with the values 
   CHECK(setting<caf::timespan>(cfg, "work-stealing.moderate-sleep-duration", caf::timespan{0}) ==
         std::chrono::microseconds(10));
 
+  CHECK(cfg.declares("work-stealing.moderate-poll-attempts"));
+
   caf::actor_system_config over; // 4 threads on 2 cores: CAF's defaults stay
   runtime::configure_wall_scheduler(over, with_threads(4), 2);
   CHECK(setting<std::size_t>(over, "scheduler.max-threads", 0) == 4);
   CHECK(setting<std::size_t>(over, "work-stealing.aggressive-poll-attempts", 7) == 7);
+}
+
+TEST_CASE("scheduler setup: a node of one thread sleeps after CAF's quick polls, "
+          "one of more threads keeps CAF's polling") {
+  caf::actor_system_config one;
+  runtime::configure_node_scheduler(one, 1);
+  CHECK(setting<std::size_t>(one, "scheduler.max-threads", 0) == 1);
+  CHECK(setting<std::size_t>(one, "work-stealing.moderate-poll-attempts", 7) == 0);
+  caf::actor_system_config two;
+  runtime::configure_node_scheduler(two, 2);
+  CHECK(setting<std::size_t>(two, "scheduler.max-threads", 0) == 2);
+  CHECK(setting<std::size_t>(two, "work-stealing.moderate-poll-attempts", 7) == 7);
 }
