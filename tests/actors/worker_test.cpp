@@ -313,6 +313,19 @@ TEST_CASE_FIXTURE(worker_fixture,
         "worker-0-1: embedding-shard-0: no reply to the lookup of batch 0 within 30000 ms");
 }
 
+TEST_CASE_FIXTURE(worker_fixture, "worker: the watchdog ends a worker whose reader never answers") {
+  start_worker(); // the manual reader holds the request for batch 0
+  REQUIRE(rec->nexts.size() == 1);
+  CHECK(sched.clock().schedule().size() == 1); // the tick alone
+  advance(std::chrono::seconds(29));
+  CHECK(rec->down.count("worker") == 0);
+  advance(std::chrono::seconds(8));
+  REQUIRE(rec->down.count("worker") == 1);
+  CHECK(code_of(rec->down["worker"]) == errc::request_timeout);
+  CHECK(context_of(rec->down["worker"]) ==
+        "worker-0-1: reader: no reply to the request for batch 0 within 30000 ms");
+}
+
 TEST_CASE_FIXTURE(worker_fixture, "worker: a malformed batch ends the worker with input_error") {
   rec->manual_reader = false;
   auto bad = mocks::make_batch(0);
