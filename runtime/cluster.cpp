@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
-#include <thread>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -164,7 +163,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       transport = std::make_unique<wall_transport>(network.get(), placement_for(cfg).hosts());
       sys_cfg.fabric = transport.get();
     }
-    configure_wall_scheduler(sys_cfg, cfg, std::max(1u, std::thread::hardware_concurrency()));
+    configure_wall_scheduler(sys_cfg, cfg, hardware_cores());
   }
   caf::actor_system sys{sys_cfg};
   if (engine)

@@ -20,13 +20,16 @@ std::chrono::nanoseconds network_model::transfer(std::size_t from, std::size_t t
   if (from == to)
     return std::chrono::nanoseconds{0};
   std::lock_guard<std::mutex> guard(mtx_);
-  bytes_ += bytes;
-  ++messages_;
+  count_locked(bytes);
   return reserve_locked(from, to, bytes, now);
 }
 
 void network_model::count(std::uint64_t bytes) {
   std::lock_guard<std::mutex> guard(mtx_);
+  count_locked(bytes);
+}
+
+void network_model::count_locked(std::uint64_t bytes) {
   bytes_ += bytes;
   ++messages_;
 }

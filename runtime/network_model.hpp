@@ -103,7 +103,9 @@ private:
     double factor;
   };
   double factor_at(std::size_t host, time_point t) const; // under mtx_
-  // reserve()'s work, under mtx_ (transfer() takes the lock once for both parts).
+  // count()'s and reserve()'s work, under mtx_ (transfer() takes the lock
+  // once for both parts).
+  void count_locked(std::uint64_t bytes);
   std::chrono::nanoseconds reserve_locked(std::size_t from, std::size_t to, std::uint64_t bytes,
                                           time_point now);
 

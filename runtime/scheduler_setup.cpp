@@ -1,16 +1,12 @@
 #include "runtime/scheduler_setup.hpp"
 
-#include <chrono>
-
 #include <caf/atom.hpp>
 #include <caf/timestamp.hpp>
 
 namespace runtime {
 
-std::optional<idle_polling> idle_polling_for(const train_config& c, std::size_t hardware_cores) {
-  if (c.cluster.scheduler_policy != "stealing" || scheduler_threads(c) > hardware_cores)
-    return std::nullopt;
-  return idle_polling{};
+bool polls_longer(const train_config& c, std::size_t hardware_cores) {
+  return c.cluster.scheduler_policy == "stealing" && scheduler_threads(c) <= hardware_cores;
 }
 
 void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_config& c,
@@ -18,12 +14,11 @@ void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_con
   if (c.cluster.scheduler_policy == "sharing")
     sys_cfg.set("scheduler.policy", caf::atom("sharing"));
   sys_cfg.set("scheduler.max-threads", scheduler_threads(c));
-  if (auto p = idle_polling_for(c, hardware_cores)) {
-    sys_cfg.set("work-stealing.aggressive-poll-attempts", p->aggressive);
+  if (polls_longer(c, hardware_cores)) {
+    sys_cfg.set("work-stealing.aggressive-poll-attempts", idle_quick_polls);
     sys_cfg.set("work-stealing.aggressive-steal-interval", std::size_t{1});
     sys_cfg.set("work-stealing.moderate-steal-interval", std::size_t{1});
-    sys_cfg.set("work-stealing.moderate-sleep-duration",
-                caf::timespan{std::chrono::microseconds(p->moderate_sleep_us)});
+    sys_cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{idle_poll_sleep});
   }
 }
 

@@ -3,8 +3,8 @@
 // (cluster.mode=simulated, sim.clock=wall) and of a node (shadowsync node):
 // its policy, its threads, and how long its idle threads look for work
 // before they sleep.
+#include <chrono>
 #include <cstddef>
-#include <optional>
 
 #include <caf/actor_system_config.hpp>
 
@@ -17,19 +17,17 @@ namespace runtime {
 // then sleep. With 2 Hogwild workers on 2 threads a thread is idle for short
 // gaps (its worker waits for rows that a shard, woken on the other thread,
 // is serving) and each of those steps is a sleep in the kernel: 3-5 % of the
-// whole process's wall time (docs/RESULTS.md, 2b). So: `aggressive` polls
-// stealing at each (about 1-2 ms), then a poll every `moderate_sleep_us`,
+// whole process's wall time (docs/RESULTS.md, 2b). So: idle_quick_polls
+// polls stealing at each (about 1-2 ms), then a poll every idle_poll_sleep,
 // stealing at each.
-struct idle_polling {
-  std::size_t aggressive = 20000;
-  std::size_t moderate_sleep_us = 10;
-};
+constexpr std::size_t idle_quick_polls = 20000;
+constexpr std::chrono::microseconds idle_poll_sleep{10};
 
-// The polling for `c` on a machine of `hardware_cores`: only with the
+// Whether `c` on a machine of `hardware_cores` polls so: only with the
 // stealing policy and when the threads do not outnumber the cores (a
-// polling thread would take a core from a busy one); none (CAF's defaults)
+// polling thread would take a core from a busy one); CAF's defaults
 // otherwise.
-std::optional<idle_polling> idle_polling_for(const train_config& c, std::size_t hardware_cores);
+bool polls_longer(const train_config& c, std::size_t hardware_cores);
 
 // Sets scheduler.policy (sharing when asked), scheduler.max-threads
 // (scheduler_threads(c)) and the idle polling on `sys_cfg`.

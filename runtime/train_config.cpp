@@ -326,7 +326,9 @@ double effective_dilation(const train_config& c) {
 std::size_t scheduler_threads(const train_config& c) {
   if (c.cluster.max_threads > 0)
     return c.cluster.max_threads;
-  return std::max(1u, std::thread::hardware_concurrency());
+  return hardware_cores();
 }
+
+std::size_t hardware_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 } // namespace runtime

@@ -121,6 +121,8 @@ double effective_dilation(const train_config& c);
 // preempted and moved between cores (docs/RESULTS.md, 2b). Every actor
 // system the project starts sets it.
 std::size_t scheduler_threads(const train_config& c);
+// std::thread::hardware_concurrency(), at least 1 (it may answer 0).
+std::size_t hardware_cores();
 
 void add_train_options(option_set& opts);
 // output.progress, output.progress-seconds, output.log-level (part of the

@@ -34,10 +34,10 @@ T setting(const caf::actor_system_config& cfg, const char* key, T fallback) {
 } // namespace
 
 TEST_CASE("scheduler setup: idle threads poll longer only when the threads fit the cores") {
-  CHECK(runtime::idle_polling_for(with_threads(2), 2).has_value());
-  CHECK(runtime::idle_polling_for(with_threads(1), 2).has_value());
-  CHECK(!runtime::idle_polling_for(with_threads(4), 2).has_value()); // oversubscribed
-  CHECK(!runtime::idle_polling_for(with_threads(2, "sharing"), 2).has_value());
+  CHECK(runtime::polls_longer(with_threads(2), 2));
+  CHECK(runtime::polls_longer(with_threads(1), 2));
+  CHECK(!runtime::polls_longer(with_threads(4), 2)); // oversubscribed
+  CHECK(!runtime::polls_longer(with_threads(2, "sharing"), 2));
 }
 
 TEST_CASE("scheduler setup: the settings are CAF's own options, with the values CAF reads") {
@@ -56,8 +56,6 @@ TEST_CASE("scheduler setup: the settings are CAF's own options, with the values 
   CHECK(setting<caf::timespan>(cfg, "work-stealing.moderate-sleep-duration", caf::timespan{0}) ==
         std::chrono::microseconds(10));
 
-  CHECK(cfg.declares("work-stealing.moderate-poll-attempts"));
-
   caf::actor_system_config over; // 4 threads on 2 cores: CAF's defaults stay
   runtime::configure_wall_scheduler(over, with_threads(4), 2);
   CHECK(setting<std::size_t>(over, "scheduler.max-threads", 0) == 4);
@@ -66,8 +64,9 @@ TEST_CASE("scheduler setup: the settings are CAF's own options, with the values 
 
 TEST_CASE("scheduler setup: a node of one thread sleeps after CAF's quick polls, "
           "one of more threads keeps CAF's polling") {
-  caf::actor_system_config one;
+  declaring_config one;
   runtime::configure_node_scheduler(one, 1);
+  CHECK(one.declares("work-stealing.moderate-poll-attempts"));
   CHECK(setting<std::size_t>(one, "scheduler.max-threads", 0) == 1);
   CHECK(setting<std::size_t>(one, "work-stealing.moderate-poll-attempts", 7) == 0);
   caf::actor_system_config two;
