@@ -24,8 +24,10 @@ void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_con
 
 void configure_node_scheduler(caf::actor_system_config& sys_cfg, std::size_t threads) {
   sys_cfg.set("scheduler.max-threads", threads);
-  if (threads == 1)
+  if (threads == 1) {
     sys_cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
+    sys_cfg.set("middleman.workers", std::size_t{0});
+  }
 }
 
 } // namespace runtime

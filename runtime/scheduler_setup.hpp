@@ -42,6 +42,19 @@ void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_con
 // thread it skips them (work-stealing.moderate-poll-attempts = 0) and
 // sleeps after CAF's 100 quick polls. With more threads CAF's defaults stay
 // (the polls are how its threads find each other's work).
+//
+// A node of one thread also decodes remote messages in the middleman's
+// thread (middleman.workers = 0). CAF 0.17.6's default, 1 BASP worker on
+// up to 7 cores (libcaf_io basp/worker.cpp), copies each message's payload
+// and decodes it as a job on the scheduler: on a node of one thread that
+// job waits behind, and then takes time from, the node's only compute
+// thread. The message it delivers also goes to the front of that thread's
+// queue (an enqueue from a scheduler thread prepends, one from the
+// middleman appends), so a trainer node's syncer, whose replies are large,
+// ran rounds ahead of its worker's batches: 3x the one process's rounds,
+// their CPU taken from training on shared cores (docs/RESULTS.md 6). With
+// more threads CAF's default stays: its BASP workers decode in parallel
+// with the middleman's thread.
 void configure_node_scheduler(caf::actor_system_config& sys_cfg, std::size_t threads);
 
 } // namespace runtime

@@ -62,15 +62,18 @@ TEST_CASE("scheduler setup: the settings are CAF's own options, with the values 
   CHECK(setting<std::size_t>(over, "work-stealing.aggressive-poll-attempts", 7) == 7);
 }
 
-TEST_CASE("scheduler setup: a node of one thread sleeps after CAF's quick polls, "
-          "one of more threads keeps CAF's polling") {
+TEST_CASE("scheduler setup: a node of one thread sleeps after CAF's quick polls and decodes "
+          "in the middleman; one of more threads keeps CAF's polling and BASP workers") {
   declaring_config one;
   runtime::configure_node_scheduler(one, 1);
   CHECK(one.declares("work-stealing.moderate-poll-attempts"));
   CHECK(setting<std::size_t>(one, "scheduler.max-threads", 0) == 1);
   CHECK(setting<std::size_t>(one, "work-stealing.moderate-poll-attempts", 7) == 0);
+  CHECK(one.declares("middleman.workers"));
+  CHECK(setting<std::size_t>(one, "middleman.workers", 7) == 0); // decoded in the middleman
   caf::actor_system_config two;
   runtime::configure_node_scheduler(two, 2);
   CHECK(setting<std::size_t>(two, "scheduler.max-threads", 0) == 2);
   CHECK(setting<std::size_t>(two, "work-stealing.moderate-poll-attempts", 7) == 7);
+  CHECK(setting<std::size_t>(two, "middleman.workers", 7) == 7); // CAF's BASP workers
 }
