@@ -8,7 +8,7 @@ tables' initialisation, the cluster after its shards answered a readiness
 lookup (wall clock).
 
 usage: /usr/bin/python3 bench/hogwild_ratio.py [--pairs 5] [--rows 200000]
-         [--arch small] [--batch 128] [--build build] [--only NAME ...]
+         [--arch small] [--batch 128] [--dense-lr X] [--build build] [--only NAME ...]
          [--extra OPTION ...] [--out FILE]
        /usr/bin/python3 bench/hogwild_ratio.py --ab 1x2 1x2-local [--pairs N] ...
        /usr/bin/python3 bench/hogwild_ratio.py --ab 1x2 1x2 --extra-b=--scheduler.policy=sharing
@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--rows", type=int, default=200000)
     ap.add_argument("--arch", default="small")
     ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--dense-lr", help="train.dense-lr of both runs (default: the project's, 0.03)")
     ap.add_argument("--build", default="build")
     ap.add_argument("--only", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--extra", nargs="*", default=[], help="options for the cluster runs only")
@@ -70,7 +71,7 @@ def main():
             subprocess.run([binary, "datagen", f"--rows={rows}", f"--seed={seed}", "--out=" + path],
                            check=True, stdout=subprocess.DEVNULL)
         common = ["--data.train=" + train, "--data.eval=" + held, "--model.arch=" + a.arch,
-                  f"--train.batch-size={a.batch}"]
+                  f"--train.batch-size={a.batch}"] + ([f"--train.dense-lr={a.dense_lr}"] if a.dense_lr else [])
         if a.ab:
             return ab(a, binary, work, common)
         rows, by_place = [], []
@@ -97,7 +98,7 @@ def main():
                          med(clu, "eval_ne"), med(clu, "lookup_wait_fraction")))
     lines = [f"## Cluster against the sequential engine (wall clock, sync none)\n",
              f"`/usr/bin/python3 bench/hogwild_ratio.py --pairs {a.pairs} --rows {a.rows} --arch {a.arch} "
-             f"--batch {a.batch}" + (" --extra " + " ".join(a.extra) if a.extra else "") + "`: "
+             f"--batch {a.batch}" + (f" --dense-lr {a.dense_lr}" if a.dense_lr else "") + (" --extra " + " ".join(a.extra) if a.extra else "") + "`: "
              f"{a.rows} generated rows (`datagen --seed=5`, eval {a.rows // 10} rows, seed 6), "
              f"{os.cpu_count()} cores; {a.pairs} alternated pairs, medians; ratio = cluster ex/s / "
              "sequential ex/s of the same pair.\n",

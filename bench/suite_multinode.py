@@ -83,8 +83,8 @@ def multinode(quick, repeats):
     md = ("## 6. Multi-node (loopback, 3 nodes) vs one process\n\n"
           "`small` model, %d generated rows (eval %d), S-EASGD, 2 trainers x 1 worker, 1 embedding shard, "
           "1 dense shard; medians (min-max) of %d alternating repeats on one 2-core machine (the three "
-          "node processes share it). Command: `/usr/bin/python3 bench/run_suite.py --only multinode%s`.\n\n"
-          % (rows, rows // 10, repeats, " --quick" if quick else ""))
+          "node processes share it). Command: `/usr/bin/python3 bench/run_suite.py --only multinode%s --repeats %d`.\n\n"
+          % (rows, rows // 10, repeats, " --quick" if quick else "", repeats))
     md += L.table(md_rows, ["config", "examples/s", "speed vs one process", "eval NE", "NE vs one process"])
     L.write("multinode", out_rows, md, {"rows": rows, "repeats": repeats})
     chart(out_rows)
