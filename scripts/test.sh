@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: install missing packages, build, run every test.
-#  1. build/: every ctest entry but the chaos label (unit suites, fuzz corpus
-#     replay and bounded libFuzzer runs, CLI, simulated cluster, certificates,
-#     multi-node on loopback, and the network-namespace test as root);
+#  1. build/: every ctest entry (unit suites, fuzz corpus replay and bounded
+#     libFuzzer runs, CLI, simulated cluster, certificates, multi-node on
+#     loopback, the chaos runs, and the network-namespace test as root);
 #  2. build-asan/: the unit and actor suites and the fuzz corpus replay under
 #     AddressSanitizer + UndefinedBehaviorSanitizer (label asan);
 #  3. build-tsan/: the real-threads Hogwild test under ThreadSanitizer.
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 ./scripts/build.sh
-(cd build && ctest --output-on-failure --timeout 1800 -LE chaos "$@")
+(cd build && ctest --output-on-failure --timeout 1800 "$@")
 
 export CXX=${CXX:-g++}
 # Builds the named targets in build-$1 with -D$2=ON, then runs ctest -L $1.

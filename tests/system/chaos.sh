@@ -8,7 +8,10 @@
 #     ended before the fault landed, or after the victim's part was done, with
 #     every example trained), or
 #   - exit 1 with an error naming the lost node and its role,
-# and leave no process behind. Prints one table row per run.
+# and leave no process behind. Prints one table row per run. The job is long
+# enough (epochs x rows) for the fault to land in training; the test fails
+# when fewer than half of the runs had their fault land (a job that ends
+# before any fault tests nothing).
 #   usage: chaos.sh PATH/TO/shadowsync SOURCE_DIR [N] [SEED]
 set -u
 bin=${1:?shadowsync binary}
@@ -17,6 +20,9 @@ runs=${3:-10}
 seed=${4:-$RANDOM}
 RANDOM=$seed
 deadline=150
+rows=100000
+epochs=20 # 2 000 000 examples: about 13 s of training at 150 k ex/s, faults land within 5 s
+examples=$((rows * epochs))
 source "$src/tests/system/lib.sh"
 tmp=$(mktemp -d)
 cleanup() { pkill -KILL -f "$tmp/spec.ini" 2>/dev/null; rm -rf "$tmp"; }
@@ -25,7 +31,7 @@ leftovers() { pgrep -f "$tmp/spec.ini" > /dev/null; }
 not_leftovers() { ! leftovers; }
 
 bash "$src/scripts/make-certs.sh" "$tmp/certs" coord s0 t0 t1 > /dev/null || { echo "make-certs failed"; exit 1; }
-"$bin" datagen --rows=100000 --seed=21 --out="$tmp/train.tsv" > /dev/null || exit 1
+"$bin" datagen --rows=$rows --seed=21 --out="$tmp/train.tsv" > /dev/null || exit 1
 "$bin" datagen --rows=20000 --seed=22 --out="$tmp/eval.tsv" > /dev/null || exit 1
 cp "$src/config/cluster-3node.ini" "$tmp/spec.ini"
 algs=(none s-easgd s-ma s-bmuf fr-easgd fr-ma fr-bmuf)
@@ -35,6 +41,7 @@ echo "chaos: $runs runs, seed $seed"
 printf '%-4s %-9s %-3s %-5s %-6s %-5s %-7s %s\n' run alg on sig at_s exit took_s outcome
 pass=0
 fail=0
+landed_runs=0
 for r in $(seq 1 "$runs"); do
   read -r pc ps pt0 pt1 < <(free_ports 4)
   alg=${algs[RANDOM % ${#algs[@]}]}
@@ -49,7 +56,7 @@ for r in $(seq 1 "$runs"); do
     --deploy.heartbeat-ms=500 --deploy.connection-timeout-ms=2500 --cluster.timeout-ms=8000 \
     --openssl.certificate="$tmp/certs/{node}.pem" --openssl.key="$tmp/certs/{node}.key" \
     --openssl.cafile="$tmp/certs/ca.pem" --data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" \
-    --sync.algorithm="$alg" --train.epochs=2 --output.progress=plain --output.progress-seconds=1 \
+    --sync.algorithm="$alg" --train.epochs=$epochs --output.progress=plain --output.progress-seconds=1 \
     > "$log" 2>&1 &
   lp=$!
   landed=no
@@ -62,6 +69,7 @@ for r in $(seq 1 "$runs"); do
   fi
   wait "$lp"
   rc=$?
+  [ $landed = yes ] && landed_runs=$((landed_runs + 1))
   took=$(/usr/bin/python3 -c "print(round($(date +%s.%N) - $start, 1))")
   # A stopped node must not outlive the run: its launcher sends SIGKILL,
   # which a stopped process still receives.
@@ -71,7 +79,7 @@ for r in $(seq 1 "$runs"); do
     pkill -KILL -f "$tmp/spec.ini"
   elif [ $rc = 0 ] && [ $landed = no ]; then
     outcome="ok: finished before the fault"
-  elif [ $rc = 0 ] && grep -q "trained 200000 examples" "$log" && ! grep -q "lost after" "$log"; then
+  elif [ $rc = 0 ] && grep -q "trained $examples examples" "$log" && ! grep -q "lost after" "$log"; then
     # The signal landed after the victim's part was done (e.g. in the final
     # stop): every example trained, nobody lost.
     outcome="ok: every example trained; the fault landed after $victim's part was done"
@@ -85,5 +93,9 @@ for r in $(seq 1 "$runs"); do
   case $outcome in ok*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)); cp "$log" "/tmp/chaos-fail-$seed-$r.log" ;; esac
   printf '%-4s %-9s %-3s %-5s %-6s %-5s %-7s %s\n' "$r" "$alg" "$victim" "$sig" "$at" "$rc" "$took" "$outcome"
 done
-echo "$pass passed, $fail failed (seed $seed; failing logs kept as /tmp/chaos-fail-$seed-*.log)"
+echo "$pass passed, $fail failed, faults landed in $landed_runs (seed $seed; failing logs kept as /tmp/chaos-fail-$seed-*.log)"
+if [ $((2 * landed_runs)) -lt "$runs" ]; then
+  echo "FAIL: the fault landed in only $landed_runs of $runs runs: the job ends before the faults"
+  exit 1
+fi
 [ $fail = 0 ]
