@@ -35,6 +35,7 @@ ROOT = bench_data.ROOT
 
 CLUSTER = ["--cluster.mode=simulated", "--sim.clock=wall", "--sync.algorithm=none"]
 CONFIGS = {  # name -> options after the common ones
+    "1x1": CLUSTER + ["--cluster.trainers=1", "--cluster.workers=1"],  # the cluster without Hogwild
     "1x2": CLUSTER + ["--cluster.trainers=1", "--cluster.workers=2"],
     "4x1": CLUSTER + ["--cluster.trainers=4", "--cluster.workers=1"],
     # the workers read and write the shards' rows directly (cluster.local-rows)
@@ -55,7 +56,7 @@ def main():
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--dense-lr", help="train.dense-lr of both runs (default: the project's, 0.03)")
     ap.add_argument("--build", default="build")
-    ap.add_argument("--only", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--only", nargs="*", default=[c for c in CONFIGS if c != "1x1"], choices=list(CONFIGS))
     ap.add_argument("--extra", nargs="*", default=[], help="options for the cluster runs only")
     ap.add_argument("--extra-b", nargs="*", default=[],
                     help="with --ab: options for B's runs only (A and B may then name one configuration)")
@@ -71,7 +72,9 @@ def main():
             subprocess.run([binary, "datagen", f"--rows={rows}", f"--seed={seed}", "--out=" + path],
                            check=True, stdout=subprocess.DEVNULL)
         common = ["--data.train=" + train, "--data.eval=" + held, "--model.arch=" + a.arch,
-                  f"--train.batch-size={a.batch}"] + ([f"--train.dense-lr={a.dense_lr}"] if a.dense_lr else [])
+                  f"--train.batch-size={a.batch}"]
+        if a.dense_lr:
+            common.append(f"--train.dense-lr={a.dense_lr}")
         if a.ab:
             return ab(a, binary, work, common)
         rows, by_place = [], []
@@ -95,18 +98,21 @@ def main():
             med = lambda ms, k: statistics.median(m[k] for m in ms)
             rows.append((name, med(seq, "examples_per_second"), med(clu, "examples_per_second"),
                          statistics.median(ratio), min(ratio), max(ratio), med(seq, "eval_ne"),
-                         med(clu, "eval_ne"), med(clu, "lookup_wait_fraction")))
+                         med(clu, "eval_ne"), med(clu, "lookup_wait_fraction"), med(seq, "train_ne"),
+                         med(clu, "train_ne")))
     lines = [f"## Cluster against the sequential engine (wall clock, sync none)\n",
              f"`/usr/bin/python3 bench/hogwild_ratio.py --pairs {a.pairs} --rows {a.rows} --arch {a.arch} "
-             f"--batch {a.batch}" + (f" --dense-lr {a.dense_lr}" if a.dense_lr else "") + (" --extra " + " ".join(a.extra) if a.extra else "") + "`: "
+             f"--batch {a.batch}" + (f" --dense-lr {a.dense_lr}" if a.dense_lr else "")
+             + (" --only " + " ".join(a.only)) + (" --extra " + " ".join(a.extra) if a.extra else "") + "`: "
              f"{a.rows} generated rows (`datagen --seed=5`, eval {a.rows // 10} rows, seed 6), "
              f"{os.cpu_count()} cores; {a.pairs} alternated pairs, medians; ratio = cluster ex/s / "
              "sequential ex/s of the same pair.\n",
-             "| config | sequential ex/s | cluster ex/s | ratio median (min-max) | eval NE seq | eval NE cluster | lookup wait |",
-             "|---|---|---|---|---|---|---|"]
-    for n, s, c, r, lo, hi, ns, nc, lw in rows:
+             "| config | sequential ex/s | cluster ex/s | ratio median (min-max) | eval NE seq | eval NE cluster "
+             "| lookup wait | train NE seq | train NE cluster |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for n, s, c, r, lo, hi, ns, nc, lw, ts, tc in rows:
         lines.append(f"| {n} | {s:.0f} | {c:.0f} | {r:.3f} ({lo:.3f}-{hi:.3f}) | {ns:.4f} | {nc:.4f} | "
-                     f"{100 * lw:.1f} % |")
+                     f"{100 * lw:.1f} % | {ts:.4f} | {tc:.4f} |")
     if by_place:
         lines += ["\nThe same ratios by where the host had placed the two vCPUs during the cluster run "
                   "(`bench_core_to_core` before and after it: near when both probes are under "

@@ -75,20 +75,23 @@ def multinode(quick, repeats):
         ne = L.stat([m["eval_ne"] for m in ms])
         row = {"config": label, "examples_per_second": eps, "eval_ne": ne,
                "speed_vs_one_process": eps["median"] / base, "ne_vs_one_process": ne["median"] / base_ne,
-               "sync_bytes": L.stat([m["sync"]["bytes"] for m in ms])}
+               "sync_bytes": L.stat([m["sync"]["bytes"] for m in ms]),
+               "sync_rounds": L.stat([m["sync"]["rounds"] for m in ms])}
         out_rows.append(row)
         md_rows.append([label, L.fmt(L.med([m["examples_per_second"] for m in ms])),
-                        "%.2f" % row["speed_vs_one_process"], L.fmt(L.med([m["eval_ne"] for m in ms]), 4),
-                        "%+.2f %%" % (100 * (row["ne_vs_one_process"] - 1))])
+                        "%.3f" % row["speed_vs_one_process"], L.fmt(L.med([m["eval_ne"] for m in ms]), 4),
+                        "%+.2f %%" % (100 * (row["ne_vs_one_process"] - 1)),
+                        L.fmt(L.med([m["sync"]["rounds"] for m in ms]))])
     md = ("## 6. Multi-node (loopback, 3 nodes) vs one process\n\n"
           "`small` model, %d generated rows (eval %d), S-EASGD, 2 trainers x 1 worker, 1 embedding shard, "
           "1 dense shard; medians (min-max) of %d alternating repeats on one 2-core machine (the three "
           "node processes share it). Command: `/usr/bin/python3 bench/run_suite.py --only multinode%s --repeats %d`.\n\n"
           % (rows, rows // 10, repeats, " --quick" if quick else "", repeats))
-    md += L.table(md_rows, ["config", "examples/s", "speed vs one process", "eval NE", "NE vs one process"])
+    md += L.table(md_rows, ["config", "examples/s", "speed vs one process", "eval NE", "NE vs one process",
+                            "S-EASGD rounds"])
     L.write("multinode", out_rows, md, {"rows": rows, "repeats": repeats})
     chart(out_rows)
     return [("6 multinode", "3 nodes TLS: ex/s ratio, eval NE diff vs one process",
-             "%.2f, %+.2f %%" % (out_rows[1]["speed_vs_one_process"], 100 * (out_rows[1]["ne_vs_one_process"] - 1))),
+             "%.3f, %+.2f %%" % (out_rows[1]["speed_vs_one_process"], 100 * (out_rows[1]["ne_vs_one_process"] - 1))),
             ("6 multinode", "3 nodes plain TCP: ex/s ratio, eval NE diff vs one process",
-             "%.2f, %+.2f %%" % (out_rows[2]["speed_vs_one_process"], 100 * (out_rows[2]["ne_vs_one_process"] - 1)))]
+             "%.3f, %+.2f %%" % (out_rows[2]["speed_vs_one_process"], 100 * (out_rows[2]["ne_vs_one_process"] - 1)))]

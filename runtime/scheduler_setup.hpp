@@ -1,8 +1,8 @@
 #pragma once
 // The CAF scheduler of the one-process wall-clock cluster
 // (cluster.mode=simulated, sim.clock=wall) and of a node (shadowsync node):
-// its policy, its threads, and how long its idle threads look for work
-// before they sleep.
+// its policy, its threads, how long its idle threads look for work before
+// they sleep, and (a node) whether remote messages are decoded as jobs on it.
 #include <chrono>
 #include <cstddef>
 
