@@ -47,7 +47,7 @@ for r in $(seq 1 "$runs"); do
   alg=${algs[RANDOM % ${#algs[@]}]}
   victim=${victims[RANDOM % ${#victims[@]}]}
   sig=${sigs[RANDOM % ${#sigs[@]}]}
-  at=$(printf '%d.%d' $((RANDOM % 4)) $((RANDOM % 10)))
+  at="$((RANDOM % 4)).$((RANDOM % 10))" # in this shell: a $(...) subshell reseeds RANDOM
   log="$tmp/run-$r.log"
   start=$(date +%s.%N)
   timeout -s KILL $deadline "$bin" launch --config-file="$tmp/spec.ini" \
@@ -60,7 +60,9 @@ for r in $(seq 1 "$runs"); do
     > "$log" 2>&1 &
   lp=$!
   landed=no
-  if wait_for 60 in_log "$log" "\[train\]"; then
+  # Training has started, or the job has ended (then no fault can land).
+  started_or_over() { in_log "$log" "\[train\]" || ! kill -0 "$lp" 2>/dev/null; }
+  if wait_for 60 started_or_over && in_log "$log" "\[train\]"; then
     sleep "$at"
     pid=$(grep -o "node $victim: pid [0-9]*" "$log" | awk '{print $4}')
     if [ -n "$pid" ] && kill -0 "$lp" 2>/dev/null && kill -"$sig" "$pid" 2>/dev/null; then
