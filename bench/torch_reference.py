@@ -40,6 +40,7 @@ ARCHS = {  # arch -> (bottom MLP sizes, top MLP sizes); dim 16 -> 27*26/2 + 16 =
     "small": ([13, 64, 32, 16], [367, 64, 32, 1]),
     "dlrm-kaggle": ([13, 512, 256, 64, 16], [367, 512, 256, 1]),
 }
+DENSE_LR = {"small": 0.03, "dlrm-kaggle": 0.005}  # the presets' train.dense-lr (model/arch.cpp)
 
 
 # ----------------------------------------------------------------------------- hashing
@@ -369,7 +370,7 @@ def main():
     p.add_argument("--eval", help="held-out TSV file")
     p.add_argument("--arch", choices=sorted(ARCHS), default="small")
     p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--dense-lr", type=float, default=0.03)
+    p.add_argument("--dense-lr", type=float, help="default: the preset's, as in train.dense-lr (small 0.03, dlrm-kaggle 0.005)")
     p.add_argument("--sparse-lr", type=float, default=0.03)
     p.add_argument("--dense-optimizer", choices=["adagrad", "sgd"], default="adagrad")
     p.add_argument("--sparse-optimizer", choices=["rowwise-adagrad", "sgd"], default="rowwise-adagrad")
@@ -395,6 +396,8 @@ def main():
     p.add_argument("--dump-final", metavar="DIR",
                    help="write the trained parameters as DIR/dense.f32, DIR/emb.f32, DIR/rowacc.f32")
     args = p.parse_args()
+    if args.dense_lr is None:
+        args.dense_lr = DENSE_LR[args.arch]
     if not args.bench and not args.train:
         p.error("--train is required unless --bench is given")
     torch.set_num_threads(args.threads)

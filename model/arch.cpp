@@ -55,6 +55,14 @@ std::optional<arch> preset(const std::string& name) {
 
 std::vector<std::string> preset_names() { return {"small", "dlrm-kaggle"}; }
 
+std::optional<double> preset_dense_lr(const std::string& name) {
+  if (name == "small")
+    return 0.03;
+  if (name == "dlrm-kaggle")
+    return 0.005;
+  return std::nullopt;
+}
+
 std::optional<std::vector<std::size_t>> parse_widths(const std::string& text) {
   std::vector<std::size_t> out;
   if (text.empty())

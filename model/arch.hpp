@@ -39,6 +39,15 @@ struct arch {
 std::optional<arch> preset(const std::string& name);
 std::vector<std::string> preset_names();
 
+// The dense learning rate a preset trains stably at (train.dense-lr = -1,
+// the default, picks it): small 0.03, dlrm-kaggle 0.005. Adagrad's first
+// step moves every weight by about lr; at 0.03 the deeper dlrm-kaggle MLPs
+// blow up in their first batches and two Hogwild workers end 6 % above the
+// sequential engine's eval NE. 0.005: within 0.4 % at 1 M generated rows,
+// and the lowest eval NE of 0.03 / 0.01 / 0.005 / 0.003 on the real Criteo
+// rows (docs/RESULTS.md 2b). nullopt for an unknown name.
+std::optional<double> preset_dense_lr(const std::string& name);
+
 // Parses "64-32" into {64, 32}; nullopt on malformed input or a zero width.
 std::optional<std::vector<std::size_t>> parse_widths(const std::string& text);
 

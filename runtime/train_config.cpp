@@ -74,7 +74,8 @@ void add_train_options(option_set& o) {
   add(o, "train.dense-optimizer", s, "adagrad",
       "optimiser of the MLP weights (count: a test instrument that only counts updates)",
       {"adagrad", "sgd", "count"});
-  add(o, "train.dense-lr", r, "0.03", "learning rate of the dense optimiser", {}, 0.0);
+  add(o, "train.dense-lr", r, "-1",
+      "learning rate of the dense optimiser (-1 = the preset's: small 0.03, dlrm-kaggle 0.005)", {}, -1.0);
   add(o, "train.sparse-optimizer", s, "rowwise-adagrad",
       "optimiser of the embedding rows (count: a test instrument that only counts updates)",
       {"rowwise-adagrad", "adagrad", "sgd", "count"});
@@ -227,7 +228,11 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   t.seed = static_cast<std::uint64_t>(o.get_int("model.seed"));
   t.eval_batch_size = static_cast<std::size_t>(o.get_int("train.eval-batch-size"));
   t.dense.kind = *model::parse_dense_optimizer(o.get_string("train.dense-optimizer"));
-  t.dense.lr = static_cast<float>(o.get_real("train.dense-lr"));
+  const double dense_lr = o.get_real("train.dense-lr");
+  if (dense_lr < 0 && dense_lr != -1)
+    return "option 'train.dense-lr' = " + o.value_text("train.dense-lr") + " (" +
+           o.source("train.dense-lr") + "): expected a rate >= 0, or -1 for the preset's";
+  t.dense.lr = static_cast<float>(dense_lr >= 0 ? dense_lr : *model::preset_dense_lr(c.arch_name));
   t.sparse.kind = *model::parse_sparse_optimizer(o.get_string("train.sparse-optimizer"));
   t.sparse.lr = static_cast<float>(o.get_real("train.sparse-lr"));
   t.dense.eps = t.sparse.eps = static_cast<float>(o.get_real("train.adagrad-eps"));

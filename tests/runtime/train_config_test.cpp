@@ -1,0 +1,55 @@
+// train.dense-lr: -1 (the default) takes the preset's rate; a set value wins,
+// 0 included (it freezes the MLPs); other negative values are errors.
+#include <doctest/doctest.h>
+
+#include "runtime/train_config.hpp"
+
+namespace {
+
+runtime::train_config configure(std::vector<std::string> args) {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  runtime::train_config c;
+  REQUIRE_FALSE(o.parse(args));
+  REQUIRE_FALSE(runtime::build_train_config(o, c));
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("the dense learning rate defaults to the preset's") {
+  CHECK(configure({}).train.dense.lr == doctest::Approx(0.03));
+  CHECK(configure({"--model.arch=small"}).train.dense.lr == doctest::Approx(0.03));
+  CHECK(configure({"--model.arch=dlrm-kaggle"}).train.dense.lr == doctest::Approx(0.005));
+  // the sparse rate has no per-preset default
+  CHECK(configure({"--model.arch=dlrm-kaggle"}).train.sparse.lr == doctest::Approx(0.03));
+}
+
+TEST_CASE("a dense learning rate that is set wins over the preset's") {
+  CHECK(configure({"--model.arch=dlrm-kaggle", "--train.dense-lr=0.03"}).train.dense.lr ==
+        doctest::Approx(0.03));
+  CHECK(configure({"--model.arch=small", "--train.dense-lr=0.003"}).train.dense.lr ==
+        doctest::Approx(0.003));
+  CHECK(configure({"--model.arch=dlrm-kaggle", "--train.dense-lr=0"}).train.dense.lr == 0.0f);
+}
+
+TEST_CASE("a negative dense learning rate other than -1 is an error naming the key") {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  runtime::train_config c;
+  REQUIRE_FALSE(o.parse({"--train.dense-lr=-0.5"}));
+  const auto err = runtime::build_train_config(o, c);
+  REQUIRE(err);
+  CHECK(err->find("train.dense-lr") != std::string::npos);
+  CHECK(err->find("-0.5") != std::string::npos);
+  CHECK(err->find("-1 for the preset's") != std::string::npos);
+}
+
+TEST_CASE("every preset has a dense learning rate") {
+  for (const auto& name : model::preset_names()) {
+    CAPTURE(name);
+    REQUIRE(model::preset_dense_lr(name));
+    CHECK(*model::preset_dense_lr(name) > 0);
+  }
+  CHECK_FALSE(model::preset_dense_lr("no-such-preset"));
+}
