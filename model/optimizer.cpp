@@ -24,6 +24,25 @@ std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& n
   return std::nullopt;
 }
 
+std::string to_string(dense_optimizer_kind k) {
+  switch (k) {
+    case dense_optimizer_kind::sgd: return "sgd";
+    case dense_optimizer_kind::adagrad: return "adagrad";
+    case dense_optimizer_kind::count: return "count";
+  }
+  return "?";
+}
+
+std::string to_string(sparse_optimizer_kind k) {
+  switch (k) {
+    case sparse_optimizer_kind::sgd: return "sgd";
+    case sparse_optimizer_kind::rowwise_adagrad: return "rowwise-adagrad";
+    case sparse_optimizer_kind::adagrad: return "adagrad";
+    case sparse_optimizer_kind::count: return "count";
+  }
+  return "?";
+}
+
 void dense_optimizer::apply(float* w, float* acc, const float* g, std::size_t n) const {
   if (kind == dense_optimizer_kind::sgd) {
     for (std::size_t i = 0; i < n; ++i)

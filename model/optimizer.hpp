@@ -20,6 +20,9 @@ enum class sparse_optimizer_kind { sgd, rowwise_adagrad, adagrad, count };
 
 std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& name);
 std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& name);
+// The names the parsers take: "adagrad", "rowwise-adagrad", ...
+std::string to_string(dense_optimizer_kind k);
+std::string to_string(sparse_optimizer_kind k);
 
 // Dense optimiser over n contiguous floats.
 struct dense_optimizer {

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "checkpoint/model_files.hpp"
 
 namespace runtime {
@@ -34,17 +36,61 @@ std::string without_run_files(const std::string& ini) {
 
 } // namespace
 
-std::optional<std::string> load_saved_model(const std::string& path, saved_model& out) {
-  checkpoint::opened_checkpoint c;
-  if (auto e = checkpoint::open_checkpoint(path, c))
-    return e;
+std::optional<std::string> load_saved_config(const checkpoint::opened_checkpoint& c,
+                                             train_config& out) {
   option_set opts;
   add_train_options(opts);
   const auto where = c.folder + "/manifest.json (config)";
   if (auto e = opts.parse_text(without_run_files(c.m.config_ini), where))
     return "the model's configuration does not parse: " + *e;
-  if (auto e = build_train_config(opts, out.cfg))
+  if (auto e = build_train_config(opts, out))
     return "the model's configuration is invalid: " + *e;
+  return std::nullopt;
+}
+
+std::vector<std::string> training_changes(const train_config& saved, const train_config& now) {
+  std::vector<std::string> out;
+  auto real = [&](const char* key, double a, double b) {
+    if (a != b) {
+      std::ostringstream os;
+      os << key << " " << a << " -> " << b;
+      out.push_back(os.str());
+    }
+  };
+  auto text = [&](const char* key, const std::string& a, const std::string& b) {
+    if (a != b)
+      out.push_back(std::string(key) + " " + a + " -> " + b);
+  };
+  const auto &s = saved.train, &n = now.train;
+  text("train.dense-optimizer", model::to_string(s.dense.kind), model::to_string(n.dense.kind));
+  real("train.dense-lr", s.dense.lr, n.dense.lr);
+  text("train.sparse-optimizer", model::to_string(s.sparse.kind), model::to_string(n.sparse.kind));
+  real("train.sparse-lr", s.sparse.lr, n.sparse.lr);
+  real("train.adagrad-eps", s.dense.eps, n.dense.eps);
+  real("train.batch-size", double(s.batch_size), double(n.batch_size));
+  return out;
+}
+
+void warn_training_changes(const std::string& path, const train_config& now) {
+  checkpoint::opened_checkpoint c;
+  if (checkpoint::open_checkpoint(path, c) || c.m.config_ini.empty())
+    return; // nothing recorded to compare with
+  train_config saved;
+  if (auto e = load_saved_config(c, saved)) {
+    spdlog::warn("resume from '{}': cannot compare its training settings with this run's: {}",
+                 c.folder, *e);
+    return;
+  }
+  for (const auto& change : training_changes(saved, now))
+    spdlog::warn("resume from '{}': {} (the checkpoint's run -> this run)", c.folder, change);
+}
+
+std::optional<std::string> load_saved_model(const std::string& path, saved_model& out) {
+  checkpoint::opened_checkpoint c;
+  if (auto e = checkpoint::open_checkpoint(path, c))
+    return e;
+  if (auto e = load_saved_config(c, out.cfg))
+    return e;
   const auto& a = out.cfg.arch;
   out.folder = c.folder;
   out.examples = c.m.examples;

@@ -8,10 +8,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
 #include "runtime/train_config.hpp"
+
+namespace checkpoint {
+struct opened_checkpoint;
+}
 
 namespace runtime {
 
@@ -26,5 +31,22 @@ struct saved_model {
 };
 
 std::optional<std::string> load_saved_model(const std::string& path, saved_model& out);
+
+// The training configuration checkpoint c was written with: its manifest's
+// effective INI, without the keys that name the run's files.
+std::optional<std::string> load_saved_config(const checkpoint::opened_checkpoint& c,
+                                             train_config& out);
+
+// What a run resumed from a checkpoint trains with differently from the run
+// that wrote it, one line per setting, e.g. "train.dense-lr 0.03 -> 0.005":
+// the optimisers, their learning rates, Adagrad's epsilon, the batch size.
+std::vector<std::string> training_changes(const train_config& saved, const train_config& now);
+
+// Before a resume from `path`: logs a warning per training_changes between
+// the checkpoint's run and `now` (a resume takes its settings from its own
+// command line, not from the checkpoint), or that the checkpoint's
+// configuration cannot be read for the comparison. Says nothing when the
+// checkpoint cannot be opened: the resume itself reports that.
+void warn_training_changes(const std::string& path, const train_config& now);
 
 } // namespace runtime

@@ -6,6 +6,7 @@
 #include "runtime/cluster.hpp"
 #include "runtime/logging.hpp"
 #include "runtime/memory_estimate.hpp"
+#include "runtime/saved_model.hpp"
 #include "runtime/sequential_engine.hpp"
 #include "runtime/synthetic_data.hpp"
 #include "runtime/train_config.hpp"
@@ -62,6 +63,8 @@ int train_command(const std::vector<std::string>& raw_args) {
   run_output output;
   if (!output.open(cfg, opts.effective_ini(), progress))
     return exit_failure;
+  if (!cfg.checkpoint.resume.empty())
+    runtime::warn_training_changes(cfg.checkpoint.resume, cfg);
   if (cfg.cluster.mode == "simulated") {
     spdlog::info("simulated cluster: {} trainers x {} workers, {} embedding shards, {} dense "
                  "shards, sync {}",

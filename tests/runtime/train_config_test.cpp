@@ -1,7 +1,9 @@
 // train.dense-lr: -1 (the default) takes the preset's rate; a set value wins,
-// 0 included (it freezes the MLPs); other negative values are errors.
+// 0 included (it freezes the MLPs); other negative values are errors. And
+// training_changes, the settings a resume changes against its checkpoint.
 #include <doctest/doctest.h>
 
+#include "runtime/saved_model.hpp"
 #include "runtime/train_config.hpp"
 
 namespace {
@@ -52,4 +54,19 @@ TEST_CASE("every preset has a dense learning rate") {
     CHECK(*model::preset_dense_lr(name) > 0);
   }
   CHECK_FALSE(model::preset_dense_lr("no-such-preset"));
+}
+
+TEST_CASE("training_changes names each setting a resume trains with differently") {
+  const auto saved = configure({"--model.arch=dlrm-kaggle"});
+  CHECK(runtime::training_changes(saved, saved).empty());
+  CHECK(runtime::training_changes(saved, configure({"--model.arch=dlrm-kaggle",
+                                                    "--train.dense-lr=0.005"}))
+          .empty()); // the preset's rate, set or not, is the same rate
+  const auto now = configure({"--model.arch=dlrm-kaggle", "--train.dense-lr=0.03",
+                              "--train.sparse-optimizer=adagrad", "--train.batch-size=256"});
+  const auto changes = runtime::training_changes(saved, now);
+  REQUIRE(changes.size() == 3);
+  CHECK(changes[0] == "train.dense-lr 0.005 -> 0.03");
+  CHECK(changes[1] == "train.sparse-optimizer rowwise-adagrad -> adagrad");
+  CHECK(changes[2] == "train.batch-size 128 -> 256");
 }

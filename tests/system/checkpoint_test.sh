@@ -109,6 +109,10 @@ files=$(ls "$tmp/cm/$(cat "$tmp/cm/LATEST" 2>/dev/null)" 2>/dev/null | tr '\n' '
   || bad "cluster resume onto 4 shards: $(tail -n 3 "$tmp/cm4.log")"
 grep -q "3 embedding file(s) re-split over 4 shards" "$tmp/cm4.log" \
   && ok "cluster resumed from 3 shard files onto 4 shards" || bad "no re-split in: $(grep -m1 resum "$tmp/cm4.log")"
+grep -q "train.dense-lr 0.03 -> 0 (the checkpoint's run -> this run)" "$tmp/cm4.log" \
+  && grep -q "train.sparse-lr 0.03 -> 0 (the checkpoint's run -> this run)" "$tmp/cm4.log" \
+  && ok "the resume warns that both learning rates differ from the checkpoint's run" \
+  || bad "no learning-rate warnings in: $(grep -m2 "resume from" "$tmp/cm4.log")"
 [ "$(json "$tmp/cm4.json" "d['eval_ne'], d['examples']" 2>/dev/null)" = "$(json "$tmp/cm.json" "d['eval_ne']") 100000" ] \
   && ok "the resumed cluster's model is the saved one (eval NE $(json "$tmp/cm4.json" "d['eval_ne']"), one more pass at lr 0)" \
   || bad "resumed cluster: $(json "$tmp/cm4.json" "d['eval_ne'], d['examples']" 2>/dev/null) vs $(json "$tmp/cm.json" "d['eval_ne']")"
