@@ -38,29 +38,51 @@ std::string arch::describe() const {
   return os.str();
 }
 
-std::optional<arch> preset(const std::string& name) {
-  arch a;
-  if (name == "small") {
-    a.bottom_hidden = {64, 32};
-    a.top_hidden = {64, 32};
-    return a;
-  }
-  if (name == "dlrm-kaggle") {
-    a.bottom_hidden = {512, 256, 64};
-    a.top_hidden = {512, 256};
-    return a;
-  }
-  return std::nullopt;
+namespace {
+
+struct preset_entry {
+  const char* name;
+  std::vector<std::size_t> bottom_hidden, top_hidden;
+  double dense_lr;
+};
+
+const std::vector<preset_entry>& presets() {
+  static const std::vector<preset_entry> table{
+    {"small", {64, 32}, {64, 32}, 0.03},
+    {"dlrm-kaggle", {512, 256, 64}, {512, 256}, 0.005},
+  };
+  return table;
 }
 
-std::vector<std::string> preset_names() { return {"small", "dlrm-kaggle"}; }
+const preset_entry* find_preset(const std::string& name) {
+  for (const auto& p : presets())
+    if (name == p.name)
+      return &p;
+  return nullptr;
+}
+
+} // namespace
+
+std::optional<arch> preset(const std::string& name) {
+  const auto* p = find_preset(name);
+  if (!p)
+    return std::nullopt;
+  arch a;
+  a.bottom_hidden = p->bottom_hidden;
+  a.top_hidden = p->top_hidden;
+  return a;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  for (const auto& p : presets())
+    out.push_back(p.name);
+  return out;
+}
 
 std::optional<double> preset_dense_lr(const std::string& name) {
-  if (name == "small")
-    return 0.03;
-  if (name == "dlrm-kaggle")
-    return 0.005;
-  return std::nullopt;
+  const auto* p = find_preset(name);
+  return p ? std::optional<double>(p->dense_lr) : std::nullopt;
 }
 
 std::optional<std::vector<std::size_t>> parse_widths(const std::string& text) {

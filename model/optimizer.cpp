@@ -3,24 +3,17 @@
 namespace model {
 
 std::optional<dense_optimizer_kind> parse_dense_optimizer(const std::string& name) {
-  if (name == "sgd")
-    return dense_optimizer_kind::sgd;
-  if (name == "adagrad")
-    return dense_optimizer_kind::adagrad;
-  if (name == "count")
-    return dense_optimizer_kind::count;
+  for (auto k : {dense_optimizer_kind::sgd, dense_optimizer_kind::adagrad, dense_optimizer_kind::count})
+    if (to_string(k) == name)
+      return k;
   return std::nullopt;
 }
 
 std::optional<sparse_optimizer_kind> parse_sparse_optimizer(const std::string& name) {
-  if (name == "sgd")
-    return sparse_optimizer_kind::sgd;
-  if (name == "rowwise-adagrad")
-    return sparse_optimizer_kind::rowwise_adagrad;
-  if (name == "adagrad")
-    return sparse_optimizer_kind::adagrad;
-  if (name == "count")
-    return sparse_optimizer_kind::count;
+  for (auto k : {sparse_optimizer_kind::sgd, sparse_optimizer_kind::rowwise_adagrad,
+                 sparse_optimizer_kind::adagrad, sparse_optimizer_kind::count})
+    if (to_string(k) == name)
+      return k;
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "data/reader.hpp"
+#include "runtime/option_values.hpp"
 
 namespace runtime {
 
@@ -74,8 +75,12 @@ void add_train_options(option_set& o) {
   add(o, "train.dense-optimizer", s, "adagrad",
       "optimiser of the MLP weights (count: a test instrument that only counts updates)",
       {"adagrad", "sgd", "count"});
+  std::string preset_rates;
+  for (const auto& name : model::preset_names())
+    preset_rates += (preset_rates.empty() ? "" : ", ") + name + " " +
+                    detail::format_real(*model::preset_dense_lr(name));
   add(o, "train.dense-lr", r, "-1",
-      "learning rate of the dense optimiser (-1 = the preset's: small 0.03, dlrm-kaggle 0.005)", {}, -1.0);
+      "learning rate of the dense optimiser (-1 = the preset's: " + preset_rates + ")", {}, -1.0);
   add(o, "train.sparse-optimizer", s, "rowwise-adagrad",
       "optimiser of the embedding rows (count: a test instrument that only counts updates)",
       {"rowwise-adagrad", "adagrad", "sgd", "count"});
