@@ -14,6 +14,7 @@ Experiments (run in this order; --only picks some):
                 two generator settings
   criteo     5. real Criteo rows (8k train / 2k held out): sequential, S-EASGD x 4, PyTorch
   multinode  6. loopback 3-node cluster (TLS and plain TCP) vs one process: ex/s, eval NE
+  multinode-none  6. the same without dense sync (the data plane alone)
   memory     7. peak RSS vs rows x (dim + 1) x 4 bytes of embedding state
   timelines  one run folder (train --output.dir) per method at 8 trainers, charted by
              bench/plot_runs.py: train NE vs examples, examples/s and sync gap vs time
@@ -117,6 +118,12 @@ def multinode(quick, repeats):
     return suite_multinode.multinode(quick, repeats)
 
 
+def multinode_none(quick, repeats):
+    """Experiment 6 with sync.algorithm=none: the data plane alone (bench/suite_multinode.py)."""
+    import suite_multinode
+    return suite_multinode.multinode(quick, repeats, sync="none")
+
+
 def peak_rss_kb(cmd):
     """Runs cmd; returns (exit code, peak RSS in KiB of that child alone; Linux units)."""
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -170,7 +177,8 @@ def memory(quick, repeats):
 
 
 EXPERIMENTS = [("engine", engine), ("hogwild", suite_cluster.hogwild), ("claims", suite_cluster.claims),
-               ("quality", suite_cluster.quality), ("criteo", criteo), ("multinode", multinode), ("memory", memory),
+               ("quality", suite_cluster.quality), ("criteo", criteo), ("multinode", multinode),
+               ("multinode-none", multinode_none), ("memory", memory),
                ("timelines", suite_cluster.timelines)]
 
 

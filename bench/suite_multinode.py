@@ -32,22 +32,24 @@ def launch(args, out_json):
         return json.load(f)
 
 
-def chart(rows):
-    """bench/results/multinode.png (and docs/plots/): ex/s and eval NE relative to one process."""
-    L.chart("multinode", [("examples/s vs one process", [(i, r["speed_vs_one_process"]) for i, r in enumerate(rows)]),
+def chart(name, rows):
+    """bench/results/NAME.png (and docs/plots/): ex/s and eval NE relative to one process."""
+    L.chart(name, [("examples/s vs one process", [(i, r["speed_vs_one_process"]) for i, r in enumerate(rows)]),
                           ("eval NE vs one process", [(i, r["ne_vs_one_process"]) for i, r in enumerate(rows)])],
             "Multi-node on loopback vs one process (medians)", "", "ratio", size=(800, 400),
             xtics=[(r["config"], i) for i, r in enumerate(rows)])
 
 
-def multinode(quick, repeats):
+def multinode(quick, repeats, sync="s-easgd"):
+    """sync: sync.algorithm of every run; other than s-easgd, the results are named multinode-SYNC."""
+    name = "multinode" if sync == "s-easgd" else "multinode-" + sync
     rows = 200000 if quick else 1000000
     train = L.datagen("mn-train-%d" % rows, rows, 31)
     evalf = L.datagen("mn-eval-%d" % (rows // 10), rows // 10, 32)
     tmp = tempfile.mkdtemp(prefix="ss-mn-bench-")
     try:
         certs(os.path.join(tmp, "certs"))
-        data = ["--data.train=" + train, "--data.eval=" + evalf]
+        data = ["--data.train=" + train, "--data.eval=" + evalf, "--sync.algorithm=" + sync]
         tls = ["--openssl.certificate=%s/certs/{node}.pem" % tmp, "--openssl.key=%s/certs/{node}.key" % tmp,
                "--openssl.cafile=%s/certs/ca.pem" % tmp]
         configs = [
@@ -83,15 +85,16 @@ def multinode(quick, repeats):
                         "%+.2f %%" % (100 * (row["ne_vs_one_process"] - 1)),
                         L.fmt(L.med([m["sync"]["rounds"] for m in ms]))])
     md = ("## 6. Multi-node (loopback, 3 nodes) vs one process\n\n"
-          "`small` model, %d generated rows (eval %d), S-EASGD, 2 trainers x 1 worker, 1 embedding shard, "
+          "`small` model, %d generated rows (eval %d), sync %s, 2 trainers x 1 worker, 1 embedding shard, "
           "1 dense shard; medians (min-max) of %d alternating repeats on one 2-core machine (the three "
-          "node processes share it). Command: `/usr/bin/python3 bench/run_suite.py --only multinode%s --repeats %d`.\n\n"
-          % (rows, rows // 10, repeats, " --quick" if quick else "", repeats))
+          "node processes share it). Command: `/usr/bin/python3 bench/run_suite.py --only %s%s --repeats %d`.\n\n"
+          % (rows, rows // 10, sync, repeats, name, " --quick" if quick else "", repeats))
     md += L.table(md_rows, ["config", "examples/s", "speed vs one process", "eval NE", "NE vs one process",
-                            "S-EASGD rounds"])
-    L.write("multinode", out_rows, md, {"rows": rows, "repeats": repeats})
-    chart(out_rows)
-    return [("6 multinode", "3 nodes TLS: ex/s ratio, eval NE diff vs one process",
+                            "sync rounds"])
+    L.write(name, out_rows, md, {"rows": rows, "repeats": repeats, "sync": sync})
+    chart(name, out_rows)
+    tag = "6 " + name
+    return [(tag, "3 nodes TLS: ex/s ratio, eval NE diff vs one process",
              "%.3f, %+.2f %%" % (out_rows[1]["speed_vs_one_process"], 100 * (out_rows[1]["ne_vs_one_process"] - 1))),
-            ("6 multinode", "3 nodes plain TCP: ex/s ratio, eval NE diff vs one process",
+            (tag, "3 nodes plain TCP: ex/s ratio, eval NE diff vs one process",
              "%.3f, %+.2f %%" % (out_rows[2]["speed_vs_one_process"], 100 * (out_rows[2]["ne_vs_one_process"] - 1)))]
