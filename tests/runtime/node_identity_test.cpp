@@ -1,62 +1,18 @@
 // Node identities (runtime/node_identity.hpp) with real certificates made by
-// scripts/make-certs.sh into a temporary folder: the cluster CA with coord,
-// t0 and t1, and a second CA ("other") that also issued a t0.
+// scripts/make-certs.sh (tests/runtime/test_certs.hpp).
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "runtime/node_identity.hpp"
+#include "tests/runtime/test_certs.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
 using runtime::identity_proof;
+using test::certs;
 using runtime::identity_statement;
 using runtime::node_identity;
-
-struct cert_dir {
-  fs::path root;
-  bool made = false;
-  cert_dir() {
-    char tmpl[] = "/tmp/ss-identity-XXXXXX";
-    if (!mkdtemp(tmpl))
-      return;
-    root = tmpl;
-    const std::string script = std::string(SS_SOURCE_DIR) + "/scripts/make-certs.sh";
-    const std::string cluster =
-      "bash '" + script + "' '" + (root / "certs").string() + "' coord t0 t1 > /dev/null";
-    const std::string other = "bash '" + script + "' --ca-name other '" +
-                              (root / "other").string() + "' t0 > /dev/null";
-    made = std::system(cluster.c_str()) == 0 && std::system(other.c_str()) == 0;
-  }
-  ~cert_dir() {
-    std::error_code ec;
-    if (!root.empty())
-      fs::remove_all(root, ec);
-  }
-  // The identity of `node` from folder `ca` ("certs" or "other"), checking
-  // peers against the cluster CA (certs/ca.pem) either way.
-  std::shared_ptr<const node_identity> load(const std::string& node,
-                                            const std::string& ca = "certs") const {
-    runtime::tls_settings t;
-    t.certificate = (root / ca / (node + ".pem")).string();
-    t.key = (root / ca / (node + ".key")).string();
-    t.cafile = (root / "certs" / "ca.pem").string();
-    std::shared_ptr<const node_identity> out;
-    auto err = node_identity::load(t, out);
-    INFO(err.value_or(""));
-    REQUIRE_FALSE(err);
-    return out;
-  }
-};
-
-const cert_dir& certs() {
-  static cert_dir d; // one set of certificates for the whole suite
-  REQUIRE(d.made);
-  return d;
-}
 
 // What a node proves at hello: its id, the coordinator's nonce and run id.
 identity_proof hello_proof(const node_identity& signer, const std::string& claimed,
@@ -140,10 +96,8 @@ TEST_CASE("node identity: a tampered nonce, a replayed signature and a wrong key
 }
 
 TEST_CASE("node identity: a key that does not belong to the certificate is refused at load") {
-  runtime::tls_settings t;
-  t.certificate = (certs().root / "certs" / "t0.pem").string();
-  t.key = (certs().root / "certs" / "t1.key").string();
-  t.cafile = (certs().root / "certs" / "ca.pem").string();
+  auto t = certs().tls("t0");
+  t.key = certs().tls("t1").key;
   std::shared_ptr<const node_identity> out;
   auto err = node_identity::load(t, out);
   REQUIRE(err);
