@@ -1,5 +1,6 @@
 #include "checkpoint/array_file.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -189,7 +190,32 @@ bool array_file_reader::open(const std::string& path, const std::string& kind, s
   return true;
 }
 
-bool array_file_reader::next_array(const std::string& name, std::uint64_t* count,
+bool array_file_reader::expect_arrays(const std::vector<array_spec>& want,
+                                      const std::string& whom, std::string* err) const {
+  const auto& got = header_.arrays;
+  for (std::size_t i = 0; i < std::max(got.size(), want.size()); ++i) {
+    std::string why;
+    if (i >= got.size())
+      why = "has no array '" + want[i].name + "' (" + whom + " needs " +
+            std::to_string(want[i].count) + " floats)";
+    else if (i >= want.size())
+      why = "has an extra array '" + got[i].name + "' (" + whom + " needs " +
+            std::to_string(want.size()) + " arrays)";
+    else if (got[i].name != want[i].name)
+      why = "has array '" + got[i].name + "' where '" + want[i].name + "' belongs";
+    else if (got[i].count != want[i].count)
+      why = "array '" + got[i].name + "' has " + std::to_string(got[i].count) + " floats, " +
+            whom + " needs " + std::to_string(want[i].count);
+    if (!why.empty()) {
+      if (err)
+        *err = "'" + path() + "': " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool array_file_reader::next_array(const std::string& name, std::uint64_t count,
                                    std::string* err) {
   if (next_ >= header_.arrays.size() || header_.arrays[next_].name != name) {
     if (err)
@@ -197,13 +223,20 @@ bool array_file_reader::next_array(const std::string& name, std::uint64_t* count
              (next_ < header_.arrays.size() ? "'" + header_.arrays[next_].name + "'" : "no more");
     return false;
   }
-  *count = header_.arrays[next_++].count;
+  if (header_.arrays[next_].count != count) {
+    if (err)
+      *err = "'" + path() + "': array '" + name + "' has " +
+             std::to_string(header_.arrays[next_].count) + " floats, the model needs " +
+             std::to_string(count);
+    return false;
+  }
+  ++next_;
   return true;
 }
 
-bool array_file_reader::read(const std::string& name, float* dst, std::string* err) {
-  std::uint64_t count = 0;
-  return next_array(name, &count, err) && src_.read(dst, count * sizeof(float), err);
+bool array_file_reader::read(const std::string& name, float* dst, std::uint64_t count,
+                             std::string* err) {
+  return next_array(name, count, err) && src_.read(dst, count * sizeof(float), err);
 }
 
 bool array_file_reader::finish(std::uint32_t* crc, std::string* err) {

@@ -16,8 +16,9 @@
 //   and state[tables * local_rows * state_per_row]; local row l of table t is
 //   global row l * num_shards + shard (rows are dealt round-robin).
 // The loader checks the magic, the header, the kind, each array's name and
-// length and that nothing follows the last array; every failure names the
-// file and what was expected.
+// length (against the file's size, and against what the caller needs before
+// a float is read) and that nothing follows the last array; every failure
+// names the file and what was expected.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -67,31 +68,38 @@ public:
   // Opens and parses the header; `kind` must match.
   bool open(const std::string& path, const std::string& kind, std::string* err);
   const file_header& header() const { return header_; }
-  // The next array, which must be named `name`, into dst[0, count).
-  bool read(const std::string& name, float* dst, std::string* err);
-  // Reads `count` floats of the next array `name` in pieces of `chunk` floats
-  // into `buf`, calling sink(offset, buf, n) for each (re-splitting rows
-  // without holding a second copy of the array).
+  // The header's arrays are exactly `want` (names, order and lengths), else
+  // an error naming the file, the array, its length and what `whom` (e.g.
+  // "the model") needs. Loaders call it before they place anything.
+  bool expect_arrays(const std::vector<array_spec>& want, const std::string& whom,
+                     std::string* err) const;
+  // The next array, which must be named `name` and hold exactly `count`
+  // floats (else an error, nothing read), into dst[0, count).
+  bool read(const std::string& name, float* dst, std::uint64_t count, std::string* err);
+  // Reads the next array `name` of exactly `count` floats in pieces of
+  // `chunk` floats into `buf`, calling sink(offset, buf, n) for each
+  // (re-splitting rows without holding a second copy of the array).
   template <class Sink>
-  bool read_chunked(const std::string& name, std::vector<float>& buf, std::size_t chunk,
-                    Sink&& sink, std::string* err);
+  bool read_chunked(const std::string& name, std::uint64_t count, std::vector<float>& buf,
+                    std::size_t chunk, Sink&& sink, std::string* err);
   // After the last array: nothing may follow. Returns the CRC32C of the file.
   bool finish(std::uint32_t* crc, std::string* err);
   const std::string& path() const { return src_.path(); }
   std::uint64_t size() const { return src_.size(); }
 
 private:
-  bool next_array(const std::string& name, std::uint64_t* count, std::string* err);
+  // The next array, which must be `name` of `count` floats.
+  bool next_array(const std::string& name, std::uint64_t count, std::string* err);
   file_source src_;
   file_header header_;
   std::size_t next_ = 0;
 };
 
 template <class Sink>
-bool array_file_reader::read_chunked(const std::string& name, std::vector<float>& buf,
-                                     std::size_t chunk, Sink&& sink, std::string* err) {
-  std::uint64_t count = 0;
-  if (!next_array(name, &count, err))
+bool array_file_reader::read_chunked(const std::string& name, std::uint64_t count,
+                                     std::vector<float>& buf, std::size_t chunk, Sink&& sink,
+                                     std::string* err) {
+  if (!next_array(name, count, err))
     return false;
   buf.resize(chunk);
   for (std::uint64_t off = 0; off < count;) {

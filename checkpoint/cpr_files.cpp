@@ -214,33 +214,40 @@ std::optional<std::string> load_cpr_chain(const std::string& folder, const cpr_s
     if (h.attr("seq") != s.seq || (h.attr("full") == 1) != s.full)
       return "'" + path + "' is save " + std::to_string(h.attr("seq")) +
              ", chain.json expects save " + std::to_string(s.seq);
+    // Every array's length is compared with the shard's shape before a
+    // float is placed (a well-formed file may claim more than the shard has).
+    const std::string whom = "the shard (" + std::to_string(shape.rows()) + " rows)";
     if (s.full) {
-      if (h.arrays.size() != 2 || h.arrays[0].count != shape.rows() * shape.dim)
-        return "'" + path + "': a full save of another size";
-      if (!r.read("weights", weights, &err) || !r.read("state", state, &err))
+      const std::uint64_t nw = shape.rows() * shape.dim, ns = shape.rows() * shape.state_per_row;
+      if (!r.expect_arrays({{"weights", nw}, {"state", ns}}, whom, &err) ||
+          !r.read("weights", weights, nw, &err) || !r.read("state", state, ns, &err))
         return err;
     } else {
-      if (h.arrays.size() != 3 || h.arrays[0].count % 2 != 0)
+      if (h.arrays.empty() || h.arrays[0].name != "rows" || h.arrays[0].count % 2 != 0)
         return "'" + path + "': a partial save without its row list";
       const std::uint64_t n = h.arrays[0].count / 2;
-      if (n > shape.rows() || h.arrays[1].count != n * shape.dim ||
-          h.arrays[2].count != n * shape.state_per_row)
-        return "'" + path + "': arrays of inconsistent sizes";
+      if (n > shape.rows())
+        return "'" + path + "': " + std::to_string(n) + " rows, the shard has " +
+               std::to_string(shape.rows());
+      if (!r.expect_arrays({{"rows", 2 * n}, {"weights", n * shape.dim},
+                            {"state", n * shape.state_per_row}},
+                           "a save of " + std::to_string(n) + " rows", &err))
+        return err;
       rows.resize(std::size_t(n));
       // The row list is uint64 words in a 4-byte-word array: read as bytes.
-      if (!r.read("rows", reinterpret_cast<float*>(rows.data()), &err))
+      if (!r.read("rows", reinterpret_cast<float*>(rows.data()), 2 * n, &err))
         return err;
       for (auto row : rows)
         if (row >= shape.rows())
           return "'" + path + "': row " + std::to_string(row) + " out of range (" +
                  std::to_string(shape.rows()) + " rows)";
       buf.resize(std::size_t(n * std::max(shape.dim, shape.state_per_row)));
-      if (!r.read("weights", buf.data(), &err))
+      if (!r.read("weights", buf.data(), n * shape.dim, &err))
         return err;
       for (std::size_t i = 0; i < rows.size(); ++i)
         std::memcpy(weights + rows[i] * shape.dim, buf.data() + i * shape.dim,
                     shape.dim * sizeof(float));
-      if (!r.read("state", buf.data(), &err))
+      if (!r.read("state", buf.data(), n * shape.state_per_row, &err))
         return err;
       for (std::size_t i = 0; i < rows.size(); ++i)
         std::memcpy(state + rows[i] * shape.state_per_row, buf.data() + i * shape.state_per_row,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace checkpoint {
 
@@ -84,18 +85,21 @@ std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::em
       names.push_back(f.name);
   if (names.empty())
     return "'" + c.folder + "' has no embedding file";
-  std::uint64_t num_shards = 0;
-  std::vector<bool> seen;
-  std::vector<float> buf;
+  // Every file's header, attributes and array lengths are checked against
+  // the model before the first row is placed: a file that claims (and
+  // holds) more rows than the tables is refused, not written past them.
+  const std::uint64_t n = names.size(), lr = (rows_per_table + n - 1) / n;
+  std::vector<std::unique_ptr<array_file_reader>> readers;
+  std::vector<bool> seen(std::size_t(n), false);
   std::string err;
   for (const auto& name : names) {
-    array_file_reader r;
-    if (!r.open(c.file(name), "embedding", &err))
+    auto r = std::make_unique<array_file_reader>();
+    if (!r->open(c.file(name), "embedding", &err))
       return err;
-    const auto& h = r.header();
-    const std::uint64_t s = h.attr("shard"), n = h.attr("num_shards"), lr = h.attr("local_rows");
+    const auto& h = r->header();
+    const std::uint64_t s = h.attr("shard"), hn = h.attr("num_shards");
     auto mismatch = [&](const char* what, std::uint64_t got, std::uint64_t want) {
-      return "'" + r.path() + "': " + what + " " + std::to_string(got) + ", the model has " +
+      return "'" + r->path() + "': " + what + " " + std::to_string(got) + ", the model has " +
              std::to_string(want);
     };
     if (h.attr("tables") != num_tables)
@@ -106,20 +110,26 @@ std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::em
       return mismatch("dim", h.attr("dim"), dim);
     if (h.attr("state_per_row") != spr)
       return mismatch("optimiser state per row", h.attr("state_per_row"), spr);
-    if (n != names.size())
-      return "'" + r.path() + "' is shard " + std::to_string(s) + " of " + std::to_string(n) +
-             ", but the checkpoint has " + std::to_string(names.size()) + " embedding files";
-    if (num_shards == 0) {
-      num_shards = n;
-      seen.assign(std::size_t(n), false);
-    }
-    if (n == 0 || n != num_shards || s >= n || seen[std::size_t(s)] ||
-        lr != (rows_per_table + n - 1) / n)
-      return "'" + r.path() + "': shard " + std::to_string(s) + " of " + std::to_string(n) +
-             " with " + std::to_string(lr) + " local rows does not fit the other files (" +
-             std::to_string(num_shards) + " shards)";
+    if (hn != n)
+      return "'" + r->path() + "' is shard " + std::to_string(s) + " of " + std::to_string(hn) +
+             ", but the checkpoint has " + std::to_string(n) + " embedding files";
+    if (s >= n || seen[std::size_t(s)] || h.attr("local_rows") != lr)
+      return "'" + r->path() + "': shard " + std::to_string(s) + " of " + std::to_string(n) +
+             " with " + std::to_string(h.attr("local_rows")) + " local rows does not fit the " +
+             "other files (" + std::to_string(n) + " shards of " + std::to_string(lr) + " rows)";
     seen[std::size_t(s)] = true;
-    // Row-by-row placement; chunks hold whole rows.
+    if (!r->expect_arrays({{"weights", num_tables * lr * dim}, {"state", num_tables * lr * spr}},
+                          "the model (" + std::to_string(num_tables) + " tables x " +
+                            std::to_string(lr) + " local rows)",
+                          &err))
+      return err;
+    readers.push_back(std::move(r));
+  }
+  for (std::size_t f = 0; f < readers.size(); ++f) {
+    auto& r = *readers[f];
+    const std::uint64_t s = r.header().attr("shard");
+    // Row-by-row placement; chunks hold whole rows. flat < tables * lr by
+    // the lengths checked above.
     auto place = [&](std::uint64_t width, bool weights) {
       return [&, width, weights](std::uint64_t off, const float* p, std::size_t count) {
         for (std::size_t i = 0; i < count; i += std::size_t(width)) {
@@ -133,24 +143,24 @@ std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::em
         }
       };
     };
+    std::vector<float> buf;
     const std::size_t rows_per_chunk = 4096;
-    if (!r.read_chunked("weights", buf, rows_per_chunk * dim, place(dim, true), &err))
+    if (!r.read_chunked("weights", num_tables * lr * dim, buf, rows_per_chunk * dim,
+                        place(dim, true), &err))
       return err;
     if (spr > 0) {
-      if (!r.read_chunked("state", buf, rows_per_chunk * spr, place(spr, false), &err))
+      if (!r.read_chunked("state", num_tables * lr * spr, buf, rows_per_chunk * spr,
+                          place(spr, false), &err))
         return err;
-    } else if (!r.read("state", nullptr, &err)) {
+    } else if (!r.read("state", nullptr, 0, &err)) {
       return err;
     }
     std::uint32_t crc = 0;
     if (!r.finish(&crc, &err))
       return err;
-    if (auto e = check_crc(c, name, crc))
+    if (auto e = check_crc(c, names[f], crc))
       return e;
   }
-  if (std::find(seen.begin(), seen.end(), false) != seen.end())
-    return "'" + c.folder + "' lacks embedding shards: has " + std::to_string(names.size()) +
-           " of " + std::to_string(num_shards);
   return std::nullopt;
 }
 
@@ -165,16 +175,14 @@ std::optional<std::string> load_replicas(const opened_checkpoint& c, std::size_t
     array_file_reader r;
     if (!r.open(c.file(name), "replica", &err))
       return err;
-    for (const auto& a : r.header().arrays)
-      if (a.count != size)
-        return "'" + r.path() + "': array '" + a.name + "' has " + std::to_string(a.count) +
-               " floats, the model's dense part has " + std::to_string(size);
+    if (!r.expect_arrays({{"params", size}, {"state", size}}, "the model's dense part", &err))
+      return err;
     replica_state s;
     s.params.resize(size);
     s.state.resize(size);
     std::uint32_t crc = 0;
-    if (!r.read("params", s.params.data(), &err) || !r.read("state", s.state.data(), &err) ||
-        !r.finish(&crc, &err))
+    if (!r.read("params", s.params.data(), size, &err) ||
+        !r.read("state", s.state.data(), size, &err) || !r.finish(&crc, &err))
       return err;
     if (auto e = check_crc(c, name, crc))
       return e;
@@ -243,13 +251,14 @@ std::optional<std::string> load_arrays(const opened_checkpoint& c, const std::st
   array_file_reader r;
   if (!r.open(c.file(file), kind, &err))
     return err;
-  for (const auto& a : r.header().arrays)
-    if (a.count != size)
-      return "'" + r.path() + "': array '" + a.name + "' has " + std::to_string(a.count) +
-             " floats, the model's dense part has " + std::to_string(size);
+  std::vector<array_spec> want;
+  for (const auto& a : arrays)
+    want.push_back({a.name, size});
+  if (!r.expect_arrays(want, "the model's dense part", &err))
+    return err;
   for (const auto& a : arrays) {
     a.out->resize(size);
-    if (!r.read(a.name, a.out->data(), &err))
+    if (!r.read(a.name, a.out->data(), size, &err))
       return err;
   }
   std::uint32_t crc = 0;
