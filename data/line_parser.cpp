@@ -1,4 +1,5 @@
 #include "data/line_parser.hpp"
+#include "data/printable.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -109,6 +110,12 @@ bool line_parser::parse(std::string_view line, float* label, float* dense, std::
     return false;
   }
   const std::size_t nfields = delimiters + 1;
+  if (all_fields_ && nfields < ncol) {
+    error->kind = line_error::too_few_fields;
+    error->column = nfields;
+    error->fields = nfields;
+    return false;
+  }
   ends_[delimiters] = e;
   const column_role* roles = schema.roles.data();
   const char* p = b;
@@ -200,11 +207,13 @@ bool line_parser::parse(std::string_view line, float* label, float* dense, std::
 
 std::string describe(const resolved_schema& schema, const line_error& error) {
   constexpr std::size_t max_shown = 40;
-  std::string got(error.text.substr(0, max_shown));
+  // Shown escaped: a data file's bytes never reach a terminal raw.
+  std::string got = printable(error.text.substr(0, max_shown));
   if (error.text.size() > max_shown)
     got += "...";
   const std::string column =
-      "column " + (error.column < schema.names.size() ? schema.names[error.column] : std::to_string(error.column));
+      "column " + (error.column < schema.names.size() ? printable(schema.names[error.column])
+                                                       : std::to_string(error.column));
   switch (error.kind) {
   case line_error::bad_label:
     return column + ": expected a label 0 or 1, got '" + got + "'";
@@ -215,6 +224,13 @@ std::string describe(const resolved_schema& schema, const line_error& error) {
   case line_error::too_many_fields:
     return "expected at most " + std::to_string(schema.num_columns) + " fields, got " +
            std::to_string(error.fields);
+  case line_error::too_few_fields:
+    return "expected " + std::to_string(schema.num_columns) + " fields, got " +
+           std::to_string(error.fields) +
+           (error.fields + 1 == schema.num_columns && schema.label_column == 0
+              ? " (a file without the label column, like Criteo's test set? the model reads "
+                "column 0 as the label)"
+              : "");
   }
   return column + ": malformed";
 }

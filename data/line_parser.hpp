@@ -11,8 +11,8 @@
 //   float(log1p(max(x, 0))) computed in double.
 // - Categorical: hash_categorical(raw field text, categorical index); empty
 //   or missing -> hash_categorical("", index).
-// - Missing trailing fields are empty fields. More than num_columns fields
-//   makes the line malformed.
+// - Missing trailing fields are empty fields (unless require_all_fields).
+//   More than num_columns fields makes the line malformed.
 //
 // The line must not contain the '\n' and the reader strips a trailing '\r'.
 // Speed: a vectorised scan finds the delimiters first; the fields are then
@@ -28,10 +28,10 @@
 namespace data {
 
 struct line_error {
-  enum kind_t { bad_label, bad_number, not_finite, too_many_fields } kind = bad_label;
+  enum kind_t { bad_label, bad_number, not_finite, too_many_fields, too_few_fields } kind = bad_label;
   std::size_t column = 0; // field index of the offending field
   std::string_view text;  // the offending field's text (points into the line)
-  std::size_t fields = 0; // too_many_fields: fields the line has
+  std::size_t fields = 0; // too_many_fields, too_few_fields: fields the line has
 };
 
 // Parses lines of one resolved_schema. Holds per-line scratch (the field
@@ -47,10 +47,16 @@ public:
   bool parse(std::string_view line, float* label, float* dense, std::uint64_t* cat, line_error* error);
 
   const resolved_schema& schema() const { return *schema_; }
+  // true: a line with fewer fields than the schema is malformed
+  // (too_few_fields) instead of ending in empty fields. A model that scores
+  // data uses it: a file of another layout (Criteo's test set, without the
+  // label column) must not be read from shifted columns.
+  void require_all_fields(bool on) { all_fields_ = on; }
 
 private:
   const resolved_schema* schema_;
   std::vector<const char*> ends_; // [num_columns]: where each field ends
+  bool all_fields_ = false;
 };
 
 // "column I3: expected a number, got 'abc'" (no file:line prefix).

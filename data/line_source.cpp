@@ -100,6 +100,8 @@ line_source::status line_source::next(line* out, std::string* error) {
       first_line_off_ = buf_off_ + beg_;
       continue;
     }
+    if (nl ? std::size_t(nl - b) > max_line_bytes : std::size_t(e - b) > max_line_bytes)
+      return status::too_long;
     if (!nl) {
       if (!eof) {
         if (!refill(error))

@@ -5,7 +5,8 @@
 // line_source reads a file from a byte offset with large unbuffered reads
 // into one reused buffer, and hands out lines as views into that buffer:
 // no copy, no allocation per line. The buffer grows only for a line longer
-// than itself.
+// than itself, and never past max_line_bytes: a longer line (a binary file,
+// a file without newlines) is status::too_long, not an unbounded buffer.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -22,7 +23,10 @@ public:
     std::uint64_t begin = 0; // file offset of the line's first byte
     std::uint64_t end = 0;   // file offset just past its '\n' (or the end of the file)
   };
-  enum class status { line, end, error };
+  enum class status { line, end, error, too_long };
+  // The longest line accepted, '\n' excluded (a Criteo line has about 200
+  // bytes; a line of 100 multi-hot ids some kilobytes).
+  static constexpr std::size_t max_line_bytes = std::size_t(1) << 20;
 
   explicit line_source(std::size_t chunk_bytes);
   ~line_source();
@@ -38,7 +42,9 @@ public:
   void close();
   bool is_open() const { return fp_ != nullptr; }
 
-  // The next line, or end of file, or an I/O error (*error names the file).
+  // The next line, or end of file, or an I/O error (*error names the file),
+  // or too_long: the next line has more than max_line_bytes (the source
+  // stays where it was; the caller stops).
   status next(line* out, std::string* error);
 
   // Offset of the first line this source returns (known once next() has

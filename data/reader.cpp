@@ -105,6 +105,7 @@ bool reader::open_file() {
     if (!source_.open(f.path, f.size, f.data_begin, f.data_begin + (lo - f.global_begin), &error_))
       return false;
     parser_ = line_parser(&f.schema);
+    parser_.require_all_fields(options_.whole_lines);
     base_line_ = 0;
     line_index_ = 0;
     return true;
@@ -129,16 +130,17 @@ std::uint64_t reader::line_number(std::uint64_t line_index) {
   return base_line_ + line_index;
 }
 
-bool reader::malformed(std::uint64_t line_index, const std::string& message) {
+bool reader::malformed(std::uint64_t line_index, const std::string& message, bool fatal) {
   ++stats_.malformed;
   ++stats_.lines;
-  if (stats_.first_errors.size() >= options_.max_logged_errors && !options_.strict)
+  fatal = fatal || options_.strict;
+  if (stats_.first_errors.size() >= options_.max_logged_errors && !fatal)
     return true;
   const std::uint64_t line = line_number(line_index);
   const std::string full = files_[file_].path + ":" + (line ? std::to_string(line) : "?") + ": " + message;
   if (stats_.first_errors.size() < options_.max_logged_errors)
     stats_.first_errors.push_back(full);
-  return options_.strict ? fail(full) : true;
+  return fatal ? fail(full) : true;
 }
 
 bool reader::flush_pending_blanks() {
@@ -184,6 +186,14 @@ bool reader::next(batch& out, std::size_t max_examples) {
       ok = false;
       break;
     }
+    if (st == line_source::status::too_long) {
+      const std::uint64_t at = line_number(line_index_);
+      fail(files_[file_].path + ":" + (at ? std::to_string(at) : "?") +
+           ": line longer than " + std::to_string(line_source::max_line_bytes) +
+           " bytes, the most a line may have (is this a text data file?)");
+      ok = false;
+      break;
+    }
     if (st == line_source::status::end) {
       finish_file();
       continue;
@@ -219,7 +229,9 @@ bool reader::next(batch& out, std::size_t max_examples) {
       ++n;
       ++stats_.examples;
       ++stats_.lines;
-    } else if (!malformed(index, describe(parser_.schema(), err))) {
+    } else if (!malformed(index, describe(parser_.schema(), err),
+                          options_.whole_lines && (err.kind == line_error::too_few_fields ||
+                                                   err.kind == line_error::too_many_fields))) {
       ok = false;
       break;
     }

@@ -54,6 +54,10 @@ struct reader_options {
   std::vector<std::string> files; // read in this order; at least one
   schema_options schema = schema_options::criteo();
   bool strict = false;               // stop at the first malformed line
+  // A line with another number of fields than the schema stops the reader
+  // (it is not skipped): predict and eval of a saved model never score a
+  // file of another layout from shifted columns.
+  bool whole_lines = false;
   std::size_t max_logged_errors = 5; // messages kept in stats::first_errors
   std::size_t part = 0;              // read part `part` of `num_parts` (0-based)
   std::size_t num_parts = 1;
@@ -105,7 +109,9 @@ private:
   void finish_file();
   bool fail(std::string message);
   // Counts a malformed line; returns false when that is fatal (strict).
-  bool malformed(std::uint64_t line_index, const std::string& message);
+  // Counts a malformed line; false (the reader's error set) when it ends
+  // the read: strict, or `fatal`.
+  bool malformed(std::uint64_t line_index, const std::string& message, bool fatal = false);
   bool flush_pending_blanks(); // the pending empty lines were followed by data
   std::uint64_t line_number(std::uint64_t line_index); // 0 if unknown
 

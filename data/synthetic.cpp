@@ -8,6 +8,9 @@
 #include <memory>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace data {
 namespace {
 
@@ -67,9 +70,21 @@ bool generate_synthetic(const synthetic_options& options, const std::string& out
   const auto start = std::chrono::steady_clock::now();
   if (auto bad = validate(options); !bad.empty())
     return fail(error, "synthetic options: " + bad);
-  std::unique_ptr<std::FILE, file_closer> file(std::fopen(out_path.c_str(), "wb"));
+  // Written as OUT.tmp-PID and renamed at the end: a failed or interrupted
+  // run leaves the old file (and its meta) as they were.
+  if (struct stat st {}; ::stat(out_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return fail(error, "'" + out_path + "' exists and is not a regular file (expected a file path)");
+  const std::string tmp_path = out_path + ".tmp-" + std::to_string(::getpid());
+  std::unique_ptr<std::FILE, file_closer> file(std::fopen(tmp_path.c_str(), "wb"));
   if (!file)
-    return fail(error, "cannot open '" + out_path + "' for writing: " + std::strerror(errno));
+    return fail(error, "cannot open '" + tmp_path + "' for writing: " + std::strerror(errno));
+  struct tmp_remover {
+    const std::string* path;
+    ~tmp_remover() {
+      if (path)
+        std::remove(path->c_str());
+    }
+  } remover{&tmp_path};
 
   const teacher t(options);
   synthetic_stream stream(options, t);
@@ -121,8 +136,20 @@ bool generate_synthetic(const synthetic_options& options, const std::string& out
   meta.teacher_bias = t.bias();
   meta.vocab_sizes = synthetic_vocab_sizes(options);
   meta.options = options;
-  if (!write_meta(meta_path_for(out_path), meta, error))
+  const std::string meta_tmp = meta_path_for(out_path) + ".tmp-" + std::to_string(::getpid());
+  if (!write_meta(meta_tmp, meta, error)) {
+    std::remove(meta_tmp.c_str());
     return false;
+  }
+  if (std::rename(tmp_path.c_str(), out_path.c_str()) != 0) {
+    std::remove(meta_tmp.c_str());
+    return fail(error, "cannot rename '" + tmp_path + "' to '" + out_path + "': " +
+                         std::strerror(errno));
+  }
+  remover.path = nullptr;
+  if (std::rename(meta_tmp.c_str(), meta_path_for(out_path).c_str()) != 0)
+    return fail(error, "cannot rename '" + meta_tmp + "' to '" + meta_path_for(out_path) +
+                         "': " + std::strerror(errno));
   if (out) {
     out->meta = std::move(meta);
     out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -17,6 +17,10 @@ void add_checkpoint_options(option_set& o) {
   o.add({"checkpoint.resume", t::string, "",
          "continue from this checkpoint folder, or the newest one in this checkpoint dir "
          "(also --resume=PATH)"});
+  o.add({"checkpoint.new-data", t::boolean, "false",
+         "with checkpoint.resume onto other data.train files than the checkpoint's run: train "
+         "them from their beginning (the model, examples and train NE carry over); without it "
+         "such a resume is refused"});
   o.add({"output.model", t::string, "",
          "write the final model here (a checkpoint dir; for predict, eval and resume)"});
 }
@@ -29,6 +33,7 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
   out.keep = std::size_t(o.get_int("checkpoint.keep"));
   out.background = o.get_bool("checkpoint.background");
   out.resume = o.get_string("checkpoint.resume");
+  out.new_data = o.get_bool("checkpoint.new-data");
   out.model_out = o.get_string("output.model");
   // (An effective INI sets every key, so values are checked, not sources.)
   for (const char* k : {"checkpoint.every-examples", "checkpoint.every-seconds"})

@@ -6,6 +6,8 @@
 //   checkpoint.keep            the newest K checkpoints are kept
 //   checkpoint.resume          continue from a checkpoint folder or dir
 //                              (`train --resume=PATH` is the same)
+//   checkpoint.new-data        resume onto other training files, read from
+//                              their beginning (default: refused)
 //   output.model               the final model, as a checkpoint dir
 // With checkpoint.dir set, one more checkpoint is written at the end.
 #include <cstdint>
@@ -23,6 +25,7 @@ struct checkpoint_settings {
   std::size_t keep = 3;
   bool background = true;           // write beside training (copy-on-write rows)
   std::string resume;               // empty: a fresh start
+  bool new_data = false;            // checkpoint.new-data: other files, from their start
   std::string model_out;            // output.model; empty: none
   std::string effective_ini;        // the run's configuration, for manifests
   bool enabled() const { return !dir.empty(); }

@@ -17,6 +17,7 @@
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/scheduler_setup.hpp"
+#include "runtime/stop_signal.hpp"
 #include "runtime/fault_injector.hpp"
 #include "runtime/full_recovery.hpp"
 #include "runtime/virtual_coordinator.hpp"
@@ -210,8 +211,18 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     opts.restart_shard = [&](std::size_t i, shard_restart& r) {
       return restart_shard(self, cfg, cpr, c, i, r);
     };
-  if (cfg.checkpoint.enabled() || faults.any())
-    opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
+  opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
+      if (const int sig = stop_requested()) { // SIGINT/SIGTERM: a cut of this point, then stop
+        faults.disarm();
+        out.stopped_by = signal_name(sig);
+        auto e = cfg.checkpoint.enabled() ? checkpoints.cut_now() : std::nullopt;
+        return e ? *e
+                 : "stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
+                     " examples" +
+                     (cfg.checkpoint.enabled() ? "; the checkpoint of this point: " +
+                                                   checkpoints.newest()
+                                               : "; no checkpoint.dir: nothing kept");
+      }
       faults.poll(examples);
       if (!cfg.checkpoint.enabled())
         return std::nullopt;

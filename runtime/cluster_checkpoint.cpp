@@ -113,6 +113,8 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
   bool mid_pass = false;
   for (const auto& r : c.m.readers)
     mid_pass = mid_pass || r.examples != 0 || r.epoch != c.m.readers[0].epoch;
+  const bool new_data = cfg.checkpoint.new_data; // other files: from their beginning
+  mid_pass = mid_pass && !new_data;
   if (mid_pass && c.m.readers.size() != trainers)
     return "'" + c.folder + "' was cut inside a pass with " + std::to_string(c.m.readers.size()) +
            " reader(s); resume it with --cluster.trainers=" +
@@ -122,7 +124,7 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
   for (std::size_t t = 0; t < trainers; ++t) {
     const auto& r = c.m.readers[mid_pass ? t : 0];
     auto& m = out.readers[t];
-    m.epoch = r.epoch;
+    m.epoch = new_data ? 0 : r.epoch;
     if (mid_pass) {
       m.examples = r.examples;
       m.lines = r.lines;
@@ -130,7 +132,7 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
       m.served = r.served;
     }
   }
-  out.passes_done = c.m.readers[0].epoch;
+  out.passes_done = new_data ? 0 : c.m.readers[0].epoch;
   if (!mid_pass && out.passes_done >= cfg.train.epochs)
     return "'" + c.folder + "' has done " + std::to_string(out.passes_done) +
            " passes; train.epochs = " + std::to_string(cfg.train.epochs) +

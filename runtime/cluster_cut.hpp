@@ -65,6 +65,8 @@ public:
   // Called with the examples trained so far (the progress poll): takes a cut
   // when one is due by checkpoint.every-examples or .every-seconds.
   std::optional<std::string> maybe_cut(std::uint64_t examples);
+  // A cut now, whatever is due (a stop by signal keeps its point).
+  std::optional<std::string> cut_now() { return cut(); }
   // Over every attempt (restart), like newest().
   const cut_totals& totals() const { return totals_; }
   // Full recovery: the cluster was built again from `base` (a rollback);

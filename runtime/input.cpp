@@ -15,6 +15,7 @@ data::reader_options reader_options_for(const train_config& cfg,
   ro.files = files;
   ro.schema = cfg.data.schema;
   ro.strict = cfg.data.strict;
+  ro.whole_lines = cfg.data.whole_lines;
   ro.max_logged_errors = cfg.data.max_logged_errors;
   ro.part = part;
   ro.num_parts = num_parts;

@@ -65,6 +65,7 @@ std::string to_json(const run_metrics& m) {
                           : json(nullptr);
   j["trainer_examples_per_second"] = m.trainer_examples_per_second;
   j["lost_trainers"] = m.lost_trainers;
+  j["stopped_by"] = m.stopped_by ? json(*m.stopped_by) : json(nullptr);
   j["faults"] = m.faults;
   j["bytes"] = {{"lookup", m.bytes.lookup}, {"push", m.bytes.push},
                 {"dense_sync", m.bytes.dense_sync}};
@@ -196,6 +197,8 @@ std::string summary(const run_metrics& m) {
                         "trained %llu examples in %.2f s: %.0f ex/s (%.1f GFLOP/s), train NE %.4f",
                         static_cast<unsigned long long>(m.examples), m.seconds,
                         m.examples_per_second(), m.gflops(), m.train_ne);
+  if (m.stopped_by)
+    appendf(out, " (stopped by %s before the end; not evaluated)", m.stopped_by->c_str());
   if (m.eval) {
     appendf(out,
                        "\neval on %llu examples: NE %.4f, AUC %.4f, logloss %.4f, calibration %.3f",

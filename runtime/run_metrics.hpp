@@ -193,6 +193,9 @@ struct run_metrics {
   // Multi-node: trainers lost during the run ("trainer 1 on node t1 lost
   // after 3.2 s (...)"); the job finished with the others.
   std::vector<std::string> lost_trainers;
+  // "SIGTERM" / "SIGINT" when a signal stopped training early (stop_signal.hpp):
+  // the figures are those of the examples trained until then.
+  std::optional<std::string> stopped_by;
   // Simulated cluster: the injected faults carried out (faults.*), in order.
   std::vector<std::string> faults;
 

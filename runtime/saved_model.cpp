@@ -1,5 +1,6 @@
 #include "runtime/saved_model.hpp"
 
+#include <filesystem>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -43,7 +44,7 @@ std::optional<std::string> load_saved_config(const checkpoint::opened_checkpoint
   const auto where = c.folder + "/manifest.json (config)";
   if (auto e = opts.parse_text(without_run_files(c.m.config_ini), where))
     return "the model's configuration does not parse: " + *e;
-  if (auto e = build_train_config(opts, out))
+  if (auto e = build_train_config(opts, out, config_use::saved_model))
     return "the model's configuration is invalid: " + *e;
   return std::nullopt;
 }
@@ -83,6 +84,50 @@ void warn_training_changes(const std::string& path, const train_config& now) {
   }
   for (const auto& change : training_changes(saved, now))
     spdlog::warn("resume from '{}': {} (the checkpoint's run -> this run)", c.folder, change);
+}
+
+std::optional<std::string> check_resume_data(const train_config& now) {
+  checkpoint::opened_checkpoint c;
+  if (now.checkpoint.resume.empty() || checkpoint::open_checkpoint(now.checkpoint.resume, c) ||
+      c.m.config_ini.empty())
+    return std::nullopt; // the resume itself reports a checkpoint it cannot open
+  option_set saved;
+  add_train_options(saved);
+  if (saved.parse_text(c.m.config_ini, c.folder + "/manifest.json (config)"))
+    return std::nullopt; // warn_training_changes says so
+  const auto& before = saved.get_list("data.train");
+  const auto& after = now.data.train;
+  auto same_file = [](const std::string& a, const std::string& b) {
+    std::error_code ea, eb;
+    const auto ca = std::filesystem::weakly_canonical(a, ea);
+    const auto cb = std::filesystem::weakly_canonical(b, eb);
+    return ea || eb ? a == b : ca == cb;
+  };
+  bool same = before.size() == after.size();
+  for (std::size_t i = 0; same && i < before.size(); ++i)
+    same = same_file(before[i], after[i]);
+  if (same)
+    return std::nullopt;
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v)
+      out += (out.empty() ? "" : ", ") + x;
+    return "[" + out + "]" + (v.empty() ? " (the synthetic default set)" : "");
+  };
+  const auto position = c.m.readers.empty() ? std::string()
+                        : " (" + std::to_string(c.m.examples) + " examples, pass " +
+                            std::to_string(c.m.readers[0].epoch + 1) + ")";
+  if (now.checkpoint.new_data) {
+    spdlog::info("resume from '{}'{}: new training files {} (the checkpoint's run read {}), "
+                 "trained from their beginning (checkpoint.new-data)",
+                 c.folder, position, list(after), list(before));
+    return std::nullopt;
+  }
+  return "option 'checkpoint.resume': '" + c.folder + "'" + position +
+         " was trained on data.train = " + list(before) + ", this run reads " + list(after) +
+         ": resuming would skip as many examples of the new files as it had read of the old. "
+         "Give the same files to finish that run, or --checkpoint.new-data=true to train the "
+         "new files from their beginning";
 }
 
 std::optional<std::string> load_saved_model(const std::string& path, saved_model& out) {

@@ -49,4 +49,10 @@ std::vector<std::string> training_changes(const train_config& saved, const train
 // checkpoint cannot be opened: the resume itself reports that.
 void warn_training_changes(const std::string& path, const train_config& now);
 
+// Before a resume (checkpoint.resume set): an error when this run's
+// data.train (as given, before the synthetic default is filled in) names
+// other files than the checkpoint's run did, unless checkpoint.new-data is
+// set (then logged: the new files are read from their beginning).
+std::optional<std::string> check_resume_data(const train_config& now);
+
 } // namespace runtime

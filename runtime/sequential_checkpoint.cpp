@@ -92,6 +92,8 @@ std::optional<std::string> sequential_engine::restore(const std::string& path) {
   dense_acc_.assign(reps[0].state.begin(), reps[0].state.end());
   const auto& r = c.m.readers[0];
   start_.reader = r;
+  if (cfg_.checkpoint.new_data) // other files: from their beginning (check_resume_data)
+    start_.reader = checkpoint::reader_position{};
   start_.examples = c.m.examples;
   start_.ne.loss_sum = c.m.counters.loss_sum;
   start_.ne.pred_sum = c.m.counters.prob_sum;

@@ -7,6 +7,7 @@
 #include "data/reader.hpp"
 #include "runtime/evaluation.hpp"
 #include "runtime/input.hpp"
+#include "runtime/stop_signal.hpp"
 
 namespace runtime {
 
@@ -63,7 +64,8 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   auto seconds = [&] { return start_.seconds + seconds_since(t0); };
   std::size_t epoch = std::size_t(start_.reader.epoch);
   std::uint64_t skip = start_.reader.examples; // examples of this pass already trained
-  for (; epoch < cfg_.train.epochs && (!limit || examples < limit); ++epoch) {
+  bool stopped = false;
+  for (; !stopped && epoch < cfg_.train.epochs && (!limit || examples < limit); ++epoch) {
     std::string err;
     auto r = open_reader(cfg_, cfg_.data.train, &err);
     if (!r)
@@ -94,6 +96,17 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
         s.fraction_done = (double(epoch) + double(r->statistics().bytes) / bytes_per_epoch) /
                           double(cfg_.train.epochs);
       progress.update(s);
+      if (const int sig = stop_requested()) { // SIGINT/SIGTERM: keep this batch boundary
+        stopped = true;
+        out.stopped_by = signal_name(sig);
+        if (ck.enabled())
+          if (auto e = save(ck.dir, ck.keep,
+                            manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne,
+                                        malformed, r->statistics().malformed, seconds())))
+            return e;
+        malformed += r->statistics().malformed;
+        break;
+      }
       const bool by_examples = next_ck && examples >= next_ck;
       const bool by_time = ck.every_seconds > 0 && seconds_since(last_ck) >= ck.every_seconds;
       // With checkpoint.background the write runs beside training; a due
@@ -110,6 +123,8 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
         last_ck = clock_type::now();
       }
     }
+    if (stopped)
+      break;
     if (!r->error().empty())
       return r->error();
     malformed += r->statistics().malformed;
@@ -124,6 +139,13 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   out.flops_per_example = net_.flops_per_example();
   if (auto e = finish_checkpoint())
     return e;
+  if (stopped) { // the checkpoint of this point is written; the run is not done
+    progress_sample s;
+    s.examples = examples;
+    s.train_ne = out.train_ne;
+    progress.finish(s);
+    return std::nullopt;
+  }
   const auto last = manifest_at(epoch, 0, 0, examples, ne, malformed, 0, out.seconds);
   // The end, always: its reader position says "pass done" (a periodic
   // checkpoint at the same count, replaced here, would re-read the pass).

@@ -157,7 +157,8 @@ void add_display_options(option_set& o) {
   add(o, "output.log-level", s, "info", "log verbosity", {"trace", "debug", "info", "warn", "error"});
 }
 
-std::optional<std::string> build_train_config(const option_set& o, train_config& c) {
+std::optional<std::string> build_train_config(const option_set& o, train_config& c,
+                                              config_use use) {
   auto& d = c.data;
   d.train = o.get_list("data.train");
   d.eval = o.get_list("data.eval");
@@ -198,7 +199,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
       return "option 'data.categorical': data.format=delimited needs at least one categorical column";
     sc.num_columns = static_cast<std::size_t>(o.get_int("data.columns"));
     d.schema = sc;
-    if (d.train.empty())
+    if (d.train.empty() && use == config_use::train)
       return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
   }
 

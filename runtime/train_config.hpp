@@ -26,6 +26,9 @@ struct data_settings {
   std::vector<std::string> eval;    // empty: synthetic eval set, or no evaluation
   data::schema_options schema = data::schema_options::criteo();
   bool strict = false;              // a malformed line stops the run
+  // A line with another number of fields than the schema stops the run
+  // (predict and eval of a saved model; reader_options::whole_lines).
+  bool whole_lines = false;
   std::size_t max_logged_errors = 5;
   // Default synthetic data (used when data.train is empty).
   std::uint64_t synthetic_rows = 1'000'000;
@@ -129,8 +132,14 @@ void add_train_options(option_set& opts);
 // train options; predict and eval use them too).
 void add_display_options(option_set& opts);
 
+// What a configuration is built for: a run that trains (data.train is
+// needed unless the synthetic set can stand in), or a saved model's own
+// configuration read back by predict and eval (its run's files are gone).
+enum class config_use { train, saved_model };
+
 // Reads the options into `out`. Returns an error message naming the key and
 // the expected value when a combination of options is invalid.
-std::optional<std::string> build_train_config(const option_set& opts, train_config& out);
+std::optional<std::string> build_train_config(const option_set& opts, train_config& out,
+                                              config_use use = config_use::train);
 
 } // namespace runtime

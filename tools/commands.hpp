@@ -30,6 +30,12 @@ std::vector<std::string> rewrite_aliases(
   const std::vector<std::string>& args,
   const std::vector<std::pair<std::string, std::string>>& aliases);
 int datagen_command(const std::vector<std::string>& args);
+// Every output of a run (output.config, output.metrics, output.dir,
+// output.model, checkpoint.dir) can be written and none is one of its inputs
+// (data, config_file, checkpoint.resume): an error naming the key and path.
+// Checked before the first example, so an unwritable path costs no work.
+std::optional<std::string> check_outputs(const runtime::train_config& cfg,
+                                         const std::string& config_file);
 // The outputs of a run (train, and the coordinator node): open() before it
 // writes output.config and opens the run folder output.dir with its timeline
 // (hooked to `progress`); finish() after it adds the eval set's Bayes NE,
@@ -37,8 +43,10 @@ int datagen_command(const std::vector<std::string>& args);
 // false / exit_failure (logged) on an I/O error.
 class run_output {
 public:
+  // Fails (logged, naming the key and path) before any work when an output
+  // cannot be written or is one of the run's inputs (config_file among them).
   bool open(const runtime::train_config& cfg, const std::string& effective_ini,
-            runtime::progress_reporter& progress);
+            runtime::progress_reporter& progress, const std::string& config_file = "");
   int finish(const runtime::train_config& cfg, runtime::run_metrics& m);
 
 private:

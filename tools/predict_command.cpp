@@ -12,13 +12,13 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include <spdlog/spdlog.h>
 
 #include "runtime/evaluation.hpp"
 #include "runtime/input.hpp"
 #include "runtime/logging.hpp"
+#include "runtime/output_files.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/saved_model.hpp"
 #include "tools/commands.hpp"
@@ -61,6 +61,7 @@ int prepare(const char* name, const char* usage, runtime::option_set& opts,
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   model.cfg.data.strict = opts.get_bool("data.strict");
+  model.cfg.data.whole_lines = true; // the model's layout, or a clear refusal
   spdlog::info("model {} ({} examples trained, {}): loaded {:.1f} MB in {:.2f} s", model.folder,
                model.examples, model.cfg.arch.describe(), double(model.bytes) / 1e6, s);
   return 0;
@@ -82,18 +83,26 @@ int predict_command(const std::vector<std::string>& raw) {
     return rc < 0 ? exit_ok : rc;
   const auto& files = opts.get_list("use.data");
   const auto& cfg = model.cfg;
+  const auto out_path = opts.get_string("use.out");
+  runtime::input_files inputs;
+  inputs.add(files);
+  inputs.add(model.folder);
+  if (auto e = runtime::check_output_file("use.out", out_path, inputs)) {
+    spdlog::error("{}", *e);
+    return exit_usage;
+  }
   std::string err;
   auto r = runtime::open_reader(cfg, files, &err);
   if (!r) {
     spdlog::error("{}", err);
     return exit_failure;
   }
-  const auto out_path = opts.get_string("use.out");
-  std::FILE* out = std::fopen(out_path.c_str(), "w");
-  if (!out) {
-    spdlog::error("cannot write '{}': {}", out_path, std::strerror(errno));
+  runtime::replacing_file out_file; // the old --out stays until the last line is written
+  if (!out_file.open(out_path, &err)) {
+    spdlog::error("{}", err);
     return exit_failure;
   }
+  std::FILE* out = out_file.get();
   runtime::progress_reporter progress(opts.get_string("output.progress"),
                                       opts.get_real("output.progress-seconds"), "predict");
   const double bytes = double(runtime::total_bytes(files));
@@ -123,14 +132,12 @@ int predict_command(const std::vector<std::string>& raw) {
       s.fraction_done = double(r->statistics().bytes) / bytes;
     progress.update(s);
   }
-  const bool write_ok = std::fflush(out) == 0 && !std::ferror(out);
-  std::fclose(out);
   if (!r->error().empty()) {
     spdlog::error("{}", r->error());
     return exit_failure;
   }
-  if (!write_ok) {
-    spdlog::error("cannot write '{}'", out_path);
+  if (!out_file.commit(&err)) {
+    spdlog::error("{}", err);
     return exit_failure;
   }
   runtime::log_malformed(*r, "predict");
@@ -161,6 +168,14 @@ int eval_command(const std::vector<std::string>& raw) {
   m.mode = "eval";
   m.arch = model.cfg.arch_name;
   const auto& files = opts.get_list("data.eval");
+  const auto path = opts.get_string("output.metrics");
+  runtime::input_files inputs;
+  inputs.add(files);
+  inputs.add(model.folder);
+  if (auto e = runtime::check_output_file("output.metrics", path, inputs)) {
+    spdlog::error("{}", *e);
+    return exit_usage;
+  }
   if (auto err = runtime::evaluate_model(model.cfg, *model.net, model.params.data(),
                                          model.params.size(), *model.tables, files, m)) {
     spdlog::error("evaluation failed: {}", *err);
@@ -169,14 +184,10 @@ int eval_command(const std::vector<std::string>& raw) {
   std::printf("eval of %s on %llu examples: NE %.6f  AUC %.6f  logloss %.6f  calibration %.4f\n",
               model.folder.c_str(), static_cast<unsigned long long>(m.eval->examples),
               m.eval->ne, m.eval->auc, m.eval->logloss, m.eval->calibration);
-  const auto path = opts.get_string("output.metrics");
-  if (!path.empty()) {
-    std::ofstream f(path);
-    f << runtime::to_json(m);
-    if (!f.flush()) {
-      spdlog::error("cannot write output.metrics file '{}'", path);
-      return exit_failure;
-    }
+  std::string err;
+  if (!path.empty() && !runtime::write_replacing(path, runtime::to_json(m), &err)) {
+    spdlog::error("cannot write output.metrics: {}", err);
+    return exit_failure;
   }
   return exit_ok;
 }

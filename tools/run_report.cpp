@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "data/meta.hpp"
+#include "runtime/output_files.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {
@@ -16,15 +17,43 @@ namespace tools {
 namespace {
 
 bool write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
+  std::string err;
+  if (runtime::write_replacing(path, text, &err))
+    return true;
+  spdlog::error("{}", err);
+  return false;
 }
 
 } // namespace
 
+std::optional<std::string> check_outputs(const runtime::train_config& cfg,
+                                         const std::string& config_file) {
+  runtime::input_files in;
+  in.add(cfg.data.train);
+  in.add(cfg.data.eval);
+  in.add(config_file);
+  in.add(cfg.checkpoint.resume);
+  const std::pair<const char*, const std::string*> files[] = {
+    {"output.config", &cfg.output.config}, {"output.metrics", &cfg.output.metrics}};
+  for (const auto& [key, path] : files)
+    if (auto e = runtime::check_output_file(key, *path, in))
+      return e;
+  const std::pair<const char*, const std::string*> dirs[] = {
+    {"output.dir", &cfg.output.dir},
+    {"output.model", &cfg.checkpoint.model_out},
+    {"checkpoint.dir", &cfg.checkpoint.dir}};
+  for (const auto& [key, path] : dirs)
+    if (auto e = runtime::check_output_dir(key, *path, in))
+      return e;
+  return std::nullopt;
+}
+
 bool run_output::open(const runtime::train_config& cfg, const std::string& effective_ini,
-                      runtime::progress_reporter& progress) {
+                      runtime::progress_reporter& progress, const std::string& config_file) {
+  if (auto e = check_outputs(cfg, config_file)) {
+    spdlog::error("{}", *e);
+    return false;
+  }
   if (!cfg.output.config.empty() && !write_text_file(cfg.output.config, effective_ini)) {
     spdlog::error("cannot write output.config file '{}'", cfg.output.config);
     return false;

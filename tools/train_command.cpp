@@ -8,6 +8,7 @@
 #include "runtime/memory_estimate.hpp"
 #include "runtime/saved_model.hpp"
 #include "runtime/sequential_engine.hpp"
+#include "runtime/stop_signal.hpp"
 #include "runtime/synthetic_data.hpp"
 #include "runtime/train_config.hpp"
 #include "tools/commands.hpp"
@@ -38,8 +39,16 @@ int train_command(const std::vector<std::string>& raw_args) {
     std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
     return exit_usage;
   }
+  if (auto err = check_outputs(cfg, opts.config_file())) {
+    std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
+    return exit_usage;
+  }
   runtime::setup_logging(cfg.output.log_level);
   cfg.checkpoint.effective_ini = opts.effective_ini();
+  if (auto err = runtime::check_resume_data(cfg)) {
+    spdlog::error("{}", *err);
+    return exit_usage;
+  }
 
   if (cfg.data.train.empty()) {
     runtime::synthetic_paths paths;
@@ -61,16 +70,24 @@ int train_command(const std::vector<std::string>& raw_args) {
   m.arch = cfg.arch_name;
   runtime::progress_reporter progress(cfg.output.progress, cfg.output.progress_seconds, "train");
   run_output output;
-  if (!output.open(cfg, opts.effective_ini(), progress))
+  if (!output.open(cfg, opts.effective_ini(), progress, opts.config_file()))
     return exit_failure;
   if (!cfg.checkpoint.resume.empty())
     runtime::warn_training_changes(cfg.checkpoint.resume, cfg);
+  // SIGINT/SIGTERM from here on: stop at a batch boundary, keep a checkpoint
+  // of it (checkpoint.dir), exit 128 + the signal; a second one stops at once.
+  runtime::install_stop_handlers();
+  const auto stopped_code = [] { return 128 + runtime::stop_requested(); };
   if (cfg.cluster.mode == "simulated") {
     spdlog::info("simulated cluster: {} trainers x {} workers, {} embedding shards, {} dense "
                  "shards, sync {}",
                  cfg.cluster.trainers, cfg.cluster.workers, cfg.cluster.embedding_shards,
                  cfg.cluster.dense_shards, model::to_string(cfg.sync.algorithm));
     if (auto err = runtime::run_simulated(cfg, progress, m)) {
+      if (m.stopped_by) {
+        spdlog::warn("{}", *err);
+        return stopped_code();
+      }
       spdlog::error("training failed: {}", *err);
       return exit_failure;
     }
@@ -84,6 +101,14 @@ int train_command(const std::vector<std::string>& raw_args) {
     if (auto err = engine.train(progress, m)) {
       spdlog::error("training stopped: {}", *err);
       return exit_failure;
+    }
+    if (m.stopped_by) {
+      spdlog::warn("stopped by {} after {} examples{}", *m.stopped_by, m.examples,
+                   cfg.checkpoint.enabled()
+                     ? "; --resume=" + cfg.checkpoint.dir + " finishes the run"
+                     : std::string("; no checkpoint.dir: nothing kept"));
+      const int rc = output.finish(cfg, m);
+      return rc == exit_ok ? stopped_code() : rc;
     }
     if (!cfg.data.eval.empty())
       if (auto err = engine.evaluate(cfg.data.eval, m)) {
