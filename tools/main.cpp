@@ -7,6 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "model/gemm_blocking.hpp"
+#include "runtime/isa_check.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -25,9 +27,14 @@ const char* usage =
   "\n"
   "Run 'shadowsync <command> --help' for the options of a command.\n";
 
+void print_usage(std::FILE* to) {
+  std::fputs(usage, to);
+  std::fprintf(to, "(built for the instruction-set level %s)\n", runtime::isa_level());
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(usage, stderr);
+    print_usage(stderr);
     return tools::exit_usage;
   }
   const std::string cmd = argv[1];
@@ -48,7 +55,7 @@ int run(int argc, char** argv) {
   else if (cmd == "calibrate")
     rc = tools::calibrate_command(args);
   else if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(usage, stdout);
+    print_usage(stdout);
     rc = tools::exit_ok;
   } else {
     std::fprintf(stderr, "shadowsync: unknown command '%s'\n\n%s", cmd.c_str(), usage);
@@ -62,6 +69,7 @@ int run(int argc, char** argv) {
 // becomes exit 1 with its message, never an abort with a core dump.
 int main(int argc, char** argv) {
   int rc = tools::exit_failure;
+  model::pin_gemm_blocking(); // the same product bits on every node
   try {
     rc = run(argc, argv);
   } catch (const std::exception& e) {
