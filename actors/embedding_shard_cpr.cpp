@@ -90,7 +90,7 @@ void on_tick(self_ptr self) {
     return; // idle: the next push re-arms
   const auto t0 = std::chrono::steady_clock::now();
   // (The base save leaves the policy's schedule alone: nothing was pushed.)
-  auto choice = base ? checkpoint::row_choice{} : c.chooser->next_save();
+  auto choice = base ? checkpoint::row_choice{} : c.chooser->plan_save();
   choice.full = choice.full || base;
   checkpoint::cpr_save_info info;
   std::string err;
@@ -105,7 +105,9 @@ void on_tick(self_ptr self) {
     spdlog::error("{}: CPR save {} failed: {}", st.who(), c.next_seq, err);
     if (k)
       ++k->failed_saves;
-  } else {
+  } else { // landed: only now are its rows forgotten (a failed save keeps them)
+    if (!base)
+      c.chooser->saved(choice);
     ++c.next_seq;
     const auto ns = storage_ns(self, info.bytes, t0);
     if (k) {

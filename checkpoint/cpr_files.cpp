@@ -137,20 +137,28 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   s.full = full;
   s.rows = n;
   s.at_ns = at_ns;
-  file_sink f;
-  if (!f.open(folder + "/" + s.file, err) || !write_array_header(f, cpr_header(shape, seq, n, full), err))
-    return false;
-  if (full) {
-    if (!f.write(weights, n * shape.dim * sizeof(float), err) ||
-        !f.write(state, n * shape.state_per_row * sizeof(float), err))
-      return false;
-  } else {
+  if (!full)
     for (auto r : *rows)
       if (r >= shape.rows())
         return fail(err, "write_cpr_save: row " + std::to_string(r) + " of " +
                            std::to_string(shape.rows()));
+  // A save that fails (ENOSPC, say) leaves no file behind: the chain never
+  // named it, and the caller keeps its rows marked for the next try.
+  const std::string path = folder + "/" + s.file;
+  auto discard = [&] {
+    fs::remove(path, ec);
+    return false;
+  };
+  file_sink f;
+  if (!f.open(path, err) || !write_array_header(f, cpr_header(shape, seq, n, full), err))
+    return discard();
+  if (full) {
+    if (!f.write(weights, n * shape.dim * sizeof(float), err) ||
+        !f.write(state, n * shape.state_per_row * sizeof(float), err))
+      return discard();
+  } else {
     if (!f.write(rows->data(), n * sizeof(std::uint64_t), err))
-      return false;
+      return discard();
     // The rows gathered first: file_sink does not buffer, and one write
     // per row would be a system call per row.
     std::vector<float> buf;
@@ -159,11 +167,11 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
       for (std::size_t i = 0; i < rows->size(); ++i)
         std::memcpy(buf.data() + i * width, src + (*rows)[i] * width, width * sizeof(float));
       if (!f.write(buf.data(), buf.size() * sizeof(float), err))
-        return false;
+        return discard();
     }
   }
   if (!f.close(err))
-    return false;
+    return discard();
   s.bytes = f.bytes();
   s.crc32c = f.crc();
   std::vector<std::string> obsolete;
@@ -173,8 +181,14 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
     chain.clear();
   }
   chain.push_back(s);
-  if (!write_chain(folder, shape, chain, err) || !fsync_dir(folder, err))
+  if (!write_chain(folder, shape, chain, err) || !fsync_dir(folder, err)) {
+    // Kept only when chain.json names it after all (its rename landed and a
+    // later fsync failed).
+    std::vector<cpr_save_info> now;
+    if (!read_chain(folder, shape, now, nullptr) || now.back().file != s.file)
+      discard();
     return false;
+  }
   for (const auto& name : obsolete)
     fs::remove(folder + "/" + name, ec); // best effort: the chain no longer names it
   if (info)

@@ -15,7 +15,8 @@
 //                     two 4-byte words each), then the rows' weights and state
 //
 // A save writes its file (fsynced), then the new chain.json; a full save then
-// removes the files the chain no longer names. Loading applies the newest full
+// removes the files the chain no longer names. A save that fails (a full
+// disk) removes its file: the chain and the folder are as before it. Loading applies the newest full
 // save and every partial save after it, in order, checking each file's size,
 // CRC32C, shape and row indices; an error names the file.
 //

@@ -83,15 +83,11 @@ row_chooser::top(std::vector<std::pair<std::uint64_t, std::uint64_t>>& cand) {
   return out;
 }
 
-row_choice row_chooser::next_save() {
+row_choice row_chooser::plan_save() {
   row_choice out;
   const bool base = saves_ == 0 || (full_every_ > 0 && saves_ % full_every_ == 0);
-  ++saves_;
-  pending_ = 0;
   if (policy_ == cpr_policy::full || base) {
     out.full = true;
-    std::fill(counts_.begin(), counts_.end(), 0u);
-    sample_.clear();
     return out;
   }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> cand;
@@ -99,22 +95,30 @@ row_choice row_chooser::next_save() {
     for (std::uint64_t r = 0; r < rows_; ++r)
       if (counts_[r] > 0)
         cand.emplace_back(r, counts_[r]);
-    out.rows = top(cand);
-    for (auto r : out.rows)
-      counts_[r] = 0;
   } else {
-    std::sort(sample_.begin(), sample_.end());
-    for (std::size_t i = 0; i < sample_.size();) {
+    auto sample = sample_;
+    std::sort(sample.begin(), sample.end());
+    for (std::size_t i = 0; i < sample.size();) {
       std::size_t j = i;
-      while (j < sample_.size() && sample_[j] == sample_[i])
+      while (j < sample.size() && sample[j] == sample[i])
         ++j;
-      cand.emplace_back(sample_[i], j - i);
+      cand.emplace_back(sample[i], j - i);
       i = j;
     }
-    out.rows = top(cand);
-    sample_.clear();
   }
+  out.rows = top(cand);
   return out;
+}
+
+void row_chooser::saved(const row_choice& choice) {
+  ++saves_;
+  pending_ = 0;
+  sample_.clear();
+  if (choice.full)
+    std::fill(counts_.begin(), counts_.end(), 0u);
+  else if (policy_ == cpr_policy::mfu)
+    for (auto r : choice.rows)
+      counts_[r] = 0;
 }
 
 std::size_t row_chooser::tracking_bytes() const {

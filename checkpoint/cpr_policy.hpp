@@ -46,9 +46,15 @@ public:
 
   // `row` was updated once.
   void touched(std::uint64_t row);
-  // The rows of the next save; forgets what it chose (counters zeroed, the
-  // sample emptied).
-  row_choice next_save();
+  // The rows of the next save. Nothing is forgotten yet: the rows stay
+  // marked until saved() says this save has landed, so a save that fails
+  // (ENOSPC, say) is chosen again, with the updates since, at the next try.
+  // No touched() between plan_save() and saved() (the shard's save runs in
+  // one handler).
+  row_choice plan_save();
+  // The planned save landed: its rows are forgotten (counters zeroed, the
+  // sample emptied) and the schedule of full saves moves on.
+  void saved(const row_choice& choice);
 
   std::uint64_t saves() const { return saves_; }
   // Updates seen since the last save.

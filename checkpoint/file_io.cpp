@@ -1,6 +1,7 @@
 #include "checkpoint/file_io.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -21,7 +22,18 @@ bool fail(std::string* err, const std::string& what, const std::string& path, in
   return false;
 }
 
+std::atomic<bool> fault_set{false};
+write_fault fault; // read only while fault_set
+
 } // namespace
+
+void set_write_fault(const write_fault* f) {
+  fault_set = false;
+  if (f) {
+    fault = *f;
+    fault_set = true;
+  }
+}
 
 file_sink::~file_sink() {
   if (fd_ >= 0)
@@ -37,6 +49,12 @@ bool file_sink::open(const std::string& path, std::string* err) {
 }
 
 bool file_sink::write(const void* data, std::size_t n, std::string* err) {
+  int injected = 0;
+  if (fault_set && path_.find(fault.path_part) != std::string::npos &&
+      bytes_ + n > fault.after_bytes) {
+    injected = fault.error;
+    n = std::size_t(fault.after_bytes > bytes_ ? fault.after_bytes - bytes_ : 0);
+  }
   crc_ = crc32c_extend(crc_, data, n);
   const auto* p = static_cast<const char*>(data);
   constexpr std::size_t max_write = std::size_t(8) << 20; // the kernel's pace, not one huge call
@@ -51,7 +69,7 @@ bool file_sink::write(const void* data, std::size_t n, std::string* err) {
     n -= std::size_t(w);
     bytes_ += std::uint64_t(w);
   }
-  return true;
+  return injected == 0 || fail(err, "cannot write", path_, injected);
 }
 
 bool file_sink::close(std::string* err) {
@@ -125,10 +143,18 @@ bool fsync_dir(const std::string& dir, std::string* err) {
 bool write_file_atomic(const std::string& path, const std::string& text, std::string* err) {
   const std::string tmp = path + ".tmp";
   file_sink f;
-  if (!f.open(tmp, err) || !f.write(text.data(), text.size(), err) || !f.close(err))
+  if (!f.open(tmp, err) || !f.write(text.data(), text.size(), err) || !f.close(err)) {
+    std::error_code ec; // no partial tmp left behind (a folder of that name is not ours)
+    if (!std::filesystem::is_directory(tmp, ec))
+      std::filesystem::remove(tmp, ec);
     return false;
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return fail(err, "cannot rename to", path, errno);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    return fail(err, "cannot rename to", path, e);
+  }
   auto parent = std::filesystem::path(path).parent_path().string();
   return fsync_dir(parent.empty() ? "." : parent, err);
 }

@@ -67,4 +67,15 @@ bool write_file_atomic(const std::string& path, const std::string& text, std::st
 // The whole file as text (manifest.json, LATEST); false with *err naming it.
 bool read_text_file(const std::string& path, std::string* out, std::string* err);
 
+// Test seam (LevelDB's Env, narrowed to the one fault tests need): while a
+// fault is set, file_sink::write to a path containing `path_part` writes up
+// to `after_bytes` bytes of the file and then fails with `error` (ENOSPC: a
+// full disk). Set and cleared by tests, not while files are being written.
+struct write_fault {
+  std::string path_part;
+  std::uint64_t after_bytes = 0;
+  int error = 28; // ENOSPC
+};
+void set_write_fault(const write_fault* f); // nullptr: no fault
+
 } // namespace checkpoint

@@ -29,13 +29,20 @@ struct temp_dir {
   std::string path;
 };
 
+// The next save's rows, written without a failure (plan, then saved).
+checkpoint::row_choice landed(row_chooser& c) {
+  auto s = c.plan_save();
+  c.saved(s);
+  return s;
+}
+
 } // namespace
 
 TEST_CASE("cpr mfu: a partial save writes the most updated rows, then forgets them") {
   row_chooser c(cpr_policy::mfu, 100, 0.03, 0, 0, 1); // 3 rows per partial save
   CHECK(c.tracking_bytes() == 100 * sizeof(std::uint32_t));
   c.touched(5);
-  CHECK(c.next_save().full); // the first save is the base
+  CHECK(landed(c).full); // the first save is the base
   for (int i = 0; i < 9; ++i)
     c.touched(40);
   for (int i = 0; i < 5; ++i)
@@ -44,15 +51,15 @@ TEST_CASE("cpr mfu: a partial save writes the most updated rows, then forgets th
     c.touched(3); // ties with 7: the lower row first
   c.touched(90);
   c.touched(91);
-  auto s = c.next_save();
+  auto s = landed(c);
   REQUIRE(!s.full);
   CHECK(s.rows == std::vector<std::uint64_t>{3, 7, 40});
   // 90 and 91 were not chosen: they keep their counts; the chosen start over.
   c.touched(7);
-  s = c.next_save();
+  s = landed(c);
   CHECK(s.rows == std::vector<std::uint64_t>{7, 90, 91});
   CHECK(c.pending_updates() == 0);
-  CHECK(c.next_save().rows.empty()); // nothing updated: nothing to write
+  CHECK(landed(c).rows.empty()); // nothing updated: nothing to write
 }
 
 TEST_CASE("cpr: full-every makes every K-th save a full one; policy full always") {
@@ -60,23 +67,23 @@ TEST_CASE("cpr: full-every makes every K-th save a full one; policy full always"
   std::vector<bool> full;
   for (int i = 0; i < 7; ++i) {
     m.touched(std::uint64_t(i));
-    full.push_back(m.next_save().full);
+    full.push_back(landed(m).full);
   }
   CHECK(full == std::vector<bool>{true, false, false, true, false, false, true});
   row_chooser f(cpr_policy::full, 10, 0.1, 0, 0, 1);
-  f.next_save();
-  CHECK(f.next_save().full);
+  landed(f);
+  CHECK(landed(f).full);
   CHECK(f.tracking_bytes() == 0);
 }
 
 TEST_CASE("cpr ssu: a fixed sample ranks hot rows first, with the sample's memory") {
   row_chooser c(cpr_policy::ssu, 1'000'000, 0.00001, 0, 256, 7); // 10 rows per save
   CHECK(c.tracking_bytes() == 256 * sizeof(std::uint64_t)); // not a counter per row
-  c.next_save();
+  landed(c);
   // Rows 0..9 take half of 100000 updates; the other half is spread thin.
   for (std::uint64_t i = 0; i < 100'000; ++i)
     c.touched(i % 2 == 0 ? (i / 2) % 10 : 1000 + (i * 7919) % 900'000);
-  const auto s = c.next_save();
+  const auto s = landed(c);
   REQUIRE(s.rows.size() == 10);
   std::size_t hot = 0;
   for (auto r : s.rows)
@@ -84,10 +91,10 @@ TEST_CASE("cpr ssu: a fixed sample ranks hot rows first, with the sample's memor
   CHECK(hot >= 9);
   // The same seed and updates choose the same rows.
   row_chooser d(cpr_policy::ssu, 1'000'000, 0.00001, 0, 256, 7);
-  d.next_save();
+  landed(d);
   for (std::uint64_t i = 0; i < 100'000; ++i)
     d.touched(i % 2 == 0 ? (i / 2) % 10 : 1000 + (i * 7919) % 900'000);
-  CHECK(d.next_save().rows == s.rows);
+  CHECK(landed(d).rows == s.rows);
 }
 
 TEST_CASE("cpr files: a chain of a full and partial saves reloads exactly") {
