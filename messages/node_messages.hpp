@@ -2,7 +2,9 @@
 // The multi-node protocol (runtime/node*.cpp): how the nodes of a cluster
 // spec find the coordinator, receive the plan and are told to exit.
 //
-//   node -> coordinator agent: hello(node_hello, its agent)
+//   node -> coordinator agent: challenge(claimed id, node nonce)
+//        <- node_challenge (a fresh nonce; the coordinator's own proof)
+//   node -> coordinator agent: hello(node_hello with its proof, its agent)
 //        <- node_roster once every node of the spec has said hello (or an error)
 //   node -> coordinator agent: ready (after connecting to its earlier peers)
 //   coordinator -> node agent: spawn(role_plan) -> spawned_roles
@@ -11,6 +13,10 @@
 // The CAF application identifier ("shadowsync/<protocol>") already refuses a
 // peer of another protocol version at the BASP handshake; hello checks it
 // again with a clear message, and checks that the heartbeat settings match.
+// Identities (runtime/node_identity.hpp): with TLS a node proves the id it
+// claims by signing the coordinator's challenge with its key; only then does
+// the coordinator record the CAF node id of that connection as that node.
+// Every agent handler then checks who sent it (sent_from below).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,12 +27,20 @@
 
 namespace messages {
 
-constexpr std::uint32_t node_protocol_version = 2;
+constexpr std::uint32_t node_protocol_version = 3;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers
 using spawn_atom = caf::atom_constant<caf::atom("spawn")>;   // start roles here
 using roster_atom = caf::atom_constant<caf::atom("roster")>; // who has joined
+using challenge_atom = caf::atom_constant<caf::atom("challenge")>; // before hello
+
+// True when `sender` (a handler's current_sender()) is an actor of node `n`:
+// how a handler asks whether the verified node it expects sent the message.
+// An anonymous message (no sender) is from no one.
+inline bool sent_from(const caf::strong_actor_ptr& sender, const caf::node_id& n) {
+  return sender != nullptr && sender->node() == n;
+}
 
 struct node_hello {
   std::string node;                 // its id in the spec
@@ -34,15 +48,41 @@ struct node_hello {
   std::uint64_t heartbeat_ms = 0;   // middleman.heartbeat-interval
   std::uint64_t connection_timeout_ms = 0;
   std::string spec_digest;          // hash of the spec's [deploy] section
+  // Its proof of `node` (empty with deploy.insecure): its certificate (PEM)
+  // and its signature (hex) of the statement ("hello", node, the nonce of
+  // the challenge, the coordinator's run id).
+  std::string certificate;
+  std::string signature;
   friend bool operator==(const node_hello& a, const node_hello& b) {
     return a.node == b.node && a.protocol == b.protocol && a.heartbeat_ms == b.heartbeat_ms &&
-           a.connection_timeout_ms == b.connection_timeout_ms && a.spec_digest == b.spec_digest;
+           a.connection_timeout_ms == b.connection_timeout_ms && a.spec_digest == b.spec_digest &&
+           a.certificate == b.certificate && a.signature == b.signature;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_hello& x) {
   return f(caf::meta::type_name("node_hello"), x.node, x.protocol, x.heartbeat_ms,
-           x.connection_timeout_ms, x.spec_digest);
+           x.connection_timeout_ms, x.spec_digest, x.certificate, x.signature);
+}
+
+// The coordinator's answer to challenge(claimed id, node nonce): the nonce
+// the node signs in its hello (single use, for the sender's CAF node), the
+// coordinator's run id, and the coordinator's proof (certificate and
+// signature of ("coordinator", its id, the node's nonce, the claimed id);
+// empty with deploy.insecure).
+struct node_challenge {
+  std::string nonce;
+  std::string run;
+  std::string certificate;
+  std::string signature;
+  friend bool operator==(const node_challenge& a, const node_challenge& b) {
+    return a.nonce == b.nonce && a.run == b.run && a.certificate == b.certificate &&
+           a.signature == b.signature;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_challenge& x) {
+  return f(caf::meta::type_name("node_challenge"), x.nonce, x.run, x.certificate, x.signature);
 }
 
 // The nodes that have joined (and, in the hello reply, all of them), in spec order.

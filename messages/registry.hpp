@@ -37,6 +37,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_rows))
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_grads))
   CAF_ADD_TYPE_ID(shadowsync, (messages::ring_sparse))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::node_challenge))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {

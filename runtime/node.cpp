@@ -1,5 +1,6 @@
 // Message flow (see node.hpp and node_agent.hpp):
-//   member main -> coordinator agent: hello, ready
+//   member main -> coordinator agent: challenge (checks the coordinator's
+//     proof), then per hello attempt challenge + hello (signed), ready
 //   coordinator main -> coordinator agent: roster (poll until every node is ready)
 //   coordinator main -> every agent: spawn(shards), spawn(trainers), end
 //   then the coordinator protocol of coordinator.hpp with the remote handles
@@ -19,6 +20,8 @@
 #include "runtime/coordinator.hpp"
 #include "runtime/scheduler_setup.hpp"
 #include "runtime/node_agent.hpp"
+#include "runtime/node_identity.hpp"
+#include "runtime/node_trust.hpp"
 #include "runtime/openssl_shim.hpp"
 
 namespace runtime {
@@ -110,21 +113,84 @@ std::optional<std::string> publish(caf::actor_system& sys, const node_context& c
   return std::nullopt;
 }
 
-std::optional<std::string> run_member(caf::actor_system& sys, const node_context& ctx,
-                                      const node_agent_actor& agent) {
+// Asks the coordinator for a challenge, with a fresh nonce of this node's
+// own; with TLS, checks the coordinator's proof over that nonce (its
+// certificate is the spec's coordinator's, node_identity.hpp).
+std::optional<std::string> ask_challenge(caf::scoped_actor& self, const node_context& ctx,
+                                         const node_identity& me, const node_agent_actor& coord,
+                                         node_challenge& out) {
+  const auto& d = ctx.deploy;
+  const auto mine = make_nonce();
+  std::optional<std::string> err;
+  self->request(coord, d.startup_timeout, challenge_atom::value, ctx.node, mine)
+    .receive([&](node_challenge& c) { out = std::move(c); },
+             [&](caf::error& e) {
+               err = "the coordinator refused this node's challenge: " + error_text(e);
+             });
+  if (err)
+    return err;
+  if (auto why = check_coordinator(me, ctx.node, d.coordinator, mine, out); !why.empty())
+    return "the node at " + d.find(d.coordinator)->text() + " is not the spec's coordinator '" +
+           d.coordinator + "': claims '" + d.coordinator + "' but " + why;
+  return std::nullopt;
+}
+
+// Member: connects to the coordinator and, with TLS, makes sure it is the
+// spec's coordinator; its CAF node is then the only one that directs this
+// node's agent.
+std::optional<std::string> join_coordinator(caf::actor_system& sys, const node_context& ctx,
+                                            const node_identity* me, node_agent_actor& coord) {
   const auto& d = ctx.deploy;
   const auto deadline = clock_type::now() + d.startup_timeout;
-  node_agent_actor coord;
   if (auto err = connect(sys, d, *d.find(d.coordinator), deadline, coord))
     return err;
+  if (!me) {
+    spdlog::warn("deploy.insecure: node identities are not checked (plain TCP, loopback only)");
+    return std::nullopt;
+  }
   caf::scoped_actor self{sys};
-  node_hello h{ctx.node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
-               std::uint64_t(d.connection_timeout.count()), d.digest};
+  node_challenge c;
+  if (auto err = ask_challenge(self, ctx, *me, coord, c))
+    return err;
+  spdlog::info("node {}: the coordinator {} proved its identity ({})", ctx.node, d.coordinator,
+               caf::to_string(coord.node()));
+  return std::nullopt;
+}
+
+// The hello, signed over a fresh challenge with TLS.
+std::optional<std::string> make_hello(caf::scoped_actor& self, const node_context& ctx,
+                                      const node_identity* me, const node_agent_actor& coord,
+                                      node_hello& h) {
+  const auto& d = ctx.deploy;
+  h = node_hello{ctx.node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
+                 std::uint64_t(d.connection_timeout.count()), d.digest, {}, {}};
+  if (!me)
+    return std::nullopt;
+  node_challenge c;
+  if (auto err = ask_challenge(self, ctx, *me, coord, c))
+    return err;
+  identity_proof p;
+  if (auto err = me->prove(identity_statement("hello", ctx.node, c.nonce, c.run), p))
+    return err;
+  h.certificate = std::move(p.certificate);
+  h.signature = std::move(p.signature);
+  return std::nullopt;
+}
+
+std::optional<std::string> run_member(caf::actor_system& sys, const node_context& ctx,
+                                      const node_agent_actor& agent, const node_agent_actor& coord,
+                                      const node_identity* me) {
+  const auto& d = ctx.deploy;
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  caf::scoped_actor self{sys};
+  node_hello h;
   std::optional<std::string> err;
   // A restarted node may find its earlier process still in the roster until
   // the coordinator has seen it gone (node_taken): it asks again.
   for (bool again = true; again;) {
     again = false;
+    if (auto e = make_hello(self, ctx, me, coord, h))
+      return e;
     self->request(coord, d.startup_timeout, hello_atom::value, h,
                   caf::actor_cast<caf::strong_actor_ptr>(agent))
       .receive([&](node_roster&) {},
@@ -139,7 +205,7 @@ std::optional<std::string> run_member(caf::actor_system& sys, const node_context
                    again = true;
                    return;
                  }
-                 err = "the coordinator did not admit this node: " + sys.render(e);
+                 err = "the coordinator did not admit this node: " + error_text(e);
                });
   }
   if (err)
@@ -209,18 +275,27 @@ std::optional<std::string> run_node(const node_context& ctx, progress_reporter& 
     return std::string{"internal error: the OpenSSL error-queue wrappers are not in effect "
                        "(runtime/openssl_shim.hpp); one failed TLS connection would drop the "
                        "others"};
-  caf::actor_system_config sc;
-  configure(sc, ctx);
-  caf::actor_system sys{sc};
   node_agent_config ac;
   ac.node = ctx.node;
   ac.coordinator = ctx.node == ctx.deploy.coordinator;
   ac.deploy = ctx.deploy;
+  if (!ctx.deploy.insecure)
+    if (auto e = node_identity::load(ctx.deploy.tls, ac.identity))
+      return "node " + ctx.node + ": " + *e;
+  caf::actor_system_config sc;
+  configure(sc, ctx);
+  caf::actor_system sys{sc};
+  node_agent_actor coord;
+  if (!ac.coordinator) {
+    if (auto e = join_coordinator(sys, ctx, ac.identity.get(), coord))
+      return e;
+    ac.coordinator_node = coord.node();
+  }
   auto agent = sys.spawn(node_agent, ac);
   std::optional<std::string> err = publish(sys, ctx, agent);
   if (!err)
     err = ac.coordinator ? run_coordinator(sys, ctx, agent, progress, out)
-                         : run_member(sys, ctx, agent);
+                         : run_member(sys, ctx, agent, coord, ac.identity.get());
   caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
   return err;
 }

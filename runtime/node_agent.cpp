@@ -1,6 +1,7 @@
 // Message flow (see node_agent.hpp):
-//   node main -> coordinator agent: hello, ready; coordinator main -> it: roster
-//   coordinator main -> any agent: spawn(plan), end
+//   node main -> coordinator agent: challenge, hello, ready
+//   coordinator main -> its agent: roster
+//   coordinator main -> any agent: spawn(plan), end (from the coordinator's node only)
 #include "runtime/node_agent.hpp"
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/cluster_plan.hpp"
+#include "runtime/node_trust.hpp"
 #include "runtime/synthetic_data.hpp"
 
 namespace runtime {
@@ -39,11 +41,28 @@ struct agent_state {
   node_roster roster; // coordinator: every node of the spec, in order
   std::vector<caf::typed_response_promise<node_roster>> waiting; // hello replies
   std::vector<caf::strong_actor_ptr> roles;                      // spawned here
+  std::unique_ptr<node_trust> trust; // coordinator: who is who
 };
 
 caf::error refuse(const std::string& what) {
   spdlog::error("refused a node: {}", what);
   return make_error(errc::protocol_mismatch, what);
+}
+
+// A message from a sender without the authority for it: logged with the
+// sender's verified identity (or its CAF node id); no effect.
+caf::error refuse_sender(const agent_state& st, const caf::strong_actor_ptr& sender,
+                         const std::string& what, const std::string& only) {
+  const auto text = "node " + st.cfg.node + " refused " + what + " from " +
+                    st.trust->describe(sender) + ": only " + only + " may send it";
+  spdlog::error("{}", text);
+  return make_error(errc::bad_request, text);
+}
+
+// The sender is on the coordinator's node (this process when none is set).
+bool from_coordinator(const agent_state& st, const caf::local_actor* self,
+                      const caf::strong_actor_ptr& sender) {
+  return sent_from(sender, st.cfg.coordinator_node ? st.cfg.coordinator_node : self->node());
 }
 
 // Checks a hello against the spec; an empty string admits it.
@@ -151,6 +170,9 @@ caf::behavior synthetic_preparer(caf::event_based_actor* self, data_settings d) 
 node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_agent_config cfg) {
   auto st = std::make_shared<agent_state>();
   st->cfg = std::move(cfg);
+  // At most a few challenges outstanding per node of the spec.
+  st->trust = std::make_unique<node_trust>(st->cfg.node, st->cfg.deploy.insecure,
+                                           st->cfg.identity, 4 * st->cfg.deploy.nodes.size() + 4);
   for (const auto& n : st->cfg.deploy.nodes) {
     st->roster.nodes.push_back(n.id);
     const bool me = n.id == st->cfg.node;
@@ -164,6 +186,7 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       if (st->roster.agents[i] && st->roster.agents[i]->address() == dm.source) {
         st->roster.agents[i] = nullptr;
         st->roster.ready[i] = 0;
+        st->trust->forget(st->roster.nodes[i]);
         spdlog::info("node {} left ({})", st->roster.nodes[i], self->system().render(dm.reason));
       }
   });
@@ -172,12 +195,34 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
   });
   return {
+    [=](challenge_atom, const std::string& node,
+        const std::string& nonce) -> caf::result<node_challenge> {
+      const auto sender = self->current_sender();
+      if (!st->cfg.coordinator || !sender)
+        return refuse_sender(*st, sender, "a challenge", "nodes joining the coordinator");
+      node_challenge c;
+      if (auto err = st->trust->issue(sender->node(), node, nonce, c))
+        return refuse(*err);
+      return c;
+    },
     [=](hello_atom, node_hello& h, caf::strong_actor_ptr& agent) -> caf::result<node_roster> {
       if (!st->cfg.coordinator)
         return refuse("node '" + h.node + "' said hello to " + st->cfg.node +
                       ", which is not the coordinator");
+      const auto sender = self->current_sender();
+      if (!sender)
+        return refuse("an anonymous hello");
+      const auto from = sender->node();
       if (auto why = check_hello(*st, h); !why.empty())
         return refuse(why);
+      if (auto why = st->trust->admit(from, h); !why.empty()) {
+        const auto text = "refused node hello from " + caf::to_string(from) + ": claims '" +
+                          h.node + "' but " + why;
+        spdlog::error("{}", text);
+        return make_error(errc::protocol_mismatch, text);
+      }
+      if (!agent || agent->node() != from)
+        return refuse("node '" + h.node + "' sent the handle of an agent on another node");
       if (taken(*st, h.node)) { // a restarted node may retry (node.cpp)
         spdlog::warn("node '{}' said hello again while its earlier process is still in the "
                      "cluster", h.node);
@@ -186,8 +231,11 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
         if (st->roster.nodes[i] == h.node)
           st->roster.agents[i] = agent;
+      st->trust->bind(h.node, from);
       self->monitor(agent); // its DOWN frees its place for a restarted process
-      spdlog::info("node {} joined", h.node);
+      spdlog::info("node {} joined ({})", h.node,
+                   st->cfg.deploy.insecure ? "identity not checked: deploy.insecure"
+                                           : "identity verified: " + caf::to_string(from));
       auto p = self->make_response_promise<node_roster>();
       st->waiting.push_back(p);
       if (complete(st->roster)) {
@@ -197,14 +245,26 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       }
       return p;
     },
-    [=](ready_atom, const std::string& node) {
+    [=](ready_atom, const std::string& node) -> caf::result<bool> {
+      const auto sender = self->current_sender();
+      if (!st->cfg.coordinator || !st->trust->is(node, sender))
+        return refuse_sender(*st, sender, "ready for node '" + node + "'",
+                             "that node, once admitted by the coordinator,");
       for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
         if (st->roster.nodes[i] == node)
           st->roster.ready[i] = 1;
       return true;
     },
-    [=](roster_atom) { return st->roster; },
+    [=](roster_atom) -> caf::result<node_roster> {
+      const auto sender = self->current_sender();
+      if (!sent_from(sender, self->node()))
+        return refuse_sender(*st, sender, "roster", "this node's own process");
+      return st->roster;
+    },
     [=](spawn_atom, const role_plan& plan) -> caf::result<spawned_roles> {
+      const auto sender = self->current_sender();
+      if (!from_coordinator(*st, self, sender))
+        return refuse_sender(*st, sender, "spawn", "the coordinator's node");
       auto p = std::make_shared<prepared_plan>();
       auto refuse_plan = [=](const std::string& why) {
         spdlog::error("node {}: {}", st->cfg.node, why);
@@ -232,6 +292,11 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       return rp;
     },
     [=](end_atom) {
+      const auto sender = self->current_sender();
+      if (!from_coordinator(*st, self, sender)) {
+        refuse_sender(*st, sender, "end", "the coordinator's node");
+        return;
+      }
       for (auto& r : st->roles)
         self->send_exit(r, caf::exit_reason::user_shutdown);
       st->roles.clear();

@@ -1,11 +1,18 @@
 // The node agent under CAF's deterministic scheduler: admission of nodes by
 // the coordinator's agent (every refusal names what did not match; the
 // roster goes to every node once all have joined), readiness, and a spawn
-// plan that cannot be parsed here.
+// plan that cannot be parsed here; with TLS identities, a hello must prove
+// its id (tests/runtime/test_certs.hpp), and only the coordinator's node
+// directs a member's agent.
 #include <doctest/doctest.h>
 
+#include <caf/node_id.hpp>
+
 #include "runtime/node_agent.hpp"
+#include "runtime/node_identity.hpp"
+#include "runtime/node_trust.hpp"
 #include "tests/actors/test_fixture.hpp"
+#include "tests/runtime/test_certs.hpp"
 
 using namespace messages;
 
@@ -18,21 +25,31 @@ runtime::deploy_settings three_nodes() {
   d.trainers = {"t0", "t1"};
   d.embedding_shards = {"coord"};
   d.digest = "00000000deadbeef";
+  d.insecure = true; // no identities (the TLS case below loads them)
   return d;
 }
 
 node_hello hello_from(const std::string& node, const runtime::deploy_settings& d) {
   return node_hello{node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
-                    std::uint64_t(d.connection_timeout.count()), d.digest};
+                    std::uint64_t(d.connection_timeout.count()), d.digest, {}, {}};
+}
+
+runtime::node_agent_config agent_config(const std::string& node, bool coordinator,
+                                        const runtime::deploy_settings& d) {
+  runtime::node_agent_config c;
+  c.node = node;
+  c.coordinator = coordinator;
+  c.deploy = d;
+  return c;
 }
 
 } // namespace
 
 TEST_CASE_FIXTURE(test::actor_fixture, "node agent: admits the spec's nodes, roster when complete") {
   const auto d = three_nodes();
-  runtime::node_agent_config cfg{"coord", true, d};
+  auto cfg = agent_config("coord", true, d);
   auto agent = sys.spawn(runtime::node_agent, cfg);
-  auto other = sys.spawn(runtime::node_agent, runtime::node_agent_config{"t0", false, d});
+  auto other = sys.spawn(runtime::node_agent, agent_config("t0", false, d));
   auto ptr = caf::actor_cast<caf::strong_actor_ptr>(other);
   auto first = request_async<node_roster>(agent, hello_atom::value, hello_from("t0", d), ptr);
   run();
@@ -62,7 +79,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: admits the spec's nodes, ros
 
 TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not match the spec") {
   const auto d = three_nodes();
-  auto agent = sys.spawn(runtime::node_agent, runtime::node_agent_config{"coord", true, d});
+  auto agent = sys.spawn(runtime::node_agent, agent_config("coord", true, d));
   caf::strong_actor_ptr none;
   auto refused = [&](node_hello h, const char* needle) {
     auto r = request<node_roster>(agent, hello_atom::value, h, none);
@@ -82,7 +99,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not m
   h.spec_digest = "1111111111111111";
   refused(h, "different [deploy] section");
   // A node agent that is not the coordinator admits no one.
-  auto member = sys.spawn(runtime::node_agent, runtime::node_agent_config{"t0", false, d});
+  auto member = sys.spawn(runtime::node_agent, agent_config("t0", false, d));
   auto r = request<node_roster>(member, hello_atom::value, hello_from("t1", d), none);
   REQUIRE_FALSE(r);
   CHECK(context_of(r.error()).find("not the coordinator") != std::string::npos);
@@ -95,5 +112,88 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not m
   CHECK(context_of(s.error()).find("does not parse here") != std::string::npos);
   self->send(agent, end_atom::value);
   self->send(member, end_atom::value);
+  run();
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "node agent: a hello proves its id with its certificate's key") {
+  auto d = three_nodes();
+  d.insecure = false;
+  auto cfg = agent_config("coord", true, d);
+  cfg.identity = test::certs().load("coord");
+  auto agent = sys.spawn(runtime::node_agent, cfg);
+  const auto t0 = test::certs().load("t0");
+  const auto t1 = test::certs().load("t1");
+  auto member = sys.spawn(runtime::node_agent, agent_config("t1", false, d));
+  auto ptr = caf::actor_cast<caf::strong_actor_ptr>(member);
+  // challenge, check the coordinator's proof, sign (as node.cpp does)
+  auto signed_hello = [&](const runtime::node_identity& key, const std::string& claimed) {
+    const auto mine = runtime::make_nonce();
+    auto c = request<node_challenge>(agent, challenge_atom::value, claimed, mine);
+    REQUIRE(c);
+    CHECK(runtime::check_coordinator(key, claimed, "coord", mine, *c) == "");
+    CHECK(runtime::check_coordinator(key, claimed, "t0", mine, *c) == "its certificate is for 'coord'");
+    auto h = hello_from(claimed, d);
+    runtime::identity_proof p;
+    REQUIRE_FALSE(key.prove(runtime::identity_statement("hello", claimed, c->nonce, c->run), p));
+    h.certificate = p.certificate;
+    h.signature = p.signature;
+    return h;
+  };
+  auto refused = [&](const node_hello& h, const std::string& needle) {
+    auto r = request<node_roster>(agent, hello_atom::value, h, ptr);
+    REQUIRE_FALSE(r);
+    INFO(context_of(r.error()));
+    CHECK(context_of(r.error()).find(needle) != std::string::npos);
+  };
+  // t0's certificate and key, claiming t1: refused, naming both ids.
+  refused(signed_hello(*t0, "t1"), "claims 't1' but its certificate is for 't0'");
+  // No proof at all (a node with deploy.insecure facing TLS).
+  refused(hello_from("t1", d), "claims 't1' but it sent no certificate");
+  // The real t1 is admitted ...
+  const auto good = signed_hello(*t1, "t1");
+  auto first = request_async<node_roster>(agent, hello_atom::value, good, ptr);
+  run();
+  CHECK_FALSE(first->done()); // t0 has not joined
+  CHECK(request<node_roster>(agent, roster_atom::value)->agents[2] == ptr);
+  // ... and its hello cannot be replayed: the nonce is used up, and a new
+  // challenge's nonce is not the one it signed.
+  refused(good, "asked for no challenge");
+  REQUIRE(request<node_challenge>(agent, challenge_atom::value, std::string{"t1"},
+                                  runtime::make_nonce()));
+  refused(good, "signature does not verify");
+  // ready only from the node's own verified connection (t0 has none).
+  CHECK(request<bool>(agent, ready_atom::value, std::string{"t1"}));
+  auto r = request<bool>(agent, ready_atom::value, std::string{"t0"});
+  REQUIRE_FALSE(r);
+  CHECK(context_of(r.error()).find("refused ready for node 't0'") != std::string::npos);
+  CHECK(request<node_roster>(agent, roster_atom::value)->ready == std::vector<std::uint32_t>{1, 0, 1});
+  self->send(agent, end_atom::value);
+  self->send(member, end_atom::value);
+  run();
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "node agent: only the coordinator's node directs a member") {
+  const auto d = three_nodes();
+  caf::node_id::default_data::host_id_type host;
+  host.fill(0x42);
+  auto cfg = agent_config("t0", false, d);
+  cfg.coordinator_node = caf::make_node_id(4242, host); // not this process
+  auto member = sys.spawn(runtime::node_agent, cfg);
+  role_plan plan;
+  plan.config_ini = "[cluster]\ntrainers = two\n";
+  auto s = request<spawned_roles>(member, spawn_atom::value, plan);
+  REQUIRE_FALSE(s);
+  INFO(context_of(s.error()));
+  CHECK(context_of(s.error()).find("node t0 refused spawn from") != std::string::npos);
+  CHECK(context_of(s.error()).find("only the coordinator's node may send it") != std::string::npos);
+  // `end` from here is ignored: the agent still answers.
+  self->send(member, end_atom::value);
+  run();
+  auto again = request<spawned_roles>(member, spawn_atom::value, plan);
+  REQUIRE_FALSE(again);
+  CHECK(context_of(again.error()).find("refused spawn") != std::string::npos);
+  // The roster is this process's own business; a member admits no one.
+  CHECK(request<node_roster>(member, roster_atom::value)); // from this process: answered
+  self->send_exit(member, caf::exit_reason::user_shutdown);
   run();
 }

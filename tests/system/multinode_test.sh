@@ -8,6 +8,8 @@
 #  - a node with a certificate from another CA, and a node speaking plain TCP,
 #    are refused; incomplete TLS settings and insecure non-loopback hosts are
 #    refused at startup; the coordinator names the nodes still missing;
+#  - an impostor holding t0's valid certificate that starts as t1 is refused
+#    by name (runtime/node_identity.hpp), exits 1, and the real t1 then joins;
 #  - SIGKILL of a trainer node mid-run: the job finishes without it (S-MA ring
 #    re-formed) and says so;
 #  - SIGKILL of the shard node: the job ends with an error naming the node
@@ -166,6 +168,38 @@ rc2=$?
 [ $rc = 2 ] && [ $rc2 = 2 ] && grep -q "given twice" "$tmp/twice.log" && grep -q "value attached" "$tmp/space.log" \
   && ok "--node twice, and --node without '=', refused (exit 2)" \
   || bad "--node misuse: exit $rc / $rc2: $(cat "$tmp/twice.log" "$tmp/space.log")"
+
+# 2b. An impostor: a process holding t0's valid certificate starts as t1.
+# The coordinator refuses its hello naming both ids (runtime/node_identity.hpp:
+# a node signs the coordinator's challenge with its key; the certificate's CN
+# must be the id it claims), the impostor exits 1 saying why, the real t1
+# then joins and the job finishes (exit 0 on every node).
+imp=(--deploy.startup-timeout-ms=60000 --train.max-examples=20000)
+timeout 300 "$bin" node "${common[@]}" "${imp[@]}" --node=coord > "$tmp/imp-coord.log" 2>&1 &
+imp_coord=$!
+timeout 300 "$bin" node "${common[@]}" "${imp[@]}" --node=t0 > "$tmp/imp-t0.log" 2>&1 &
+imp_t0=$!
+wait_for 30 in_log "$tmp/imp-coord.log" "listening on" || bad "impostor case: the coordinator never listened"
+timeout 120 "$bin" node "${fixed[@]}" --deploy.nodes="$nodes3" "${imp[@]}" --node=t1 \
+  --openssl.certificate="$tmp/certs/t0.pem" --openssl.key="$tmp/certs/t0.key" > "$tmp/imp-t1.log" 2>&1
+rc_imp=$?
+timeout 300 "$bin" node "${common[@]}" "${imp[@]}" --node=t1 > "$tmp/imp-real.log" 2>&1 &
+imp_t1=$!
+wait $imp_coord; rc_c=$?
+wait $imp_t0; rc_0=$?
+wait $imp_t1; rc_1=$?
+claim="claims 't1' but its certificate is for 't0'"
+if [ $rc_imp != 0 ] && grep -q "$claim" "$tmp/imp-t1.log"; then
+  ok "an impostor with t0's certificate as t1 is refused (exit $rc_imp): $(grep -o "refused.*$claim" "$tmp/imp-t1.log" | head -n 1)"
+else
+  bad "impostor with t0's certificate as t1: exit $rc_imp: $(tail -n 3 "$tmp/imp-t1.log")"
+fi
+grep -q "refused node hello from .*: $claim" "$tmp/imp-coord.log" \
+  && ok "the coordinator logged the refusal: $(grep -o "refused node hello from .*" "$tmp/imp-coord.log" | head -n 1)" \
+  || bad "no refusal naming both ids in the coordinator's log: $(grep -i "refused\|joined" "$tmp/imp-coord.log" | head -n 3)"
+[ $rc_c = 0 ] && [ $rc_0 = 0 ] && [ $rc_1 = 0 ] && grep -q "node t1 ready" "$tmp/imp-real.log" \
+  && ok "the real t1 joined after the impostor and the job finished (exit 0 on coord, t0, t1)" \
+  || bad "after the impostor: exit coord $rc_c, t0 $rc_0, t1 $rc_1: $(tail -n 2 "$tmp/imp-coord.log" "$tmp/imp-real.log")"
 
 # Starts `launch` in the background and waits until training has begun (the
 # coordinator's first progress line). Sets launch_pid; returns 1 (after
