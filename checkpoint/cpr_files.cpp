@@ -9,6 +9,7 @@
 #include "data/json_fields.hpp"
 
 #include "checkpoint/array_file.hpp"
+#include "checkpoint/dir_lock.hpp"
 #include "checkpoint/file_io.hpp"
 
 namespace checkpoint {
@@ -112,10 +113,11 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
                     std::int64_t at_ns, const float* weights, const float* state,
                     const std::vector<std::uint64_t>* rows, cpr_save_info* info,
                     std::string* err) {
+  // One process owns a shard's folder (a multi-node shard writes it alone,
+  // its restart after the owner died takes it over): created and locked.
+  if (auto e = lock_checkpoint_dir(folder))
+    return fail(err, *e);
   std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec)
-    return fail(err, "cannot create '" + folder + "': " + ec.message());
   const bool full = rows == nullptr;
   // The chain so far: a partial save extends it; a full one replaces it (a
   // damaged old chain included) and removes its files.

@@ -48,7 +48,8 @@ struct cpr_save_info {
 // "embedding-S"
 std::string cpr_folder_name(std::uint64_t shard);
 
-// Writes save `seq` into `folder` (created if missing): every row when
+// Writes save `seq` into `folder` (created if missing, and locked for this
+// process: dir_lock.hpp; another live process's folder is refused): every row when
 // `rows` is null, else those rows (ascending, each < shape.rows()). weights
 // and state are the shard's whole flat arrays. Then commits it to
 // chain.json. *info gets what was written.

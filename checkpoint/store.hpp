@@ -4,16 +4,23 @@
 //   DIR/ckpt-000000123456/        one complete checkpoint (examples done)
 //       manifest.json             written last inside the folder
 //       embedding-0.bin ...       array files (array_file.hpp)
+//   DIR/ckpt-000000123456.1/      the same count written again (generation 1)
 //   DIR/LATEST                    name of the newest complete checkpoint
+//   DIR/LOCK                      the owning run's lock and pid (dir_lock.hpp)
 //
-// folder_writer builds DIR/.tmp-ckpt-N-PID, fsyncs every file and the
-// folder, renames it to DIR/ckpt-N, fsyncs DIR, then replaces LATEST
-// (write_file_atomic) and removes all but the newest `keep` checkpoints. A
-// crash at any point leaves the previous checkpoint and LATEST intact; a
-// left-over .tmp-* folder is ignored and removed by the next commit.
+// folder_writer::begin takes the dir's lock (a second run is refused) and
+// builds DIR/.tmp-ckpt-N-PID; commit fsyncs every file and the folder,
+// renames it to DIR/ckpt-N (or, when a checkpoint of that name exists, to the
+// next generation ckpt-N.G beside it), fsyncs DIR, replaces LATEST
+// (write_file_atomic), and only then removes older generations of the name
+// and all but the newest `keep` checkpoints (by examples, then generation),
+// never the one LATEST names. LATEST never names a folder with a missing
+// file at any instant; a crash at any point leaves the previous checkpoint
+// and LATEST intact. A left-over .tmp-* folder is removed by the next commit
+// when it is this process's or its owner (the PID) is dead.
 //
 // open_checkpoint() accepts a checkpoint folder (with manifest.json) or a
-// checkpoint dir (then LATEST names the folder). It parses the manifest and
+// checkpoint dir (then LATEST names the folder, ckpt-N or ckpt-N.G). It parses the manifest and
 // checks the files: each listed file present with its size, and no other
 // file in the folder. Checksums are checked by verify_file() or, while
 // loading, by comparing array_file_reader::finish()'s CRC with file_entry().
@@ -34,7 +41,7 @@ public:
   // Records a file written into path(file) (write_array_file's info).
   void add(file_info info) { files_.push_back(std::move(info)); }
   // manifest.json (with the recorded files), fsync, rename, LATEST, pruning.
-  // Returns the final folder's path in *folder.
+  // Returns the final folder's path in *folder (DIR/NAME or DIR/NAME.G).
   bool commit(manifest m, std::size_t keep, std::string* folder, std::string* err);
   // Removes the temporary folder (after a failure).
   void abandon();

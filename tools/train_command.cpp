@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "checkpoint/dir_lock.hpp"
 #include "runtime/cluster.hpp"
 #include "runtime/logging.hpp"
 #include "runtime/memory_estimate.hpp"
@@ -41,6 +42,10 @@ int train_command(const std::vector<std::string>& raw_args) {
   }
   if (auto err = check_outputs(cfg, opts.config_file())) {
     std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
+    return exit_usage;
+  }
+  if (auto err = checkpoint::lock_checkpoint_dirs({cfg.checkpoint.dir, cfg.checkpoint.model_out})) {
+    std::fprintf(stderr, "shadowsync train: %s\n", err->c_str()); // one run owns a dir (issue 40)
     return exit_usage;
   }
   runtime::setup_logging(cfg.output.log_level);

@@ -153,8 +153,9 @@ TEST_CASE("checkpoint: LATEST names the newest, keep prunes the oldest, temporar
   temp_dir d("keep");
   write_sample(d.str(), 1, 100, 2);
   write_sample(d.str(), 1, 200, 2);
-  fs::create_directory(d.p / ".tmp-ckpt-000000000300-1"); // a torn write
-  std::ofstream(d.p / ".tmp-ckpt-000000000300-1" / "embedding-0.bin") << "partial";
+  // A torn write of a dead run (no process has pid 999999999).
+  fs::create_directory(d.p / ".tmp-ckpt-000000000300-999999999");
+  std::ofstream(d.p / ".tmp-ckpt-000000000300-999999999" / "embedding-0.bin") << "partial";
   opened_checkpoint c;
   REQUIRE_FALSE(open_checkpoint(d.str(), c));
   CHECK(c.m.examples == 200);
@@ -162,7 +163,7 @@ TEST_CASE("checkpoint: LATEST names the newest, keep prunes the oldest, temporar
   CHECK_FALSE(fs::exists(d.p / "ckpt-000000000100"));
   CHECK(fs::exists(d.p / "ckpt-000000000200"));
   CHECK(fs::exists(d.p / "ckpt-000000000300"));
-  CHECK_FALSE(fs::exists(d.p / ".tmp-ckpt-000000000300-1"));
+  CHECK_FALSE(fs::exists(d.p / ".tmp-ckpt-000000000300-999999999"));
   REQUIRE_FALSE(open_checkpoint(d.str(), c));
   CHECK(c.m.examples == 300);
 }
