@@ -9,7 +9,9 @@
 #include <caf/actor_system.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/peer.hpp"
 #include "messages/errors.hpp"
+#include "messages/peer_bounds.hpp"
 #include "model/sync_rules.hpp"
 
 namespace actors {
@@ -25,6 +27,7 @@ caf::error dense_shard_state::init(dense_shard_config cfg) {
   shard = cfg.shard;
   offset = cfg.offset;
   alpha = cfg.alpha;
+  num_trainers = cfg.num_trainers;
   dct = cfg.dct;
   centre = std::move(cfg.initial);
   if (dct.dp)
@@ -49,15 +52,22 @@ caf::expected<messages::dense_range> dense_shard_state::exchange(const messages:
 }
 
 caf::expected<messages::sparse_range>
-dense_shard_state::exchange(const messages::sparse_range& s) {
+dense_shard_state::exchange(const messages::sparse_range& s, const caf::actor_addr& sender) {
   const auto from = who() + ": DCT exchange from trainer " + std::to_string(s.trainer);
-  if (s.offset != offset)
-    return make_error(errc::bad_request, from + " at offset " + std::to_string(s.offset) +
-                                           ", this shard owns offset " + std::to_string(offset));
+  // Before the id keys a mirror: a trainer of the plan, spoken for by its own actor.
+  if (auto bad = messages::check_sparse_range(s, offset, num_trainers); !bad.empty())
+    return make_error(errc::bad_request, from + ": " + bad);
+  const auto spoke = speakers.find(s.trainer);
+  if (!sender || (spoke != speakers.end() && spoke->second != sender))
+    return make_error(errc::bad_request,
+                      from + ": trainer " + std::to_string(s.trainer) +
+                        "'s mirror answers the actor of its first exchange, not this one");
   model::sparse_vector change;
   if (auto e = model::decode(s.payload.data(), s.payload.size(), std::uint32_t(centre.size()),
                              change))
     return make_error(errc::bad_request, from + ": " + *e);
+  if (spoke == speakers.end())
+    speakers.emplace(s.trainer, sender);
   auto it = mirrors.find(s.trainer);
   if (it == mirrors.end())
     it = mirrors
@@ -79,6 +89,16 @@ messages::dense_range dense_shard_state::dump() const {
   return out;
 }
 
+namespace {
+
+// The log line of a refused exchange: the error's text and its sender.
+void refused(dense_shard_actor::stateful_pointer<dense_shard_state> self, const caf::error& err) {
+  spdlog::warn("{} (refused; sent by {})", messages::error_text(err),
+               peer_name(self->current_sender()));
+}
+
+} // namespace
+
 dense_shard_actor::behavior_type
 dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_shard_config cfg) {
   if (auto err = self->state.init(std::move(cfg))) {
@@ -92,14 +112,20 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
     [=](messages::exchange_atom,
         const messages::dense_range& w) -> caf::result<messages::dense_range> {
       charge(0, 12.0 * double(w.values.size())); // virtual clock: the elastic update
-      return self->state.exchange(w);
+      auto d = self->state.exchange(w);
+      if (!d)
+        refused(self, d.error());
+      return d;
     },
     [=](messages::exchange_atom,
         const messages::sparse_range& s) -> caf::result<messages::sparse_range> {
       // virtual clock: decode, the elastic update (16 bytes an entry) and the
       // threshold pass at about a tenth of memcpy's speed (40; bench_dct)
       charge(0, 56.0 * double(self->state.centre.size()) + 2.0 * double(s.payload.size()));
-      return self->state.exchange(s);
+      auto r = self->state.exchange(s, caf::actor_cast<caf::actor_addr>(self->current_sender()));
+      if (!r)
+        refused(self, r.error());
+      return r;
     },
     [=](messages::dump_atom) { return self->state.dump(); },
   };

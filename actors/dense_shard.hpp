@@ -16,7 +16,11 @@
 //   shard keeps a mirror of each trainer's range, adds the trainer's
 //   thresholded change s to it, steps the centre from the mirror and replies
 //   the thresholded d. A payload that does not decode to this range's size
-//   is refused with bad_request naming the trainer.
+//   is refused with bad_request naming the trainer. So is a trainer id not
+//   below cfg.num_trainers (each id keys a mirror of two range-sized
+//   vectors), and an exchange for a trainer whose mirror another actor made:
+//   a mirror answers the actor of its trainer's first accepted exchange (its
+//   syncer) only. A refusal is logged with the sender and changes nothing.
 // - dump -> dense_range{offset, c}: the current centre (evaluation,
 //   checkpoints).
 //
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include <caf/actor_addr.hpp>
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 #include <caf/stateful_actor.hpp>
@@ -42,6 +47,9 @@ struct dense_shard_config {
   std::uint64_t offset = 0;   // first element of the range in the flat buffer
   std::vector<float> initial; // initial centre; its size is the range size
   float alpha = 0.1f;         // EASGD moving rate, typically 0.5/N .. 0.9/N
+  // cluster.trainers: a DCT exchange names a trainer id below it (each id
+  // keys a mirror of the range); 0 admits none.
+  std::uint32_t num_trainers = 0;
   // dct.dp: the thresholds of the replies. The trainers' mirrors start at
   // `initial` (the syncers' dct_origin must hold the same values).
   model::dct_settings dct;
@@ -55,7 +63,9 @@ struct dense_shard_state {
   float alpha = 0.1f;
   std::vector<float> centre; // [size]
   model::dct_settings dct;
+  std::uint32_t num_trainers = 0; // DCT: trainer ids are below it
   std::map<std::uint32_t, model::dct_mirror> mirrors; // DCT: one per trainer
+  std::map<std::uint32_t, caf::actor_addr> speakers;  // DCT: the actor each mirror answers
   std::vector<float> dct_origin; // where a trainer's mirror starts: the initial centre
 
   // "dense-shard-S", for logs and error messages.
@@ -64,7 +74,9 @@ struct dense_shard_state {
   caf::error init(dense_shard_config cfg);
   // One elastic step: the reply d, or bad_request for a range not this one's.
   caf::expected<messages::dense_range> exchange(const messages::dense_range& w);
-  caf::expected<messages::sparse_range> exchange(const messages::sparse_range& s);
+  // DCT: `sender` is the requesting actor (a trainer's syncer).
+  caf::expected<messages::sparse_range> exchange(const messages::sparse_range& s,
+                                                 const caf::actor_addr& sender);
   messages::dense_range dump() const;
 };
 

@@ -51,6 +51,10 @@
 //   the held pushes are applied, and the reply (shard_cut_file) goes when the
 //   file is written. Training never waits for the disk.
 // One cut at a time: the coordinator starts the next after every reply.
+// Bounds (cfg.max_workers, the job's workers): a cut request waiting for more
+// workers than that, a marker or end from one actor more than that, and a
+// message of a cut not after the last one finished are refused (logged with
+// the sender; the request answered bad_request) and change nothing.
 //
 // Hogwild: all trainers push to the same shards; updates of a row by
 // different trainers interleave in mailbox order (one message at a time).
@@ -85,6 +89,10 @@ struct embedding_shard_config {
   std::size_t dim = 16;                    // floats per row
   model::sparse_optimizer optimizer;       // row-wise Adagrad by default
   std::uint64_t seed = 1;                  // initialisation
+  // Every worker of the job (cluster.trainers x cluster.workers): the most
+  // senders a cut may count as marked or ended, and the most a cut request
+  // may wait for. 0: not bounded (tests that do not model a job).
+  std::uint32_t max_workers = 0;
   // Resume (simulated cluster): the whole tables of a checkpoint; the shard
   // copies its own rows (row mod num_shards == shard) and their optimiser
   // state instead of initialising. Same shape as this config, else init fails.
@@ -121,6 +129,7 @@ struct embedding_shard_state {
   std::uint64_t dropped_pushes = 0;
   std::optional<shard_cut> cut;
   std::vector<caf::actor_addr> ended; // workers that sent end_atom
+  std::uint64_t last_cut = 0;         // the id of the last cut finished
   // Writes the cut's file beside the shard (declared after `tables`, which
   // it reads: destroyed, so joined, first).
   std::unique_ptr<checkpoint::background_writer> writer;

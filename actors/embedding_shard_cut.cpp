@@ -10,8 +10,10 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/peer.hpp"
 #include "actors/sim_host.hpp"
 #include "messages/errors.hpp"
+#include "messages/peer_bounds.hpp"
 
 namespace actors::shard_cut_detail {
 
@@ -25,9 +27,31 @@ caf::actor_addr sender(self_ptr self) {
   return caf::actor_cast<caf::actor_addr>(self->current_sender());
 }
 
+// "" when one more sender (marker or end) stays within the job's workers.
+std::string over_workers(const embedding_shard_state& st, std::size_t senders) {
+  if (st.cfg.max_workers == 0)
+    return {};
+  return messages::check_count("senders", senders, st.cfg.max_workers,
+                               "cluster.trainers x cluster.workers");
+}
+
+// `from`: the sender (a request's promise has taken it from the message).
+void refuse(self_ptr self, const std::string& what, const caf::strong_actor_ptr& from) {
+  spdlog::warn("{}: {} (refused; sent by {})", self->state.who(), what, peer_name(from));
+}
+
+void refuse(self_ptr self, const std::string& what) {
+  refuse(self, what, self->current_sender());
+}
+
 // The cut numbered id, begun by whichever of its messages came first.
 shard_cut* cut_for(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
+  if (id <= st.last_cut) {
+    refuse(self, "a message of cut " + std::to_string(id) + ", expected a cut after " +
+                   std::to_string(st.last_cut));
+    return nullptr;
+  }
   if (!st.cut) {
     st.cut.emplace();
     st.cut->id = id;
@@ -78,6 +102,17 @@ void try_align(self_ptr self) {
 void on_request(self_ptr self, std::uint64_t id, const std::string& folder,
                 std::uint32_t expected,
                 caf::typed_response_promise<messages::shard_cut_file> rp) {
+  auto& st = self->state;
+  if (auto bad = st.cfg.max_workers == 0
+                   ? std::string{}
+                   : messages::check_count("workers", expected, st.cfg.max_workers,
+                                           "cluster.trainers x cluster.workers");
+      !bad.empty()) {
+    const auto what = "cut " + std::to_string(id) + " asked to wait for " + bad;
+    refuse(self, what, static_cast<caf::response_promise&>(rp).next());
+    rp.deliver(messages::make_error(messages::errc::bad_request, st.who() + ": " + what));
+    return;
+  }
   auto* c = cut_for(self, id);
   if (!c || c->requested) {
     rp.deliver(messages::make_error(messages::errc::bad_request,
@@ -97,16 +132,26 @@ void on_marker(self_ptr self, std::uint64_t id) {
   if (!c)
     return;
   const auto who = sender(self);
-  if (!contains(c->marked, who))
+  if (!contains(c->marked, who)) {
+    if (auto bad = over_workers(self->state, c->marked.size() + 1); !bad.empty()) {
+      refuse(self, "a marker of cut " + std::to_string(id) + " from " + bad);
+      return;
+    }
     c->marked.push_back(who);
+  }
   try_align(self);
 }
 
 void on_end(self_ptr self) {
   auto& st = self->state;
   const auto who = sender(self);
-  if (!contains(st.ended, who))
+  if (!contains(st.ended, who)) {
+    if (auto bad = over_workers(st, st.ended.size() + 1); !bad.empty()) {
+      refuse(self, "an end from " + bad);
+      return;
+    }
     st.ended.push_back(who);
+  }
   if (st.cut)
     try_align(self);
 }
@@ -135,6 +180,7 @@ void on_written(self_ptr self, std::uint64_t id) {
   f.rows_copied = st.writer->side_rows();
   f.pushes_held = st.cut->pushes_held;
   auto rp = std::move(st.cut->promise);
+  st.last_cut = st.cut->id;
   st.writer.reset();
   st.cut.reset();
   if (err)

@@ -104,6 +104,7 @@
 
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
+#include "messages/peer_bounds.hpp"
 #include "actors/ring_allreduce.hpp"
 #include "actors/sparse_allgather.hpp"
 #include "actors/syncer_policy.hpp"
@@ -208,6 +209,8 @@ struct syncer_state {
   // Checks cfg against the replica; an error means the actor must quit.
   caf::error init();
   caf::error set_peers(std::uint32_t rank, const std::vector<caf::strong_actor_ptr>& all);
+  // Logs a refused peer value with the current message's sender.
+  void refuse(const std::string& what) const;
   caf::error reform(std::uint32_t gen, std::uint32_t rank,
                     const std::vector<caf::strong_actor_ptr>& survivors);
   // Rounds completed in the current ring generation (all of them without re-forms).
@@ -267,6 +270,12 @@ void syncer_state::deliver_ring(Machine* machine, std::vector<Msg>& early, std::
                                 Msg&& m, const char* what) {
   if (m.generation < generation)
     return; // from a ring that has been re-formed since
+  // Before it is kept: a generation, step, chunk or origin a ring of this
+  // job can have (messages/peer_bounds.hpp); else logged and dropped.
+  if (auto bad = messages::check_ring_message(m, cfg.num_trainers); !bad.empty()) {
+    refuse(std::string("one of the ") + what + ": " + bad);
+    return;
+  }
   if (!machine || m.generation > generation) {
     if (early.size() >= bound) {
       fail(messages::errc::protocol_mismatch, "more than " + std::to_string(bound) + " " + what +

@@ -2,6 +2,7 @@
 // ring, starting a ring round, feeding it chunks, completing it with the
 // average (MA) or the BMUF block step. See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
+#include "actors/peer.hpp"
 #include "actors/sim_host.hpp"
 
 #include <spdlog/spdlog.h>
@@ -32,6 +33,12 @@ caf::error syncer_state::reform(std::uint32_t gen, std::uint32_t rank,
                                 const std::vector<caf::strong_actor_ptr>& survivors) {
   if (!ring_method() || stopped)
     return {};
+  // A generation or ring no loss of this job's trainers can make: refused.
+  if (auto bad = messages::check_reform(gen, rank, survivors.size(), cfg.num_trainers);
+      !bad.empty()) {
+    refuse("ring re-form: " + bad);
+    return {};
+  }
   const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
   if (gen <= generation || survivors.empty() || rank >= survivors.size() ||
       survivors[rank] != me)
@@ -77,6 +84,10 @@ caf::error syncer_state::join_ring(std::uint32_t rank,
     },
     generation);
   return replay_early(*ring, early_chunks);
+}
+
+void syncer_state::refuse(const std::string& what) const {
+  spdlog::warn("{}: {} (refused; sent by {})", who(), what, peer_name(self->current_sender()));
 }
 
 void syncer_state::start_ring() {

@@ -20,6 +20,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/peer.hpp"
 #include "messages/errors.hpp"
 #include "model/dense_layout.hpp"
 
@@ -330,8 +331,12 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
     [=](messages::resume_atom) { self->send(self->state.syncer, messages::resume_atom::value); },
     [=](messages::rebind_atom, std::uint32_t shard, const caf::strong_actor_ptr& h) {
       auto& st = self->state;
-      if (shard >= st.cfg.shards.size() || !h)
+      if (shard >= st.cfg.shards.size() || !h) {
+        spdlog::warn("{}: rebind of embedding shard {} refused (sent by {}): expected below {} "
+                     "(cluster.embedding-shards) and a handle",
+                     st.name, shard, peer_name(self->current_sender()), st.cfg.shards.size());
         return;
+      }
       st.cfg.shards[shard] = caf::actor_cast<embedding_shard_actor>(h);
       self->monitor(st.cfg.shards[shard]);
       for (auto& w : st.workers)

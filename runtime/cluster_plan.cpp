@@ -32,6 +32,7 @@ actors::embedding_shard_config embedding_shard_config_for(const train_config& cf
   ec.dim = cfg.arch.dim;
   ec.optimizer = cfg.train.sparse;
   ec.seed = cfg.train.seed + 1 + s;
+  ec.max_workers = std::uint32_t(cfg.cluster.trainers * cfg.cluster.workers);
   ec.dct = cfg.dct;
   if (cfg.recovery.partial) { // its own saves (the counters are the caller's)
     const auto& r = cfg.recovery;
@@ -66,6 +67,7 @@ actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
   dc.initial.assign(init.begin() + std::ptrdiff_t(ranges[d].offset),
                     init.begin() + std::ptrdiff_t(ranges[d].offset + ranges[d].size));
   dc.alpha = cfg.sync.alpha;
+  dc.num_trainers = std::uint32_t(cfg.cluster.trainers);
   dc.dct = cfg.dct;
   return dc;
 }

@@ -65,6 +65,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "dct: a payload that does not decode is r
   dc.offset = 10;
   dc.initial = {1, 2, 3, 4};
   dc.dct.dp = true;
+  dc.num_trainers = 8; // trainer 7 is one: the payload is what is refused
   auto shard = sys.spawn(actors::dense_shard, dc);
   model::sparse_vector five;
   five.size = 5; // the shard holds 4

@@ -74,11 +74,13 @@ mock_shard(mock_shard_actor::stateful_pointer<mock_shard_state> self, std::vecto
   };
 }
 
-// Real dense shards over `ranges` of the centre c, alpha 0.5.
+// Real dense shards over `ranges` of the centre c, alpha 0.5, for a job of
+// `trainers` (the DCT exchanges' trainer ids are below it).
 inline std::vector<dense_shard_actor> real_dense_shards(test::actor_fixture& fx,
                                                         const std::vector<float>& c,
                                                         const std::vector<model::range>& ranges,
-                                                        const model::dct_settings& dct = {}) {
+                                                        const model::dct_settings& dct = {},
+                                                        std::uint32_t trainers = 8) {
   std::vector<dense_shard_actor> out;
   for (std::uint32_t k = 0; k < ranges.size(); ++k) {
     actors::dense_shard_config dc;
@@ -88,6 +90,7 @@ inline std::vector<dense_shard_actor> real_dense_shards(test::actor_fixture& fx,
                       c.begin() + std::ptrdiff_t(ranges[k].offset + ranges[k].size));
     dc.alpha = 0.5f;
     dc.dct = dct;
+    dc.num_trainers = trainers;
     out.push_back(fx.sys.spawn(actors::dense_shard, dc));
   }
   return out;

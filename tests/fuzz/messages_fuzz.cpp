@@ -16,6 +16,12 @@
 // '@charbuf', so that it fuzzes our registered types inside messages rather
 // than re-finding that CAF limit (tests/fuzz/corpus/messages/caf-charbuf-4gib
 // is the input that found it; the typed paths still decode it).
+//
+// What decodes as a message whose ids key state at its receiver (sparse_range,
+// ring_chunk, ring_sparse, and a re-form's numbers taken from them) then goes
+// through the handlers' checks against a plan (messages/peer_bounds.hpp):
+// what they accept must be within that plan, and they must not trip on any
+// value (2^32 - 1 generations, 2^64 - 1 offsets).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -24,6 +30,7 @@
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 
+#include "messages/peer_bounds.hpp"
 #include "messages/registry.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
@@ -49,12 +56,40 @@ bool names_charbuf(const char* data, std::size_t size) {
   return std::search(data, data + size, name.begin(), name.end()) != data + size;
 }
 
+// The plan the checks hold decoded values to: 4 trainers, a dense shard at
+// offset 64.
+constexpr std::uint32_t plan_trainers = 4;
+constexpr std::uint64_t plan_offset = 64;
+
+template <class T>
+void check_bounds(const T&) {}
+
+void check_bounds(const messages::sparse_range& x) {
+  const bool ok = messages::check_sparse_range(x, plan_offset, plan_trainers).empty();
+  FUZZ_CHECK(ok == (x.offset == plan_offset && x.trainer < plan_trainers));
+}
+
+void check_bounds(const messages::ring_chunk& x) {
+  const bool ok = messages::check_ring_message(x, plan_trainers).empty();
+  FUZZ_CHECK(ok == (x.generation < plan_trainers && x.step < 2 * (plan_trainers - 1) &&
+                    x.chunk < plan_trainers));
+  // A re-form with these numbers: generation, rank, survivors.
+  const bool reform = messages::check_reform(x.generation, x.step, x.chunk, plan_trainers).empty();
+  FUZZ_CHECK(reform == (x.generation < plan_trainers && x.chunk <= plan_trainers && x.step < x.chunk));
+}
+
+void check_bounds(const messages::ring_sparse& x) {
+  const bool ok = messages::check_ring_message(x, plan_trainers).empty();
+  FUZZ_CHECK(ok == (x.generation < plan_trainers && x.origin < plan_trainers));
+}
+
 template <class T>
 void decode_as(const char* data, std::size_t size) {
   T x;
   caf::binary_deserializer source{sys(), data, size};
   if (source(x))
     return;
+  check_bounds(x);
   std::vector<char> buf;
   caf::binary_serializer sink{sys(), buf};
   FUZZ_CHECK(!sink(x));
@@ -81,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     }
   }
   using namespace messages;
-  switch (bytes[0] % 19) {
+  switch (bytes[0] % 20) {
     case 0: decode_as<lookup_request>(data, n); break;
     case 1: decode_as<embedding_rows>(data, n); break;
     case 2: decode_as<embedding_grads>(data, n); break;
@@ -100,6 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     case 15: decode_as<sparse_rows>(data, n); break;
     case 16: decode_as<sparse_grads>(data, n); break;
     case 17: decode_as<ring_sparse>(data, n); break;
+    case 18: decode_as<sparse_range>(data, n); break;
     default: decode_as<spawned_roles>(data, n); break;
   }
   return 0;

@@ -1,0 +1,58 @@
+#include "messages/peer_bounds.hpp"
+
+namespace messages {
+
+std::string check_index(const char* what, std::uint64_t value, std::uint64_t count,
+                        const char* key) {
+  if (value < count)
+    return {};
+  return std::string(what) + " " + std::to_string(value) + ", expected below " +
+         std::to_string(count) + " (" + key + ")";
+}
+
+std::string check_count(const char* what, std::uint64_t value, std::uint64_t most,
+                        const char* key) {
+  if (value <= most)
+    return {};
+  return std::to_string(value) + " " + what + ", expected at most " + std::to_string(most) +
+         " (" + key + ")";
+}
+
+std::string check_sparse_range(const sparse_range& s, std::uint64_t offset,
+                               std::uint32_t trainers) {
+  if (s.offset != offset)
+    return "offset " + std::to_string(s.offset) + ", expected " + std::to_string(offset);
+  return check_index("trainer", s.trainer, trainers, "cluster.trainers");
+}
+
+std::string check_generation(std::uint32_t generation, std::uint32_t trainers) {
+  return check_index("ring generation", generation, trainers,
+                     "one re-form per lost trainer of cluster.trainers");
+}
+
+std::string check_reform(std::uint32_t generation, std::uint32_t rank, std::size_t survivors,
+                         std::uint32_t trainers) {
+  if (auto e = check_generation(generation, trainers); !e.empty())
+    return e;
+  if (auto e = check_count("survivors", survivors, trainers, "cluster.trainers"); !e.empty())
+    return e;
+  return check_index("rank", rank, survivors, "the survivors");
+}
+
+std::string check_ring_message(const ring_chunk& c, std::uint32_t trainers) {
+  if (auto e = check_generation(c.generation, trainers); !e.empty())
+    return e;
+  // A ring of n <= trainers members has 2 (n - 1) steps and n chunks.
+  const std::uint64_t steps = trainers > 0 ? 2 * (std::uint64_t{trainers} - 1) : 0;
+  if (auto e = check_index("ring step", c.step, steps, "2 (cluster.trainers - 1)"); !e.empty())
+    return e;
+  return check_index("ring chunk", c.chunk, trainers, "cluster.trainers");
+}
+
+std::string check_ring_message(const ring_sparse& p, std::uint32_t trainers) {
+  if (auto e = check_generation(p.generation, trainers); !e.empty())
+    return e;
+  return check_index("ring origin", p.origin, trainers, "cluster.trainers");
+}
+
+} // namespace messages
