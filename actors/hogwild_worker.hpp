@@ -23,7 +23,12 @@
 // or the shard's DOWN while the lookup is out: a remote shard's node died)
 // waits for rebind_atom with the shard's new handle and is then sent again;
 // pushes sent to the dead shard are lost, which is what partial recovery
-// accepts.
+// accepts. From the shard's DOWN until its rebind, a new lookup for it is
+// not sent at all (a dead remote shard's proxy drops it without an error,
+// and it would run out cfg.timeout while the shard is restarted, under load
+// longer than that): it waits for the rebind like the others. The wait is
+// bounded by the coordinator's restart deadline (multi-node:
+// deploy.startup-timeout-ms), past which it ends the job.
 //
 // Failures: every request has cfg.timeout. A failed request (a dead shard:
 // shard_down; no answer: request_timeout; a reader error or a malformed
@@ -188,6 +193,7 @@ struct worker_state {
   // timeout, much later): the DOWN is what sends them again.
   std::vector<std::vector<std::uint64_t>> awaiting;
   std::vector<std::uint64_t> lookup_gen;
+  std::vector<char> shard_down; // per shard: its handle is gone, the rebind not yet in
 
   clock_type::time_point started;
   clock_type::time_point sync_sent;

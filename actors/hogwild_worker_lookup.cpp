@@ -33,6 +33,13 @@ void await_restart(self_ptr self, std::uint64_t seq, std::size_t s) {
   spdlog::info("{}: {} is down; batch {} waits for its restart", st.name, shard_name(s), seq);
 }
 
+// Shard s's current handle is gone: no lookup goes to it until the rebind.
+void mark_down(self_ptr self, std::size_t s) {
+  auto& st = self->state;
+  if (s < st.shard_down.size())
+    st.shard_down[s] = 1;
+}
+
 // A reply or error of a lookup sent before shard s's handle changed or died:
 // the lookup has gone again (or waits), so this one is ignored.
 bool stale(self_ptr self, std::size_t s, std::uint64_t gen) {
@@ -110,6 +117,10 @@ void watchdog_tick(self_ptr self) {
 
 void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
   auto& st = self->state;
+  if (s < st.shard_down.size() && st.shard_down[s]) {
+    await_restart(self, seq, s); // nothing would answer: wait for the new handle
+    return;
+  }
   messages::lookup_request req;
   req.batch = seq;
   st.slots[seq % 2].shard_keys(s, req.keys.values);
@@ -121,8 +132,10 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
   auto on_error = [=](caf::error& err) {
     if (stale(self, s, gen))
       return;
-    if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down)
+    if (self->state.cfg.shard_restarts && err == caf::sec::request_receiver_down) {
+      mark_down(self, s);
       await_restart(self, seq, s);
+    }
     else
       fail(self, shard_name(s), messages::errc::shard_down, err);
   };
@@ -160,6 +173,7 @@ void watch_shards(self_ptr self) {
   if (!st.cfg.shard_restarts)
     return;
   st.lookup_gen.assign(st.cfg.shards.size(), 0);
+  st.shard_down.assign(st.cfg.shards.size(), 0);
   for (auto& h : st.cfg.shards)
     self->monitor(h);
   self->set_down_handler([=](caf::down_msg& dm) {
@@ -167,6 +181,7 @@ void watch_shards(self_ptr self) {
     for (std::size_t s = 0; s < st.cfg.shards.size(); ++s)
       if (st.cfg.shards[s].address() == dm.source) { // the current handle (not a replaced one)
         ++st.lookup_gen[s];
+        mark_down(self, s);
         if (st.has_inflight)
           await_restart(self, st.inflight, s);
       }
@@ -181,6 +196,8 @@ void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
     return;
   }
   st.cfg.shards[s] = caf::actor_cast<embedding_shard_actor>(h);
+  if (s < st.shard_down.size())
+    st.shard_down[s] = 0;
   if (s < st.lookup_gen.size()) {
     ++st.lookup_gen[s]; // lookups still out went to the lost shard (whose DOWN may come later)
     self->monitor(st.cfg.shards[s]);

@@ -8,6 +8,10 @@
 #include <map>
 #include <set>
 
+#include <caf/system_messages.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+
 #include "actors/hogwild_worker.hpp"
 #include "model/dense_layout.hpp"
 #include "tests/actors/test_fixture.hpp"
@@ -335,4 +339,54 @@ TEST_CASE_FIXTURE(worker_fixture, "worker: a malformed batch ends the worker wit
   REQUIRE(rec->down.count("worker") == 1);
   CHECK(code_of(rec->down["worker"]) == errc::input_error);
   CHECK(rec->lookups.empty());
+}
+
+// Issue 40, row 14: a remote shard's node dies between two batches. The
+// worker gets the shard's DOWN at once, but its proxy swallows what is sent
+// to it afterwards without an error (CAF 0.17: a killed proxy drops
+// messages; only a timeout would end such a request). The DOWN is forged
+// here, with the mock shard kept alive and holding what it gets, which is
+// the same to the worker. The next batch's lookup must wait for the rebind,
+// not go to the dead handle and run out the request timeout.
+TEST_CASE_FIXTURE(worker_fixture,
+                  "worker: with shard restarts, a lookup for a shard already down waits for "
+                  "the rebind instead of the request timeout") {
+  shard_restarts = true;
+  auto w = start_worker();
+  rec->reply_next(0, mocks::make_batch(0));
+  flush();
+  rec->answer_lookups(); // batch 0's rows, from both shards
+  flush();
+  REQUIRE(rec->nexts.size() == 2); // batch 1 asked for; nothing in flight at the shards
+  caf::anon_send(caf::actor_cast<caf::actor>(w),
+                 caf::down_msg{shards[0].address(), caf::exit_reason::remote_link_unreachable});
+  run();
+  rec->reply_next(1, mocks::make_batch(1));
+  flush();
+  CHECK(rec->count("lookup s1 b1") == 1);
+  CHECK(rec->count("lookup s0 b1") == 0); // not sent into the dead proxy
+  for (auto& l : rec->lookups)
+    l.answered = l.answered || l.shard == 0; // the "dead" shard answers nothing
+  rec->answer_lookups();
+  flush();
+  advance(std::chrono::seconds(31)); // past the request timeout (30 s): still waiting
+  CHECK(rec->down.count("worker") == 0);
+  auto fresh =
+    caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(mocks::shard, rec, std::size_t{0}));
+  self->send(w, rebind_atom::value, std::uint32_t{0}, caf::actor_cast<caf::strong_actor_ptr>(fresh));
+  run();
+  CHECK(rec->count("lookup s0 b1") == 1); // sent once, to the new shard
+  auto old = shards[0];
+  shards[0] = fresh; // flush() ticks it, the fixture stops it
+  rec->answer_lookups();
+  flush();
+  REQUIRE(rec->nexts.size() == 3);
+  rec->reply_next(2, example_batch{});
+  flush();
+  REQUIRE(rec->done.size() == 1);
+  CHECK(rec->done[0].examples == 10); // both batches trained
+  CHECK(rec->down.count("worker") == 1);
+  CHECK(!rec->down["worker"]); // a normal exit
+  self->send_exit(old, caf::exit_reason::user_shutdown);
+  run();
 }
