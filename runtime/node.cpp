@@ -282,6 +282,10 @@ std::optional<std::string> run_node(const node_context& ctx, progress_reporter& 
   if (!ctx.deploy.insecure)
     if (auto e = node_identity::load(ctx.deploy.tls, ac.identity))
       return "node " + ctx.node + ": " + *e;
+  if (ac.identity && ac.identity->name() != ctx.node) // the coordinator will refuse it
+    spdlog::warn("node {}: openssl.certificate is for '{}', not '{}' (a certificate authorises "
+                 "exactly the node id of its CN)",
+                 ctx.node, ac.identity->name(), ctx.node);
   caf::actor_system_config sc;
   configure(sc, ctx);
   caf::actor_system sys{sc};
