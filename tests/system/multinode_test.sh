@@ -10,6 +10,7 @@
 #    refused at startup; the coordinator names the nodes still missing;
 #  - an impostor holding t0's valid certificate that starts as t1 is refused
 #    by name (runtime/node_identity.hpp), exits 1, and the real t1 then joins;
+#    a fake coordinator (t0's certificate as coord) is refused by the node;
 #  - SIGKILL of a trainer node mid-run: the job finishes without it (S-MA ring
 #    re-formed) and says so;
 #  - SIGKILL of the shard node: the job ends with an error naming the node
@@ -200,6 +201,22 @@ grep -q "refused node hello from .*: $claim" "$tmp/imp-coord.log" \
 [ $rc_c = 0 ] && [ $rc_0 = 0 ] && [ $rc_1 = 0 ] && grep -q "node t1 ready" "$tmp/imp-real.log" \
   && ok "the real t1 joined after the impostor and the job finished (exit 0 on coord, t0, t1)" \
   || bad "after the impostor: exit coord $rc_c, t0 $rc_0, t1 $rc_1: $(tail -n 2 "$tmp/imp-coord.log" "$tmp/imp-real.log")"
+
+# 2c. A fake coordinator: t0's certificate listening as coord. A node checks
+# the coordinator's signature of its own nonce, and its certificate's CN,
+# before it lets it direct anything: t1 refuses it, naming both, and exits 1.
+timeout 60 "$bin" node "${fixed[@]}" --deploy.nodes="$nodes3" --deploy.startup-timeout-ms=6000 \
+  --node=coord --openssl.certificate="$tmp/certs/t0.pem" --openssl.key="$tmp/certs/t0.key" \
+  > "$tmp/fake-coord.log" 2>&1 &
+fake_pid=$!
+wait_for 30 in_log "$tmp/fake-coord.log" "listening on" || bad "the fake coordinator never listened"
+timeout 60 "$bin" node "${common[@]}" --deploy.startup-timeout-ms=6000 --node=t1 > "$tmp/fake-t1.log" 2>&1
+rc=$?
+wait $fake_pid
+fake="is not the spec's coordinator 'coord': claims 'coord' but its certificate is for 't0'"
+[ $rc = 1 ] && grep -q "$fake" "$tmp/fake-t1.log" \
+  && ok "a fake coordinator with t0's certificate is refused by the node (exit 1): $(grep -o "the node at .*$fake" "$tmp/fake-t1.log" | head -n 1)" \
+  || bad "fake coordinator: t1 exit $rc: $(tail -n 2 "$tmp/fake-t1.log")"
 
 # Starts `launch` in the background and waits until training has begun (the
 # coordinator's first progress line). Sets launch_pid; returns 1 (after
