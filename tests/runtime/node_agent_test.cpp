@@ -6,6 +6,8 @@
 // directs a member's agent.
 #include <doctest/doctest.h>
 
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
 #include <caf/node_id.hpp>
 
 #include "runtime/node_agent.hpp"
@@ -196,4 +198,25 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: only the coordinator's node 
   CHECK(request<node_roster>(member, roster_atom::value)); // from this process: answered
   self->send_exit(member, caf::exit_reason::user_shutdown);
   run();
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "node messages: a challenge and a signed hello cross the wire") {
+  // Registered (messages/registry.hpp): a message holding them survives
+  // CAF's binary serializer, the path BASP takes.
+  auto check = [&](auto x) {
+    using T = decltype(x);
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    REQUIRE_FALSE(sink(caf::make_message(x)));
+    caf::message back;
+    caf::binary_deserializer source{sys, buf};
+    REQUIRE_FALSE(source(back));
+    REQUIRE(back.match_elements<T>());
+    CHECK(back.get_as<T>(0) == x);
+  };
+  check(node_challenge{"ab01", "cd23", "-----BEGIN CERTIFICATE-----\n", "3045"});
+  auto h = hello_from("t1", three_nodes());
+  h.certificate = "-----BEGIN CERTIFICATE-----\n";
+  h.signature = "3046";
+  check(h);
 }
