@@ -1,5 +1,8 @@
 #include "runtime/deploy_config.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -68,7 +71,14 @@ const char* role_keys[][2] = {{"deploy.trainers", "cluster.trainers"},
 } // namespace
 
 bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  // Numeric only: a name (localhost included) means whatever the resolver
+  // says on each machine. inet_pton takes exactly a dotted quad or an IPv6
+  // address, so "127.1", "127.foo.example" and "127.0.0.1.evil" are refused.
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1)
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 const node_address* deploy_settings::find(const std::string& id) const {
@@ -106,7 +116,9 @@ void add_deploy_options(option_set& o) {
       "multi-node: middleman heartbeat interval, the same on every node", 100, 60000);
   add(o, "deploy.connection-timeout-ms", i, "5000",
       "multi-node: a peer silent this long is down (>= 2 heartbeats)", 200, 600000);
-  add(o, "deploy.insecure", b, "false", "multi-node: plain TCP instead of mutual TLS (loopback only)");
+  add(o, "deploy.insecure", b, "false",
+      "multi-node: plain TCP instead of mutual TLS, only when every host is numeric loopback "
+      "(127.0.0.0/8 or ::1; not a name such as localhost)");
   add(o, "deploy.insecure-remote", b, "false",
       "multi-node: allow deploy.insecure with non-loopback hosts (unencrypted, unauthenticated)");
   add(o, "deploy.tolerate-trainer-loss", b, "true",
@@ -182,8 +194,9 @@ std::optional<std::string> build_deploy(const option_set& o, const std::string& 
     if (!o.get_bool("deploy.insecure-remote"))
       for (const auto& n : d.nodes)
         if (!is_loopback(n.host))
-          return "option 'deploy.insecure': plain TCP is only allowed on loopback, but node " +
-                 n.text() + " is not; use mutual TLS (openssl.*) or set deploy.insecure-remote=true";
+          return "option 'deploy.insecure': plain TCP is only allowed on loopback (numeric "
+                 "127.0.0.0/8 or ::1), but node " + n.text() +
+                 " is not; use mutual TLS (openssl.*) or set deploy.insecure-remote=true";
   } else if (!node.empty()) {
     auto& t = d.tls;
     t.certificate = substitute(o.get_string("openssl.certificate"), node);

@@ -20,7 +20,8 @@
 // heartbeats, and TLS is complete: certificate, key and cafile (or capath) set
 // and readable. Without them the node refuses to start: CAF would otherwise
 // fall back to anonymous, unauthenticated TLS. Plain TCP needs
-// deploy.insecure=true and, unless deploy.insecure-remote=true, loopback hosts.
+// deploy.insecure=true and, unless deploy.insecure-remote=true, numeric
+// loopback hosts (is_loopback).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -75,6 +76,9 @@ std::optional<std::string> deploy_overrides(const option_set& opts,
 std::optional<std::string> build_deploy(const option_set& opts, const std::string& node,
                                         deploy_settings& out);
 
+// True for a numeric loopback address only: a dotted quad in 127.0.0.0/8 or
+// ::1 (any IPv6 spelling). Names, "localhost" included, are not: what they
+// resolve to is up to each machine's resolver.
 bool is_loopback(const std::string& host);
 
 // What multi-node runs (node, launch) do not do yet, refused naming the key:
