@@ -116,7 +116,7 @@ caf::expected<messages::example_batch> reader_state::next() {
       return err;
     }
   }
-  std::uint64_t want = cfg.batch_size;
+  std::uint64_t want = cfg.read_none ? 0 : cfg.batch_size;
   if (cfg.max_examples > 0)
     want = std::min<std::uint64_t>(want, cfg.max_examples - served);
   buffer.clear();

@@ -50,6 +50,9 @@ struct reader_config {
   data::reader_options options; // files, schema, strict, part / num_parts
   std::size_t batch_size = 128; // examples per batch
   std::uint64_t max_examples = 0; // 0 = all
+  // A trainer whose share of train.max-examples is 0 reads nothing (the
+  // first next is the end), rather than all: see cluster_plan.cpp.
+  bool read_none = false;
   std::size_t epochs = 1;         // passes over the part
   // Resume from a checkpoint cut: passes already done (epoch), examples of
   // the current pass to skip (re-read and dropped at the first next),

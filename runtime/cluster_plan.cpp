@@ -86,9 +86,13 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.reader.options = reader_options_for(cfg, cfg.data.train, t, cl.trainers);
   tc.reader.batch_size = cfg.train.batch_size;
   tc.reader.epochs = cfg.train.epochs;
-  // An example cap is split evenly over the trainers' parts.
-  tc.reader.max_examples =
-    cfg.train.max_examples ? (cfg.train.max_examples + t) / cl.trainers : 0;
+  // An example cap M is split over the N trainers' parts: trainer t's share
+  // floor((M + t) / N), and the shares sum to M exactly. A share of 0 reads
+  // nothing (the reader's max_examples 0 alone would mean "all").
+  if (cfg.train.max_examples > 0) {
+    tc.reader.max_examples = (cfg.train.max_examples + t) / cl.trainers;
+    tc.reader.read_none = tc.reader.max_examples == 0;
+  }
   tc.shards = peers.shards;
   tc.local_rows = peers.local_rows;
   // Partial: a lost shard comes back (rebind). (Full: the trainers fail,
