@@ -7,13 +7,16 @@
 namespace data {
 
 column_ref column_ref::parse(std::string_view text) {
-  const bool digits = !text.empty() && text.size() < 10 &&
+  const bool digits = !text.empty() &&
                       std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!digits)
     return column_ref(std::string(text));
+  constexpr std::size_t cap = no_index - 1; // saturate: out of every range
   std::size_t i = 0;
-  for (char c : text)
-    i = i * 10 + static_cast<std::size_t>(c - '0');
+  for (char c : text) {
+    const auto d = static_cast<std::size_t>(c - '0');
+    i = i > (cap - d) / 10 ? cap : i * 10 + d;
+  }
   return column_ref(i);
 }
 
@@ -67,6 +70,10 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
   std::size_t max_index = 0;
   auto resolve = [&](const column_ref& ref, const char* what, std::size_t* index) {
     if (!ref.by_name()) {
+      if (ref.index >= max_columns) // before max_index sizes anything
+        return fail(std::string(what) + " column " + ref.describe() +
+                    " is out of range: lines have at most " + std::to_string(max_columns) +
+                    " columns (0-based indices 0.." + std::to_string(max_columns - 1) + ")");
       *index = ref.index;
       max_index = std::max(max_index, ref.index);
       return true;
@@ -100,6 +107,13 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
     if (!resolve(options.categorical[i], "categorical", &cat[i]))
       return false;
 
+  const std::string most = std::to_string(max_columns);
+  if (options.num_columns > max_columns)
+    return fail("num_columns " + std::to_string(options.num_columns) + " is more than the " + most +
+                " columns a line may have");
+  if (options.header && header->size() > max_columns)
+    return fail("the header has " + std::to_string(header->size()) + " columns, more than the " +
+                most + " a line may have");
   std::size_t width = options.num_columns;
   if (options.header) {
     if (width != 0 && width < header->size())
@@ -108,6 +122,9 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
     width = std::max(width, header->size());
   } else if (width == 0) {
     width = names.empty() ? max_index + 1 : std::max(names.size(), max_index + 1);
+    if (width > max_columns)
+      return fail(std::to_string(names.size()) + " column names, more than the " + most +
+                  " columns a line may have");
   }
 
   resolved_schema r;

@@ -18,6 +18,12 @@
 
 namespace data {
 
+// The most fields a line may have (data.columns, header width, highest
+// column index + 1). Each reader keeps about 50 bytes per column (role, name,
+// field end), so this bound keeps a schema within a few MB per reader however
+// the options are set; CTR files have tens to hundreds of columns.
+inline constexpr std::size_t max_columns = std::size_t(1) << 16;
+
 // A column named by 0-based field index or by name. Names are looked up in
 // the file's header line, or in schema_options::column_names when the schema
 // has no header.
@@ -33,7 +39,9 @@ struct column_ref {
   column_ref(std::string n) : name(std::move(n)) {}           // NOLINT
 
   // For config values: all digits ("3") is an index, anything else a name.
-  // A header name made only of digits must therefore be given by index.
+  // A header name made only of digits must therefore be given by index. An
+  // index too large for size_t saturates just below no_index, so that the
+  // range checks refuse it (whatever its length, it stays an index).
   static column_ref parse(std::string_view text);
 
   bool by_name() const { return index == no_index; }
@@ -51,7 +59,8 @@ struct schema_options {
   std::vector<column_ref> categorical; // order = hashing column index
   // Most fields a line may have; more is a malformed line. 0 means: the
   // header's width, or without header the highest referenced index + 1 (so a
-  // header-less file with unused trailing columns must set it).
+  // header-less file with unused trailing columns must set it). At most
+  // max_columns.
   std::size_t num_columns = 0;
   // Names for a header-less layout (messages and by-name references). Ignored
   // when header is true: the file's own header wins.
@@ -83,7 +92,8 @@ struct resolved_schema {
 
 // Resolves `options` for `file`. `header` holds the file's header fields, or
 // is nullptr when options.header is false. On failure returns false and sets
-// *error to a message naming the file and the offending column.
+// *error to a message naming the file and the offending column. A width,
+// header or index beyond max_columns is refused before anything is sized.
 bool resolve_schema(const schema_options& options, const std::vector<std::string>* header,
                     const std::string& file, resolved_schema* out, std::string* error);
 

@@ -38,6 +38,19 @@ std::optional<std::string> check_inputs(const std::vector<std::string>& files,
   return std::nullopt;
 }
 
+// A column given by index must be below data::max_columns: refused here,
+// naming the key, before a reader sizes a schema by it.
+std::optional<std::string> check_column_index(const option_set& o, const char* key,
+                                              const std::vector<data::column_ref>& refs) {
+  for (const auto& ref : refs)
+    if (!ref.by_name() && ref.index >= data::max_columns)
+      return std::string("option '") + key + "' = " + o.value_text(key) + " (" + o.source(key) +
+             "): column index " + ref.describe() + " is out of range, expected 0.." +
+             std::to_string(data::max_columns - 1) + " (a line has at most " +
+             std::to_string(data::max_columns) + " fields)";
+  return std::nullopt;
+}
+
 } // namespace
 
 void add_train_options(option_set& o) {
@@ -49,10 +62,17 @@ void add_train_options(option_set& o) {
       {"criteo", "delimited"});
   add(o, "data.delimiter", s, "tab", "delimited: field separator, one character or 'tab'");
   add(o, "data.header", b, "false", "delimited: the first line of each file names the columns");
-  add(o, "data.label", s, "0", "delimited: label column, 0-based index or header name");
-  add(o, "data.dense", l, "[]", "delimited: dense (numeric) columns, indices or names");
-  add(o, "data.categorical", l, "[]", "delimited: categorical columns, indices or names");
-  add(o, "data.columns", i, "0", "delimited: most fields per line (0 = header width / highest column)", {}, 0);
+  const std::string most = std::to_string(data::max_columns);
+  add(o, "data.label", s, "0",
+      "delimited: label column, 0-based index (0.." + std::to_string(data::max_columns - 1) +
+        ") or header name");
+  add(o, "data.dense", l, "[]", "delimited: dense (numeric) columns, indices (< " + most + ") or names");
+  add(o, "data.categorical", l, "[]",
+      "delimited: categorical columns, indices (< " + most + ") or names");
+  add(o, "data.columns", i, "0",
+      "delimited: most fields per line, at most " + most +
+        " (0 = header width / highest column); a header may have at most " + most + " fields",
+      {}, 0, double(data::max_columns));
   add(o, "data.strict", b, "false", "stop at the first malformed line instead of skipping it");
   add(o, "data.max-logged-errors", i, "5", "malformed lines reported individually", {}, 0, 1e6);
   add(o, "data.synthetic-rows", i, "1000000", "rows of the default synthetic training set", {}, 1);
@@ -204,6 +224,12 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   }
 
   if (auto err = check_inputs(d.train, d.schema, "data.train"))
+    if (auto e = check_column_index(o, "data.label", {sc.label}))
+      return e;
+    if (auto e = check_column_index(o, "data.dense", sc.dense))
+      return e;
+    if (auto e = check_column_index(o, "data.categorical", sc.categorical))
+      return e;
     return err;
   if (auto err = check_inputs(d.eval, d.schema, "data.eval"))
     return err;

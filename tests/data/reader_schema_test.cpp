@@ -179,3 +179,36 @@ TEST_CASE("schema errors name the file and the column") {
   s.label = "";
   CHECK(open_error(s, path) == path + ": schema: label column is not set");
 }
+
+TEST_CASE("schema: column counts and indices beyond data::max_columns are refused before any allocation") {
+  // Issue 40 row 7: a categorical index of 4e8 grew the schema to 6 GB, and
+  // num_columns 1e12 ended in bad_alloc. 65536 columns is the most a line has.
+  data::schema_options s;
+  s.delimiter = ',';
+  s.label = 0;
+  s.dense = {1};
+  s.categorical = {400000000};
+  data::resolved_schema r;
+  std::string error;
+  CHECK_FALSE(data::resolve_schema(s, nullptr, "big.csv", &r, &error));
+  CHECK(error == "big.csv: schema: categorical column 400000000 is out of range: lines have at most "
+                 "65536 columns (0-based indices 0..65535)");
+  s.categorical = {2};
+  s.num_columns = 1'000'000'000'000ull;
+  CHECK_FALSE(data::resolve_schema(s, nullptr, "big.csv", &r, &error));
+  CHECK(error == "big.csv: schema: num_columns 1000000000000 is more than the 65536 columns a line may have");
+  // A header of more fields than that (one line of 65537 commas' worth).
+  s.num_columns = 0;
+  s.header = true;
+  s.label = "f0";
+  s.dense = {"f1"};
+  s.categorical = {"f2"};
+  std::vector<std::string> header(65537);
+  for (std::size_t i = 0; i < header.size(); ++i)
+    header[i] = "f" + std::to_string(i);
+  CHECK_FALSE(data::resolve_schema(s, &header, "wide.csv", &r, &error));
+  CHECK(error == "wide.csv: schema: the header has 65537 columns, more than the 65536 a line may have");
+  header.resize(65536);
+  CHECK(data::resolve_schema(s, &header, "wide.csv", &r, &error));
+  CHECK(r.num_columns == 65536);
+}
