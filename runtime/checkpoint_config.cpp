@@ -9,7 +9,8 @@ void add_checkpoint_options(option_set& o) {
   o.add({"checkpoint.every-examples", t::integer, "0",
          "a checkpoint after every N training examples (0 = not by examples)", {}, 0.0});
   o.add({"checkpoint.every-seconds", t::real, "0",
-         "a checkpoint every S seconds of training (0 = not by time)", {}, 0.0});
+         "a checkpoint every S seconds of training (0 = not by time; at most 1e9, 31.7 years)",
+         {}, 0.0, max_duration_seconds});
   o.add({"checkpoint.keep", t::integer, "3", "keep the newest K checkpoints", {}, 1.0, 1e6});
   o.add({"checkpoint.background", t::boolean, "true",
          "write periodic checkpoints from a second thread while training goes on (rows changed "

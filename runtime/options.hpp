@@ -56,6 +56,13 @@ namespace runtime {
 
 enum class opt_type { boolean, integer, real, string, string_list };
 
+// Ranges shared by the option definitions. Every option that sets a time ends
+// up in CAF's nanosecond durations (int64: about 292 years), often added to
+// the current time; these bounds keep any such sum far from overflow.
+inline constexpr double max_timeout_ms = 86'400'000;  // a request timeout: one day
+inline constexpr double max_pause_ms = 3'600'000;     // a pause between rounds: one hour
+inline constexpr double max_duration_seconds = 1e9;   // intervals, MTBFs: 31.7 years, 1e18 ns
+
 // Returns "boolean", "integer", "real", "string" or "list of strings".
 const char* to_string(opt_type t);
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "runtime/option_values.hpp"
+
 namespace runtime {
 
 void add_recovery_options(option_set& o) {
@@ -44,7 +46,8 @@ void add_recovery_options(option_set& o) {
          "0 = none)",
          {}, 0.0, 1e12});
   o.add({"faults.time-scale", t::real, "1",
-         "faults.mtbf and cpr.mtbf are multiplied by this (14 h = 50400 s x 1e-4 = 5.04 s)", {},
+         "faults.mtbf and cpr.mtbf are multiplied by this (14 h = 50400 s x 1e-4 = 5.04 s); "
+         "each product must be at most 1e9 s", {},
          1e-12, 1e12});
 }
 
@@ -89,6 +92,16 @@ std::optional<std::string> build_recovery_settings(const option_set& o, const st
   out.faults_mtbf_seconds = o.get_real("faults.mtbf") * scale;
   out.mtbf_seconds = (o.get_real("cpr.mtbf") > 0 ? o.get_real("cpr.mtbf") * scale
                                                    : out.faults_mtbf_seconds);
+  // Each factor is within its range, the product need not be: failures are
+  // scheduled at virtual or wall times in nanoseconds.
+  for (const char* key : {"faults.mtbf", "cpr.mtbf"}) {
+    const double v = o.get_real(key) * scale;
+    if (v > max_duration_seconds)
+      return std::string("option '") + key + "' = " + o.value_text(key) + " x faults.time-scale = " +
+             o.value_text("faults.time-scale") + " gives " + detail::format_real(v) +
+             " s, more than " + detail::format_real(max_duration_seconds) +
+             " s (31.7 years), the longest time a run schedules";
+  }
   if (out.faults_mtbf_seconds > 0 && mode != "simulated")
     return "option 'faults.mtbf' (" + o.source("faults.mtbf") +
            ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";

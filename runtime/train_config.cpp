@@ -114,7 +114,9 @@ void add_train_options(option_set& o) {
   add(o, "cluster.workers", i, "1", "Hogwild workers per trainer", {}, 1, 256);
   add(o, "cluster.embedding-shards", i, "2", "embedding parameter shards", {}, 1, 1024);
   add(o, "cluster.dense-shards", i, "1", "dense (EASGD centre) shards", {}, 1, 1024);
-  add(o, "cluster.timeout-ms", i, "30000", "timeout of every request between actors", {}, 1);
+  add(o, "cluster.timeout-ms", i, "30000",
+      "timeout of every request between actors, at most one day (86400000)", {}, 1,
+      max_timeout_ms);
   add(o, "cluster.local-rows", b, "false",
       "workers read and write the embedding shards' rows directly (Hogwild, no lookup or push "
       "messages); simulated mode on the wall clock without net, dct.mp, recovery, cuts or faults");
@@ -133,7 +135,8 @@ void add_train_options(option_set& o) {
   add(o, "sync.nesterov", b, "true", "BMUF: Nesterov target w_g + eta Delta (false: classic w_g)");
   add(o, "sync.merge", s, "delta", "MA/BMUF merge: delta keeps updates made during a round, overwrite drops them",
       {"delta", "overwrite"});
-  add(o, "sync.min-pause-ms", i, "0", "shadow methods: pause between rounds", {}, 0);
+  add(o, "sync.min-pause-ms", i, "0", "shadow methods: pause between rounds, at most one hour",
+      {}, 0, max_pause_ms);
   add(o, "sync.min-gap-batches", i, "1",
       "shadow methods: a round starts only after the trainer completed this many batches since "
       "the previous one started (0 = back to back even on an unchanged replica)", {}, 0);
@@ -173,7 +176,8 @@ void add_display_options(option_set& o) {
   add(o, "output.progress", s, "auto",
       "progress display: live line on a terminal, plain periodic lines otherwise",
       {"auto", "live", "plain", "none"});
-  add(o, "output.progress-seconds", r, "5", "interval of plain progress lines", {}, 0.1);
+  add(o, "output.progress-seconds", r, "5", "interval of plain progress lines (at most 1e6)", {},
+      0.1, 1e6);
   add(o, "output.log-level", s, "info", "log verbosity", {"trace", "debug", "info", "warn", "error"});
 }
 
@@ -331,6 +335,11 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
 }
 
 std::optional<std::string> check_local_rows(const train_config& c, bool periodic) {
+  if (c.recovery.interval_seconds > max_duration_seconds) // derived: T = f(cpr.*, MTBF)
+    return "option 'cpr.interval' = 0: the interval derived from cpr.target-pls, the MTBF and the "
+           "shards' save time is " + detail::format_real(c.recovery.interval_seconds) +
+           " s, more than " + detail::format_real(max_duration_seconds) +
+           " s (31.7 years); give cpr.interval in seconds";
   if (!c.cluster.local_rows)
     return std::nullopt;
   const char* why = nullptr;
