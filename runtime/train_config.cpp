@@ -219,6 +219,12 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
       sc.dense.push_back(data::column_ref::parse(x));
     for (const auto& x : o.get_list("data.categorical"))
       sc.categorical.push_back(data::column_ref::parse(x));
+    if (auto e = check_column_index(o, "data.label", {sc.label}))
+      return e;
+    if (auto e = check_column_index(o, "data.dense", sc.dense))
+      return e;
+    if (auto e = check_column_index(o, "data.categorical", sc.categorical))
+      return e;
     if (sc.categorical.empty())
       return "option 'data.categorical': data.format=delimited needs at least one categorical column";
     sc.num_columns = static_cast<std::size_t>(o.get_int("data.columns"));
@@ -228,12 +234,6 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   }
 
   if (auto err = check_inputs(d.train, d.schema, "data.train"))
-    if (auto e = check_column_index(o, "data.label", {sc.label}))
-      return e;
-    if (auto e = check_column_index(o, "data.dense", sc.dense))
-      return e;
-    if (auto e = check_column_index(o, "data.categorical", sc.categorical))
-      return e;
     return err;
   if (auto err = check_inputs(d.eval, d.schema, "data.eval"))
     return err;
@@ -329,17 +329,17 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (auto e = build_recovery_settings(o, c.cluster.mode, c.cluster.embedding_shards, shard_bytes,
                                        c.checkpoint.dir, periodic, c.recovery))
     return e;
+  if (c.recovery.interval_seconds > max_duration_seconds) // derived: T = f(cpr.*, MTBF)
+    return "option 'cpr.interval' = 0: the interval derived from cpr.target-pls, the MTBF and the "
+           "shards' save time is " + detail::format_real(c.recovery.interval_seconds) +
+           " s, more than " + detail::format_real(max_duration_seconds) +
+           " s (31.7 years); give cpr.interval in seconds";
   if (c.recovery.full && !periodic) // full recovery: cuts every interval
     c.checkpoint.every_seconds = c.recovery.interval_seconds;
   return check_local_rows(c, periodic);
 }
 
 std::optional<std::string> check_local_rows(const train_config& c, bool periodic) {
-  if (c.recovery.interval_seconds > max_duration_seconds) // derived: T = f(cpr.*, MTBF)
-    return "option 'cpr.interval' = 0: the interval derived from cpr.target-pls, the MTBF and the "
-           "shards' save time is " + detail::format_real(c.recovery.interval_seconds) +
-           " s, more than " + detail::format_real(max_duration_seconds) +
-           " s (31.7 years); give cpr.interval in seconds";
   if (!c.cluster.local_rows)
     return std::nullopt;
   const char* why = nullptr;
