@@ -165,6 +165,16 @@ std::string check_role_plan(const messages::role_plan& plan, const train_config&
   return err.empty() ? err : "role plan: " + err;
 }
 
+memory_roles plan_roles(const messages::role_plan& plan) {
+  memory_roles r;
+  r.trainers = plan.trainers.size();
+  r.embedding_shards = plan.embedding_shards.size();
+  r.dense_shards = plan.dense_shards.size();
+  r.evaluates = false;
+  r.who = "this node's plan";
+  return r;
+}
+
 std::string check_spawned(const messages::role_plan& plan, const messages::spawned_roles& r) {
   auto err = check_handles(r.embedding_shards, plan.embedding_shards.size(), "embedding shard");
   if (err.empty())

@@ -9,6 +9,7 @@
 
 #include "actors/dense_shard.hpp"
 #include "actors/embedding_shard.hpp"
+#include "runtime/memory_estimate.hpp"
 #include "runtime/network_model.hpp"
 #include "actors/trainer.hpp"
 #include "messages/node_messages.hpp"
@@ -58,6 +59,10 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
 // trainers one non-null handle per embedding shard (and per dense shard with
 // EASGD). Returns an empty string when the plan is sound, else what is wrong.
 std::string check_role_plan(const messages::role_plan& plan, const train_config& cfg);
+
+// The roles a plan asks a node to spawn, for the memory check (the
+// evaluation is the coordinator's, checked at its start).
+memory_roles plan_roles(const messages::role_plan& plan);
 
 // The coordinator's check of a node's reply: one non-null handle per role
 // index of the plan it answered. Empty when sound, else what is wrong.

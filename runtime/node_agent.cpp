@@ -117,7 +117,8 @@ std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
     return err;
   if (auto why = check_role_plan(plan, out.cfg); !why.empty())
     return why;
-  return std::nullopt;
+  // The coordinator's configuration, for the roles of this plan (issue 40).
+  return check_memory(out.cfg, plan_roles(plan), physical_memory_bytes());
 }
 
 spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {

@@ -120,6 +120,11 @@ void add_train_options(option_set& o) {
   add(o, "cluster.local-rows", b, "false",
       "workers read and write the embedding shards' rows directly (Hogwild, no lookup or push "
       "messages); simulated mode on the wall clock without net, dct.mp, recovery, cuts or faults");
+  add(o, "cluster.memory-limit-gib", r, "0",
+      "memory the run's up-front estimate (every buffer an option sizes) must fit in, GiB; "
+      "0 = the machine's (physical memory, or the cgroup's memory.max when lower); more than "
+      "that is refused, naming the option to change",
+      {}, 0.0, 1e9);
   add(o, "scheduler.max-threads", i, "0", "CAF scheduler threads (0 = hardware cores)", {}, 0, 1024);
   add(o, "scheduler.policy", s, "stealing",
       "CAF scheduler: work stealing (fast) or one shared, mutex-protected queue (lets "
@@ -280,6 +285,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
   c.cluster.timeout = std::chrono::milliseconds(o.get_int("cluster.timeout-ms"));
   c.cluster.local_rows = o.get_bool("cluster.local-rows");
+  c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
   c.cluster.scheduler_policy = o.get_string("scheduler.policy");
   auto& y = c.sync;

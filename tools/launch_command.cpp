@@ -6,6 +6,7 @@
 
 #include "runtime/deploy_config.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/memory_estimate.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {
@@ -61,6 +62,8 @@ int launch_command(const std::vector<std::string>& raw) {
     err = runtime::refuse_in_multi_node(cfg);
   if (!err)
     err = runtime::build_deploy(opts, "", d);
+  if (!err) // every node on this machine: the whole job's memory
+    err = runtime::check_memory(cfg, runtime::physical_memory_bytes());
   if (err) {
     std::fprintf(stderr, "shadowsync launch: %s\n", err->c_str());
     return exit_usage;

@@ -8,6 +8,7 @@
 
 #include "runtime/deploy_config.hpp"
 #include "runtime/logging.hpp"
+#include "runtime/memory_estimate.hpp"
 #include "runtime/node.hpp"
 #include "runtime/synthetic_data.hpp"
 #include "tools/commands.hpp"
@@ -92,6 +93,11 @@ int node_command(const std::vector<std::string>& raw) {
     return exit_usage;
   }
   if (auto e = runtime::build_deploy(opts, node, ctx.deploy)) {
+    std::fprintf(stderr, "shadowsync node %s: %s\n", node.c_str(), e->c_str());
+    return exit_usage;
+  }
+  if (auto e = runtime::check_memory(ctx.cfg, runtime::node_roles(ctx.deploy, node),
+                                     runtime::physical_memory_bytes())) {
     std::fprintf(stderr, "shadowsync node %s: %s\n", node.c_str(), e->c_str());
     return exit_usage;
   }
