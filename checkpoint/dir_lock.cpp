@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace checkpoint {
@@ -42,6 +43,19 @@ std::optional<std::string> lock_checkpoint_dir(const std::string& dir) {
     return "cannot create checkpoint dir '" + dir + "': " + ec.message();
   const auto key = fs::weakly_canonical(dir, ec).string();
   std::lock_guard<std::mutex> g(mu);
+  // A held dir that was removed since (its LOCK file unlinked: a test's
+  // temporary dir, a CPR folder cleared for a new run) is let go, so
+  // descriptors stay bounded by the dirs that exist, and a dir created
+  // again under the same name is locked again.
+  for (auto it = held.begin(); it != held.end();) {
+    struct stat st {};
+    if (::fstat(it->second, &st) == 0 && st.st_nlink == 0) {
+      ::close(it->second);
+      it = held.erase(it);
+    } else {
+      ++it;
+    }
+  }
   if (held.count(key))
     return std::nullopt;
   const std::string path = dir + "/LOCK";

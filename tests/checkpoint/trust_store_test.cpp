@@ -163,3 +163,16 @@ TEST_CASE("trust row 5: a CPR shard folder that another live process owns is ref
   CHECK_MESSAGE(write_cpr_save(folder, shape, 0, 0, w.data(), a.data(), nullptr, nullptr, &err),
                 err); // the dead owner's folder is taken over
 }
+
+TEST_CASE("trust row 5: a removed dir's lock is let go; the dir made again is locked again") {
+  trust_dir d("row5gone");
+  const std::string dir = d.str() + "/ck";
+  REQUIRE(!lock_checkpoint_dir(dir));
+  fs::remove_all(dir);
+  REQUIRE(!lock_checkpoint_dir(dir)); // created and locked anew
+  CHECK(fs::exists(dir + "/LOCK"));
+  std::ifstream f(dir + "/LOCK");
+  long pid = 0;
+  f >> pid;
+  CHECK(pid == long(::getpid()));
+}
