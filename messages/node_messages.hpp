@@ -27,7 +27,7 @@
 
 namespace messages {
 
-constexpr std::uint32_t node_protocol_version = 3;
+constexpr std::uint32_t node_protocol_version = 4;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers
@@ -53,16 +53,19 @@ struct node_hello {
   // the challenge, the coordinator's run id).
   std::string certificate;
   std::string signature;
+  // The instruction-set level its binary is built for (runtime/isa_check.hpp):
+  // every node of a cluster computes with the same one, or their bits differ.
+  std::string isa;
   friend bool operator==(const node_hello& a, const node_hello& b) {
     return a.node == b.node && a.protocol == b.protocol && a.heartbeat_ms == b.heartbeat_ms &&
            a.connection_timeout_ms == b.connection_timeout_ms && a.spec_digest == b.spec_digest &&
-           a.certificate == b.certificate && a.signature == b.signature;
+           a.certificate == b.certificate && a.signature == b.signature && a.isa == b.isa;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_hello& x) {
   return f(caf::meta::type_name("node_hello"), x.node, x.protocol, x.heartbeat_ms,
-           x.connection_timeout_ms, x.spec_digest, x.certificate, x.signature);
+           x.connection_timeout_ms, x.spec_digest, x.certificate, x.signature, x.isa);
 }
 
 // The coordinator's answer to challenge(claimed id, node nonce): the nonce

@@ -18,6 +18,7 @@
 #include "messages/registry.hpp"
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
+#include "runtime/isa_check.hpp"
 #include "runtime/scheduler_setup.hpp"
 #include "runtime/node_agent.hpp"
 #include "runtime/node_identity.hpp"
@@ -163,7 +164,7 @@ std::optional<std::string> make_hello(caf::scoped_actor& self, const node_contex
                                       node_hello& h) {
   const auto& d = ctx.deploy;
   h = node_hello{ctx.node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
-                 std::uint64_t(d.connection_timeout.count()), d.digest, {}, {}};
+                 std::uint64_t(d.connection_timeout.count()), d.digest, {}, {}, isa_level()};
   if (!me)
     return std::nullopt;
   node_challenge c;

@@ -11,6 +11,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/cluster_plan.hpp"
+#include "runtime/isa_check.hpp"
 #include "runtime/node_trust.hpp"
 #include "runtime/synthetic_data.hpp"
 
@@ -84,6 +85,11 @@ std::string check_hello(const agent_state& st, const node_hello& h) {
   if (h.spec_digest != d.digest)
     return "node '" + h.node + "' has a different [deploy] section (digest " + h.spec_digest +
            ", coordinator " + d.digest + ")";
+  if (h.isa != isa_level())
+    return "node '" + h.node + "' runs a binary built for the instruction-set level '" + h.isa +
+           "', the coordinator for '" + isa_level() +
+           "' (every node must run the same level, or their results differ: build all with "
+           "cmake -DSS_ISA=" + isa_level() + ")";
   return {};
 }
 

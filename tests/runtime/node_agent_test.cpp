@@ -11,6 +11,7 @@
 #include <caf/node_id.hpp>
 
 #include "runtime/node_agent.hpp"
+#include "runtime/isa_check.hpp"
 #include "runtime/node_identity.hpp"
 #include "runtime/node_trust.hpp"
 #include "tests/actors/test_fixture.hpp"
@@ -33,7 +34,8 @@ runtime::deploy_settings three_nodes() {
 
 node_hello hello_from(const std::string& node, const runtime::deploy_settings& d) {
   return node_hello{node, node_protocol_version, std::uint64_t(d.heartbeat.count()),
-                    std::uint64_t(d.connection_timeout.count()), d.digest, {}, {}};
+                    std::uint64_t(d.connection_timeout.count()), d.digest, {}, {},
+                    runtime::isa_level()};
 }
 
 runtime::node_agent_config agent_config(const std::string& node, bool coordinator,
@@ -83,7 +85,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not m
   const auto d = three_nodes();
   auto agent = sys.spawn(runtime::node_agent, agent_config("coord", true, d));
   caf::strong_actor_ptr none;
-  auto refused = [&](node_hello h, const char* needle) {
+  auto refused = [&](node_hello h, const std::string& needle) {
     auto r = request<node_roster>(agent, hello_atom::value, h, none);
     REQUIRE_FALSE(r);
     INFO(context_of(r.error()));
@@ -100,6 +102,10 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: refuses hellos that do not m
   h = hello_from("t0", d);
   h.spec_digest = "1111111111111111";
   refused(h, "different [deploy] section");
+  h = hello_from("t0", d);
+  h.isa = std::string(runtime::isa_level()) == "x86-64-v4" ? "x86-64-v3" : "x86-64-v4";
+  refused(h, "instruction-set level '" + h.isa + "', the coordinator for '" +
+               runtime::isa_level() + "'");
   // A node agent that is not the coordinator admits no one.
   auto member = sys.spawn(runtime::node_agent, agent_config("t0", false, d));
   auto r = request<node_roster>(member, hello_atom::value, hello_from("t1", d), none);
