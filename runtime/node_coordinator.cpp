@@ -11,6 +11,7 @@
 #include "runtime/cluster_plan.hpp"
 #include "runtime/coordinator.hpp"
 #include "runtime/node.hpp"
+#include "runtime/stop_signal.hpp"
 
 namespace runtime {
 
@@ -261,6 +262,16 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       opts.restart_shard = [&](std::size_t i, shard_restart& r) {
         return restart_remote_shard(self, ctx, agent, agents, host, c, i, r);
       };
+    // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
+    // progress poll (multi-node runs write no checkpoint yet).
+    opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
+      const int sig = stop_requested();
+      if (!sig)
+        return std::nullopt;
+      out.stopped_by = signal_name(sig);
+      return "stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
+             " examples (multi-node runs keep no checkpoint)";
+    };
     coordination_result res;
     err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
     if (!err && cfg.recovery.partial) {

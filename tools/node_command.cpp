@@ -11,6 +11,7 @@
 #include "runtime/memory_estimate.hpp"
 #include "runtime/node.hpp"
 #include "runtime/synthetic_data.hpp"
+#include "runtime/stop_signal.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {
@@ -126,7 +127,13 @@ int node_command(const std::vector<std::string>& raw) {
     spdlog::info("coordinator of {} nodes: {} trainers x {} workers, {} embedding shards, sync {}",
                  ctx.deploy.nodes.size(), cfg.cluster.trainers, cfg.cluster.workers,
                  cfg.cluster.embedding_shards, model::to_string(cfg.sync.algorithm));
+  if (coordinator) // the first SIGINT/SIGTERM stops the job; other nodes: a lost node
+    runtime::install_stop_handlers();
   if (auto e = runtime::run_node(ctx, progress, m)) {
+    if (m.stopped_by) {
+      spdlog::warn("node {}: {}", node, *e);
+      return 128 + runtime::stop_requested();
+    }
     spdlog::error("node {}: {}", node, *e);
     return exit_failure;
   }

@@ -68,7 +68,7 @@ runs_of() {
     ini) echo 20000 ;;
     meta) echo 600000 ;;
     messages) echo 1500000 ;;
-    checkpoint) echo 60000 ;;
+    checkpoint) echo 30000 ;;
     dct) echo 5000000 ;;
   esac
 }

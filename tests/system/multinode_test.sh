@@ -363,6 +363,28 @@ else
   bad "stranger run: training never began: $(tail -n 3 "$tmp/stranger.log")"
 fi
 
+# 6. SIGTERM to the coordinator's process stops the job at its next progress
+# poll: exit 143 naming the signal, the other nodes are ended (exit 0).
+term=(--deploy.startup-timeout-ms=60000 --train.epochs=5)
+timeout 300 "$bin" node "${common[@]}" "${term[@]}" --node=coord > "$tmp/term-coord.log" 2>&1 &
+term_coord=$!
+timeout 300 "$bin" node "${common[@]}" "${term[@]}" --node=t0 > "$tmp/term-t0.log" 2>&1 &
+term_t0=$!
+timeout 300 "$bin" node "${common[@]}" "${term[@]}" --node=t1 > "$tmp/term-t1.log" 2>&1 &
+term_t1=$!
+if wait_for 120 in_log "$tmp/term-coord.log" "\[train\] .* ex |"; then
+  kill -TERM $term_coord
+  wait $term_coord; rc_c=$?
+  wait $term_t0; rc_0=$?
+  wait $term_t1; rc_1=$?
+  [ $rc_c = 143 ] && grep -q "stopped by SIGTERM after" "$tmp/term-coord.log" && [ $rc_0 = 0 ] && [ $rc_1 = 0 ] \
+    && ok "SIGTERM to the coordinator stopped the job: coord exit 143 ($(grep -o 'stopped by SIGTERM after [0-9]* examples' "$tmp/term-coord.log")), t0 and t1 exit 0" \
+    || bad "SIGTERM to the coordinator: exit coord $rc_c, t0 $rc_0, t1 $rc_1: $(tail -n 2 "$tmp/term-coord.log")"
+else
+  kill -KILL $term_coord $term_t0 $term_t1 2>/dev/null
+  bad "SIGTERM case: training never began: $(tail -n 3 "$tmp/term-coord.log")"
+fi
+
 wait_for 10 no_leftovers && ok "no node process left after the kills" || bad "node processes left behind"
 
 summary
