@@ -170,9 +170,17 @@ bool reader::next(batch& out, std::size_t max_examples) {
   SS_CHECK(out.num_dense == num_dense_ && out.num_cat == num_cat_, "batch holds another schema's examples");
   const std::size_t first = out.size, limit = out.size + max_examples;
   // Write in place; resize() keeps capacity, so steady state allocates nothing.
-  out.labels.resize(limit);
-  out.dense.resize(limit * num_dense_);
-  out.cat.resize(limit * num_cat_);
+  // The room grows with the lines read (doubling from 1024), not to `limit`
+  // at once: a batch of a million on a file of 2 000 lines takes what the
+  // lines need.
+  std::size_t room = first;
+  const auto grow = [&] {
+    room = std::min(limit, std::max(first + 1024, first + 2 * (room - first)));
+    out.labels.resize(room);
+    out.dense.resize(room * num_dense_);
+    out.cat.resize(room * num_cat_);
+  };
+  grow();
   std::size_t n = first;
   bool ok = true;
   line_source::line line;
@@ -223,6 +231,8 @@ bool reader::next(batch& out, std::size_t max_examples) {
       ok = false;
       break;
     }
+    if (n == room)
+      grow();
     line_error err;
     if (parser_.parse(line.text, &out.labels[n], out.dense.data() + n * num_dense_, out.cat.data() + n * num_cat_,
                       &err)) {

@@ -93,6 +93,16 @@ fi
 expect 1 "long.tsv:3: line longer than 1048576 bytes" "row 13: a 2 MB line is an error naming file and line" -- \
   "$bin" train "${small[@]}" --data.train="$tmp/long.tsv"
 
+# Row 9: a batch larger than the file takes what the lines need, not what
+# the batch size says (64 trainers x batch 1048576 on 3 000 rows took 17 GB).
+/usr/bin/time -f "%M" -o "$tmp/rss.txt" "$bin" train --data.train="$tmp/train.tsv" --data.eval= \
+  --cluster.trainers=64 --train.batch-size=1048576 --model.rows-per-table=1000 --output.progress=none \
+  > "$tmp/rss.log" 2>&1
+rc=$?
+kb=$(tail -n 1 "$tmp/rss.txt")
+[ $rc = 0 ] && [ "$kb" -lt 2000000 ] && ok "row 9: 64 trainers x batch 1048576 on 3000 rows: peak RSS $((kb / 1024)) MiB" \
+  || bad "row 9: exit $rc, peak RSS ${kb} KiB: $(tail -n 2 "$tmp/rss.log")"
+
 # Row 16: a model trained on a delimited file is usable by predict and eval.
 /usr/bin/python3 - "$tmp/eval.tsv" "$tmp/d.csv" <<'PY'
 import sys
