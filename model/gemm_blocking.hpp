@@ -16,6 +16,11 @@ constexpr std::ptrdiff_t pinned_l1_bytes = 48 * 1024;
 constexpr std::ptrdiff_t pinned_l2_bytes = 1024 * 1024;
 constexpr std::ptrdiff_t pinned_l3_bytes = 32 * 1024 * 1024;
 
+// Also links model/aligned_heap.cpp, the 64-byte aligned global operator
+// new that keeps Eigen's reductions in one order whatever the heap addresses.
 void pin_gemm_blocking();
+
+// true; referenced so that the aligned operator new is linked in.
+bool aligned_heap_installed();
 
 } // namespace model

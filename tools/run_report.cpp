@@ -24,6 +24,29 @@ bool write_text_file(const std::string& path, const std::string& text) {
   return false;
 }
 
+// The effective INI as output.config writes it: its own `output.config`
+// left empty, so that a run from the saved file reproduces the run without
+// writing over the file it reads.
+std::string without_own_path(const std::string& ini) {
+  std::string out, group;
+  std::size_t pos = 0;
+  while (pos < ini.size()) {
+    std::size_t end = ini.find('\n', pos);
+    if (end == std::string::npos)
+      end = ini.size();
+    std::string line = ini.substr(pos, end - pos);
+    if (!line.empty() && line[0] == '[')
+      group = line.substr(1, line.find(']') - 1);
+    else if (group == "output" && line.rfind("config = ", 0) == 0)
+      line = "config = \"\"";
+    out += line;
+    if (end < ini.size())
+      out += '\n';
+    pos = end + 1;
+  }
+  return out;
+}
+
 } // namespace
 
 std::optional<std::string> check_outputs(const runtime::train_config& cfg,
@@ -54,7 +77,8 @@ bool run_output::open(const runtime::train_config& cfg, const std::string& effec
     spdlog::error("{}", *e);
     return false;
   }
-  if (!cfg.output.config.empty() && !write_text_file(cfg.output.config, effective_ini)) {
+  if (!cfg.output.config.empty() &&
+      !write_text_file(cfg.output.config, without_own_path(effective_ini))) {
     spdlog::error("cannot write output.config file '{}'", cfg.output.config);
     return false;
   }

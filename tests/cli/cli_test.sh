@@ -38,6 +38,19 @@ expect 2 "data.dense.*delimited" "schema key with criteo format" -- "$bin" train
 printf '[train]\nbatch-size = 64\nlearning-rate = 0.1\n' > "$tmp/bad.ini"
 expect 2 "learning-rate.*bad.ini:3" "unknown INI key names file and line" -- "$bin" train --config-file="$tmp/bad.ini"
 expect 2 "datagen.out" "datagen needs --out" -- "$bin" datagen --rows=10
+# The instruction-set level: named by --help; a CPU without one of its
+# features (simulated by SS_CPU_HIDE) is refused before anything runs.
+level=$("$bin" --help | sed -n 's/.*built for the instruction-set level \(.*\))$/\1/p')
+case "$level" in
+  x86-64-v3|x86-64-v4)
+    expect 1 "built for the instruction-set level $level, and this CPU lacks avx2,fma" \
+      "a CPU without AVX2 and FMA is refused, naming the features" -- \
+      env SS_CPU_HIDE=fma,avx2 "$bin" train --help
+    expect 1 "cmake -DSS_ISA=x86-64" "the refusal names the option that builds for it" -- \
+      env SS_CPU_HIDE=avx2 "$bin" train --help ;;
+  x86-64|native) ok "level $level: no feature to refuse" ;;
+  *) bad "--help does not name the instruction-set level: '$level'" ;;
+esac
 
 # Real run on tiny generated data.
 expect 0 "wrote 3000 rows" "datagen train" -- "$bin" datagen --rows=3000 --seed=1 --out="$tmp/train.tsv"
@@ -169,7 +182,7 @@ for mode in sequential simulated; do
     "$mode: empty eval file is an error naming it" -- "$bin" train --data.train="$tmp/train.tsv" \
     --data.eval="$tmp/empty.tsv" --cluster.mode=$mode --model.rows-per-table=1000 --output.progress=none
 done
-expect 2 "option 'model.rows-per-table' = 1000000000000: the parameters need about .*PiB.*more than this machine's" \
+expect 2 "option 'model.rows-per-table' = 1000000000000: the run would need about .*PiB.*more than this machine's" \
   "impossible table size refused up front (exit 2)" -- "$bin" train --model.rows-per-table=1000000000000 \
   --data.train="$tmp/train.tsv" --output.progress=none
 
