@@ -174,8 +174,10 @@ else
   kill -KILL $pid 2>/dev/null
   bad "row 15: no progress line within 60 s: $(tail -n 3 "$tmp/stop.log")"
 fi
-# The simulated cluster: a cut of the stop's point.
-"$bin" train --data.train="$tmp/big.tsv" --data.eval= --model.rows-per-table=20000 \
+# The simulated cluster: a cut of the stop's point (4 passes, so that the
+# signal lands well before the end: a signal after the last progress poll
+# finds training done and the run ends normally).
+"$bin" train --data.train="$tmp/big.tsv" --data.eval= --model.rows-per-table=20000 --train.epochs=4 \
   --sim.clock=wall --output.progress=plain --output.progress-seconds=0.2 --checkpoint.dir="$tmp/cck" \
   > "$tmp/cstop.log" 2>&1 &
 pid=$!
