@@ -67,6 +67,20 @@ int prepare(const char* name, const char* usage, runtime::option_set& opts,
   return 0;
 }
 
+// The output `path` (option `key`) can be written and is neither one of the
+// data files nor a file of the model; false after logging why.
+bool output_allowed(const char* key, const std::string& path,
+                    const std::vector<std::string>& files, const runtime::saved_model& model) {
+  runtime::input_files inputs;
+  inputs.add(files);
+  inputs.add(model.folder);
+  if (auto e = runtime::check_output_file(key, path, inputs)) {
+    spdlog::error("{}", *e);
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 int predict_command(const std::vector<std::string>& raw) {
@@ -84,13 +98,8 @@ int predict_command(const std::vector<std::string>& raw) {
   const auto& files = opts.get_list("use.data");
   const auto& cfg = model.cfg;
   const auto out_path = opts.get_string("use.out");
-  runtime::input_files inputs;
-  inputs.add(files);
-  inputs.add(model.folder);
-  if (auto e = runtime::check_output_file("use.out", out_path, inputs)) {
-    spdlog::error("{}", *e);
+  if (!output_allowed("use.out", out_path, files, model))
     return exit_usage;
-  }
   std::string err;
   auto r = runtime::open_reader(cfg, files, &err);
   if (!r) {
@@ -169,13 +178,8 @@ int eval_command(const std::vector<std::string>& raw) {
   m.arch = model.cfg.arch_name;
   const auto& files = opts.get_list("data.eval");
   const auto path = opts.get_string("output.metrics");
-  runtime::input_files inputs;
-  inputs.add(files);
-  inputs.add(model.folder);
-  if (auto e = runtime::check_output_file("output.metrics", path, inputs)) {
-    spdlog::error("{}", *e);
+  if (!output_allowed("output.metrics", path, files, model))
     return exit_usage;
-  }
   if (auto err = runtime::evaluate_model(model.cfg, *model.net, model.params.data(),
                                          model.params.size(), *model.tables, files, m)) {
     spdlog::error("evaluation failed: {}", *err);

@@ -9,21 +9,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/system/lib.sh"
 
-# expect CODE "PATTERN" description -- command...
-expect() {
-  local code=$1 pattern=$2 what=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ]; then
-    bad "$what: exit $rc, expected $code; output: $(echo "$out" | tail -n 3)"
-  elif [ -n "$pattern" ] && ! echo "$out" | grep -qE -- "$pattern"; then
-    bad "$what: output lacks /$pattern/: $(echo "$out" | tail -n 3)"
-  else
-    ok "$what"
-  fi
-}
 
 expect 2 "usage" "no command" -- "$bin"
 expect 2 "unknown command 'trian'" "mistyped command" -- "$bin" trian

@@ -9,6 +9,11 @@
 #                       test script's last command)
 #   json FILE EXPR      print the Python expression EXPR over the JSON object
 #                       d read from FILE
+#   expect CODE PATTERN WHAT -- CMD...
+#                       runs CMD (through "${expect_wrap[@]}" when a script
+#                       sets it, e.g. a memory limit): ok when it exits CODE
+#                       and its output matches the extended regex PATTERN
+#                       (empty: any output), else bad with the output's end
 free_ports() {
   /usr/bin/python3 -c "
 import socket
@@ -37,3 +42,19 @@ summary() {
   [ "$fail" -eq 0 ]
 }
 json() { /usr/bin/python3 -c "import json; d=json.load(open('$1')); print($2)"; }
+
+expect_wrap=()
+expect() {
+  local code=$1 pattern=$2 what=$3
+  shift 4
+  local out rc
+  out=$("${expect_wrap[@]}" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$code" ]; then
+    bad "$what: exit $rc, expected $code; output: $(echo "$out" | tail -n 3)"
+  elif [ -n "$pattern" ] && ! echo "$out" | grep -qE -- "$pattern"; then
+    bad "$what: output lacks /$pattern/: $(echo "$out" | tail -n 3)"
+  else
+    ok "$what"
+  fi
+}

@@ -13,21 +13,6 @@ tmp=$(mktemp -d)
 trap 'pkill -KILL -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
 source "$src/tests/system/lib.sh"
 
-# expect CODE "PATTERN" description -- command...
-expect() {
-  local code=$1 pattern=$2 what=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ]; then
-    bad "$what: exit $rc, expected $code; output: $(echo "$out" | tail -n 3)"
-  elif [ -n "$pattern" ] && ! echo "$out" | grep -qE -- "$pattern"; then
-    bad "$what: output lacks /$pattern/: $(echo "$out" | tail -n 3)"
-  else
-    ok "$what"
-  fi
-}
 
 "$bin" datagen --rows=3000 --seed=1 --out="$tmp/train.tsv" > /dev/null || { echo "datagen failed"; exit 1; }
 "$bin" datagen --rows=1000 --seed=2 --out="$tmp/eval.tsv" > /dev/null || exit 1
