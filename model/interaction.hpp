@@ -1,5 +1,6 @@
 #pragma once
-// DLRM dot interaction as batched small GEMMs.
+// DLRM dot interaction as batched small GEMMs (vectorised over the T+1
+// vectors of one example, one broadcast per element: no horizontal sums).
 //
 // For example e, let T_e = [x_e, e_{e,1} .. e_{e,T}]  ([dim, T+1]) where x_e is
 // the bottom-MLP output and e_{e,t} the pooled embedding of table t. The
@@ -28,11 +29,12 @@ struct embedding_input {
   }
 };
 
+// np below is T+1 rounded up to the float packet width of the build.
 struct interaction_scratch {
-  Eigen::MatrixXf tcat; // [dim, (T+1)*B]: the T_e blocks side by side
-  Eigen::MatrixXf gram; // [T+1, T+1]
-  Eigen::MatrixXf sym;  // [T+1, T+1]
-  Eigen::MatrixXf dt;   // [dim, T+1]
+  Eigen::MatrixXf tcat; // [np * dim, B]: each example's T_e^T ([np, dim], padding rows 0)
+  Eigen::MatrixXf gram; // [np, T+1]: one example's Gram matrix (lower triangle used)
+  Eigen::MatrixXf sym;  // [np, T+1]
+  Eigen::MatrixXf dt;   // [np, dim]: one example's (dL/dT_e)^T
 };
 
 // bottom: [dim, B]; z: resized to [dim + P, B].
