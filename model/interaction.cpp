@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace model {
 
@@ -13,6 +14,9 @@ namespace {
 // 8 with AVX2, 16 with AVX-512); pmadd is a fused multiply-add where the level
 // has one and a multiply then an add where not, so each level has its bits.
 using packet = Eigen::internal::packet_traits<float>::type;
+// A packet type as a template argument drops its vector attributes (harmless
+// here: Eigen's own headers silence the same warning).
+#pragma GCC diagnostic ignored "-Wignored-attributes"
 constexpr Index lanes = Eigen::internal::packet_traits<float>::size;
 
 // For the `cols` columns c (<= 4) and `count` packets p (<= 4):
@@ -78,6 +82,60 @@ Index padded(Index n) { return (n + lanes - 1) / lanes * lanes; }
 
 } // namespace
 
+namespace {
+
+// tt[k*np + t] = v_t[k] for the n vectors v_t (vector(t)), k < d; rows n..np-1
+// zero. With d a multiple of the packet width, lanes x lanes blocks are
+// transposed in registers.
+template <class Vector>
+void transpose_in(Vector vector, Index n, Index np, Index d, float* tt) {
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pset1;
+  if (d % lanes == 0) {
+    Eigen::internal::PacketBlock<packet, int(lanes)> blk;
+    for (Index t0 = 0; t0 < np; t0 += lanes)
+      for (Index k0 = 0; k0 < d; k0 += lanes) {
+        for (Index r = 0; r < lanes; ++r)
+          blk.packet[r] = t0 + r < n ? ploadu<packet>(vector(t0 + r) + k0) : pset1<packet>(0.0f);
+        Eigen::internal::ptranspose(blk);
+        for (Index r = 0; r < lanes; ++r)
+          Eigen::internal::pstoreu(tt + (k0 + r) * np + t0, blk.packet[r]);
+      }
+    return;
+  }
+  for (Index t = 0; t < n; ++t) {
+    const float* v = vector(t);
+    for (Index k = 0; k < d; ++k)
+      tt[k * np + t] = v[k];
+  }
+  for (Index k = 0; k < d; ++k)
+    std::fill(tt + k * np + n, tt + (k + 1) * np, 0.0f);
+}
+
+// The way back: out(t)[k] (+)= dt[k*np + t] for t < n, k < d, where out(t)
+// returns the destination and whether to add (true) or to store.
+template <class Out>
+void transpose_out(const float* dt, Index n, Index np, Index d, Out out) {
+  using Eigen::internal::ploadu;
+  if (d % lanes == 0) {
+    Eigen::internal::PacketBlock<packet, int(lanes)> blk;
+    for (Index t0 = 0; t0 < n; t0 += lanes)
+      for (Index k0 = 0; k0 < d; k0 += lanes) {
+        for (Index r = 0; r < lanes; ++r)
+          blk.packet[r] = ploadu<packet>(dt + (k0 + r) * np + t0);
+        Eigen::internal::ptranspose(blk);
+        for (Index r = 0; r < lanes && t0 + r < n; ++r)
+          out(t0 + r, k0, blk.packet[r]);
+      }
+    return;
+  }
+  for (Index t = 0; t < n; ++t)
+    for (Index k = 0; k < d; ++k)
+      out(t, k, dt[k * np + t]);
+}
+
+} // namespace
+
 void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& emb,
                          std::size_t num_tables, interaction_scratch& s, Eigen::MatrixXf& z) {
   const Index d = bottom.rows();
@@ -85,8 +143,10 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& e
   const Index n = static_cast<Index>(num_tables) + 1;
   const Index np = padded(n);
   // tt holds T_e^T per example: [np, d] column-major (entry (i, k) = element k
-  // of vector i at k*np + i), rows n..np-1 zero. Then column j of the Gram
-  // matrix is sum_k tt[:, k] * T(k, j): packets over i, a broadcast per k.
+  // of vector i at k*np + i), rows n..np-1 zero. Column j of the Gram matrix
+  // is sum_k tt[:, k] * T(k, j): packets over i, a broadcast per k. The
+  // output's row-major lower triangle (1,0), (2,0), (2,1), ... is, by
+  // symmetry, the column-major upper triangle: column j's rows 0..j-1.
   s.tcat.resize(np * d, b);
   s.gram.resize(np, n);
   z.resize(d + n * (n - 1) / 2, b);
@@ -94,31 +154,26 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& e
   for (Index e = 0; e < b; ++e) {
     float* tt = s.tcat.data() + e * np * d;
     const float* x = bottom.data() + e * d;
-    for (Index k = 0; k < d; ++k)
-      tt[k * np] = x[k];
-    for (Index t = 1; t < n; ++t) {
-      const float* row = emb.column(std::size_t(e * (n - 1) + t - 1), std::size_t(d));
-      for (Index k = 0; k < d; ++k)
-        tt[k * np + t] = row[k];
-    }
-    for (Index k = 0; k < d; ++k)
-      std::fill(tt + k * np + n, tt + (k + 1) * np, 0.0f);
-    // Column j needs rows i > j only: from the packet holding row j+1 on
-    // (columns j+1.. of one call compute a few rows more, unused).
-    for (Index j = 0; j + 1 < n;) {
-      const Index first = (j + 1) / lanes;
-      const Index packets = np / lanes - first;
-      const Index cols = std::min(columns_for(std::min<Index>(packets, 4)), n - 1 - j);
-      broadcast_products_n(tt + first * lanes, np, tt + j, np, 1, d, packets, cols,
-                           g + j * np + first * lanes, np);
-      j += cols;
+    transpose_in(
+      [&](Index t) {
+        return t == 0 ? x : emb.column(std::size_t(e * (n - 1) + t - 1), std::size_t(d));
+      },
+      n, np, d, tt);
+    // Columns j.. of one call take the packets column j+cols-1 needs (the
+    // others compute a few rows more, unused).
+    for (Index j = 1; j < n;) {
+      const Index cols = std::min<Index>(4, n - j);
+      const Index packets = (j + cols - 1 + lanes - 1) / lanes;
+      const Index fit = std::min(columns_for(std::min<Index>(packets, 4)), cols);
+      const Index need = (j + fit - 1 + lanes - 1) / lanes;
+      broadcast_products_n(tt, np, tt + j, np, 1, d, need, fit, g + j * np, np);
+      j += fit;
     }
     float* out = z.data() + e * z.rows();
     std::memcpy(out, x, sizeof(float) * d);
     Index k = d;
-    for (Index i = 1; i < n; ++i)
-      for (Index j = 0; j < i; ++j)
-        out[k++] = g[j * np + i];
+    for (Index i = 1; i < n; k += i, ++i)
+      std::memcpy(out + k, g + i * np, sizeof(float) * i);
   }
 }
 
@@ -138,31 +193,47 @@ void interaction_backward(const Eigen::MatrixXf& dz, const embedding_input& emb,
   s.dt.resize(np, d);
   float* sym = s.sym.data();
   float* dt = s.dt.data();
+  const Index packets = np / lanes;
   for (Index e = 0; e < b; ++e) {
     const float* g = dz.data() + e * dz.rows();
-    // G_ij = t_i . t_j for i > j, so dL/dT = T (S + S^T).
-    Index k = d;
-    for (Index i = 1; i < n; ++i)
-      for (Index j = 0; j < i; ++j) {
-        sym[j * np + i] = g[k];
-        sym[i * np + j] = g[k];
-        ++k;
-      }
+    // G_ij = t_i . t_j for i > j, so dL/dT = T (S + S^T). Pair (i, j)'s
+    // gradient is g[d + i(i-1)/2 + j]: column i's rows 0..i-1 in one piece.
+    for (Index i = 1, k = d; i < n; k += i, ++i) {
+      std::memcpy(sym + i * np, g + k, sizeof(float) * i);
+      for (Index j = 0; j < i; ++j)
+        sym[j * np + i] = g[k + j];
+    }
     const float* tt = s.tcat.data() + e * np * d;
-    const Index packets = np / lanes;
     for (Index c = 0; c < d;) {
       const Index cols = std::min(columns_for(std::min<Index>(packets, 4)), d - c);
       broadcast_products_n(sym, np, tt + c * np, 1, np, n, packets, cols, dt + c * np, np);
       c += cols;
     }
-    for (Index r = 0; r < d; ++r)
-      d_bottom(r, e) = g[r] + dt[r * np];
-    for (Index c = 1; c < n; ++c) {
-      const std::size_t i = std::size_t(e * (n - 1) + c - 1);
-      float* dst = d_rows + (emb.index ? std::size_t{emb.index[i]} : i) * std::size_t(d);
-      for (Index r = 0; r < d; ++r)
-        dst[r] += dt[r * np + c];
-    }
+    float* db = d_bottom.data() + e * d;
+    const std::uint32_t* idx = emb.index ? emb.index + e * (n - 1) : nullptr;
+    auto row_of = [&](Index t) {
+      const std::size_t i = idx ? std::size_t{idx[t - 1]} : std::size_t(e * (n - 1) + t - 1);
+      return d_rows + i * std::size_t(d);
+    };
+    transpose_out(dt, n, np, d, [&](Index t, Index k, auto v) {
+      using value = decltype(v);
+      if constexpr (std::is_same_v<value, float>) {
+        if (t == 0)
+          db[k] = g[k] + v;
+        else
+          row_of(t)[k] += v;
+      } else {
+        using Eigen::internal::padd;
+        using Eigen::internal::ploadu;
+        using Eigen::internal::pstoreu;
+        if (t == 0) {
+          pstoreu(db + k, padd(ploadu<packet>(g + k), v));
+        } else {
+          float* dst = row_of(t) + k;
+          pstoreu(dst, padd(ploadu<packet>(dst), v));
+        }
+      }
+    });
   }
 }
 
