@@ -28,6 +28,7 @@ caf::error dense_shard_state::init(dense_shard_config cfg) {
   offset = cfg.offset;
   alpha = cfg.alpha;
   num_trainers = cfg.num_trainers;
+  senders = std::move(cfg.who);
   dct = cfg.dct;
   centre = std::move(cfg.initial);
   if (dct.dp)
@@ -111,6 +112,9 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
   return {
     [=](messages::exchange_atom,
         const messages::dense_range& w) -> caf::result<messages::dense_range> {
+      const auto& from = self->current_sender();
+      if (!self->state.senders.data_plane(from, self->node()))
+        return refuse_sender(self->state.who(), "an exchange", from, data_plane_only);
       charge(0, 12.0 * double(w.values.size())); // virtual clock: the elastic update
       auto d = self->state.exchange(w);
       if (!d)
@@ -119,6 +123,11 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
     },
     [=](messages::exchange_atom,
         const messages::sparse_range& s) -> caf::result<messages::sparse_range> {
+      const auto& from = self->current_sender();
+      if (!self->state.senders.speaks_for(from, s.trainer, self->node()))
+        return refuse_sender(self->state.who(),
+                             "a DCT exchange for trainer " + std::to_string(s.trainer), from,
+                             "this process or that trainer's node");
       // virtual clock: decode, the elastic update (16 bytes an entry) and the
       // threshold pass at about a tenth of memcpy's speed (40; bench_dct)
       charge(0, 56.0 * double(self->state.centre.size()) + 2.0 * double(s.payload.size()));
@@ -127,7 +136,12 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
         refused(self, r.error());
       return r;
     },
-    [=](messages::dump_atom) { return self->state.dump(); },
+    [=](messages::dump_atom) -> caf::result<messages::dense_range> {
+      const auto& from = self->current_sender();
+      if (!self->state.senders.directs(from, self->node()))
+        return refuse_sender(self->state.who(), "a dump", from, directors_only);
+      return self->state.dump();
+    },
   };
 }
 

@@ -37,6 +37,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/authority.hpp"
 #include "actors/interfaces.hpp"
 #include "model/dct_sync.hpp"
 
@@ -53,6 +54,8 @@ struct dense_shard_config {
   // dct.dp: the thresholds of the replies. The trainers' mirrors start at
   // `initial` (the syncers' dct_origin must hold the same values).
   model::dct_settings dct;
+  // Who may send what (multi-node: filled by the node agent from the plan).
+  authority who;
 };
 
 struct dense_shard_state {
@@ -64,6 +67,7 @@ struct dense_shard_state {
   std::vector<float> centre; // [size]
   model::dct_settings dct;
   std::uint32_t num_trainers = 0; // DCT: trainer ids are below it
+  authority senders;              // who may send what
   std::map<std::uint32_t, model::dct_mirror> mirrors; // DCT: one per trainer
   std::map<std::uint32_t, caf::actor_addr> speakers;  // DCT: the actor each mirror answers
   std::vector<float> dct_origin; // where a trainer's mirror starts: the initial centre

@@ -5,6 +5,7 @@
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 //   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
 #include "actors/embedding_shard.hpp"
+#include "actors/authority.hpp"
 #include "actors/sim_host.hpp"
 #include "actors/embedding_shard_cut.hpp"
 
@@ -192,6 +193,35 @@ messages::float_blob embedding_shard_state::dump() const {
   return messages::float_blob{tables->weights()};
 }
 
+namespace {
+
+using shard_ptr = embedding_shard_actor::stateful_pointer<embedding_shard_state>;
+
+// The sender checks (actors/authority.hpp); an error when refused.
+caf::error refused_direction(shard_ptr self, const char* what) {
+  const auto& s = self->current_sender();
+  if (self->state.cfg.who.directs(s, self->node()))
+    return {};
+  return refuse_sender(self->state.who(), what, s, directors_only);
+}
+
+caf::error refused_data(shard_ptr self, const char* what) {
+  const auto& s = self->current_sender();
+  if (self->state.cfg.who.data_plane(s, self->node()))
+    return {};
+  return refuse_sender(self->state.who(), what, s, data_plane_only);
+}
+
+// Only the shard itself (its timer, its cut's writer thread) sends these.
+caf::error refused_self(shard_ptr self, const char* what) {
+  const auto& s = self->current_sender();
+  if (s && s->address() == self->address())
+    return {};
+  return refuse_sender(self->state.who(), what, s, "the shard itself");
+}
+
+} // namespace
+
 embedding_shard_actor::behavior_type
 embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> self,
                 embedding_shard_config cfg) {
@@ -207,22 +237,30 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
   return {
     [=](messages::lookup_atom,
         const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
+      if (auto e = refused_data(self, "a lookup"))
+        return e;
       charge_rows(double(req.keys.size()), 0, self->state.cfg.dim); // virtual clock
       return self->state.lookup(req);
     },
     [=](messages::push_atom, messages::embedding_grads& g) {
+      if (refused_data(self, "a push"))
+        return;
       if (shard_cut_detail::hold_push(self, g))
         return; // after this worker's cut marker: applied once the cut is aligned
       shard_cut_detail::apply_push(self, g);
     },
     [=](messages::lookup_atom, messages::sparse_atom,
         const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
+      if (auto e = refused_data(self, "a lookup"))
+        return e;
       // virtual clock: the rows, then the threshold pass and the encoding
       charge_rows(double(req.keys.size()), 0, self->state.cfg.dim);
       charge(0, 8.0 * double(req.keys.size() * self->state.cfg.dim));
       return self->state.sparse_lookup(req);
     },
     [=](messages::push_atom, messages::sparse_grads& sg) {
+      if (refused_data(self, "a push"))
+        return;
       charge(0, 4.0 * double(sg.keys.size() * self->state.cfg.dim)); // decoding
       auto g = self->state.expand(sg);
       if (!g) {
@@ -235,9 +273,15 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         return;
       shard_cut_detail::apply_push(self, *g);
     },
-    [=](messages::dump_atom) { return self->state.dump(); },
+    [=](messages::dump_atom) -> caf::result<messages::float_blob> {
+      if (auto e = refused_direction(self, "a dump"))
+        return e;
+      return self->state.dump();
+    },
     [=](messages::save_atom, const std::string& folder)
       -> caf::result<std::string, std::uint64_t, std::uint32_t> {
+      if (auto e = refused_direction(self, "a save"))
+        return e;
       auto& st = self->state;
       const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
                                             st.cfg.num_shards);
@@ -249,15 +293,34 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     },
     [=](messages::cut_atom, std::uint64_t id, const std::string& folder,
         std::uint32_t workers) -> caf::result<messages::shard_cut_file> {
+      if (auto e = refused_direction(self, "a cut request"))
+        return e;
       auto rp = self->make_response_promise<messages::shard_cut_file>();
       shard_cut_detail::on_request(self, id, folder, workers, rp);
       return rp;
     },
-    [=](messages::cut_atom, std::uint64_t id) { shard_cut_detail::on_marker(self, id); },
-    [=](messages::end_atom) { shard_cut_detail::on_end(self); },
-    [=](messages::done_atom, std::uint64_t id) { shard_cut_detail::on_written(self, id); },
-    [=](messages::tick_atom) { shard_cpr_detail::on_tick(self); },
-    [=](messages::recover_atom) { return shard_cpr_detail::on_recover(self); },
+    [=](messages::cut_atom, std::uint64_t id) {
+      if (!refused_data(self, "a cut marker"))
+        shard_cut_detail::on_marker(self, id);
+    },
+    [=](messages::end_atom) {
+      if (!refused_data(self, "a worker's end"))
+        shard_cut_detail::on_end(self);
+    },
+    [=](messages::done_atom, std::uint64_t id) {
+      if (!refused_self(self, "a cut's end"))
+        shard_cut_detail::on_written(self, id);
+    },
+    [=](messages::tick_atom) {
+      if (!refused_self(self, "a save tick"))
+        shard_cpr_detail::on_tick(self);
+    },
+    [=](messages::recover_atom)
+      -> caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> {
+      if (auto e = refused_direction(self, "a recover"))
+        return e;
+      return shard_cpr_detail::on_recover(self);
+    },
   };
 }
 

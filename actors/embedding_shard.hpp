@@ -77,6 +77,7 @@
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "model/dct_mp.hpp"
+#include "actors/authority.hpp"
 #include "model/embedding.hpp"
 #include "model/optimizer.hpp"
 
@@ -104,6 +105,8 @@ struct embedding_shard_config {
   // cluster.local-rows: the workers of this process read and write the
   // tables directly; the shard attaches them here once initialised.
   rows_ptr local;
+  // Who may send what (multi-node: filled by the node agent from the plan).
+  authority who;
 };
 
 // One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).

@@ -86,7 +86,7 @@ void try_align(self_ptr self) {
   const bool in_handler = virtual_clock(self->system());
   if (!in_handler)
     j.on_finished = [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
-      caf::anon_send(me, messages::done_atom::value, id);
+      caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
     };
   st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
   for (const auto& g : c.held)

@@ -170,6 +170,16 @@ void worker_detail::advance(self_ptr self) {
 
 namespace {
 
+// A directing message from a sender without the authority for it
+// (actors/authority.hpp): logged, no effect.
+bool refused(self_ptr self, const std::string& what) {
+  const auto& s = self->current_sender();
+  if (self->state.cfg.who.directs(s, self->node()))
+    return false;
+  refuse_sender(self->state.name, what, s, directors_only);
+  return true;
+}
+
 // Empty when the configuration can run, else what is wrong.
 std::string check_config(const worker_config& cfg, std::size_t layout_size) {
   if (!cfg.replica)
@@ -215,6 +225,8 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   return {
     [=](messages::start_atom) {
       auto& st = self->state;
+      if (refused(self, "start"))
+        return;
       if (st.running || st.finished)
         return; // a second start changes nothing
       st.running = true;
@@ -229,13 +241,22 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         watchdog_tick(self); // arms the first tick
       advance(self);
     },
-    [=](messages::apply_atom) { apply_pending(self); },
-    [=](messages::tick_atom) { watchdog_tick(self); },
+    [=](messages::apply_atom) {
+      if (!refused(self, "a batch's end event"))
+        apply_pending(self);
+    },
+    [=](messages::tick_atom) {
+      if (!refused(self, "a watchdog tick"))
+        watchdog_tick(self);
+    },
     [=](messages::rebind_atom, std::uint32_t shard, const caf::strong_actor_ptr& h) {
-      on_rebind(self, shard, h);
+      if (!refused(self, "a rebind of embedding shard " + std::to_string(shard)))
+        on_rebind(self, shard, h);
     },
     [=](messages::cut_atom, std::uint64_t id) {
       auto& st = self->state;
+      if (refused(self, "a cut"))
+        return;
       if (st.finished || st.cut)
         return; // one cut at a time (the trainer asks for the next after resume)
       st.cut = id;
@@ -246,6 +267,8 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
     },
     [=](messages::resume_atom, std::uint64_t id) {
       auto& st = self->state;
+      if (refused(self, "resume"))
+        return;
       if (!st.cut || *st.cut != id)
         return;
       st.cut.reset();

@@ -83,6 +83,7 @@
 #include <thread>
 #include <vector>
 
+#include "actors/authority.hpp"
 #include "actors/hogwild_replica.hpp"
 #include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
@@ -145,6 +146,8 @@ struct worker_config {
   // (hogwild_rows.hpp); a batch's rows are gathered and its row gradients
   // applied without lookups or pushes. Empty: messages.
   std::vector<rows_ptr> local_rows;
+  // Who may direct it: its trainer's process or the coordinator's node.
+  authority who;
 };
 
 struct worker_state {

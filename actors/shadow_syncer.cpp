@@ -240,6 +240,23 @@ void syncer_state::fail(caf::error err) {
   self->quit(std::move(err));
 }
 
+namespace {
+
+// A message from a sender without the authority for it (actors/authority.hpp):
+// directing ones from this process or the coordinator's node, ring steps
+// (`data`) also from a trainer's node. Logged, no effect.
+caf::error refused(syncer_actor::stateful_pointer<syncer_state> self, const char* what,
+                   bool data = false) {
+  const auto& s = self->current_sender();
+  const auto& who = self->state.cfg.who;
+  if (data ? who.data_plane(s, self->node()) : who.directs(s, self->node()))
+    return {};
+  return refuse_sender("syncer-" + std::to_string(self->state.cfg.trainer), what, s,
+                       data ? data_plane_only : directors_only);
+}
+
+} // namespace
+
 syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_state> self,
                                           syncer_config cfg) {
   using namespace messages;
@@ -251,6 +268,8 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
     st.fail(std::move(err));
   return {
     [self](peers_atom, std::uint32_t rank, std::vector<caf::strong_actor_ptr>& all) {
+      if (refused(self, "its ring peers"))
+        return;
       if (auto err = self->state.set_peers(rank, all))
         self->state.fail(std::move(err));
       else
@@ -258,19 +277,31 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
     },
     [self](peers_atom, std::uint32_t gen, std::uint32_t rank,
            std::vector<caf::strong_actor_ptr>& survivors) {
+      if (refused(self, "a ring re-form"))
+        return;
       if (auto err = self->state.reform(gen, rank, survivors))
         self->state.fail(std::move(err));
       else
         self->state.advance();
     },
     [self](start_atom) {
+      if (refused(self, "start"))
+        return;
       self->state.started = true;
       self->state.advance();
     },
-    [self](ring_atom, ring_chunk& chunk) { self->state.on_ring(std::move(chunk)); },
-    [self](ring_atom, ring_sparse& piece) { self->state.on_ring_sparse(std::move(piece)); },
+    [self](ring_atom, ring_chunk& chunk) {
+      if (!refused(self, "a ring step", true))
+        self->state.on_ring(std::move(chunk));
+    },
+    [self](ring_atom, ring_sparse& piece) {
+      if (!refused(self, "a ring step", true))
+        self->state.on_ring_sparse(std::move(piece));
+    },
     [self](sync_atom) -> caf::result<std::uint64_t> {
       auto& st = self->state;
+      if (auto e = refused(self, "a round request"))
+        return e;
       if (st.cfg.algorithm == model::sync_algorithm::none || st.stopped)
         return st.stats.rounds;
       auto p = self->make_response_promise<std::uint64_t>();
@@ -278,12 +309,20 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       return p;
     },
     [self](end_atom) {
+      if (refused(self, "its trainer's end"))
+        return;
       self->state.free_running = true;
       self->state.advance();
     },
-    [self](stats_atom) { return self->state.ring_rounds(); },
+    [self](stats_atom) -> caf::result<std::uint64_t> {
+      if (auto e = refused(self, "a rounds request"))
+        return e;
+      return self->state.ring_rounds();
+    },
     [self](stop_atom, std::uint64_t last_round) -> caf::result<sync_stats> {
       auto& st = self->state;
+      if (auto e = refused(self, "stop"))
+        return e;
       if (st.stopped)
         return st.stats;
       auto p = self->make_response_promise<sync_stats>();
@@ -292,17 +331,28 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       return p;
     },
     [self](tick_atom) {
+      if (refused(self, "a pause tick"))
+        return;
       self->state.tick_pending = false;
       self->state.pause_due = false;
       self->state.advance();
     },
     [self](hold_atom, std::uint64_t last_round) -> caf::result<sync_hold> {
+      if (auto e = refused(self, "a hold"))
+        return e;
       auto p = self->make_response_promise<sync_hold>();
       self->state.on_hold(last_round, p);
       return p;
     },
-    [self](aim_atom, std::uint64_t last_round) { return self->state.on_aim(last_round); },
-    [self](resume_atom) { self->state.on_resume(); },
+    [self](aim_atom, std::uint64_t last_round) -> caf::result<std::uint64_t> {
+      if (auto e = refused(self, "an aim"))
+        return e;
+      return self->state.on_aim(last_round);
+    },
+    [self](resume_atom) {
+      if (!refused(self, "resume"))
+        self->state.on_resume();
+    },
   };
 }
 

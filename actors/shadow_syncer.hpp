@@ -102,6 +102,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include "actors/authority.hpp"
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
 #include "messages/peer_bounds.hpp"
@@ -140,6 +141,8 @@ struct syncer_config {
   std::vector<float> initial_momentum; // BMUF: Delta at spawn (resume); empty: 0
   // Optional: stats.bytes_sent mirrored here as it grows (live progress).
   std::shared_ptr<std::atomic<std::uint64_t>> sent_bytes;
+  // Who may send what (multi-node: the node agent's plan, via the trainer).
+  authority who;
 };
 
 // The syncer's state; the logic lives in its member functions (.cpp).

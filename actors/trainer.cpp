@@ -138,6 +138,14 @@ void finish_training(self_ptr self) {
     st.start_promise.deliver(st.total);
 }
 
+// A directing message from a sender without the authority (actors/authority.hpp).
+caf::error refused(self_ptr self, const std::string& what) {
+  const auto& s = self->current_sender();
+  if (self->state.cfg.who.directs(s, self->node()))
+    return {};
+  return refuse_sender(self->state.name, what, s, directors_only);
+}
+
 void spawn_children(self_ptr self) {
   auto& st = self->state;
   auto& cfg = st.cfg;
@@ -147,6 +155,7 @@ void spawn_children(self_ptr self) {
                                : spawn_role(self->system(), host, reader, cfg.reader);
   auto sc = cfg.syncer;
   sc.replica = st.replica;
+  sc.who = cfg.who;
   // Aliases the trainer's live_progress: the syncer counts its bytes there.
   sc.sent_bytes = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->sync_bytes);
   st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
@@ -169,6 +178,7 @@ void spawn_children(self_ptr self) {
     wc.progress = st.progress;
     wc.shard_restarts = cfg.shard_restarts;
     wc.local_rows = cfg.local_rows;
+    wc.who = cfg.who;
     wc.dct = cfg.syncer.dct; // dct.mp: the workers' lookups and pushes (dct.dp: the syncer's)
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
                                               : spawn_role(self->system(), host, hogwild_worker, wc));
@@ -227,7 +237,13 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
   return {
     [=](messages::start_atom) -> caf::typed_response_promise<messages::worker_stats> {
       auto& st = self->state;
+      // (before the promise: making it takes the sender over)
+      auto refusal = refused(self, "start");
       auto rp = self->make_response_promise<messages::worker_stats>();
+      if (refusal) {
+        rp.deliver(refusal);
+        return rp;
+      }
       if (st.started) {
         rp.deliver(messages::make_error(errc::bad_request, st.name + ": started twice"));
         return rp;
@@ -255,7 +271,13 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
         }
     },
     [=](messages::stats_atom) -> caf::typed_response_promise<messages::progress_report> {
+      // (before the promise: making it takes the sender over)
+      auto refusal = refused(self, "a progress request");
       auto rp = self->make_response_promise<messages::progress_report>();
+      if (refusal) {
+        rp.deliver(refusal);
+        return rp;
+      }
       self->request(self->state.syncer, self->state.cfg.timeout, messages::stats_atom::value)
         .then(
           [=](std::uint64_t rounds) mutable {
@@ -265,11 +287,19 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
           [=](caf::error&) mutable { rp.deliver(progress_of(self->state, self->clock().now())); });
       return rp;
     },
-    [=](messages::peers_atom) {
+    [=](messages::peers_atom) -> caf::result<caf::strong_actor_ptr> {
+      if (auto e = refused(self, "a request for its syncer"))
+        return e;
       return caf::actor_cast<caf::strong_actor_ptr>(self->state.syncer);
     },
     [=](messages::sync_atom) -> caf::typed_response_promise<std::uint64_t> {
+      // (before the promise: making it takes the sender over)
+      auto refusal = refused(self, "a rounds request");
       auto rp = self->make_response_promise<std::uint64_t>();
+      if (refusal) {
+        rp.deliver(refusal);
+        return rp;
+      }
       self->request(self->state.syncer, self->state.cfg.timeout, messages::stats_atom::value)
         .then(
           [=](std::uint64_t rounds) mutable {
@@ -285,7 +315,13 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
     [=](messages::stop_atom, std::uint64_t last_round)
       -> caf::typed_response_promise<messages::trainer_report> {
       auto& st = self->state;
+      // (before the promise: making it takes the sender over)
+      auto refusal = refused(self, "stop");
       auto rp = self->make_response_promise<messages::trainer_report>();
+      if (refusal) {
+        rp.deliver(refusal);
+        return rp;
+      }
       if (st.stop_promise.pending()) { // keep the first stop's promise
         rp.deliver(messages::make_error(errc::bad_request,
                                         st.name + ": stop while a stop is in progress"));
@@ -317,7 +353,13 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
     },
     [=](messages::cut_atom, std::uint64_t id, std::uint64_t last_round)
       -> caf::typed_response_promise<messages::cut_report> {
+      // (before the promise: making it takes the sender over)
+      auto refusal = refused(self, "a cut");
       auto rp = self->make_response_promise<messages::cut_report>();
+      if (refusal) {
+        rp.deliver(refusal);
+        return rp;
+      }
       trainer_cut_detail::on_cut(self, id, last_round, rp);
       return rp;
     },
@@ -328,9 +370,14 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
         if (who == st.workers[w].address() && st.cut && st.cut->id == id)
           trainer_cut_detail::on_worker_parked(self, w);
     },
-    [=](messages::resume_atom) { self->send(self->state.syncer, messages::resume_atom::value); },
+    [=](messages::resume_atom) {
+      if (!refused(self, "resume"))
+        self->send(self->state.syncer, messages::resume_atom::value);
+    },
     [=](messages::rebind_atom, std::uint32_t shard, const caf::strong_actor_ptr& h) {
       auto& st = self->state;
+      if (refused(self, "a rebind of embedding shard " + std::to_string(shard)))
+        return;
       if (shard >= st.cfg.shards.size() || !h) {
         spdlog::warn("{}: rebind of embedding shard {} refused (sent by {}): expected below {} "
                      "(cluster.embedding-shards) and a handle",

@@ -86,6 +86,9 @@ struct trainer_config {
   // cluster.local-rows: per shard, its tables for the workers' direct
   // access (worker_config::local_rows); empty: lookups and pushes.
   std::vector<rows_ptr> local_rows;
+  // Who may send what to it, its syncer and its workers (multi-node: filled
+  // by the node agent from the plan).
+  authority who;
 
   // Test seams: when set, called instead of spawning the real reader/syncer
   // (the trainer monitors and stops what they return like its own).

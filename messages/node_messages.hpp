@@ -24,10 +24,11 @@
 #include <caf/actor_control_block.hpp>
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/node_id.hpp>
 
 namespace messages {
 
-constexpr std::uint32_t node_protocol_version = 4;
+constexpr std::uint32_t node_protocol_version = 5;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers
@@ -112,16 +113,21 @@ struct role_plan {
   std::string config_ini;
   std::vector<std::uint32_t> embedding_shards, dense_shards, trainers;
   std::vector<caf::strong_actor_ptr> shards, dense; // every shard, in index order
+  // The CAF node of each trainer's process (by trainer id), as the
+  // coordinator verified it at hello: the only nodes besides the
+  // coordinator's that the roles accept data-plane messages from
+  // (actors/authority.hpp).
+  std::vector<caf::node_id> trainer_nodes;
   friend bool operator==(const role_plan& a, const role_plan& b) {
     return a.config_ini == b.config_ini && a.embedding_shards == b.embedding_shards &&
            a.dense_shards == b.dense_shards && a.trainers == b.trainers && a.shards == b.shards &&
-           a.dense == b.dense;
+           a.dense == b.dense && a.trainer_nodes == b.trainer_nodes;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, role_plan& x) {
   return f(caf::meta::type_name("role_plan"), x.config_ini, x.embedding_shards, x.dense_shards,
-           x.trainers, x.shards, x.dense);
+           x.trainers, x.shards, x.dense, x.trainer_nodes);
 }
 
 // The actors a node spawned for a role_plan, parallel to its index lists.

@@ -162,6 +162,9 @@ std::string check_role_plan(const messages::role_plan& plan, const train_config&
     if (err.empty())
       err = check_handles(plan.dense, easgd ? cl.dense_shards : 0, "dense shard");
   }
+  if (err.empty() && plan.trainer_nodes.size() != cl.trainers)
+    err = "the nodes of " + std::to_string(plan.trainer_nodes.size()) + " trainers, expected " +
+          std::to_string(cl.trainers) + " (cluster.trainers)";
   return err.empty() ? err : "role plan: " + err;
 }
 

@@ -111,6 +111,7 @@ bool complete(const node_roster& r) {
 // A plan parsed and checked: the run's configuration and the roles to start.
 struct prepared_plan {
   role_plan plan;
+  actors::authority who; // the coordinator's node and the trainers' (the plan's)
   train_config cfg;
   deploy_settings deploy;
   // Trainers here and no data.train: generate the synthetic set first.
@@ -133,13 +134,19 @@ spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
   spawned_roles out;
   model::dlrm net(cfg.arch);
   const auto init = initial_dense(cfg, net);
-  for (auto s : plan.embedding_shards)
-    out.embedding_shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(
-      self->spawn(actors::embedding_shard, embedding_shard_config_for(cfg, s))));
+  for (auto s : plan.embedding_shards) {
+    auto ec = embedding_shard_config_for(cfg, s);
+    ec.who = p.who;
+    out.embedding_shards.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::embedding_shard, std::move(ec))));
+  }
   const auto ranges = dense_ranges_for(cfg, init.size());
-  for (auto d : plan.dense_shards)
-    out.dense_shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(
-      self->spawn(actors::dense_shard, dense_shard_config_for(cfg, init, ranges, d))));
+  for (auto d : plan.dense_shards) {
+    auto dc = dense_shard_config_for(cfg, init, ranges, d);
+    dc.who = p.who;
+    out.dense_shards.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::dense_shard, std::move(dc))));
+  }
   trainer_peers peers;
   peers.place = placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
                                   cfg.cluster.dense_shards};
@@ -151,6 +158,7 @@ spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
   for (auto t : plan.trainers) {
     auto tc = trainer_config_for(cfg, t, init, peers);
     tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;
+    tc.who = p.who;
     out.trainers.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));
   }
@@ -279,6 +287,8 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       };
       if (auto err = prepare(plan, *p))
         return refuse_plan(*err);
+      p->who.director = sender->node();
+      p->who.trainer_nodes = plan.trainer_nodes;
       auto start = [=] {
         auto out = spawn_roles(self, *p);
         for (auto* v : {&out.embedding_shards, &out.dense_shards, &out.trainers})

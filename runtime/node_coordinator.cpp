@@ -91,6 +91,19 @@ std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_
   return err;
 }
 
+// The CAF node of each trainer's process (the agent the coordinator admitted
+// for the node the spec gives that trainer), by trainer id.
+std::vector<caf::node_id> trainer_nodes(const deploy_settings& d,
+                                        const std::vector<node_agent_actor>& agents,
+                                        std::size_t trainers) {
+  std::vector<caf::node_id> out(trainers);
+  for (std::size_t i = 0; i < agents.size() && i < d.nodes.size(); ++i)
+    for (auto t : d.trainers_on(d.nodes[i].id))
+      if (t < out.size() && agents[i])
+        out[t] = agents[i].node();
+  return out;
+}
+
 // recovery.mode=partial: embedding shard i's node died. Waits for a new
 // process of that node (shadowsync launch --restart=on-failure, or started
 // by hand) to rejoin, has it spawn the shard again and reload its newest
@@ -102,6 +115,7 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
                                                 std::vector<node_agent_actor>& agents,
                                                 std::vector<caf::strong_actor_ptr>& host,
                                                 cluster_handles& c, std::size_t i,
+                                                const std::vector<caf::node_id>& trainer_nodes,
                                                 shard_restart& out) {
   const auto& d = ctx.deploy;
   const auto& id = d.embedding_shards[i];
@@ -139,6 +153,7 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
   role_plan plan;
   plan.config_ini = ctx.config_ini;
   plan.embedding_shards = {std::uint32_t(i)};
+  plan.trainer_nodes = trainer_nodes;
   spawned_roles r;
   if (auto err = spawn_on(self, ctx, agents[k], d.nodes[k], plan, r))
     return err;
@@ -186,6 +201,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
   // Shards first, then trainers with the shards' handles.
   role_plan base;
   base.config_ini = ctx.config_ini;
+  base.trainer_nodes = trainer_nodes(d, agents, cfg.cluster.trainers);
   std::vector<spawned_roles> shards, trainers;
   auto err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
     auto p = base;
@@ -260,7 +276,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
         host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
     if (cfg.recovery.partial)
       opts.restart_shard = [&](std::size_t i, shard_restart& r) {
-        return restart_remote_shard(self, ctx, agent, agents, host, c, i, r);
+        return restart_remote_shard(self, ctx, agent, agents, host, c, i, base.trainer_nodes, r);
       };
     // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
     // progress poll (multi-node runs write no checkpoint yet).

@@ -11,6 +11,7 @@
 #include "actors/embedding_shard.hpp"
 #include "actors/trainer.hpp"
 #include "model/dense_layout.hpp"
+#include "tests/actors/foreign_peer.hpp"
 #include "tests/actors/test_fixture.hpp"
 #include "tests/actors/worker_mocks.hpp"
 
@@ -185,6 +186,35 @@ TEST_CASE_FIXTURE(trainer_fixture, "trainer: stop before the end of data ends th
   self->send_exit(t, caf::exit_reason::user_shutdown);
   run();
   CHECK(sys.registry().running() == baseline);
+}
+
+// Multi-node (actors/authority.hpp): only this process or the coordinator's
+// node directs a trainer. A stop and a rebind from a trainer's node (another
+// node of the job, not the coordinator's) are refused and change nothing.
+TEST_CASE_FIXTURE(trainer_fixture, "trainer: a stop or rebind from a node that does not direct it is refused") {
+  rec->manual_shards = true;
+  rec->batches = {mocks::make_batch(0)};
+  auto peer = test::make_foreign_peer(sys, test::other_node(0x51));
+  auto t = spawn_trainer(1); // its authority: this process only
+  auto start = request_async<worker_stats>(t, start_atom::value);
+  run();
+  caf::send_as(peer.handle, t, stop_atom::value, std::uint64_t{0});
+  caf::send_as(peer.handle, t, rebind_atom::value, std::uint32_t{0},
+               caf::actor_cast<caf::strong_actor_ptr>(peer.handle));
+  run();
+  REQUIRE(peer.replies->size() == 1); // the stop's refusal (a rebind has no reply)
+  REQUIRE(peer.replies->at(0).match_elements<caf::error>());
+  const auto why = messages::error_text(peer.replies->at(0).get_as<caf::error>(0));
+  INFO(why);
+  CHECK(why.find("trainer-3 refused stop from actor") != std::string::npos);
+  CHECK_FALSE(start->done()); // still training
+  CHECK(rec->down.count("trainer") == 0);
+  auto report = request<trainer_report>(t, stop_atom::value, std::uint64_t{0}); // from here: obeyed
+  REQUIRE(report);
+  CHECK(start->done());
+  self->send_exit(peer.sink, caf::exit_reason::user_shutdown);
+  self->send_exit(t, caf::exit_reason::user_shutdown);
+  run();
 }
 
 TEST_CASE_FIXTURE(trainer_fixture, "trainer: an exit during training answers start with an error") {

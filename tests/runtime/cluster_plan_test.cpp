@@ -37,6 +37,10 @@ TEST_CASE("role plan from the wire: indices within their counts, handles present
   role_plan p;
   p.embedding_shards = {0, 1};
   p.dense_shards = {0};
+  // The node of every trainer (the roles' authority, actors/authority.hpp).
+  CHECK(runtime::check_role_plan(p, cfg).find("the nodes of 0 trainers, expected 3") !=
+        std::string::npos);
+  p.trainer_nodes.assign(3, sys.node());
   CHECK(runtime::check_role_plan(p, cfg) == "");
   p.embedding_shards = {2}; // of 2
   CHECK(runtime::check_role_plan(p, cfg).find("embedding shard index 2 is out of range "

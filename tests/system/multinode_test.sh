@@ -379,7 +379,7 @@ if wait_for 120 in_log "$tmp/term-coord.log" "\[train\] .* ex |"; then
   wait $term_t1; rc_1=$?
   [ $rc_c = 143 ] && grep -q "stopped by SIGTERM after" "$tmp/term-coord.log" && [ $rc_0 = 0 ] && [ $rc_1 = 0 ] \
     && ok "SIGTERM to the coordinator stopped the job: coord exit 143 ($(grep -o 'stopped by SIGTERM after [0-9]* examples' "$tmp/term-coord.log")), t0 and t1 exit 0" \
-    || bad "SIGTERM to the coordinator: exit coord $rc_c, t0 $rc_0, t1 $rc_1: $(tail -n 2 "$tmp/term-coord.log")"
+    || bad "SIGTERM to the coordinator: exit coord $rc_c, t0 $rc_0, t1 $rc_1: $(tail -n 4 "$tmp/term-coord.log"); t0: $(tail -n 4 "$tmp/term-t0.log"); t1: $(tail -n 4 "$tmp/term-t1.log")"
 else
   kill -KILL $term_coord $term_t0 $term_t1 2>/dev/null
   bad "SIGTERM case: training never began: $(tail -n 3 "$tmp/term-coord.log")"

@@ -1,0 +1,54 @@
+#include "actors/authority.hpp"
+
+#include <atomic>
+
+#include <spdlog/spdlog.h>
+
+#include "actors/peer.hpp"
+#include "messages/errors.hpp"
+
+namespace actors {
+
+namespace {
+
+bool local(const caf::strong_actor_ptr& s, const caf::node_id& here) {
+  return s != nullptr && s->node() == here;
+}
+
+} // namespace
+
+bool authority::directs(const caf::strong_actor_ptr& s, const caf::node_id& here) const {
+  return local(s, here) || (s != nullptr && director && s->node() == director);
+}
+
+bool authority::data_plane(const caf::strong_actor_ptr& s, const caf::node_id& here) const {
+  if (directs(s, here))
+    return true;
+  if (s == nullptr)
+    return false;
+  for (const auto& n : trainer_nodes)
+    if (n && s->node() == n)
+      return true;
+  return false;
+}
+
+bool authority::speaks_for(const caf::strong_actor_ptr& s, std::uint32_t trainer,
+                           const caf::node_id& here) const {
+  if (local(s, here))
+    return true;
+  return s != nullptr && trainer < trainer_nodes.size() && trainer_nodes[trainer] &&
+         s->node() == trainer_nodes[trainer];
+}
+
+caf::error refuse_sender(const std::string& role, const std::string& what,
+                         const caf::strong_actor_ptr& sender, const std::string& only) {
+  static std::atomic<std::uint64_t> refused{0};
+  const auto n = ++refused;
+  const auto text = role + " refused " + what + " from " + peer_name(sender) + ": only " + only +
+                    " may send it";
+  if (n <= 20 || n % 1000 == 0)
+    spdlog::error("{} (refusal {} of this process)", text, n);
+  return messages::make_error(messages::errc::bad_request, text);
+}
+
+} // namespace actors
