@@ -16,7 +16,12 @@ namespace runtime {
 namespace {
 
 volatile std::sig_atomic_t interrupted = 0;
-void on_signal(int) { interrupted = 1; }
+volatile std::sig_atomic_t last_signal = 0;
+void on_signal(int sig) {
+  if (interrupted < 2)
+    interrupted = interrupted + 1;
+  last_signal = sig;
+}
 
 struct child {
   std::string id;
@@ -49,6 +54,9 @@ bool start(const launch_plan& plan, child& c) {
     return false;
   if (c.pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A process group of its own: a terminal's Ctrl-C (sent to the foreground
+    // group) reaches the launcher alone, which passes it to the coordinator.
+    setpgid(0, 0);
     if (getppid() != parent)
       _exit(1); // the launcher died before prctl
     dup2(fds[1], STDOUT_FILENO);
@@ -128,7 +136,7 @@ int launch_local(const launch_plan& plan) {
   std::fflush(stdout);
   int coordinator_code = -1;
   clock_type::time_point grace_end{}, kill_at{};
-  bool termed = false, killed = false, forwarded = false;
+  bool termed = false, killed = false, forwarded = false, stop_all = false;
   for (;;) {
     std::vector<pollfd> pfds;
     for (auto& c : cs)
@@ -174,15 +182,36 @@ int launch_local(const launch_plan& plan) {
       std::any_of(cs.begin(), cs.end(), [](const child& c) { return c.running || c.fd >= 0; });
     if (!any_running)
       break;
+    // The first signal goes to the coordinator alone, which stops the job
+    // at a batch boundary and ends the other nodes (exit 0); they get the
+    // grace once it has exited. A second signal, or none running the
+    // coordinator, stops every node at once.
+    const auto coord = std::find_if(cs.begin(), cs.end(), [&](const child& c) {
+      return c.id == plan.coordinator && c.running;
+    });
     if (interrupted && !forwarded) {
-      std::printf("[launch] interrupted: stopping every node\n");
-      signal_all(cs, SIGTERM);
       forwarded = true;
-      if (coordinator_code < 0)
-        grace_end = clock_type::now();
+      const int sig = last_signal ? int(last_signal) : SIGTERM;
+      if (coord != cs.end()) {
+        std::printf("[launch] %s: passed to the coordinator node %s, which stops the job (a "
+                    "second signal stops every node)\n",
+                    strsignal(sig), coord->id.c_str());
+        kill(coord->pid, sig);
+      } else {
+        std::printf("[launch] %s: stopping every node\n", strsignal(sig));
+        signal_all(cs, SIGTERM);
+        stop_all = true;
+      }
     }
+    if (interrupted >= 2 && !stop_all) {
+      std::printf("[launch] interrupted again: stopping every node\n");
+      signal_all(cs, SIGTERM);
+      stop_all = true;
+    }
+    if (stop_all && coordinator_code < 0)
+      grace_end = clock_type::now();
     const auto now = clock_type::now();
-    if ((coordinator_code >= 0 || forwarded) && !termed && now > grace_end) {
+    if ((coordinator_code >= 0 || stop_all) && !termed && now > grace_end) {
       signal_all(cs, SIGTERM);
       termed = true;
       kill_at = now + std::chrono::seconds(2);

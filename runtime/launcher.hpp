@@ -5,7 +5,9 @@
 // Children die with the launcher (PR_SET_PDEATHSIG). Once the coordinator has
 // exited, the others get `grace` to finish (they exit when the coordinator
 // ends the job or is gone), then SIGTERM, then SIGKILL: no process is left
-// behind. SIGINT/SIGTERM to the launcher are passed on to every node.
+// behind. The first SIGINT/SIGTERM to the launcher goes to the coordinator's
+// process, which stops the job at a batch boundary and ends the other nodes
+// (then the grace as above); a second one goes to every node.
 // With restart_on_failure, a node other than the coordinator that exits
 // with a non-zero status (or dies of a signal) while the coordinator runs is
 // started again, up to max_restarts times per node: with

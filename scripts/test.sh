@@ -12,7 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 ./scripts/build.sh
-(cd build && ctest --output-on-failure --timeout 1800 "$@")
+# As many tests at once as there are cores; multinode, multinode_netns and
+# chaos run alone (RUN_SERIAL: their deadlines assume a machine of their own).
+jobs=$(nproc)
+(cd build && ctest -j"$jobs" --output-on-failure --timeout 1800 "$@")
 
 export CXX=${CXX:-g++}
 # Builds the named targets in build-$1 with -D$2=ON, then runs ctest -L $1.
@@ -23,7 +26,7 @@ sanitized() {
     || { cat "build-$name.log"; exit 1; }
   cmake --build "build-$name" -j"$(nproc)" --target "$@" >> "build-$name.log" 2>&1 \
     || { tail -n 60 "build-$name.log"; exit 1; }
-  (cd "build-$name" && ctest --output-on-failure --timeout 1800 -L "$name")
+  (cd "build-$name" && ctest -j"$jobs" --output-on-failure --timeout 1800 -L "$name")
 }
 if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
   sanitized asan SS_ASAN test_model test_data test_checkpoint test_runtime test_messages \

@@ -38,7 +38,10 @@ obj() {
   local s=$1 o
   o="$out/obj/$(echo "$s" | tr / _).o"
   if [ ! -f "$o" ] || [ "$src/$s" -nt "$o" ]; then
-    "$CLANG" "${cflags[@]}" -fsanitize=fuzzer-no-link -c "$src/$s" -o "$o"
+    # (written under a temporary name and renamed: ctest runs the targets in
+    # parallel, and two of them may compile the same source at once)
+    "$CLANG" "${cflags[@]}" -fsanitize=fuzzer-no-link -c "$src/$s" -o "$o.$$.tmp" >&2 \
+      && mv -f "$o.$$.tmp" "$o"
   fi
   echo "$o"
 }

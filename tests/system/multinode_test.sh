@@ -20,6 +20,8 @@
 #  - strangers' failed handshakes (a TLS client without a certificate, plain
 #    TCP bytes) against running nodes do not disturb the job
 #    (runtime/openssl_shim.hpp);
+#  - SIGTERM to the coordinator's process, and SIGINT to launch (passed to the
+#    coordinator), stop the job: the other nodes exit 0;
 #  - no node process is left behind.
 # Ports are picked free at the start, so two runs can share a machine; every
 # wait is on a condition in a log or a process table, with a deadline.
@@ -383,6 +385,22 @@ if wait_for 120 in_log "$tmp/term-coord.log" "\[train\] .* ex |"; then
 else
   kill -KILL $term_coord $term_t0 $term_t1 2>/dev/null
   bad "SIGTERM case: training never began: $(tail -n 3 "$tmp/term-coord.log")"
+fi
+
+# 6b. SIGINT to `launch` (Ctrl-C): passed to the coordinator alone, which
+# stops the job; the other nodes are ended (exit 0) and launch exits 130.
+if launch_training "$tmp/int-launch.log" "${common[@]}" --train.epochs=5; then
+  launcher=$(pgrep -P "$launch_pid" -f "launch" | head -n 1)
+  kill -INT "$launcher"
+  wait "$launch_pid"; rc=$?
+  log="$tmp/int-launch.log"
+  [ "$rc" = 130 ] && grep -q "\[launch\] Interrupt: passed to the coordinator node coord" "$log" \
+    && grep -q "stopped by SIGINT after" "$log" && grep -q "\[launch\] node t0 exited with status 0" "$log" \
+    && grep -q "\[launch\] node t1 exited with status 0" "$log" \
+    && ok "SIGINT to launch went to the coordinator: launch exit 130, $(grep -o 'stopped by SIGINT after [0-9]* examples' "$log"), t0 and t1 exit 0" \
+    || bad "SIGINT to launch: exit $rc: $(grep "\[launch\]\|stopped by" "$log" | tail -n 6)"
+else
+  bad "SIGINT case: training never began: $(tail -n 3 "$tmp/int-launch.log")"
 fi
 
 wait_for 10 no_leftovers && ok "no node process left after the kills" || bad "node processes left behind"

@@ -136,7 +136,9 @@ big=(--data.train="$tmp/big.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-ta
   --checkpoint.dir="$tmp/ck" --output.metrics="$tmp/stopped.json" > "$tmp/stop.log" 2>&1 &
 pid=$!
 if wait_for 60 in_log "$tmp/stop.log" "\[train\] .* ex |"; then
-  kill -TERM $pid
+  # Twice at once, as GNU timeout delivers it (the child, then its group):
+  # one request (runtime/stop_signal.hpp).
+  kill -TERM $pid; kill -TERM $pid
   wait $pid
   rc=$?
   if [ $rc = 143 ] && grep -q "stopped by SIGTERM after" "$tmp/stop.log" && [ -s "$tmp/ck/LATEST" ]; then
