@@ -82,6 +82,18 @@ struct entry_at {
   std::size_t j;
 };
 
+// One row, inline: a call to memcpy per 64-byte row was 2 % of the small
+// model's cycles.
+inline void copy_row(float* dst, const float* src, std::size_t dim) {
+  using packet = Eigen::internal::packet_traits<float>::type;
+  constexpr std::size_t lanes = Eigen::internal::packet_traits<float>::size;
+  std::size_t k = 0;
+  for (; k + lanes <= dim; k += lanes)
+    Eigen::internal::pstoreu(dst + k, Eigen::internal::ploadu<packet>(src + k));
+  for (; k < dim; ++k)
+    dst[k] = src[k];
+}
+
 template <class Entry>
 void gather_rows(const embedding_tables& t, std::size_t n, Entry entry, float* out) {
   const std::size_t dim = t.dim();
@@ -89,7 +101,7 @@ void gather_rows(const embedding_tables& t, std::size_t n, Entry entry, float* o
     if (i + prefetch_distance < n)
       __builtin_prefetch(t.row(entry(i + prefetch_distance).key));
     const auto e = entry(i);
-    std::memcpy(out + e.j * dim, t.row(e.key), sizeof(float) * dim);
+    copy_row(out + e.j * dim, t.row(e.key), dim);
   }
 }
 

@@ -12,8 +12,10 @@ void mlp_forward(const float* params, const std::vector<layer_slot>& layers, boo
     SS_CHECK(static_cast<std::size_t>(acts[l].rows()) == s.in, "mlp: activation rows match the layer input");
     auto& y = acts[l + 1];
     y.resize(static_cast<Eigen::Index>(s.out), acts[l].cols());
-    y.noalias() = weights(params, s) * acts[l];
-    y.colwise() += bias(params, s);
+    // The bias first, then the product added to it: one pass over y fewer
+    // than zeroing y (Eigen's `=`), multiplying, then adding the bias.
+    y.colwise() = bias(params, s);
+    y.noalias() += weights(params, s) * acts[l];
     if (relu_last || l + 1 < layers.size())
       y = y.cwiseMax(0.0f);
   }
