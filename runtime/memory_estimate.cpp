@@ -164,6 +164,22 @@ memory_estimate estimate_memory(const train_config& cfg, const memory_roles& rol
     const double distinct = std::min(s.tables, examples * s.nc);
     m.dct_bytes += T * W * distinct * (s.dim * 4.0 + 48.0);
   }
+
+  // Checkpoints of the shards held here (their share of the tables).
+  const double shard_share = double(roles.embedding_shards) / all_shards;
+  const double shard_table_bytes = s.tables * (s.dim + s.state) * 4.0 * shard_share;
+  const auto& ck = cfg.checkpoint;
+  if (!seq && ck.background && (ck.every_examples > 0 || ck.every_seconds > 0 || cfg.recovery.full))
+    m.checkpoint_bytes += shard_table_bytes; // copy-on-write while a cut is written
+  if (!seq && cfg.recovery.partial) {
+    const auto& r = cfg.recovery;
+    if (r.policy == checkpoint::cpr_policy::mfu)
+      m.checkpoint_bytes += 4.0 * s.tables * shard_share; // a counter per row
+    if (r.policy == checkpoint::cpr_policy::ssu)
+      m.checkpoint_bytes += 8.0 * double(r.ssu_sample) * double(roles.embedding_shards);
+    // the rows marked changed, and a partial save's rows in one buffer
+    m.checkpoint_bytes += s.tables * shard_share / 8.0 + r.fraction * shard_table_bytes;
+  }
   return m;
 }
 
@@ -215,7 +231,8 @@ std::optional<std::string> check_memory(const train_config& cfg, const memory_ro
     {m.batch_bytes, "train.batch-size' = " + std::to_string(cfg.train.batch_size)},
     {m.eval_bytes, "train.eval-batch-size' = " + std::to_string(cfg.train.eval_batch_size)},
     {m.reader_bytes, "cluster.trainers / data.columns"},
-    {m.dct_bytes, "dct.dp / dct.mp"}};
+    {m.dct_bytes, "dct.dp / dct.mp"},
+    {m.checkpoint_bytes, "checkpoint.every-examples / recovery.mode / cpr.ssu-sample"}};
   const auto* top = &parts[0];
   for (const auto& p : parts)
     if (p.first > top->first)
@@ -232,7 +249,8 @@ std::optional<std::string> check_memory(const train_config& cfg, const memory_ro
          std::to_string(cfg.train.sparse.state_per_row(a.dim)) + " optimiser floats) x 4 B; the evaluator's copy of the tables " +
          human_bytes(m.tables_copy_bytes) + "; dense replicas " +
          human_bytes(m.dense_bytes) + "; evaluation " + human_bytes(m.eval_bytes) + "; readers " +
-         human_bytes(m.reader_bytes) + "; DCT " + human_bytes(m.dct_bytes) + "), more than " +
+         human_bytes(m.reader_bytes) + "; DCT " + human_bytes(m.dct_bytes) + "; checkpoints " +
+         human_bytes(m.checkpoint_bytes) + "), more than " +
          (limited ? "cluster.memory-limit-gib, " + human_bytes(available)
                   : "this machine's " + human_bytes(available) + " of memory");
 }

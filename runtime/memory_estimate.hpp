@@ -57,10 +57,14 @@ struct memory_estimate {
   double tables_copy_bytes = 0; // a cluster's evaluator: the tables gathered from the shards
   double reader_bytes = 0;    // line buffers and schema columns
   double dct_bytes = 0;       // DCT thresholding state
+  // Checkpoints: a cluster cut written beside training copies the rows it
+  // changes (up to the shard's whole tables); CPR's bookkeeping (mfu: a
+  // counter per row; ssu: cpr.ssu-sample keys) and its partial save's rows.
+  double checkpoint_bytes = 0;
   double overhead_bytes = 0;  // code, CAF, threads, allocator slack
   double total() const {
     return embedding_bytes + dense_bytes + batch_bytes + eval_bytes + tables_copy_bytes +
-           reader_bytes + dct_bytes + overhead_bytes;
+           reader_bytes + dct_bytes + checkpoint_bytes + overhead_bytes;
   }
 };
 

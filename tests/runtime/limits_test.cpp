@@ -173,6 +173,28 @@ TEST_CASE("row 9: the estimate counts DCT state and workers") {
   CHECK(runtime::estimate_memory(configure({"--cluster.workers=8"})).total() > base);
 }
 
+TEST_CASE("row 9: the estimate counts checkpoint copies and CPR's bookkeeping") {
+  const auto base = runtime::estimate_memory(configure({"--model.rows-per-table=1000000"}));
+  CHECK(base.checkpoint_bytes == 0);
+  // A cut written beside training copies up to the shards' whole tables.
+  const auto cuts = runtime::estimate_memory(configure(
+    {"--model.rows-per-table=1000000", "--checkpoint.dir=/tmp/x", "--checkpoint.every-examples=1000"}));
+  CHECK(cuts.checkpoint_bytes >= base.embedding_bytes);
+  // SSU keeps cpr.ssu-sample keys per shard: a billion of them is 8 GB a shard.
+  const auto ssu = runtime::estimate_memory(configure(
+    {"--checkpoint.dir=/tmp/x", "--recovery.mode=partial", "--cpr.policy=ssu",
+     "--cpr.ssu-sample=1000000000", "--cluster.embedding-shards=2", "--cpr.interval=10"}));
+  CHECK(ssu.checkpoint_bytes >= 16.0 * 1e9);
+  auto err = runtime::check_memory(configure({"--checkpoint.dir=/tmp/x", "--recovery.mode=partial",
+                                              "--cpr.policy=ssu", "--cpr.ssu-sample=1000000000",
+                                              "--cluster.embedding-shards=2", "--cpr.interval=10"}),
+                                   8.0 * gib);
+  REQUIRE(err);
+  INFO(*err);
+  CHECK(err->find("cpr.ssu-sample") != std::string::npos);
+  CHECK(err->find("checkpoints ") != std::string::npos);
+}
+
 TEST_CASE("row 10: timeouts and pauses have ranges that fit in nanoseconds") {
   auto e = config_error({"--cluster.timeout-ms=9223372036854775807"});
   CHECK(has(e, "'cluster.timeout-ms'"));
