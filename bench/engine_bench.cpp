@@ -16,6 +16,7 @@
 
 #include <Eigen/Core>
 
+#include "model/gemm_blocking.hpp"
 #include "runtime/run_metrics.hpp"
 #include "runtime/sequential_engine.hpp"
 
@@ -76,6 +77,7 @@ std::vector<data::batch> random_batches(std::size_t count, std::size_t size, std
 } // namespace
 
 int main(int argc, char** argv) {
+  model::pin_gemm_blocking(); // the product blocking `train` uses (tools/main.cpp)
   std::string archs = "small,dlrm-kaggle", batches = "256";
   int iterations = 200, repeats = 5, gemm_n = 1024;
   for (int i = 1; i < argc; ++i) {
