@@ -13,7 +13,7 @@
 #include "actors/authority.hpp"
 #include "actors/dense_shard.hpp"
 #include "actors/embedding_shard.hpp"
-#include "model/dct_codec.hpp"
+#include "tests/actors/dct_exchange.hpp"
 #include "tests/actors/foreign_peer.hpp"
 #include "tests/actors/shard_config.hpp"
 #include "tests/actors/test_fixture.hpp"
@@ -139,30 +139,13 @@ TEST_CASE_FIXTURE(test::actor_fixture,
                   "stranger's elastic exchange and dump are refused") {
   const auto t0_node = test::other_node(0x41), t1_node = test::other_node(0x42),
              stranger_node = test::other_node(0x43);
-  actors::dense_shard_config c;
-  c.shard = 1;
-  c.offset = 10;
-  c.initial = {1, 2, 3, 4};
-  c.alpha = 0.5f;
-  c.num_trainers = 2;
-  c.dct.dp = true;
-  c.dct.dp_keep = 1.0;
+  auto c = test::dct_shard(2);
   c.who.trainer_nodes = {t0_node, t1_node};
   auto shard = sys.spawn(actors::dense_shard, c);
   run();
   auto t0 = test::make_foreign_peer(sys, t0_node);
   auto stranger = test::make_foreign_peer(sys, stranger_node);
-  auto change = [](std::uint32_t trainer) {
-    model::sparse_vector s;
-    s.size = 4;
-    s.index = {1};
-    s.value = {2.0f};
-    sparse_range r;
-    r.offset = 10;
-    r.trainer = trainer;
-    r.payload.values = model::encode(s);
-    return r;
-  };
+  auto change = test::change_of;
   // t0's node claims trainer 1: refused, the centre unchanged.
   caf::send_as(t0.handle, shard, exchange_atom::value, change(1));
   run();

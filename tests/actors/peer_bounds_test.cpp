@@ -14,10 +14,13 @@
 #include "actors/embedding_shard.hpp"
 #include "actors/shadow_syncer.hpp"
 #include "model/dct_codec.hpp"
+#include "tests/actors/dct_exchange.hpp"
 #include "tests/actors/syncer_test_util.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
+using test::change_of;
+using test::dct_shard;
 using namespace syncer_test;
 
 namespace {
@@ -35,32 +38,6 @@ template <class State, class Handle>
 State& state_of_actor(const Handle& h) {
   using impl = std::remove_pointer_t<typename Handle::template stateful_pointer<State>>;
   return dynamic_cast<impl&>(*caf::actor_cast<caf::abstract_actor*>(h)).state;
-}
-
-// A DCT dense shard of 4 entries at offset 10 for a job of `trainers`.
-actors::dense_shard_config dct_shard(std::uint32_t trainers) {
-  actors::dense_shard_config c;
-  c.shard = 1;
-  c.offset = 10;
-  c.initial = {1, 2, 3, 4};
-  c.alpha = 0.5f;
-  c.num_trainers = trainers;
-  c.dct.dp = true;
-  c.dct.dp_keep = 1.0; // every entry passes: the reply is exactly d
-  return c;
-}
-
-// trainer's change: +2 on entry 1 of the 4.
-sparse_range change_of(std::uint32_t trainer) {
-  model::sparse_vector s;
-  s.size = 4;
-  s.index = {1};
-  s.value = {2.0f};
-  sparse_range r;
-  r.offset = 10;
-  r.trainer = trainer;
-  r.payload.values = model::encode(s);
-  return r;
 }
 
 // One actor that sends its requests one after another (so each comes from
