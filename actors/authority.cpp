@@ -6,38 +6,31 @@
 
 #include "actors/peer.hpp"
 #include "messages/errors.hpp"
+#include "messages/node_messages.hpp"
 
 namespace actors {
 
-namespace {
-
-bool local(const caf::strong_actor_ptr& s, const caf::node_id& here) {
-  return s != nullptr && s->node() == here;
-}
-
-} // namespace
+using messages::sent_from; // the sender is an actor of that node
 
 bool authority::directs(const caf::strong_actor_ptr& s, const caf::node_id& here) const {
-  return local(s, here) || (s != nullptr && director && s->node() == director);
+  return sent_from(s, here) || (director && sent_from(s, director));
 }
 
 bool authority::data_plane(const caf::strong_actor_ptr& s, const caf::node_id& here) const {
   if (directs(s, here))
     return true;
-  if (s == nullptr)
-    return false;
   for (const auto& n : trainer_nodes)
-    if (n && s->node() == n)
+    if (n && sent_from(s, n))
       return true;
   return false;
 }
 
 bool authority::speaks_for(const caf::strong_actor_ptr& s, std::uint32_t trainer,
                            const caf::node_id& here) const {
-  if (local(s, here))
+  if (sent_from(s, here))
     return true;
-  return s != nullptr && trainer < trainer_nodes.size() && trainer_nodes[trainer] &&
-         s->node() == trainer_nodes[trainer];
+  return trainer < trainer_nodes.size() && trainer_nodes[trainer] &&
+         sent_from(s, trainer_nodes[trainer]);
 }
 
 caf::error refuse_sender(const std::string& role, const std::string& what,
