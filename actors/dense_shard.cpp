@@ -103,9 +103,7 @@ void refused(dense_shard_actor::stateful_pointer<dense_shard_state> self, const 
 dense_shard_actor::behavior_type
 dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_shard_config cfg) {
   if (auto err = self->state.init(std::move(cfg))) {
-    const auto& ctx = err.context();
-    spdlog::error("{}", ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                          : self->system().render(err));
+    spdlog::error("{}", messages::error_text(err, self->system()));
     self->quit(std::move(err));
     return dense_shard_actor::behavior_type::make_empty_behavior();
   }

@@ -17,21 +17,12 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/errors.hpp"
+#include "model/shard_layout.hpp"
 
 namespace actors {
 
 using messages::errc;
 using messages::make_error;
-
-namespace {
-
-// An error's text for the log: its string context, else CAF's rendering.
-std::string text(const caf::actor_system& sys, const caf::error& err) {
-  const auto& ctx = err.context();
-  return ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0) : sys.render(err);
-}
-
-} // namespace
 
 std::string embedding_shard_state::who() const {
   return std::string{name} + "-" + std::to_string(cfg.shard);
@@ -51,7 +42,7 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     bad = "dim 0";
   if (!bad.empty())
     return make_error(errc::bad_request, who() + ": bad config: " + bad);
-  local_rows = (cfg.rows_per_table + cfg.num_shards - 1) / cfg.num_shards;
+  local_rows = model::local_rows(cfg.rows_per_table, cfg.num_shards);
   tables = std::make_shared<model::embedding_tables>(cfg.num_tables, local_rows, cfg.dim,
                                                      cfg.optimizer.state_per_row(cfg.dim));
   init_dct();
@@ -68,7 +59,7 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     return make_error(errc::bad_request, who() + ": initial tables of another shape");
   for (std::size_t t = 0; t < cfg.num_tables; ++t)
     for (std::uint64_t l = 0; l < local_rows; ++l) {
-      const std::uint64_t row = l * cfg.num_shards + cfg.shard;
+      const std::uint64_t row = model::global_row(l, cfg.shard, cfg.num_shards);
       if (row >= cfg.rows_per_table)
         break;
       const auto global = model::row_key(t, row), local = model::row_key(t, l);
@@ -95,9 +86,10 @@ bool embedding_shard_state::owns(std::uint64_t key, std::string* why) const {
            std::to_string(row) + ") out of range";
     return false;
   }
-  if (row % cfg.num_shards != cfg.shard) {
+  const auto owner = model::row_owner(row, cfg.num_shards);
+  if (owner != cfg.shard) {
     *why = "key " + std::to_string(key) + " (table " + std::to_string(t) + ", row " +
-           std::to_string(row) + ") belongs to shard " + std::to_string(row % cfg.num_shards);
+           std::to_string(row) + ") belongs to shard " + std::to_string(owner);
     return false;
   }
   return true;
@@ -226,7 +218,7 @@ embedding_shard_actor::behavior_type
 embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> self,
                 embedding_shard_config cfg) {
   if (auto err = self->state.init(std::move(cfg))) {
-    spdlog::error("{}", text(self->system(), err));
+    spdlog::error("{}", messages::error_text(err, self->system()));
     self->quit(std::move(err));
     return embedding_shard_actor::behavior_type::make_empty_behavior();
   }
@@ -265,7 +257,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       auto g = self->state.expand(sg);
       if (!g) {
         ++self->state.dropped_pushes;
-        spdlog::warn("{} (dropped; {} so far)", text(self->system(), g.error()),
+        spdlog::warn("{} (dropped; {} so far)", messages::error_text(g.error(), self->system()),
                      self->state.dropped_pushes);
         return;
       }
@@ -331,7 +323,8 @@ void apply_push(self_ptr self, const messages::embedding_grads& g) {
   auto& st = self->state;
   if (auto err = st.push(g)) {
     ++st.dropped_pushes;
-    spdlog::warn("{} (dropped; {} so far)", text(self->system(), err), st.dropped_pushes);
+    spdlog::warn("{} (dropped; {} so far)", messages::error_text(err, self->system()),
+                 st.dropped_pushes);
     return;
   }
   shard_cpr_detail::touched(self, g);

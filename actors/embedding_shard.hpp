@@ -2,12 +2,13 @@
 // embedding_shard: owns one slice of the rows of every embedding table, with
 // their sparse-optimiser state; serves lookups and applies pushed gradients.
 //
-// Ownership. Global row keys are model::row_key(t, row) with t < num_tables
-// and row < rows_per_table. Shard s of E owns (t, row) iff row % E == s and
-// stores it as local row row / E of table t. Every table has
-// local_rows = ceil(rows_per_table / E) local rows; on shards with
-// s >= rows_per_table % E (when E does not divide rows_per_table) the last
-// local row of each table is padding: initialised, never looked up or pushed.
+// Ownership (model/shard_layout.hpp). Global row keys are model::row_key(t,
+// row) with t < num_tables and row < rows_per_table. Shard s of E owns
+// (t, row) iff row % E == s and stores it as local row row / E of table t.
+// Every table has local_rows = ceil(rows_per_table / E) local rows; on
+// shards with s >= rows_per_table % E (when E does not divide
+// rows_per_table) the last local row of each table is padding: initialised,
+// never looked up or pushed.
 //
 // Initialisation: Uniform(-sqrt(1/rows_per_table), +sqrt(1/rows_per_table))
 // (the bound of the FULL table, as in the public DLRM code) from cfg.seed,

@@ -60,12 +60,8 @@ void quit_with(self_ptr self, messages::errc code, std::string what) {
 
 void fail(self_ptr self, const std::string& peer, messages::errc down_code,
           const caf::error& err) {
-  auto code = down_code;
-  if (err == caf::sec::request_timeout)
-    code = messages::errc::request_timeout;
-  else if (err.category() == messages::error_category)
-    code = static_cast<messages::errc>(err.code());
-  quit_with(self, code, self->state.name + ": " + peer + ": " + self->system().render(err));
+  quit_with(self, messages::request_failure(err, down_code),
+            self->state.name + ": " + peer + ": " + self->system().render(err));
 }
 
 void fail(self_ptr self, const std::string& peer, messages::errc code, const std::string& what) {

@@ -26,6 +26,19 @@ namespace actors {
 
 using namespace messages; // atoms and structs of the protocol
 
+// The roles of this catalogue, as an actor that monitors one names it: the
+// failure class of a DOWN follows from the role, never from a name (a
+// trainer's: trainer.cpp). none: not a peer the watcher knows.
+enum class peer_role : std::uint8_t {
+  none,
+  embedding_shard,
+  dense_shard,
+  reader,
+  worker,
+  syncer,
+  trainer,
+};
+
 // Owns rows (row mod E == shard) of every table with their optimiser state.
 using embedding_shard_actor = caf::typed_actor<
   // rows of the requested keys, dim floats each, in request order

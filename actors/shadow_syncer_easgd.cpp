@@ -59,16 +59,18 @@ void syncer_state::start_easgd() {
 }
 
 void syncer_state::on_exchange_error(std::size_t shard, caf::error& err) {
-  const auto what = "dense shard " + std::to_string(shard);
-  if (err == caf::sec::request_timeout)
-    fail(errc::request_timeout,
-         what + ": no reply within " + std::to_string(cfg.timeout.count()) + " ms");
-  else if (err == caf::sec::request_receiver_down)
-    fail(errc::shard_down, what + " is down");
-  else if (err.category() == messages::error_category)
+  if (messages::is_project_error(err)) { // the shard's own error, as it is
     fail(std::move(err));
+    return;
+  }
+  const auto what = "dense shard " + std::to_string(shard);
+  const auto code = messages::request_failure(err, errc::shard_down);
+  if (code == errc::request_timeout)
+    fail(code, what + ": no reply within " + std::to_string(cfg.timeout.count()) + " ms");
+  else if (err == caf::sec::request_receiver_down)
+    fail(code, what + " is down");
   else
-    fail(errc::shard_down, what + ": " + self->system().render(err));
+    fail(code, what + ": " + self->system().render(err));
 }
 
 void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d) {

@@ -49,18 +49,29 @@ void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
   into.malformed_lines = std::max(into.malformed_lines, x.malformed_lines);
 }
 
-std::string trainer_state::describe(const caf::actor_addr& who) const {
+trainer_peer trainer_state::identify(const caf::actor_addr& who) const {
   for (std::size_t w = 0; w < workers.size(); ++w)
     if (who == workers[w].address())
-      return "worker-" + std::to_string(cfg.trainer) + "-" + std::to_string(w);
+      return {peer_role::worker, w};
   if (who == reader.address())
-    return "reader";
+    return {peer_role::reader, 0};
   if (who == syncer.address())
-    return "syncer";
+    return {peer_role::syncer, 0};
   for (std::size_t s = 0; s < cfg.shards.size(); ++s)
     if (who == cfg.shards[s].address())
-      return "embedding-shard-" + std::to_string(s);
+      return {peer_role::embedding_shard, s};
   return {};
+}
+
+std::string trainer_state::name_of(const trainer_peer& p) const {
+  switch (p.role) {
+    case peer_role::worker:
+      return "worker-" + std::to_string(cfg.trainer) + "-" + std::to_string(p.index);
+    case peer_role::reader: return "reader";
+    case peer_role::syncer: return "syncer";
+    case peer_role::embedding_shard: return "embedding-shard-" + std::to_string(p.index);
+    default: return {};
+  }
 }
 
 messages::progress_report progress_of(const trainer_state& st,
@@ -106,26 +117,24 @@ void fail(self_ptr self, errc code, const std::string& what) {
 
 void on_down(self_ptr self, const caf::down_msg& dm) {
   auto& st = self->state;
-  const auto who = st.describe(dm.source);
-  if (!dm.reason || who.empty())
+  const auto peer = st.identify(dm.source);
+  if (!dm.reason || peer.role == peer_role::none)
     return; // a normal exit (a worker after done_atom) or not ours
-  if (st.trained && who != "syncer") {
+  const auto who = st.name_of(peer);
+  if (st.trained && peer.role != peer_role::syncer) {
     // Workers, reader and shards are no longer needed here (a stop ends the
     // workers and the reader itself); only the syncer still has work.
     spdlog::debug("{}: {} down after training: {}", st.name, who, self->system().render(dm.reason));
     return;
   }
-  const bool shard = who.compare(0, 10, "embedding-") == 0;
+  const bool shard = peer.role == peer_role::embedding_shard;
   if (shard && st.cfg.shard_restarts) { // the coordinator restarts it (rebind_atom)
     spdlog::info("{}: {} down ({}); its restart is awaited", st.name, who,
                  self->system().render(dm.reason));
     return;
   }
-  auto code = errc::trainer_down;
-  if (shard)
-    code = errc::shard_down;
-  else if (dm.reason.category() == messages::error_category)
-    code = static_cast<errc>(dm.reason.code());
+  const auto code =
+    shard ? errc::shard_down : messages::errc_of(dm.reason, errc::trainer_down);
   fail(self, code, who + " failed: " + self->system().render(dm.reason));
 }
 

@@ -107,6 +107,13 @@ struct trainer_cut {
   std::chrono::steady_clock::time_point began;
 };
 
+// A peer the trainer monitors: its role (worker, reader, syncer or
+// embedding_shard) and, for a worker or a shard, its index.
+struct trainer_peer {
+  peer_role role = peer_role::none;
+  std::size_t index = 0;
+};
+
 struct trainer_state {
   std::string name = "trainer"; // "trainer-T" once configured
   trainer_config cfg;
@@ -127,8 +134,11 @@ struct trainer_state {
   caf::typed_response_promise<messages::trainer_report> stop_promise;
   std::optional<trainer_cut> cut;
 
-  // "worker-T-W", "reader", "syncer", "embedding-shard-S" or "" (a stranger).
-  std::string describe(const caf::actor_addr& who) const;
+  // Which of its children or shards `who` is (role none: a stranger).
+  trainer_peer identify(const caf::actor_addr& who) const;
+  // Its name in logs and errors: "worker-T-W", "reader", "syncer",
+  // "embedding-shard-S" ("" for a stranger).
+  std::string name_of(const trainer_peer& p) const;
 };
 
 // The behaviour. Spawn options for the trainer itself are the caller's.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "model/shard_layout.hpp"
+
 namespace actors {
 
 std::string worker_batch::validate(const messages::example_batch& b, const model::arch& a) {
@@ -30,7 +32,7 @@ void worker_batch::prepare(std::uint64_t seq, messages::example_batch&& b, const
     p.clear();
   const auto& unique = index_.unique();
   for (std::size_t u = 0; u < unique.size(); ++u)
-    shard_pos_[model::key_row(unique[u]) % num_shards].push_back(static_cast<std::uint32_t>(u));
+    shard_pos_[model::key_owner(unique[u], num_shards)].push_back(static_cast<std::uint32_t>(u));
   answered_.assign(num_shards, 0);
   missing_ = 0;
   for (const auto& p : shard_pos_)

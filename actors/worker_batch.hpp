@@ -3,7 +3,7 @@
 // lookup bookkeeping that the worker actor would otherwise carry inline.
 //
 //   prepare(batch)      keys = make_keys(cat); index = sparse_index(keys);
-//                       unique keys split by owning shard (key_row(k) % E)
+//                       unique keys split by owning shard (model::key_owner)
 //   shard_keys(s)       the keys of shard s's ONE lookup_request
 //   set_rows(s, rows)   scatters the reply into the unique-rows buffer, which
 //                       is in sparse_index order (what model::dlrm expects)

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <memory>
 
+#include "model/shard_layout.hpp"
+
 namespace checkpoint {
 
 namespace {
@@ -88,7 +90,7 @@ std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::em
   // Every file's header, attributes and array lengths are checked against
   // the model before the first row is placed: a file that claims (and
   // holds) more rows than the tables is refused, not written past them.
-  const std::uint64_t n = names.size(), lr = (rows_per_table + n - 1) / n;
+  const std::uint64_t n = names.size(), lr = model::local_rows(rows_per_table, n);
   std::vector<std::unique_ptr<array_file_reader>> readers;
   std::vector<bool> seen(std::size_t(n), false);
   std::string err;
@@ -134,7 +136,7 @@ std::optional<std::string> load_embeddings(const opened_checkpoint& c, model::em
       return [&, width, weights](std::uint64_t off, const float* p, std::size_t count) {
         for (std::size_t i = 0; i < count; i += std::size_t(width)) {
           const std::uint64_t flat = (off + i) / width; // t * lr + l
-          const std::uint64_t table = flat / lr, row = (flat % lr) * n + s;
+          const std::uint64_t table = flat / lr, row = model::global_row(flat % lr, s, n);
           if (row >= rows_per_table)
             continue; // padding of the last shard's rows
           const auto key = model::row_key(std::size_t(table), row);

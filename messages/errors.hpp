@@ -9,6 +9,10 @@
 #include <caf/error.hpp>
 #include <caf/make_message.hpp>
 
+namespace caf {
+class actor_system;
+}
+
 namespace messages {
 
 enum class errc : std::uint8_t {
@@ -37,15 +41,22 @@ inline caf::error make_error(errc x, std::string context = {}) {
 // The error's text: its context string when it carries one (as make_error
 // makes them), else the name of its code. Safe on any error, an empty
 // context included, and an empty error ("no error").
-inline std::string error_text(const caf::error& e) {
-  if (!e) // context() requires a non-empty error
-    return "no error";
-  const auto& ctx = e.context();
-  if (ctx.size() >= 1 && ctx.match_element<std::string>(0))
-    return ctx.get_as<std::string>(0);
-  if (e.category() == error_category)
-    return to_string(static_cast<errc>(e.code()));
-  return "error " + std::to_string(e.code());
-}
+std::string error_text(const caf::error& e);
+// The same for a log line, with the system's rendering of an error that
+// carries no context string (CAF's own: "system_error(request_timeout)").
+std::string error_text(const caf::error& e, const caf::actor_system& sys);
+
+// The one mapping of a caf::error onto the project's classes:
+//
+// errc_of: one of the project's errors (make_error) keeps its own code;
+// anything else (CAF's errors, an exit reason such as kill) is `otherwise`.
+errc errc_of(const caf::error& e, errc otherwise);
+// request_failure: the class of a failed request to a peer. CAF's
+// request_timeout is request_timeout; otherwise errc_of(e, lost), where
+// `lost` is the class of losing that peer (shard_down, trainer_down): CAF's
+// request_receiver_down and any other error of CAF's.
+errc request_failure(const caf::error& e, errc lost);
+// Whether e is one of the project's errors.
+inline bool is_project_error(const caf::error& e) { return e.category() == error_category; }
 
 } // namespace messages

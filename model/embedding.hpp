@@ -3,8 +3,9 @@
 // the sequential engine (the actor cluster shards the same rows over
 // embedding-shard actors, using the same keys).
 //
-// A row key names one row of one table: key = (table << 40) | row, with
-// row = hash mod rows_per_table. Keys sort by table, then row.
+// Row keys (row_key, key_table, key_row) and their layout over shards
+// (shard_local_key) are in model/shard_layout.hpp; row = hash mod
+// rows_per_table.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -13,24 +14,9 @@
 #include "model/dense_layout.hpp"
 #include "model/interaction.hpp"
 #include "model/optimizer.hpp"
+#include "model/shard_layout.hpp"
 
 namespace model {
-
-constexpr unsigned row_key_shift = 40;
-inline std::uint64_t row_key(std::size_t table, std::uint64_t row) {
-  return (static_cast<std::uint64_t>(table) << row_key_shift) | row;
-}
-inline std::size_t key_table(std::uint64_t key) {
-  return static_cast<std::size_t>(key >> row_key_shift);
-}
-inline std::uint64_t key_row(std::uint64_t key) {
-  return key & ((std::uint64_t{1} << row_key_shift) - 1);
-}
-// The key of a global row key's row within embedding shard key_row % num_shards
-// (its local row key_row / num_shards, same table).
-inline std::uint64_t shard_local_key(std::uint64_t key, std::uint32_t num_shards) {
-  return row_key(key_table(key), key_row(key) / num_shards);
-}
 
 // keys[i] = row_key(i % num_tables, hashes[i] % rows_per_table) for n_ids ids
 // laid out example-major (as data::batch::cat).
