@@ -36,7 +36,7 @@
 //   a malformed push; a thresholded lookup at a shard without dct.mp is
 //   refused (bad_request).
 //
-// Checkpoint cuts (runtime/cluster_cut.hpp; embedding_shard_cut.cpp): the
+// Checkpoint cuts (cluster/cluster_cut.hpp; embedding_shard_cut.cpp): the
 // shard aligns the markers of every worker like a barrier in a dataflow
 // snapshot (Carbone et al., "Lightweight asynchronous snapshots for
 // distributed dataflows", 2015, itself Chandy-Lamport over FIFO channels):

@@ -6,7 +6,7 @@
 // The shard still owns its tables and serves everything else (evaluation's
 // dump, saves); at its initialisation it attaches them here. The runtime
 // hands the same hogwild_rows to the shard and to every worker, and starts
-// the workers only after every shard has answered (runtime/coordinator.cpp's
+// the workers only after every shard has answered (cluster/coordinator.cpp's
 // readiness lookup), so a worker never sees an unattached one.
 //
 // A worker gathers its batch's unique rows of this shard (as a lookup reply

@@ -48,9 +48,9 @@
 //
 // The simulated network (cluster.mode=simulated with net.enabled) is not the
 // worker's business: the transport of its actor system delays its lookups,
-// replies and pushes (runtime/network_model.hpp), keeping their order.
+// replies and pushes (sim/network_model.hpp), keeping their order.
 //
-// Checkpoint cut N (cut_atom from the trainer; runtime/cluster_cut.hpp): the
+// Checkpoint cut N (cut_atom from the trainer; cluster/cluster_cut.hpp): the
 // worker requests no new batch, trains the batches it holds (the one ready
 // and the one whose rows are on the way), then sends cut_atom N to every
 // shard after its last push (per-pair FIFO: the shard applies every push of

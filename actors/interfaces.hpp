@@ -21,6 +21,7 @@
 
 #include "messages/cut_messages.hpp"
 #include "messages/messages.hpp"
+#include "messages/node_messages.hpp"
 
 namespace actors {
 
@@ -54,7 +55,7 @@ using embedding_shard_actor = caf::typed_actor<
   // write the shard's rows and optimiser state as FOLDER/embedding-S.bin
   // (checkpoint/model_files.hpp); reply the file's name, bytes and CRC32C
   caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>,
-  // checkpoint cut (runtime/cluster_cut.hpp): the coordinator's request for
+  // checkpoint cut (cluster/cluster_cut.hpp): the coordinator's request for
   // cut N into FOLDER, aligned over that many workers; the reply comes once
   // the file is written (in the background, copy-on-write)
   caf::replies_to<cut_atom, std::uint64_t, std::string, std::uint32_t>::with<shard_cut_file>,
@@ -152,7 +153,7 @@ using trainer_actor = caf::typed_actor<
   caf::replies_to<sync_atom>::with<std::uint64_t>,
   // stop the syncer after `last_round`; reply with the final report
   caf::replies_to<stop_atom, std::uint64_t>::with<trainer_report>,
-  // checkpoint cut N (runtime/cluster_cut.hpp): hold the syncer after
+  // checkpoint cut N (cluster/cluster_cut.hpp): hold the syncer after
   // `last_round`, park the workers, copy replica and reader position, let the
   // workers go on; the syncer stays held until resume_atom
   caf::replies_to<cut_atom, std::uint64_t, std::uint64_t>::with<cut_report>,
@@ -162,5 +163,23 @@ using trainer_actor = caf::typed_actor<
   caf::reacts_to<resume_atom>,
   // embedding shard S was restarted: passed on to every worker
   caf::reacts_to<rebind_atom, std::uint32_t, caf::strong_actor_ptr>>;
+
+// Walks one job's training protocol (cluster/coordinator_actor.hpp); the hooks
+// (started, polled, trained, restart) are requests to its caller.
+using coordinator_actor = caf::typed_actor<
+  caf::reacts_to<begin_atom>,                   // run steps 1-3
+  caf::reacts_to<poll_atom, std::uint64_t>,     // timer: generation
+  caf::reacts_to<deadline_atom, std::uint64_t>, // timer: generation
+  caf::reacts_to<finish_atom>>;
+
+// One per process of a multi-node cluster (deploy/node_agent.hpp): admits
+// nodes (challenge, hello, ready, roster) and spawns and ends their roles.
+using node_agent_actor = caf::typed_actor<
+  caf::replies_to<challenge_atom, std::string, std::string>::with<node_challenge>,
+  caf::replies_to<hello_atom, node_hello, caf::strong_actor_ptr>::with<node_roster>,
+  caf::replies_to<ready_atom, std::string>::with<bool>,
+  caf::replies_to<roster_atom>::with<node_roster>,
+  caf::replies_to<spawn_atom, role_plan>::with<spawned_roles>,
+  caf::reacts_to<end_atom>>;
 
 } // namespace actors

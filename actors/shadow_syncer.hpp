@@ -45,7 +45,7 @@
 //   error (unless cfg.reform_on_loss), and during the stop it is one if this
 //   syncer still waits for a chunk from its previous ring member.
 //
-// Hold protocol (checkpoint cuts, runtime/cluster_cut.hpp; hold_atom,
+// Hold protocol (checkpoint cuts, cluster/cluster_cut.hpp; hold_atom,
 // last_round -> sync_hold, then resume_atom): the same rule as the stop for
 // which rounds still run (ring: up to last_round; EASGD: the one in flight),
 // then no round starts until resume. A ring's syncers must hold at one
@@ -83,7 +83,7 @@
 //
 // The simulated network (cluster.mode=simulated with net.enabled) delays the
 // syncer's exchanges, replies and ring chunks in its actor system's transport
-// (runtime/network_model.hpp); round timing, FR waits and the sync gap
+// (sim/network_model.hpp); round timing, FR waits and the sync gap
 // therefore include network time without the syncer knowing of it.
 //
 // Metrics (sync_stats): rounds completed, payload bytes of the dense_range and

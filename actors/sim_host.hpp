@@ -3,17 +3,17 @@
 // spawn each other with spawn_role() and charge their work with charge();
 // neither knows the clock or the network.
 //
-// The system's host_fabric (runtime/) decides what a message between two
+// The system's host_fabric (sim/) decides what a message between two
 // roles costs; a role spawned by spawn_role() in a system with a fabric is a
 // sim_actor, whose mailbox is reached only through the fabric:
 // - sim.clock=virtual: the fabric is the discrete-event engine
-//   (runtime/virtual_time.hpp). A message sent from inside a handler leaves
+//   (sim/virtual_time.hpp). A message sent from inside a handler leaves
 //   at the handler's end (start + its cost on the sender's host) and then
 //   pays the network model; one from outside any handler (the coordinator,
 //   a timer) arrives at once. The host decides which cores a role competes
 //   for.
 // - sim.clock=wall with net.enabled: the fabric is the wall-clock transport
-//   (runtime/wall_transport.hpp), which delays a message between hosts by
+//   (sim/wall_transport.hpp), which delays a message between hosts by
 //   the network model on the actor clock.
 // - sim.clock=wall without the network model: no fabric, plain actors.
 #include <cstddef>
@@ -28,7 +28,7 @@
 
 namespace actors {
 
-// What the simulated hosts offer the roles; implemented in runtime/ by the
+// What the simulated hosts offer the roles; implemented in sim/ by the
 // virtual engine and the wall-clock transport.
 class host_fabric {
 public:

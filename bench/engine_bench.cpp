@@ -17,8 +17,8 @@
 #include <Eigen/Core>
 
 #include "model/gemm_blocking.hpp"
-#include "runtime/run_metrics.hpp"
-#include "runtime/sequential_engine.hpp"
+#include "report/run_metrics.hpp"
+#include "engine/sequential_engine.hpp"
 
 namespace {
 

@@ -29,9 +29,9 @@
 
 #include "data/reader.hpp"
 #include "model/metrics.hpp"
-#include "runtime/input.hpp"
-#include "runtime/run_metrics.hpp"
-#include "runtime/sequential_engine.hpp"
+#include "engine/input.hpp"
+#include "report/run_metrics.hpp"
+#include "engine/sequential_engine.hpp"
 
 namespace {
 

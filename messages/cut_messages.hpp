@@ -1,6 +1,6 @@
 #pragma once
 // Messages of the checkpoint cut of the running simulated cluster
-// (runtime/cluster_cut.hpp describes the protocol). Part of the wire format
+// (cluster/cluster_cut.hpp describes the protocol). Part of the wire format
 // like messages.hpp; registered in registry.hpp.
 #include <cstdint>
 #include <string>

@@ -34,6 +34,17 @@ using end_atom = caf::atom_constant<caf::atom("end")>;           // no more data
 using rebind_atom = caf::atom_constant<caf::atom("rebind")>;     // a role restarted elsewhere
 using recover_atom = caf::atom_constant<caf::atom("recover")>;   // reload own checkpoint (CPR)
 using sparse_atom = caf::atom_constant<caf::atom("sparse")>;     // DCT: thresholded rows wanted
+// The coordinator and its caller (cluster/coordinator_actor.hpp): the
+// caller's request and the coordinator's own timers ...
+using begin_atom = caf::atom_constant<caf::atom("cBegin")>;       // run steps 1-3
+using poll_atom = caf::atom_constant<caf::atom("cPoll")>;         // a progress poll is due
+using deadline_atom = caf::atom_constant<caf::atom("cDeadline")>; // a wait timed out
+using finish_atom = caf::atom_constant<caf::atom("cFinish")>;     // DOWNs in hand: end
+// ... and the hooks the coordinator asks of its caller.
+using started_atom = caf::atom_constant<caf::atom("cStarted")>; // (t0 ns, syncers) -> ()
+using polled_atom = caf::atom_constant<caf::atom("cPolled")>;   // (progress) -> error or ""
+using trained_atom = caf::atom_constant<caf::atom("cTrained")>; // () -> killed roles
+using restart_atom = caf::atom_constant<caf::atom("cRestart")>; // (shard, why) -> error or ""
 
 // -- embedding shards ----------------------------------------------------------
 

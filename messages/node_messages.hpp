@@ -1,5 +1,5 @@
 #pragma once
-// The multi-node protocol (runtime/node*.cpp): how the nodes of a cluster
+// The multi-node protocol (deploy/node*.cpp): how the nodes of a cluster
 // spec find the coordinator, receive the plan and are told to exit.
 //
 //   node -> coordinator agent: challenge(claimed id, node nonce)
@@ -13,7 +13,7 @@
 // The CAF application identifier ("shadowsync/<protocol>") already refuses a
 // peer of another protocol version at the BASP handshake; hello checks it
 // again with a clear message, and checks that the heartbeat settings match.
-// Identities (runtime/node_identity.hpp): with TLS a node proves the id it
+// Identities (deploy/node_identity.hpp): with TLS a node proves the id it
 // claims by signing the coordinator's challenge with its key; only then does
 // the coordinator record the CAF node id of that connection as that node.
 // Every agent handler then checks who sent it (sent_from below).
@@ -54,7 +54,7 @@ struct node_hello {
   // the challenge, the coordinator's run id).
   std::string certificate;
   std::string signature;
-  // The instruction-set level its binary is built for (runtime/isa_check.hpp):
+  // The instruction-set level its binary is built for (deploy/isa_check.hpp):
   // every node of a cluster computes with the same one, or their bits differ.
   std::string isa;
   friend bool operator==(const node_hello& a, const node_hello& b) {

@@ -1,6 +1,6 @@
 #pragma once
 // What a message weighs on the wire, for the simulated network
-// (runtime/network_model.hpp): a fixed header per message and per element,
+// (sim/network_model.hpp): a fixed header per message and per element,
 // plus the raw bytes of every blob it carries. The exact encoding is CAF's
 // binary serializer; the payload blobs dominate it, and counting them here is
 // exact for them and cheap (no serialisation).

@@ -1,15 +1,15 @@
 // `shadowsync calibrate`: measures the virtual clock's cost constants on one
-// core of this machine (runtime/calibrate.hpp) and prints them as INI lines
+// core of this machine (sim/calibrate.hpp) and prints them as INI lines
 // for --config-file. Takes the train options (the model, the batch size).
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
 
 #include "model/dlrm.hpp"
-#include "runtime/calibrate.hpp"
-#include "runtime/logging.hpp"
-#include "runtime/options.hpp"
-#include "runtime/train_config.hpp"
+#include "sim/calibrate.hpp"
+#include "report/logging.hpp"
+#include "config/options.hpp"
+#include "config/train_config.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

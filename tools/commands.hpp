@@ -8,11 +8,11 @@
 #include <fstream>
 #include <memory>
 
-#include "runtime/options.hpp"
-#include "runtime/progress.hpp"
-#include "runtime/run_metrics.hpp"
-#include "runtime/timeline.hpp"
-#include "runtime/train_config.hpp"
+#include "config/options.hpp"
+#include "report/progress.hpp"
+#include "report/run_metrics.hpp"
+#include "report/timeline.hpp"
+#include "config/train_config.hpp"
 
 namespace tools {
 

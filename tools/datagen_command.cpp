@@ -8,9 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include "data/synthetic.hpp"
-#include "runtime/logging.hpp"
-#include "runtime/options.hpp"
-#include "runtime/progress.hpp"
+#include "report/logging.hpp"
+#include "config/options.hpp"
+#include "report/progress.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

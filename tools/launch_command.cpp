@@ -1,12 +1,12 @@
 // `shadowsync launch --config-file=SPEC [--group.key=value ...]`: every node
-// of the spec as a local child process (runtime/launcher.hpp).
+// of the spec as a local child process (deploy/launcher.hpp).
 #include <cstdio>
 #include <thread>
 #include <unistd.h>
 
-#include "runtime/deploy_config.hpp"
-#include "runtime/launcher.hpp"
-#include "runtime/memory_estimate.hpp"
+#include "config/deploy_config.hpp"
+#include "deploy/launcher.hpp"
+#include "cluster/memory_estimate.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

@@ -1,5 +1,5 @@
 // shadowsync: thin entry point. Picks the sub-command and maps its result to
-// the exit code; all work happens in runtime/.
+// the exit code; all work happens in the libraries below.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "model/gemm_blocking.hpp"
-#include "runtime/isa_check.hpp"
+#include "deploy/isa_check.hpp"
 #include "tools/commands.hpp"
 
 namespace {

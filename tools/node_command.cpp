@@ -1,17 +1,17 @@
 // `shadowsync node --config-file=SPEC --node=ID`: one process of a
-// multi-node cluster (runtime/node.hpp). The coordinator node prints the
+// multi-node cluster (deploy/node.hpp). The coordinator node prints the
 // run's summary and writes output.metrics like `train`.
 #include <cstdio>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/deploy_config.hpp"
-#include "runtime/logging.hpp"
-#include "runtime/memory_estimate.hpp"
-#include "runtime/node.hpp"
-#include "runtime/synthetic_data.hpp"
-#include "runtime/stop_signal.hpp"
+#include "config/deploy_config.hpp"
+#include "report/logging.hpp"
+#include "cluster/memory_estimate.hpp"
+#include "deploy/node.hpp"
+#include "engine/synthetic_data.hpp"
+#include "engine/stop_signal.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

@@ -15,12 +15,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/evaluation.hpp"
-#include "runtime/input.hpp"
-#include "runtime/logging.hpp"
-#include "runtime/output_files.hpp"
-#include "runtime/run_metrics.hpp"
-#include "runtime/saved_model.hpp"
+#include "engine/evaluation.hpp"
+#include "engine/input.hpp"
+#include "report/logging.hpp"
+#include "report/output_files.hpp"
+#include "report/run_metrics.hpp"
+#include "engine/saved_model.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

@@ -9,7 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "data/meta.hpp"
-#include "runtime/output_files.hpp"
+#include "report/output_files.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

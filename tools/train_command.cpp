@@ -4,14 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include "checkpoint/dir_lock.hpp"
-#include "runtime/cluster.hpp"
-#include "runtime/logging.hpp"
-#include "runtime/memory_estimate.hpp"
-#include "runtime/saved_model.hpp"
-#include "runtime/sequential_engine.hpp"
-#include "runtime/stop_signal.hpp"
-#include "runtime/synthetic_data.hpp"
-#include "runtime/train_config.hpp"
+#include "cluster/cluster.hpp"
+#include "report/logging.hpp"
+#include "cluster/memory_estimate.hpp"
+#include "engine/saved_model.hpp"
+#include "engine/sequential_engine.hpp"
+#include "engine/stop_signal.hpp"
+#include "engine/synthetic_data.hpp"
+#include "config/train_config.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {

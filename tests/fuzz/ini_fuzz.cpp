@@ -1,9 +1,9 @@
-// The INI/option parser of `train` (runtime/options.cpp, not CAF's): any text
+// The INI/option parser of `train` (config/options.cpp, not CAF's): any text
 // either parses or gives an error message; a parsed set either builds a
 // train_config or names what is wrong. Never a crash or an exception.
 #include <string>
 
-#include "runtime/train_config.hpp"
+#include "config/train_config.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,5 @@
 // The consistent-cut property of checkpoints taken while the simulated
-// cluster trains (runtime/cluster_cut.hpp), checked with the `count`
+// cluster trains (cluster/cluster_cut.hpp), checked with the `count`
 // optimisers: they leave the weights alone and count updates in the
 // optimiser state, so a checkpoint's counts say exactly which updates it
 // holds. For every checkpoint cut inside the run:
@@ -23,8 +23,8 @@
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
 #include "model/metrics.hpp"
-#include "runtime/coordinator.hpp"
-#include "runtime/input.hpp"
+#include "cluster/coordinator.hpp"
+#include "engine/input.hpp"
 #include "tests/runtime/cluster_run.hpp"
 
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // Aggregation of trainer reports into run metrics, against hand-computed values.
 #include <doctest/doctest.h>
 
-#include "runtime/cluster_metrics.hpp"
+#include "cluster/cluster_metrics.hpp"
 
 TEST_CASE("sync gaps are the batches between consecutive rounds") {
   messages::sync_stats s;

@@ -6,9 +6,9 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
 
-#include "runtime/cluster_plan.hpp"
-#include "runtime/input.hpp"
-#include "runtime/memory_estimate.hpp"
+#include "cluster/cluster_plan.hpp"
+#include "engine/input.hpp"
+#include "cluster/memory_estimate.hpp"
 
 using messages::role_plan;
 using messages::spawned_roles;

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "data/synthetic.hpp"
-#include "runtime/cluster.hpp"
-#include "runtime/options.hpp"
-#include "runtime/progress.hpp"
-#include "runtime/run_metrics.hpp"
-#include "runtime/train_config.hpp"
+#include "cluster/cluster.hpp"
+#include "config/options.hpp"
+#include "report/progress.hpp"
+#include "report/run_metrics.hpp"
+#include "config/train_config.hpp"
 
 namespace test {
 

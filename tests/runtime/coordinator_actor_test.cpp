@@ -1,4 +1,4 @@
-// The coordinator actor (runtime/coordinator_actor.hpp) walked message by
+// The coordinator actor (cluster/coordinator_actor.hpp) walked message by
 // message on CAF's deterministic scheduler, against fake trainers, syncers
 // and a fake caller: the first ring, the progress poll and its hook, a
 // trainer lost during training (the ring re-formed among the survivors), the
@@ -18,7 +18,7 @@
 #include <caf/all.hpp>
 
 #include "actors/interfaces.hpp"
-#include "runtime/coordinator_actor.hpp"
+#include "cluster/coordinator_actor.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -123,18 +123,18 @@ fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
 
 caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<walk_log> log) {
   return {
-    [=](runtime::started_atom, std::int64_t, std::vector<caf::strong_actor_ptr>&) {
+    [=](messages::started_atom, std::int64_t, std::vector<caf::strong_actor_ptr>&) {
       ++log->started;
     },
-    [=](runtime::polled_atom, progress_report& p) -> std::string {
+    [=](messages::polled_atom, progress_report& p) -> std::string {
       log->polled.push_back(p.examples);
       return log->poll_error;
     },
-    [=](runtime::trained_atom) {
+    [=](messages::trained_atom) {
       ++log->trained;
       return std::vector<caf::actor_addr>{};
     },
-    [=](runtime::restart_atom, std::uint64_t shard, std::string&) {
+    [=](messages::restart_atom, std::uint64_t shard, std::string&) {
       return log->restart(std::size_t(shard));
     },
     [=](coordinator_outcome& o) { log->outcome = std::move(o); },
@@ -180,7 +180,7 @@ struct walk : test::actor_fixture {
     }
   }
 
-  runtime::coordinator_actor start(bool tolerate, bool restart_shards = false,
+  actors::coordinator_actor start(bool tolerate, bool restart_shards = false,
                                    bool rollback = false) {
     runtime::coordinator_setup s;
     s.cfg = &cfg;
@@ -192,7 +192,7 @@ struct walk : test::actor_fixture {
     s.on_trained = true;
     s.poll_interval = std::chrono::milliseconds(10);
     auto coord = runtime::spawn_coordinator(sys, s);
-    self->send(coord, runtime::begin_atom::value);
+    self->send(coord, messages::begin_atom::value);
     run();
     return coord;
   }

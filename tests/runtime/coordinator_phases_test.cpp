@@ -1,11 +1,11 @@
 // The coordinator's protocol walked step by step without CAF
-// (runtime/coordinator_phases.hpp): the phases in their order, which trainers
+// (cluster/coordinator_phases.hpp): the phases in their order, which trainers
 // each one asks and awaits, the first ring, the coordinated stop's last
 // round, and a trainer's loss in every phase (the ring re-formed among the
 // survivors, an error during the stop, every trainer lost).
 #include <doctest/doctest.h>
 
-#include "runtime/coordinator_phases.hpp"
+#include "cluster/coordinator_phases.hpp"
 
 using runtime::coordinator_phase;
 using runtime::coordinator_phases;

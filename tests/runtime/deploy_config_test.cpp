@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "runtime/deploy_config.hpp"
+#include "config/deploy_config.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// Fault injection in the simulated cluster (runtime/faults.hpp,
-// runtime/fault_injector.hpp): the entries of faults.kill, faults.freeze and
+// Fault injection in the simulated cluster (config/faults.hpp,
+// cluster/fault_injector.hpp): the entries of faults.kill, faults.freeze and
 // faults.slow-nic are parsed and checked with named errors; a frozen host and
 // a slow NIC cost the run the time they should, replayably on the virtual
 // clock; a freeze under the wall clock holds the host's messages until it
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/fault_injector.hpp"
-#include "runtime/faults.hpp"
+#include "cluster/fault_injector.hpp"
+#include "config/faults.hpp"
 #include "tests/runtime/cluster_run.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // Full recovery of the simulated cluster (recovery.mode=full;
-// runtime/full_recovery.hpp): a lost embedding shard rolls every role back
+// cluster/full_recovery.hpp): a lost embedding shard rolls every role back
 // to the newest cut, the examples since are redone, every example ends up
 // trained once, and on the virtual clock the run replays to the byte.
 #include <doctest/doctest.h>

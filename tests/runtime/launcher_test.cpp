@@ -3,7 +3,7 @@
 // each one runs with (tests/system/multinode_test.sh checks them).
 #include <doctest/doctest.h>
 
-#include "runtime/launcher.hpp"
+#include "deploy/launcher.hpp"
 
 TEST_CASE("launch splits the machine's cores between its nodes, at least one thread each") {
   CHECK(runtime::threads_per_node(2, 3) == 1); // this machine and config/cluster-3node.ini

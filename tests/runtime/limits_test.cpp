@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "actors/reader.hpp"
-#include "runtime/cluster_plan.hpp"
-#include "runtime/deploy_config.hpp"
-#include "runtime/memory_estimate.hpp"
-#include "runtime/train_config.hpp"
+#include "cluster/cluster_plan.hpp"
+#include "config/deploy_config.hpp"
+#include "cluster/memory_estimate.hpp"
+#include "config/train_config.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include <thread>
 
-#include "runtime/run_metrics.hpp"
-#include "runtime/train_config.hpp"
+#include "report/run_metrics.hpp"
+#include "config/train_config.hpp"
 
 namespace {
 

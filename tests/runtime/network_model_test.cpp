@@ -1,8 +1,8 @@
-// The simulated network's delays (runtime/network_model.hpp) against
+// The simulated network's delays (sim/network_model.hpp) against
 // hand-computed values.
 #include <doctest/doctest.h>
 
-#include "runtime/network_model.hpp"
+#include "sim/network_model.hpp"
 
 using namespace std::chrono;
 using runtime::network_model;

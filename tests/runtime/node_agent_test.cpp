@@ -10,10 +10,10 @@
 #include <caf/binary_serializer.hpp>
 #include <caf/node_id.hpp>
 
-#include "runtime/node_agent.hpp"
-#include "runtime/isa_check.hpp"
-#include "runtime/node_identity.hpp"
-#include "runtime/node_trust.hpp"
+#include "deploy/node_agent.hpp"
+#include "deploy/isa_check.hpp"
+#include "deploy/node_identity.hpp"
+#include "deploy/node_trust.hpp"
 #include "tests/actors/test_fixture.hpp"
 #include "tests/runtime/test_certs.hpp"
 

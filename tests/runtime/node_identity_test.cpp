@@ -1,10 +1,10 @@
-// Node identities (runtime/node_identity.hpp) with real certificates made by
+// Node identities (deploy/node_identity.hpp) with real certificates made by
 // scripts/make-certs.sh (tests/runtime/test_certs.hpp).
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "runtime/node_identity.hpp"
+#include "deploy/node_identity.hpp"
 #include "tests/runtime/test_certs.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/options.hpp"
+#include "config/options.hpp"
 
 #include <doctest/doctest.h>
 

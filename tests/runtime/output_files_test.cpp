@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "runtime/output_files.hpp"
+#include "report/output_files.hpp"
 
 namespace fs = std::filesystem;
 

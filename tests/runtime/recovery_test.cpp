@@ -1,5 +1,5 @@
 // Partial recovery of embedding shards in the simulated cluster
-// (recovery.mode=partial; runtime/shard_recovery.hpp,
+// (recovery.mode=partial; cluster/shard_recovery.hpp,
 // actors/embedding_shard_cpr.hpp): a killed shard restarts from its own
 // newest save while the others train on, every example is trained, what was
 // lost is counted, and on the virtual clock the run replays to the byte.

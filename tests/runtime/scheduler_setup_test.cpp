@@ -1,5 +1,5 @@
 // The one-process wall-clock cluster's CAF scheduler settings
-// (runtime/scheduler_setup.hpp).
+// (cluster/scheduler_setup.hpp).
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <caf/config_value.hpp>
 #include <caf/settings.hpp>
 
-#include "runtime/scheduler_setup.hpp"
+#include "cluster/scheduler_setup.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The stop handlers (runtime/stop_signal.hpp) in a forked child, so that the
+// The stop handlers (engine/stop_signal.hpp) in a forked child, so that the
 // default action of a real second signal ends the child, not the test.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/stop_signal.hpp"
+#include "engine/stop_signal.hpp"
 
 namespace {
 

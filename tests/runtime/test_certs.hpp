@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/node_identity.hpp"
+#include "deploy/node_identity.hpp"
 
 namespace test {
 

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "runtime/cluster_metrics.hpp"
-#include "runtime/timeline.hpp"
+#include "cluster/cluster_metrics.hpp"
+#include "report/timeline.hpp"
 
 namespace {
 

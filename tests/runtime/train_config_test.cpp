@@ -3,8 +3,8 @@
 // training_changes, the settings a resume changes against its checkpoint.
 #include <doctest/doctest.h>
 
-#include "runtime/saved_model.hpp"
-#include "runtime/train_config.hpp"
+#include "engine/saved_model.hpp"
+#include "config/train_config.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The simulated cluster under the virtual clock (sim.clock=virtual): every
 // role on CAF's deterministic scheduler, driven by the discrete-event engine
-// (runtime/virtual_time.hpp). Runs are repeatable to the bit, every sync
+// (sim/virtual_time.hpp). Runs are repeatable to the bit, every sync
 // method completes, and the engine charges what the wall clock could not:
 // shared cores and time blocked in foreground rounds.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// The discrete-event loop of the virtual-time cluster (runtime/virtual_time.hpp):
+// The discrete-event loop of the virtual-time cluster (sim/virtual_time.hpp):
 // cores, costs, messages leaving at a handler's end, timers on the virtual
 // clock, and repeatable runs. The actors are real CAF actors spawned with
 // actors::spawn_role on CAF's deterministic scheduler.
@@ -13,7 +13,7 @@
 #include <caf/all.hpp>
 
 #include "actors/sim_host.hpp"
-#include "runtime/virtual_time.hpp"
+#include "sim/virtual_time.hpp"
 
 namespace {
 

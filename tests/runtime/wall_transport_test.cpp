@@ -1,4 +1,4 @@
-// The network model's transport under the wall clock (runtime/wall_transport.hpp),
+// The network model's transport under the wall clock (sim/wall_transport.hpp),
 // driven here by CAF's deterministic scheduler and its fake clock: a message
 // between two hosts arrives only once the clock has passed its transfer
 // delay, in the order it was sent; a frozen host gets nothing until thawed.
@@ -14,7 +14,7 @@
 
 #include "actors/sim_host.hpp"
 #include "messages/registry.hpp"
-#include "runtime/wall_transport.hpp"
+#include "sim/wall_transport.hpp"
 
 namespace {
 

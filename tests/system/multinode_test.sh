@@ -9,7 +9,7 @@
 #    are refused; incomplete TLS settings and insecure non-loopback hosts are
 #    refused at startup; the coordinator names the nodes still missing;
 #  - an impostor holding t0's valid certificate that starts as t1 is refused
-#    by name (runtime/node_identity.hpp), exits 1, and the real t1 then joins;
+#    by name (deploy/node_identity.hpp), exits 1, and the real t1 then joins;
 #    a fake coordinator (t0's certificate as coord) is refused by the node;
 #  - SIGKILL of a trainer node mid-run: the job finishes without it (S-MA ring
 #    re-formed) and says so;
@@ -19,7 +19,7 @@
 #    shard and the job finishes;
 #  - strangers' failed handshakes (a TLS client without a certificate, plain
 #    TCP bytes) against running nodes do not disturb the job
-#    (runtime/openssl_shim.hpp);
+#    (deploy/openssl_shim.hpp);
 #  - SIGTERM to the coordinator's process, and SIGINT to launch (passed to the
 #    coordinator), stop the job: the other nodes exit 0;
 #  - no node process is left behind.
@@ -173,7 +173,7 @@ rc2=$?
   || bad "--node misuse: exit $rc / $rc2: $(cat "$tmp/twice.log" "$tmp/space.log")"
 
 # 2b. An impostor: a process holding t0's valid certificate starts as t1.
-# The coordinator refuses its hello naming both ids (runtime/node_identity.hpp:
+# The coordinator refuses its hello naming both ids (deploy/node_identity.hpp:
 # a node signs the coordinator's challenge with its key; the certificate's CN
 # must be the id it claims), the impostor exits 1 saying why, the real t1
 # then joins and the job finishes (exit 0 on every node).
@@ -343,7 +343,7 @@ done
 
 # 5. Strangers' failed handshakes against the running coordinator and a
 # trainer node: a TLS client with no certificate, then plain TCP bytes. Before
-# runtime/openssl_shim.cpp each one dropped the nodes' healthy TLS links (the
+# deploy/openssl_shim.cpp each one dropped the nodes' healthy TLS links (the
 # job lost every trainer); now the job must finish with every example.
 if launch_training "$tmp/stranger.log" "${common[@]}" --sync.algorithm=s-easgd --train.epochs=2 \
     --output.metrics="$tmp/stranger.json"; then

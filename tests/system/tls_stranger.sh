@@ -3,7 +3,7 @@
 # times, 3 nodes over mutual TLS train S-EASGD for 2 epochs of 200k rows; 3 s
 # into training a TLS client without a certificate (`openssl s_client`)
 # connects to the coordinator. One line per run: exit code, trainers lost,
-# examples trained. Used for the before/after of runtime/openssl_shim.hpp:
+# examples trained. Used for the before/after of deploy/openssl_shim.hpp:
 # build an older commit and pass its binary.
 #   usage: tls_stranger.sh PATH/TO/shadowsync SOURCE_DIR [RUNS]
 set -u

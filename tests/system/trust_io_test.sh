@@ -137,7 +137,7 @@ big=(--data.train="$tmp/big.tsv" --data.eval="$tmp/eval.tsv" --model.rows-per-ta
 pid=$!
 if wait_for 60 in_log "$tmp/stop.log" "\[train\] .* ex |"; then
   # Twice at once, as GNU timeout delivers it (the child, then its group):
-  # one request (runtime/stop_signal.hpp).
+  # one request (engine/stop_signal.hpp).
   kill -TERM $pid; kill -TERM $pid
   wait $pid
   rc=$?

@@ -1,0 +1,101 @@
+#pragma once
+// Periodic checkpoints of the running simulated cluster: consistent cuts
+// taken while it trains (DESIGN.md section 9; issue "checkpoints").
+//
+// Consistency. A cut must hold every example's whole update (its dense step,
+// every embedding row it touched with the optimiser state) and count it
+// before the saved reader positions, or hold none of it. The protocol is an
+// aligned-marker snapshot over CAF's per-sender FIFO mailboxes (Chandy-
+// Lamport; the alignment of Carbone et al. 2015):
+//   1. Ring methods (MA, BMUF): the syncers must hold at one common round R,
+//      or the ring deadlocks. The coordinator asks each syncer aim(R), which
+//      forbids rounds beyond max(R, its round in flight) and answers that
+//      round, and aims every syncer at the largest answer, which all then
+//      give (two passes; shadow_syncer.hpp). EASGD and none: R = 0.
+//   2. -> every embedding shard: cut(N, FOLDER, W workers).
+//   3. -> every trainer: cut(N, last). The trainer holds its syncer after
+//      round `last` (EASGD: after the exchange in flight), and each worker
+//      drains: no new batch, the batches in hand trained and pushed, then
+//      marker N to every shard, parked. With all parked and the syncer held
+//      the replica is copied with the reader's position, and the workers go
+//      on at once. Every batch the reader served before is in the copy; none
+//      after it was started.
+//   4. A shard aligns: once every worker's marker (or end) is in, its tables
+//      hold exactly the pushes of the examples before the cut (FIFO: a
+//      worker's pushes precede its marker). Pushes that came after a marker
+//      wait in the shard until then. A background writer streams the file,
+//      copying rows on write, so lookups and pushes go on.
+//   5. With every syncer held, nothing moves between replicas and the EASGD
+//      centre: the coordinator dumps the dense shards (centre.bin), then
+//      releases the syncers (resume). BMUF's w_g and Delta come with the
+//      holds, identical in every syncer (bmuf.bin; checked).
+//   6. The shards' files are in: replicas, manifest, atomic commit.
+// The only pause is a worker's, from its drain to the replica copy
+// (cut_report::pause_seconds); the dense sync pauses from step 3 to 5.
+//
+// Mid-pass cuts resume only with the same number of trainers (readers split
+// the data by trainer); any number of embedding shards. Multi-node mode has
+// no cuts yet.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <caf/blocking_actor.hpp>
+
+#include "checkpoint/store.hpp"
+#include "messages/cut_messages.hpp"
+#include "cluster/coordinator.hpp"
+
+namespace runtime {
+
+struct cut_totals {
+  std::uint64_t cuts = 0, bytes = 0;
+  double seconds = 0;        // coordinator time from request to commit, summed
+  double max_pause = 0;      // the longest worker pause of any trainer
+  std::uint64_t pushes_held = 0, rows_copied = 0;
+};
+
+class cluster_checkpointer {
+public:
+  // res: the coordination's (its syncers, wired before training); base:
+  // the runs before this one (resume).
+  cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
+                       const coordination_result& res, const resume_base& base);
+  // Called with the examples trained so far (the progress poll): takes a cut
+  // when one is due by checkpoint.every-examples or .every-seconds.
+  std::optional<std::string> maybe_cut(std::uint64_t examples);
+  // A cut now, whatever is due (a stop by signal keeps its point).
+  std::optional<std::string> cut_now() { return cut(); }
+  // Over every attempt (restart), like newest().
+  const cut_totals& totals() const { return totals_; }
+  // Full recovery: the cluster was built again from `base` (a rollback);
+  // the next cut counts from there and from now.
+  void restart(const resume_base& base);
+  // Cuts by time from now on every `s` seconds (checkpoint.every-seconds
+  // at first; full recovery retunes it from the cuts' measured length).
+  void set_every_seconds(double s) { every_seconds_ = s; }
+  // The folder of the newest cut committed by this checkpointer, or empty.
+  // It survives a restart: a rollback goes back to it.
+  const std::string& newest() const { return newest_; }
+
+private:
+  std::optional<std::string> cut();
+  // Ring methods: the round every syncer holds at (step 1).
+  std::optional<std::string> aim_ring(std::uint64_t* round);
+  std::optional<std::string> write_bmuf_state(checkpoint::folder_writer& w,
+                                              const std::vector<messages::cut_report>& reports,
+                                              std::size_t size);
+  caf::blocking_actor* self_;
+  const train_config& cfg_;
+  const cluster_handles& c_;
+  const coordination_result& res_;
+  resume_base base_;
+  std::uint64_t next_examples_ = 0, id_ = 0;
+  caf::actor_clock::time_point began_, last_; // the coordinator's clock
+  double every_seconds_;
+  cut_totals totals_;
+  std::string newest_;
+};
+
+} // namespace runtime

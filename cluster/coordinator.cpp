@@ -1,0 +1,131 @@
+// The coordinator's protocol (see coordinator.hpp):
+//   coordinator -> trainer: peers (its syncer), start, stats, sync, stop(last)
+//   coordinator -> syncer: peers(rank, all) / peers(generation, rank, survivors)
+//   coordinator -> shards: dump (evaluation)
+#include "cluster/coordinator.hpp"
+#include "cluster/coordinator_actor.hpp"
+
+#include <chrono>
+#include <functional>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/sim_host.hpp"
+#include "cluster/cluster_metrics.hpp"
+#include "engine/input.hpp"
+#include "report/timeline.hpp"
+
+namespace runtime {
+
+using namespace actors;
+
+std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,
+                                      const model::dlrm& net, const cluster_handles& c,
+                                      const coordinator_options& opts, progress_reporter& progress,
+                                      run_metrics& out, coordination_result& res) {
+  // Steps 1-3: the coordinator actor; this caller serves its hooks.
+  coordinator_setup setup;
+  setup.cfg = &cfg;
+  setup.cluster = &c;
+  setup.caller = caf::actor_cast<caf::actor>(self);
+  setup.tolerate_trainer_loss = opts.tolerate_trainer_loss;
+  setup.restart_shards = static_cast<bool>(opts.restart_shard);
+  setup.rollback_on_shard_loss = opts.rollback_on_shard_loss;
+  setup.on_trained = static_cast<bool>(opts.on_trained);
+  setup.poll_interval = opts.poll_interval;
+  auto coordinator = spawn_coordinator(self->system(), setup);
+  self->monitor(coordinator);
+  self->send(coordinator, messages::begin_atom::value);
+  const bool virtual_time = actors::virtual_clock(self->system());
+  shard_recovery recovery{self, c, opts.restart_shard};
+  caf::actor_clock::time_point t0{};
+  std::optional<coordinator_outcome> outcome;
+  self->receive_while([&] { return !outcome; })(
+    [&](messages::started_atom, std::int64_t t0_ns, std::vector<caf::strong_actor_ptr>& syncers) {
+      t0 = caf::actor_clock::time_point{std::chrono::nanoseconds(t0_ns)};
+      res.syncers = std::move(syncers); // (the cuts hold them)
+      recovery.start(t0);
+      if (opts.on_started)
+        opts.on_started(t0);
+    },
+    [&](messages::polled_atom, progress_report& total) -> std::string {
+      auto sample = progress_of(total);
+      if (virtual_time)
+        sample.virtual_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
+      progress.update(sample);
+      recovery.sample(total.examples);
+      if (opts.on_progress)
+        if (auto e = opts.on_progress(total.examples))
+          return *e;
+      return {};
+    },
+    [&](messages::trained_atom) {
+      return opts.on_trained ? opts.on_trained() : std::vector<caf::actor_addr>{};
+    },
+    [&](messages::restart_atom, std::uint64_t shard, std::string& why) -> std::string {
+      auto e = recovery.recover(std::size_t(shard), why);
+      return e ? *e : std::string{};
+    },
+    [&](coordinator_outcome& o) { outcome = std::move(o); },
+    [&](caf::down_msg& dm) {
+      if (dm.source == coordinator.address())
+        outcome = coordinator_outcome{
+          "the coordinator actor stopped before its outcome: " + self->system().render(dm.reason)};
+    });
+  self->demonitor(coordinator.address());
+  auto& o = *outcome;
+  if (o.failure)
+    return o.failure;
+  if (o.rollback) {
+    res.rollback = std::move(o.rollback);
+    return std::nullopt;
+  }
+  const double seconds = o.seconds;
+  // A report crosses the wire in multi-node mode: its replica is checked
+  // here, before evaluation and averaging read it.
+  const std::size_t params = net.layout().size();
+  res.reports.clear();
+  for (std::size_t i = 0; i < o.reports.size(); ++i)
+    if (o.alive[i]) {
+      if (o.reports[i].replica.size() != params)
+        return c.trainer_names[i] + " reported a dense replica of " +
+               std::to_string(o.reports[i].replica.size()) + " floats, the model has " +
+               std::to_string(params);
+      res.reports.push_back(std::move(o.reports[i]));
+    }
+  // 4. Metrics and evaluation.
+  aggregate_reports(res.reports, seconds, out);
+  out.trainers = cfg.cluster.trainers;
+  out.workers_per_trainer = cfg.cluster.workers;
+  out.sync.algorithm = model::to_string(cfg.sync.algorithm);
+  out.flops_per_example = net.flops_per_example();
+  out.lost_trainers = o.lost;
+  out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim, out);
+  if (out.dct_mp) {
+    out.dct_mp->keep = cfg.dct.mp_keep;
+    out.dct_mp->backward = cfg.dct.mp_straight ? "straight" : "mask";
+    out.dct_mp->grad_keep = cfg.dct.mp_straight ? cfg.dct.mp_grad_keep : 0.0;
+    out.dct_mp->error_feedback = cfg.dct.mp_straight && cfg.dct.error_feedback;
+    out.dct_mp->refresh = cfg.dct.refresh;
+  }
+  if (out.dct) {
+    out.dct->ring = model::uses_ring(cfg.sync.algorithm);
+    out.dct->dp_keep = cfg.dct.dp_keep;
+    out.dct->refresh = cfg.dct.refresh;
+    out.dct->error_feedback = cfg.dct.error_feedback;
+  }
+  if (recovery.enabled())
+    recovery.report(out);
+  auto final_progress = final_sample(out);
+  if (virtual_time)
+    final_progress.virtual_seconds = seconds;
+  progress.finish(final_progress);
+  if (out.examples == 0)
+    return empty_set_error("training", cfg.data.train, out.malformed_lines);
+  if (cfg.data.eval.empty())
+    return std::nullopt;
+  return evaluate_cluster(self, cfg, net, c, res, out);
+}
+
+} // namespace runtime

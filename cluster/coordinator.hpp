@@ -1,0 +1,115 @@
+#pragma once
+// The coordinator's protocol over a running cluster, wherever its actors live
+// (one process: cluster.cpp; several: node.cpp through CAF's middleman). Its
+// phases and the trainers' losses are the state machine of
+// coordinator_phases.hpp; steps 1-3 are an event-based actor
+// (coordinator_actor.hpp) whose hooks the caller of coordinate() serves:
+//   1. ask every trainer for its syncer and wire the ring (MA / BMUF);
+//   2. start every trainer; poll progress while they train; the start replies
+//      come when each trainer's data is exhausted;
+//   3. coordinated stop: ask the sync rounds, send every trainer
+//      stop(max + 1), collect the trainer reports;
+//   4. aggregate the metrics, gather the embedding shards' rows and the
+//      chosen dense parameters, evaluate.
+// The caller spawns the actors before and stops them after.
+//
+// Failures. Every request has cluster.timeout (training itself has none: it
+// ends when the data does, and progress polls have the timeout). Shards,
+// trainers and the watched nodes are monitored:
+// - a shard (or a node hosting one) going down ends the job with an error
+//   naming it, unless opts.restart_shard recovers it (shard_recovery.hpp)
+//   or opts.rollback_on_shard_loss hands it to the caller (full_recovery.hpp);
+// - a trainer going down ends the job, unless tolerate_trainer_loss
+//   (multi-node): then it leaves the job, the ring is re-formed among the
+//   survivors (peers_atom with a new generation), S-EASGD simply loses a
+//   client, and the metrics name the lost trainers. Losing every trainer,
+//   or a trainer during the coordinated stop, is an error.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/actor_addr.hpp>
+#include <caf/blocking_actor.hpp>
+
+#include "actors/interfaces.hpp"
+#include "checkpoint/model_files.hpp"
+#include "model/dlrm.hpp"
+#include "model/embedding.hpp"
+#include "cluster/coordination.hpp"
+#include "report/progress.hpp"
+#include "report/run_metrics.hpp"
+#include "cluster/shard_recovery.hpp"
+#include "config/train_config.hpp"
+
+namespace runtime {
+
+// What a resumed run starts from: examples and counters (train-NE sums,
+// malformed lines, seconds) of the runs before it; zero for a fresh run.
+struct resume_base {
+  std::uint64_t examples = 0;
+  checkpoint::run_counters counters;
+};
+
+// The counters after this run: the base plus every report's.
+checkpoint::run_counters counters_after(const resume_base& base,
+                                        const coordination_result& res, const run_metrics& out);
+
+// output.model after a successful coordinate(): each embedding shard writes
+// its own file, the coordinator the trainers' replicas and the manifest
+// (cluster/cluster_checkpoint.cpp).
+// Writes into checkpoint dir `dir`, keeping the newest `keep`; the EASGD
+// centre is dumped from the dense shards (centre.bin). base: the runs
+// before this one (resume).
+std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const train_config& cfg,
+                                                const cluster_handles& c,
+                                                const coordination_result& res,
+                                                const run_metrics& out, const std::string& dir,
+                                                std::size_t keep, const resume_base& base);
+
+// Resume of the simulated cluster from a checkpoint: the whole tables (each
+// embedding shard copies its rows, whatever the shard count was); per
+// trainer its own replica when the trainer count is the checkpoint's, else
+// the average of the saved replicas and their dense optimiser states; the
+// EASGD centre (or that average); each reader's position. A cut inside a
+// pass (cluster_cut.hpp) needs the checkpoint's trainer count; one at the
+// end of a pass (the end of a run, sequential or simulated) takes any.
+struct cluster_start {
+  std::shared_ptr<const model::embedding_tables> tables;
+  std::vector<float> params, state;                 // the average
+  std::vector<checkpoint::replica_state> replicas;  // per trainer, or empty
+  std::vector<float> centre;
+  // BMUF: the saved block state (w_g, Delta), or empty (then w_g starts at
+  // `params` in every syncer, Delta at 0).
+  std::vector<float> bmuf_global, bmuf_momentum;
+  std::vector<messages::reader_mark> readers;       // per trainer
+  std::uint64_t passes_done = 0, examples = 0;
+  checkpoint::run_counters counters; // the metrics so far
+  std::string folder;
+};
+std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
+                                              cluster_start& out);
+
+// Runs steps 1-4. Returns an error message when the job failed.
+std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,
+                                      const model::dlrm& net, const cluster_handles& c,
+                                      const coordinator_options& opts, progress_reporter& progress,
+                                      run_metrics& out, coordination_result& res);
+
+// Step 4's evaluation on its own: gathers every embedding shard's rows and
+// the dense parameters chosen by sync.eval-model (the average of the
+// surviving replicas, the first surviving trainer's, or the EASGD centre)
+// and evaluates them on data.eval.
+std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const train_config& cfg,
+                                            const model::dlrm& net, const cluster_handles& c,
+                                            const coordination_result& res, run_metrics& out);
+
+// The EASGD centre: every dense shard's range copied into `params` (sized
+// to the dense layout). Only meaningful while no exchange is in flight (the
+// syncers stopped or held). An error names the dense shard.
+std::optional<std::string> gather_centre(caf::blocking_actor* self, const train_config& cfg,
+                                         const cluster_handles& c, std::vector<float>& params);
+
+} // namespace runtime

@@ -1,0 +1,87 @@
+// Evaluation of a cluster's trained state (coordinator step 4):
+//   coordinator -> embedding shard: dump; -> dense shard: dump (centre)
+#include <caf/all.hpp>
+
+#include "cluster/cluster_metrics.hpp"
+#include "actors/sim_host.hpp"
+#include "cluster/coordinator.hpp"
+#include "engine/evaluation.hpp"
+
+namespace runtime {
+
+using namespace actors;
+
+std::optional<std::string> gather_centre(caf::blocking_actor* self, const train_config& cfg,
+                                         const cluster_handles& c, std::vector<float>& params) {
+  for (std::size_t d = 0; d < c.dense.size(); ++d) {
+    std::optional<std::string> err;
+    self->request(c.dense[d], cfg.cluster.timeout, dump_atom::value)
+      .receive(
+        [&](dense_range& r) {
+          if (r.offset + r.values.size() > params.size())
+            err = c.dense_names[d] + " dumped a range beyond the parameters";
+          else
+            std::copy(r.values.values.begin(), r.values.values.end(),
+                      params.begin() + std::ptrdiff_t(r.offset));
+        },
+        [&](caf::error& x) {
+          err = c.dense_names[d] + ": dump failed: " + self->system().render(x);
+        });
+    if (err)
+      return err;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const train_config& cfg,
+                                            const model::dlrm& net, const cluster_handles& c,
+                                            const coordination_result& res, run_metrics& out) {
+  std::optional<std::string> err;
+  const auto t0 = self->clock().now();
+  const auto& a = cfg.arch;
+  model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim, 0);
+  const std::size_t e = c.shards.size();
+  const std::uint64_t local_rows = (a.rows_per_table + e - 1) / e;
+  for (std::size_t s = 0; s < e && !err; ++s)
+    self->request(c.shards[s], cfg.cluster.timeout, dump_atom::value)
+      .receive(
+        [&](float_blob& blob) {
+          if (blob.size() != a.num_tables * local_rows * a.dim) {
+            err = c.shard_names[s] + " dumped " + std::to_string(blob.size()) +
+                  " floats, expected " + std::to_string(a.num_tables * local_rows * a.dim);
+            return;
+          }
+          for (std::size_t t = 0; t < a.num_tables; ++t)
+            for (std::uint64_t l = 0; l < local_rows; ++l) {
+              const std::uint64_t row = l * e + s;
+              if (row >= a.rows_per_table)
+                continue;
+              const float* src = blob.data() + (t * local_rows + l) * a.dim;
+              std::copy(src, src + a.dim, tables.row(model::row_key(t, row)));
+            }
+        },
+        [&](caf::error& x) {
+          err = c.shard_names[s] + ": dump failed: " + self->system().render(x);
+        });
+  if (err)
+    return err;
+  std::string which = cfg.sync.eval_model;
+  if (which == "auto")
+    which = cfg.sync.algorithm == model::sync_algorithm::none ? "trainer0" : "average";
+  // "trainer0": the first surviving trainer (trainer 0 unless it was lost).
+  std::vector<float> params =
+    which == "trainer0" ? res.reports.front().replica.values : average_replicas(res.reports);
+  if (which == "centre")
+    err = gather_centre(self, cfg, c, params);
+  if (err)
+    return err;
+  out.eval_model = which;
+  auto failure = evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
+  // Virtual clock: the gathering's virtual time (the forward passes run in
+  // the coordinator, outside the simulated hosts), so runs repeat exactly.
+  if (actors::virtual_clock(self->system()))
+    out.eval_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
+  return failure;
+}
+
+} // namespace runtime

@@ -1,0 +1,194 @@
+// The coordinator actor's losses (see coordinator_actor.hpp):
+//   coordinator -> syncer: peers(generation, rank, survivors) (ring re-form)
+//   coordinator -> caller: restart(shard, why) (partial recovery, awaited)
+//   coordinator -> trainer: rebind(shard, handle)
+//   coordinator -> itself: finish (rollback, after the DOWNs in hand)
+#include "cluster/coordinator_protocol.hpp"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "actors/interfaces.hpp"
+
+namespace runtime {
+
+namespace {
+
+template <class Handles>
+std::size_t index_of(const Handles& hs, const caf::actor_addr& a) {
+  for (std::size_t i = 0; i < hs.size(); ++i)
+    if (hs[i].address() == a)
+      return i;
+  return hs.size();
+}
+
+} // namespace
+
+void coordinator_protocol::monitor(const caf::actor_addr& a) {
+  if (!a || std::find(monitored_.begin(), monitored_.end(), a) != monitored_.end())
+    return;
+  monitored_.push_back(a);
+  self_->monitor(caf::actor_cast<caf::actor>(a));
+}
+
+void coordinator_protocol::monitor_all() {
+  for (auto& t : c().trainers)
+    monitor(t.address());
+  for (auto& s : c().shards)
+    monitor(s.address());
+  for (auto& d : c().dense)
+    monitor(d.address());
+  for (auto& n : c().nodes)
+    monitor(n.agent);
+}
+
+void coordinator_protocol::on_down_msg(caf::down_msg& dm) {
+  if (ended_)
+    return;
+  if (wait_ == wait::shard_down) {
+    // Only a shard's or an essential node's DOWN can name the cause; the
+    // others (trainers and their nodes) are handled after.
+    if (!names_cause(dm)) {
+      later_.push_back(std::move(dm));
+      return;
+    }
+    on_down(dm);
+    if (phases_.failure())
+      later_.clear();
+    return after_event();
+  }
+  on_down(dm);
+  if (wait_ == wait::downs && drained()) {
+    wait_ = wait::none;
+    local_done_ = true;
+    ++wait_gen_; // the deadline is void
+  }
+  after_event();
+}
+
+bool coordinator_protocol::names_cause(const caf::down_msg& dm) const {
+  if (index_of(c().shards, dm.source) < c().shards.size() ||
+      index_of(c().dense, dm.source) < c().dense.size())
+    return true;
+  for (const auto& n : c().nodes)
+    if (n.agent == dm.source)
+      return n.essential;
+  return false;
+}
+
+bool coordinator_protocol::drained() const {
+  return std::all_of(awaited_.begin(), awaited_.end(), [&](const caf::actor_addr& a) {
+    return std::find(downs_.begin(), downs_.end(), a) != downs_.end();
+  });
+}
+
+void coordinator_protocol::on_down(const caf::down_msg& dm) {
+  downs_.push_back(dm.source);
+  const auto why = self_->system().render(dm.reason);
+  const auto& k = c();
+  if (setup_.rollback_on_shard_loss) {
+    if (auto i = index_of(k.shards, dm.source); i < k.shards.size())
+      note_loss(k.shard_names[i] + " is down (" + why + ")", i);
+    else if (auto j = index_of(k.trainers, dm.source); j < k.trainers.size())
+      note_loss(k.trainer_names[j] + " is down (" + why + ")", std::nullopt);
+    else if (auto d = index_of(k.dense, dm.source); d < k.dense.size())
+      note_loss(k.dense_names[d] + " is down (" + why + ")", std::nullopt);
+    return;
+  }
+  if (auto i = index_of(k.shards, dm.source); i < k.shards.size()) {
+    if (!setup_.restart_shards) {
+      phases_.fail(k.shard_names[i] + " is down (" + why + ")");
+      return;
+    }
+    hook<std::string>(
+      [this, i](std::string& e) {
+        if (e.empty())
+          rebind(i);
+        else
+          phases_.fail(std::move(e));
+      },
+      messages::restart_atom::value, std::uint64_t(i), why);
+    return;
+  }
+  if (auto i = index_of(k.dense, dm.source); i < k.dense.size()) {
+    phases_.fail(k.dense_names[i] + " is down (" + why + ")");
+    return;
+  }
+  if (auto i = index_of(k.trainers, dm.source); i < k.trainers.size()) {
+    lose_trainer(i, why);
+    return;
+  }
+  for (const auto& n : k.nodes)
+    if (n.agent == dm.source) {
+      if (n.essential) {
+        phases_.fail(n.name + " is down (" + why + ")");
+        return;
+      }
+      for (auto t : n.trainers)
+        lose_trainer(t, n.name + " down: " + why);
+      return;
+    }
+}
+
+void coordinator_protocol::rebind(std::size_t i) {
+  // The caller put the new shard in its place (and, multi-node, a node
+  // agent that came back in its node's).
+  monitor(c().shards[i].address());
+  for (const auto& n : c().nodes)
+    monitor(n.agent);
+  auto handle = caf::actor_cast<caf::strong_actor_ptr>(c().shards[i]);
+  const auto& alive = phases_.alive();
+  for (std::size_t t = 0; t < c().trainers.size(); ++t)
+    if (alive[t])
+      self_->send(c().trainers[t], actors::rebind_atom::value, std::uint32_t(i), handle);
+}
+
+void coordinator_protocol::lose_trainer(std::size_t i, const std::string& why) {
+  const auto lost = phases_.lost().size();
+  auto ring = phases_.lose_trainer(i, why, since(t0_));
+  if (phases_.lost().size() > lost)
+    spdlog::warn("{}: removed from the job; {} trainer(s) left", phases_.lost().back(),
+                 phases_.survivors());
+  if (ring)
+    send_ring(*ring);
+}
+
+void coordinator_protocol::note_loss(const std::string& why, std::optional<std::size_t> shard) {
+  if (rollback_ && (rollback_->shard || !shard))
+    return;
+  rollback_ = shard_loss{shard, why, rollback_ ? rollback_->seconds : since(t0_), last_examples_};
+}
+
+void coordinator_protocol::finish_soon() {
+  if (wait_ == wait::finishing)
+    return;
+  wait_ = wait::finishing;
+  self_->send(self_, messages::finish_atom::value);
+}
+
+void coordinator_protocol::on_finish() {
+  if (ended_)
+    return;
+  if (pending_loss_ && !rollback_)
+    note_loss(*pending_loss_, std::nullopt);
+  end();
+}
+
+void coordinator_protocol::send_ring(const ring_wiring& w) {
+  std::vector<caf::strong_actor_ptr> members;
+  for (auto t : w.members)
+    members.push_back(syncers_[t]);
+  for (std::size_t r = 0; r < members.size(); ++r) {
+    auto syncer = caf::actor_cast<actors::syncer_actor>(members[r]);
+    if (w.generation == 0)
+      self_->send(syncer, messages::peers_atom::value, std::uint32_t(r), members);
+    else
+      self_->send(syncer, messages::peers_atom::value, w.generation, std::uint32_t(r), members);
+  }
+  if (w.generation > 0)
+    spdlog::warn("ring re-formed with {} syncer(s) (generation {})", members.size(),
+                 w.generation);
+}
+
+} // namespace runtime

@@ -1,0 +1,29 @@
+#pragma once
+// [dct] options of `train` (DCT, Gupta et al., KDD'21; DESIGN.md section 12;
+// docs/dct.md):
+//   dct.dp               threshold EASGD's dense sync (s-easgd, fr-easgd)
+//   dct.dp-keep          the fraction of a range's entries meant to pass
+//   dct.refresh          rounds between threshold estimates at each end
+//   dct.error-feedback   carry what was not sent into later rounds (dp)
+//   dct.mp               threshold lookup replies and pushes (model/dct_mp.hpp)
+//   dct.mp-keep          the fraction of a reply's entries meant to pass
+//   dct.mp-backward      mask | straight: what a push carries
+//   dct.mp-grad-keep     straight: the fraction of a push's entries meant to pass
+#include <optional>
+#include <string>
+
+#include "model/dct_sync.hpp"
+#include "model/sync_rules.hpp"
+#include "config/options.hpp"
+
+namespace runtime {
+
+void add_dct_options(option_set& o);
+
+// Reads the options; errors name the key. dct.dp needs a cluster mode and an
+// EASGD algorithm; dct.mp a cluster mode.
+std::optional<std::string> build_dct_settings(const option_set& o, const std::string& mode,
+                                              model::sync_algorithm algorithm,
+                                              model::dct_settings& out);
+
+} // namespace runtime

@@ -1,0 +1,119 @@
+#include "config/sim_config.hpp"
+
+namespace runtime {
+
+void add_sim_options(option_set& o) {
+  using t = opt_type;
+  o.add({"sim.clock", t::string, "virtual",
+         "simulated cluster: virtual (a deterministic discrete-event simulation: one thread, "
+         "virtual time, every host charged for its work; see docs/virtual-time.md) or wall "
+         "(the actors on the scheduler's threads, wall-clock time: real Hogwild "
+         "concurrency); sequential and multi-node runs are on the wall clock",
+         {"wall", "virtual"}});
+  o.add({"sim.cores-per-host", t::integer, "0",
+         "virtual clock: cores of each simulated host (0 = cluster.workers + 1: every worker "
+         "and the syncer of a trainer at once)",
+         {}, 0.0, 4096.0});
+  o.add({"sim.placement", t::string, "per-role",
+         "simulated cluster: per-role (each trainer, embedding shard and dense shard on a host "
+         "of its own) or one-host (every role on host 0, as on one real machine: they share "
+         "its sim.cores-per-host cores and send nothing over the network model; faults.freeze "
+         "and faults.slow-nic then act on that one host)",
+         {"per-role", "one-host"}});
+  o.add({"sim.cost", t::string, "model",
+         "virtual clock: a handler's cost from counted work (model, repeatable) or its "
+         "thread CPU time (measured)",
+         {"model", "measured"}});
+  o.add({"sim.gflops", t::real, "44", "cost model: effective GFLOP/s of one core training the model (a batch charges 3 x its "
+         "forward FLOPs); defaults measured here by shadowsync calibrate", {}, 1e-6,
+         1e9});
+  o.add({"sim.memory-gbps", t::real, "7.5", "cost model: memory traffic of one core, GB/s (read + write)", {},
+         1e-6, 1e9});
+  o.add({"sim.message-us", t::real, "1", "cost model: fixed cost of each handler, microseconds",
+         {}, 0.0, 1e9});
+  o.add({"sim.lookup-row-ns", t::real, "0",
+         "cost model: an embedding shard's time per row it gathers for a lookup, ns (0 = the "
+         "row's bytes at sim.memory-gbps); shadowsync calibrate measures it",
+         {}, 0.0, 1e9});
+  o.add({"sim.push-row-ns", t::real, "0",
+         "cost model: an embedding shard's time per row it updates for a push (weights and "
+         "optimiser state), ns (0 = the row's bytes at sim.memory-gbps); shadowsync calibrate "
+         "measures it",
+         {}, 0.0, 1e9});
+  o.add({"sim.core-contention", t::real, "1",
+         "virtual clock: how much slower a handler's work runs while its host's other cores "
+         "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
+         "start, under both sim.cost modes (1 = not at all); shadowsync calibrate measures it "
+         "with Hogwild steps on one replica on this machine's cores",
+         {}, 1.0, 100.0});
+  o.add({"sim.machine-cores", t::integer, "0",
+         "virtual clock: every simulated host runs on one machine of this many cores, as "
+         "processes of one machine do (a handler needs a free core of its host, i.e. a "
+         "scheduler thread, and a free core of the machine); 0 = each host is a machine of "
+         "its own",
+         {}, 0.0, 4096.0});
+  o.add({"sim.remote-message-us", t::real, "0",
+         "cost model: core time on each side of a message between two hosts (serialisation "
+         "and the socket, as between nodes), microseconds per message; shadowsync calibrate "
+         "measures it on loopback (0 = none)",
+         {}, 0.0, 1e9});
+  o.add({"sim.remote-gbps", t::real, "0",
+         "cost model: the rate, GB/s, at which each side of a message between two hosts "
+         "serialises and moves its bytes through the socket (core time, besides the network "
+         "model's wire time); shadowsync calibrate measures it on loopback (0 = free)",
+         {}, 0.0, 1e9});
+  o.add({"sim.jitter", t::real, "0",
+         "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
+         "from model.seed (repeatable), so that overlapping workers drift apart as on real "
+         "cores (0 = none)",
+         {}, 0.0, 0.9});
+  o.add({"faults.kill", t::string_list, "[]",
+         "simulated cluster: kill roles during training, [ROLE@WHEN, ...]; ROLE trainer-N, "
+         "embedding-shard-N or dense-shard-N; WHEN a fraction of the examples (0.5) or a time "
+         "since training started (12.5s, virtual under sim.clock=virtual). A killed trainer "
+         "leaves the job (the ring re-forms), a killed shard ends it unless recovery.mode=partial restarts it"});
+  o.add({"faults.freeze", t::string_list, "[]",
+         "simulated cluster: make a role's host unresponsive for a while, "
+         "[ROLE@WHEN+DURATION, ...] such as trainer-1@0.5+2s: it runs nothing and its "
+         "messages wait until the freeze ends (ROLE and WHEN as for faults.kill)"});
+  o.add({"faults.slow-nic", t::string_list, "[]",
+         "simulated cluster with net.enabled: slow a role's host's NIC for a while, "
+         "[ROLE@WHEN+DURATION*FACTOR, ...] such as dense-shard-0@1s+5s*0.1: FACTOR x its "
+         "bandwidth in both directions (ROLE and WHEN as for faults.kill)"});
+}
+
+std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
+                                              sim_settings& out) {
+  // The simulated cluster's clock. The other modes run on the wall clock
+  // whatever it says: a configuration written by output.config lists
+  // sim.clock=virtual (the default) for every mode.
+  out.virtual_clock = mode == "simulated" && o.get_string("sim.clock") == "virtual";
+  out.one_host = o.get_string("sim.placement") == "one-host";
+  if (out.one_host && mode != "simulated")
+    return "option 'sim.placement' = one-host (" + o.source("sim.placement") +
+           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+  out.engine.cores_per_host = std::size_t(o.get_int("sim.cores-per-host"));
+  out.engine.measured = o.get_string("sim.cost") == "measured";
+  out.engine.gflops = o.get_real("sim.gflops");
+  out.engine.memory_gbps = o.get_real("sim.memory-gbps");
+  out.engine.message_us = o.get_real("sim.message-us");
+  out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
+  out.engine.push_row_ns = o.get_real("sim.push-row-ns");
+  out.engine.core_contention = o.get_real("sim.core-contention");
+  out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
+  out.engine.remote_message_us = o.get_real("sim.remote-message-us");
+  out.engine.remote_gbps = o.get_real("sim.remote-gbps");
+  out.engine.jitter = o.get_real("sim.jitter");
+  out.faults.clear();
+  for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {
+    const auto before = out.faults.size();
+    if (auto e = parse_faults(key, o.get_list(key), out.faults))
+      return e;
+    if (out.faults.size() > before && mode != "simulated")
+      return std::string("option '") + key + "' (" + o.source(key) +
+             ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+  }
+  return std::nullopt;
+}
+
+} // namespace runtime

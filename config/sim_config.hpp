@@ -1,0 +1,69 @@
+#pragma once
+// [sim] options of `train` with cluster.mode=simulated (DESIGN.md section 10):
+//   sim.clock            virtual (the default: the discrete-event loop of
+//                        sim/virtual_time.hpp) or wall (the scheduler's
+//                        threads, wall time)
+//   sim.cores-per-host   cores of each simulated host (virtual clock)
+//   sim.cost             model (counted work, deterministic) or measured
+//                        (each handler's thread CPU time)
+//   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
+//   sim.push-row-ns, sim.core-contention,
+//   sim.remote-message-us, sim.remote-gbps       the model's constants
+//   sim.machine-cores    hosts sharing one machine's cores
+//   faults.kill, faults.freeze, faults.slow-nic   injected faults (config/faults.hpp)
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/faults.hpp"
+#include "config/options.hpp"
+
+namespace runtime {
+
+// The discrete-event engine's settings (sim/virtual_time.hpp).
+struct virtual_settings {
+  std::size_t cores_per_host = 2;
+  bool measured = false;    // sim.cost=measured: thread CPU time, not the model
+  double gflops = 44;       // model: effective rate of one core (calibrate)
+  double memory_gbps = 7.5; // model: memory traffic of one core
+  double message_us = 1;    // model: the fixed cost of a handler
+  // model: an embedding shard's time per row it gathers for a lookup and per
+  // row it updates for a push, ns (calibrate); 0 = the rows' bytes at
+  // memory_gbps (4 x dim per gathered row, 12 x dim per updated one)
+  double lookup_row_ns = 0;
+  double push_row_ns = 0;
+  // sim.core-contention: a handler's work (charged or measured) x (1 +
+  // (core_contention - 1) x k / (cores_per_host - 1)), k = the host's other
+  // cores busy when it starts; 1 = none (calibrate).
+  double core_contention = 1;
+  // sim.machine-cores: every host runs on one machine of this many cores (a
+  // handler needs a free core of its host and one of the machine); 0 = each
+  // host is a machine of its own.
+  std::size_t machine_cores = 0;
+  // sim.remote-message-us, sim.remote-gbps: the core time, on each side, of
+  // a message between two hosts (serialisation, the socket): us per message
+  // plus its bytes at this rate; 0, 0 = none.
+  double remote_message_us = 0;
+  double remote_gbps = 0;
+  // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
+  // drawn from `seed` and the handler's number (repeatable); 0 = none.
+  double jitter = 0;
+  std::uint64_t seed = 1;   // the run's model.seed
+};
+
+struct sim_settings {
+  bool virtual_clock = false;
+  bool one_host = false; // sim.placement=one-host: every role on host 0
+  virtual_settings engine;
+  std::vector<fault_event> faults; // faults.* (config/faults.hpp), in option order
+};
+
+void add_sim_options(option_set& o);
+
+// Reads the options; errors name the key. `mode` is cluster.mode.
+std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
+                                              sim_settings& out);
+
+} // namespace runtime

@@ -1,0 +1,148 @@
+#pragma once
+// The `train` sub-command's configuration: every option (group.key, type,
+// default, help) is declared once in add_train_options(); build_train_config()
+// turns the validated option_set into typed settings and checks the
+// cross-option rules. config/default.ini documents the same keys.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/schema.hpp"
+#include "model/arch.hpp"
+#include "model/optimizer.hpp"
+#include "model/sync_rules.hpp"
+#include "config/checkpoint_config.hpp"
+#include "config/dct_config.hpp"
+#include "config/recovery_config.hpp"
+#include "config/sim_config.hpp"
+#include "config/options.hpp"
+
+namespace runtime {
+
+struct data_settings {
+  std::vector<std::string> train;   // empty: generate the default synthetic set
+  std::vector<std::string> eval;    // empty: synthetic eval set, or no evaluation
+  data::schema_options schema = data::schema_options::criteo();
+  bool strict = false;              // a malformed line stops the run
+  // A line with another number of fields than the schema stops the run
+  // (predict and eval of a saved model; reader_options::whole_lines).
+  bool whole_lines = false;
+  std::size_t max_logged_errors = 5;
+  // Default synthetic data (used when data.train is empty).
+  std::uint64_t synthetic_rows = 1'000'000;
+  std::uint64_t synthetic_eval_rows = 100'000;
+  std::uint64_t synthetic_seed = 1; // eval uses synthetic_seed + 1
+  std::uint64_t teacher_seed = 42;
+  std::string synthetic_dir = "out/synthetic";
+};
+
+struct train_settings {
+  std::size_t batch_size = 128;
+  std::size_t epochs = 1;
+  std::uint64_t max_examples = 0; // 0: no limit
+  std::uint64_t seed = 1;         // model initialisation
+  std::size_t eval_batch_size = 4096;
+  model::dense_optimizer dense;
+  model::sparse_optimizer sparse;
+};
+
+struct output_settings {
+  std::string metrics;               // JSON path; empty: none
+  std::string config;                // effective INI path; empty: none
+  // Run folder: metrics.json, timeline.csv, config.ini; empty: none.
+  std::string dir;
+  double timeline_seconds = 1.0;     // period of timeline.csv rows
+  std::string progress = "auto";     // auto | live | plain | none
+  double progress_seconds = 5.0;     // period of plain progress lines
+  std::string log_level = "info";
+};
+
+struct cluster_settings {
+  std::string mode = "simulated";     // simulated | sequential
+  std::size_t trainers = 2;
+  std::size_t workers = 1;            // Hogwild workers per trainer
+  std::size_t embedding_shards = 2;
+  std::size_t dense_shards = 1;
+  std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
+  std::string scheduler_policy = "stealing"; // stealing | sharing
+  std::chrono::milliseconds timeout{30000}; // every request between actors
+  // Workers read and write the embedding shards' tables directly (wall
+  // clock, one process; actors/hogwild_rows.hpp) instead of by messages.
+  bool local_rows = false;
+  // cluster.memory-limit-gib in bytes: what the up-front memory estimate must
+  // fit in (memory_estimate.hpp); 0 = the machine's memory.
+  double memory_limit_bytes = 0;
+};
+
+struct sync_settings {
+  model::sync_algorithm algorithm = model::sync_algorithm::s_easgd;
+  std::uint64_t k = 10;               // FR-*: batches between rounds (per worker)
+  float alpha = 0.0f;                 // EASGD elasticity; 0 = 0.5 / trainers
+  float momentum = -1.0f;             // BMUF block momentum; < 0 = 1 - 1 / trainers
+  float block_lr = 1.0f;              // BMUF block learning rate
+  bool nesterov = true;
+  model::merge_mode merge = model::merge_mode::delta;
+  std::chrono::milliseconds min_pause{0};
+  std::uint64_t min_gap_batches = 1;  // shadow: batches between round starts
+  std::string eval_model = "auto";    // auto | average | trainer0 | centre
+};
+
+// The simulated network (cluster.mode=simulated, DESIGN.md section 6).
+struct net_settings {
+  bool enabled = false;
+  double latency_us = 20;      // one-way, per message between hosts
+  double bandwidth_gbps = 25;  // per NIC and direction
+  double dilation = 0;         // 0 = auto, see effective_dilation()
+};
+
+struct train_config {
+  data_settings data;
+  std::string arch_name = "small";
+  model::arch arch;
+  train_settings train;
+  cluster_settings cluster;
+  sync_settings sync;
+  net_settings net;
+  sim_settings sim;
+  output_settings output;
+  checkpoint_settings checkpoint;
+  recovery_settings recovery; // recovery.*, cpr.*, faults.mtbf
+  model::dct_settings dct;    // dct.*
+};
+
+// net.dilation, or when it is 0: max(1, trainers x workers / scheduler
+// threads), the threads being scheduler.max-threads or the hardware cores.
+// cluster.local-rows' rules ("" when it is off or can run): the options it
+// cannot run with. `periodic`: checkpoint cuts are asked for.
+std::optional<std::string> check_local_rows(const train_config& c, bool periodic);
+
+double effective_dilation(const train_config& c);
+
+// The CAF scheduler threads of a wall-clock actor system: scheduler.max-threads,
+// or when it is 0 the hardware cores (at least 1). CAF 0.17's own default is
+// max(cores, 4), which on a 2-core machine runs 4 threads on 2 cores: the
+// Hogwild workers then share cores with idle-spinning threads and are
+// preempted and moved between cores (docs/RESULTS.md, 2b). Every actor
+// system the project starts sets it.
+std::size_t scheduler_threads(const train_config& c);
+// std::thread::hardware_concurrency(), at least 1 (it may answer 0).
+std::size_t hardware_cores();
+
+void add_train_options(option_set& opts);
+// output.progress, output.progress-seconds, output.log-level (part of the
+// train options; predict and eval use them too).
+void add_display_options(option_set& opts);
+
+// What a configuration is built for: a run that trains (data.train is
+// needed unless the synthetic set can stand in), or a saved model's own
+// configuration read back by predict and eval (its run's files are gone).
+enum class config_use { train, saved_model };
+
+// Reads the options into `out`. Returns an error message naming the key and
+// the expected value when a combination of options is invalid.
+std::optional<std::string> build_train_config(const option_set& opts, train_config& out,
+                                              config_use use = config_use::train);
+
+} // namespace runtime

@@ -1,0 +1,325 @@
+// Message flow (see node_agent.hpp):
+//   node main -> coordinator agent: challenge, hello, ready
+//   coordinator main -> its agent: roster
+//   coordinator main -> any agent: spawn(plan), end (from the coordinator's node only)
+#include "deploy/node_agent.hpp"
+
+#include <memory>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/errors.hpp"
+#include "cluster/cluster_plan.hpp"
+#include "deploy/isa_check.hpp"
+#include "deploy/node_trust.hpp"
+#include "engine/synthetic_data.hpp"
+
+namespace runtime {
+
+using namespace messages;
+
+std::optional<std::string> parse_run_config(const std::string& ini, train_config& out,
+                                            deploy_settings* deploy) {
+  option_set opts;
+  add_train_options(opts);
+  add_deploy_options(opts);
+  auto err = opts.parse_text(ini, "coordinator's configuration");
+  if (err)
+    return "the coordinator's configuration does not parse here: " + *err;
+  if (auto e = build_train_config(opts, out))
+    return "the coordinator's configuration is invalid here: " + *e;
+  if (deploy)
+    if (auto e = build_deploy(opts, "", *deploy))
+      return "the coordinator's spec is invalid here: " + *e;
+  return std::nullopt;
+}
+
+namespace {
+
+struct agent_state {
+  node_agent_config cfg;
+  node_roster roster; // coordinator: every node of the spec, in order
+  std::vector<caf::typed_response_promise<node_roster>> waiting; // hello replies
+  std::vector<caf::strong_actor_ptr> roles;                      // spawned here
+  std::unique_ptr<node_trust> trust; // coordinator: who is who
+};
+
+caf::error refuse(const std::string& what) {
+  spdlog::error("refused a node: {}", what);
+  return make_error(errc::protocol_mismatch, what);
+}
+
+// A message from a sender without the authority for it: logged with the
+// sender's verified identity (or its CAF node id); no effect.
+caf::error refuse_sender(const agent_state& st, const caf::strong_actor_ptr& sender,
+                         const std::string& what, const std::string& only) {
+  const auto text = "node " + st.cfg.node + " refused " + what + " from " +
+                    st.trust->describe(sender) + ": only " + only + " may send it";
+  spdlog::error("{}", text);
+  return make_error(errc::bad_request, text);
+}
+
+// The sender is on the coordinator's node (this process when none is set).
+bool from_coordinator(const agent_state& st, const caf::local_actor* self,
+                      const caf::strong_actor_ptr& sender) {
+  return sent_from(sender, st.cfg.coordinator_node ? st.cfg.coordinator_node : self->node());
+}
+
+// Checks a hello against the spec; an empty string admits it.
+std::string check_hello(const agent_state& st, const node_hello& h) {
+  const auto& d = st.cfg.deploy;
+  if (h.protocol != node_protocol_version)
+    return "node '" + h.node + "' speaks protocol " + std::to_string(h.protocol) +
+           ", this coordinator " + std::to_string(node_protocol_version);
+  if (!d.find(h.node))
+    return "node '" + h.node + "' is not in deploy.nodes of the coordinator's spec";
+  if (h.node == st.cfg.node)
+    return "node '" + h.node + "' is the coordinator itself";
+  if (std::uint64_t(d.heartbeat.count()) != h.heartbeat_ms ||
+      std::uint64_t(d.connection_timeout.count()) != h.connection_timeout_ms)
+    return "node '" + h.node + "' has heartbeat " + std::to_string(h.heartbeat_ms) +
+           " ms / timeout " + std::to_string(h.connection_timeout_ms) +
+           " ms, the coordinator " + std::to_string(d.heartbeat.count()) + " / " +
+           std::to_string(d.connection_timeout.count()) + " ms (they must be equal)";
+  if (h.spec_digest != d.digest)
+    return "node '" + h.node + "' has a different [deploy] section (digest " + h.spec_digest +
+           ", coordinator " + d.digest + ")";
+  if (h.isa != isa_level())
+    return "node '" + h.node + "' runs a binary built for the instruction-set level '" + h.isa +
+           "', the coordinator for '" + isa_level() +
+           "' (every node must run the same level, or their results differ: build all with "
+           "cmake -DSS_ISA=" + isa_level() + ")";
+  return {};
+}
+
+// The node's place is held by a process that has not been seen gone yet.
+bool taken(const agent_state& st, const std::string& node) {
+  for (std::size_t i = 0; i < st.roster.nodes.size(); ++i)
+    if (st.roster.nodes[i] == node && st.roster.agents[i])
+      return true;
+  return false;
+}
+
+bool complete(const node_roster& r) {
+  for (const auto& a : r.agents)
+    if (!a)
+      return false;
+  return true;
+}
+
+// A plan parsed and checked: the run's configuration and the roles to start.
+struct prepared_plan {
+  role_plan plan;
+  actors::authority who; // the coordinator's node and the trainers' (the plan's)
+  train_config cfg;
+  deploy_settings deploy;
+  // Trainers here and no data.train: generate the synthetic set first.
+  bool needs_synthetic() const { return !plan.trainers.empty() && cfg.data.train.empty(); }
+};
+
+std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
+  out.plan = plan;
+  if (auto err = parse_run_config(plan.config_ini, out.cfg, &out.deploy))
+    return err;
+  if (auto why = check_role_plan(plan, out.cfg); !why.empty())
+    return why;
+  // The coordinator's configuration, for the roles of this plan (issue 40).
+  return check_memory(out.cfg, plan_roles(plan), physical_memory_bytes());
+}
+
+spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
+  const auto& cfg = p.cfg;
+  const auto& plan = p.plan;
+  spawned_roles out;
+  model::dlrm net(cfg.arch);
+  const auto init = initial_dense(cfg, net);
+  for (auto s : plan.embedding_shards) {
+    auto ec = embedding_shard_config_for(cfg, s);
+    ec.who = p.who;
+    out.embedding_shards.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::embedding_shard, std::move(ec))));
+  }
+  const auto ranges = dense_ranges_for(cfg, init.size());
+  for (auto d : plan.dense_shards) {
+    auto dc = dense_shard_config_for(cfg, init, ranges, d);
+    dc.who = p.who;
+    out.dense_shards.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::dense_shard, std::move(dc))));
+  }
+  trainer_peers peers;
+  peers.place = placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
+                                  cfg.cluster.dense_shards};
+  for (const auto& s : plan.shards)
+    peers.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(s));
+  for (const auto& d : plan.dense)
+    peers.dense.push_back(caf::actor_cast<actors::dense_shard_actor>(d));
+  peers.dense_ranges = ranges;
+  for (auto t : plan.trainers) {
+    auto tc = trainer_config_for(cfg, t, init, peers);
+    tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;
+    tc.who = p.who;
+    out.trainers.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));
+  }
+  return out;
+}
+
+// Generates (or finds) the default synthetic training set on its own thread:
+// a million rows take seconds, too long to hold a scheduler thread. Replies
+// to start with the training file's path, then quits.
+caf::behavior synthetic_preparer(caf::event_based_actor* self, data_settings d) {
+  return {
+    [=](start_atom) -> caf::result<std::string> {
+      self->quit();
+      synthetic_paths paths;
+      if (auto err = ensure_synthetic(d, paths))
+        return make_error(errc::input_error, *err);
+      return paths.train;
+    },
+  };
+}
+
+} // namespace
+
+node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_agent_config cfg) {
+  auto st = std::make_shared<agent_state>();
+  st->cfg = std::move(cfg);
+  // At most a few challenges outstanding per node of the spec.
+  st->trust = std::make_unique<node_trust>(st->cfg.node, st->cfg.deploy.insecure,
+                                           st->cfg.identity, 4 * st->cfg.deploy.nodes.size() + 4);
+  for (const auto& n : st->cfg.deploy.nodes) {
+    st->roster.nodes.push_back(n.id);
+    const bool me = n.id == st->cfg.node;
+    st->roster.agents.push_back(me ? caf::actor_cast<caf::strong_actor_ptr>(self) : nullptr);
+    st->roster.ready.push_back(me ? 1 : 0);
+  }
+  // A node that went away leaves the roster, so that a restarted process of
+  // it can say hello again (recovery.mode=partial restarts its shards).
+  self->set_down_handler([=](caf::down_msg& dm) {
+    for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
+      if (st->roster.agents[i] && st->roster.agents[i]->address() == dm.source) {
+        st->roster.agents[i] = nullptr;
+        st->roster.ready[i] = 0;
+        st->trust->forget(st->roster.nodes[i]);
+        spdlog::info("node {} left ({})", st->roster.nodes[i], self->system().render(dm.reason));
+      }
+  });
+  self->attach_functor([st](const caf::error&) {
+    for (auto& r : st->roles)
+      caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+  });
+  return {
+    [=](challenge_atom, const std::string& node,
+        const std::string& nonce) -> caf::result<node_challenge> {
+      const auto sender = self->current_sender();
+      if (!st->cfg.coordinator || !sender)
+        return refuse_sender(*st, sender, "a challenge", "nodes joining the coordinator");
+      node_challenge c;
+      if (auto err = st->trust->issue(sender->node(), node, nonce, c))
+        return refuse(*err);
+      return c;
+    },
+    [=](hello_atom, node_hello& h, caf::strong_actor_ptr& agent) -> caf::result<node_roster> {
+      if (!st->cfg.coordinator)
+        return refuse("node '" + h.node + "' said hello to " + st->cfg.node +
+                      ", which is not the coordinator");
+      const auto sender = self->current_sender();
+      if (!sender)
+        return refuse("an anonymous hello");
+      const auto from = sender->node();
+      if (auto why = check_hello(*st, h); !why.empty())
+        return refuse(why);
+      if (auto why = st->trust->admit(from, h); !why.empty()) {
+        const auto text = "refused node hello from " + caf::to_string(from) + ": claims '" +
+                          h.node + "' but " + why;
+        spdlog::error("{}", text);
+        return make_error(errc::protocol_mismatch, text);
+      }
+      if (!agent || agent->node() != from)
+        return refuse("node '" + h.node + "' sent the handle of an agent on another node");
+      if (taken(*st, h.node)) { // a restarted node may retry (node.cpp)
+        spdlog::warn("node '{}' said hello again while its earlier process is still in the "
+                     "cluster", h.node);
+        return make_error(errc::node_taken, "node '" + h.node + "' has already joined");
+      }
+      for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
+        if (st->roster.nodes[i] == h.node)
+          st->roster.agents[i] = agent;
+      st->trust->bind(h.node, from);
+      self->monitor(agent); // its DOWN frees its place for a restarted process
+      spdlog::info("node {} joined ({})", h.node,
+                   st->cfg.deploy.insecure ? "identity not checked: deploy.insecure"
+                                           : "identity verified: " + caf::to_string(from));
+      auto p = self->make_response_promise<node_roster>();
+      st->waiting.push_back(p);
+      if (complete(st->roster)) {
+        for (auto& w : st->waiting)
+          w.deliver(st->roster);
+        st->waiting.clear();
+      }
+      return p;
+    },
+    [=](ready_atom, const std::string& node) -> caf::result<bool> {
+      const auto sender = self->current_sender();
+      if (!st->cfg.coordinator || !st->trust->is(node, sender))
+        return refuse_sender(*st, sender, "ready for node '" + node + "'",
+                             "that node, once admitted by the coordinator,");
+      for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
+        if (st->roster.nodes[i] == node)
+          st->roster.ready[i] = 1;
+      return true;
+    },
+    [=](roster_atom) -> caf::result<node_roster> {
+      const auto sender = self->current_sender();
+      if (!sent_from(sender, self->node()))
+        return refuse_sender(*st, sender, "roster", "this node's own process");
+      return st->roster;
+    },
+    [=](spawn_atom, const role_plan& plan) -> caf::result<spawned_roles> {
+      const auto sender = self->current_sender();
+      if (!from_coordinator(*st, self, sender))
+        return refuse_sender(*st, sender, "spawn", "the coordinator's node");
+      auto p = std::make_shared<prepared_plan>();
+      auto refuse_plan = [=](const std::string& why) {
+        spdlog::error("node {}: {}", st->cfg.node, why);
+        return make_error(errc::bad_request, "node " + st->cfg.node + ": " + why);
+      };
+      if (auto err = prepare(plan, *p))
+        return refuse_plan(*err);
+      p->who.director = sender->node();
+      p->who.trainer_nodes = plan.trainer_nodes;
+      auto start = [=] {
+        auto out = spawn_roles(self, *p);
+        for (auto* v : {&out.embedding_shards, &out.dense_shards, &out.trainers})
+          st->roles.insert(st->roles.end(), v->begin(), v->end());
+        return out;
+      };
+      if (!p->needs_synthetic())
+        return start();
+      auto rp = self->make_response_promise<spawned_roles>();
+      auto gen = self->spawn<caf::detached>(synthetic_preparer, p->cfg.data);
+      self->request(gen, caf::infinite, start_atom::value)
+        .then(
+          [=](std::string& train) mutable {
+            p->cfg.data.train = {train};
+            rp.deliver(start());
+          },
+          [=](caf::error& e) mutable { rp.deliver(refuse_plan(error_text(e))); });
+      return rp;
+    },
+    [=](end_atom) {
+      const auto sender = self->current_sender();
+      if (!from_coordinator(*st, self, sender)) {
+        refuse_sender(*st, sender, "end", "the coordinator's node");
+        return;
+      }
+      for (auto& r : st->roles)
+        self->send_exit(r, caf::exit_reason::user_shutdown);
+      st->roles.clear();
+      self->quit();
+    },
+  };
+}
+
+} // namespace runtime

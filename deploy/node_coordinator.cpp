@@ -1,0 +1,302 @@
+// The coordinator node: admission, plan, the coordinator protocol, shutdown.
+//   coordinator main -> its agent: roster (poll); -> every agent: spawn, end
+//   recovery.mode=partial, a shard's node lost: roster (poll until a new
+//   process of it is ready) -> its agent: spawn(the shard) -> shard: recover
+#include <chrono>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cluster/cluster_plan.hpp"
+#include "cluster/coordinator.hpp"
+#include "deploy/node.hpp"
+#include "engine/stop_signal.hpp"
+
+namespace runtime {
+
+namespace {
+
+using namespace messages;
+using clock_type = std::chrono::steady_clock;
+
+// Who has joined and who is ready, from this node's agent (empty when it
+// did not answer in 5 s; the callers poll).
+node_roster fetch_roster(caf::scoped_actor& self, const node_agent_actor& agent) {
+  node_roster roster;
+  self->request(agent, std::chrono::seconds(5), roster_atom::value)
+    .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
+  return roster;
+}
+
+// Waits until every node of the spec has joined and is ready.
+std::optional<std::string> wait_for_nodes(caf::scoped_actor& self, const node_context& ctx,
+                                          const node_agent_actor& agent, node_roster& roster) {
+  const auto& d = ctx.deploy;
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  std::size_t last_ready = 0;
+  for (;;) {
+    roster = fetch_roster(self, agent);
+    std::string missing;
+    std::size_t ready = 0;
+    for (std::size_t i = 0; i < roster.nodes.size(); ++i) {
+      if (roster.ready[i]) {
+        ++ready;
+        continue;
+      }
+      missing += (missing.empty() ? "" : ", ") + d.nodes[i].text() +
+                 (roster.agents[i] ? " joined but not ready" : "");
+    }
+    if (ready != last_ready) {
+      spdlog::info("{} of {} node(s) ready", ready, roster.nodes.size());
+      last_ready = ready;
+    }
+    if (missing.empty())
+      return std::nullopt;
+    if (clock_type::now() > deadline)
+      return "nodes missing after " + std::to_string(d.startup_timeout.count()) +
+             " ms (deploy.startup-timeout-ms): " + missing;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// Has node `n` (its agent) start the roles of `plan`; their handles in `out`.
+std::optional<std::string> spawn_on(caf::scoped_actor& self, const node_context& ctx,
+                                    const node_agent_actor& agent, const node_address& n,
+                                    const role_plan& plan, spawned_roles& out) {
+  std::optional<std::string> err;
+  self->request(agent, ctx.cfg.cluster.timeout, spawn_atom::value, plan)
+    .receive(
+      [&](spawned_roles& r) {
+        if (auto why = check_spawned(plan, r); !why.empty())
+          err = "node " + n.text() + " answered its plan with " + why;
+        else
+          out = std::move(r);
+      },
+      [&](caf::error& e) {
+        err = "node " + n.text() + " could not start its roles: " + self->system().render(e);
+      });
+  return err;
+}
+
+// Sends each node its part of `plan_for(i)` and collects the spawned roles.
+template <class PlanFor>
+std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_context& ctx,
+                                            const std::vector<node_agent_actor>& agents,
+                                            PlanFor plan_for, std::vector<spawned_roles>& out) {
+  out.assign(agents.size(), spawned_roles{});
+  std::optional<std::string> err;
+  for (std::size_t i = 0; i < agents.size() && !err; ++i)
+    err = spawn_on(self, ctx, agents[i], ctx.deploy.nodes[i], plan_for(i), out[i]);
+  return err;
+}
+
+// The CAF node of each trainer's process (the agent the coordinator admitted
+// for the node the spec gives that trainer), by trainer id.
+std::vector<caf::node_id> trainer_nodes(const deploy_settings& d,
+                                        const std::vector<node_agent_actor>& agents,
+                                        std::size_t trainers) {
+  std::vector<caf::node_id> out(trainers);
+  for (std::size_t i = 0; i < agents.size() && i < d.nodes.size(); ++i)
+    for (auto t : d.trainers_on(d.nodes[i].id))
+      if (t < out.size() && agents[i])
+        out[t] = agents[i].node();
+  return out;
+}
+
+// recovery.mode=partial: embedding shard i's node died. Waits for a new
+// process of that node (shadowsync launch --restart=on-failure, or started
+// by hand) to rejoin, has it spawn the shard again and reload its newest
+// save, and puts the new handles in place (agents, c.shards, c.nodes).
+// host[i]: the agent of the process that ran shard i (a node's second lost
+// shard finds its node already back).
+std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const node_context& ctx,
+                                                const node_agent_actor& agent,
+                                                std::vector<node_agent_actor>& agents,
+                                                std::vector<caf::strong_actor_ptr>& host,
+                                                cluster_handles& c, std::size_t i,
+                                                const std::vector<caf::node_id>& trainer_nodes,
+                                                shard_restart& out) {
+  const auto& d = ctx.deploy;
+  const auto& id = d.embedding_shards[i];
+  std::size_t k = 0;
+  while (k < d.nodes.size() && d.nodes[k].id != id)
+    ++k;
+  if (k == d.nodes.size() || k >= agents.size())
+    return "embedding shard " + std::to_string(i) + " has no node in deploy.nodes";
+  const auto old = host[i];
+  if (old == caf::actor_cast<caf::strong_actor_ptr>(agents[k]))
+    spdlog::warn("waiting up to {} ms (deploy.startup-timeout-ms) for node {} to come back: "
+               "`shadowsync launch --restart=on-failure` restarts it, or start it by hand "
+               "with `shadowsync node --node={}`",
+               d.startup_timeout.count(), d.nodes[k].text(), id);
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  caf::strong_actor_ptr fresh;
+  while (!fresh) {
+    const auto roster = fetch_roster(self, agent);
+    if (k < roster.agents.size() && roster.agents[k] && roster.ready[k] && roster.agents[k] != old)
+      fresh = roster.agents[k];
+    else if (clock_type::now() > deadline)
+      return "node " + d.nodes[k].text() + " did not come back within " +
+             std::to_string(d.startup_timeout.count()) + " ms (deploy.startup-timeout-ms)";
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (fresh != caf::actor_cast<caf::strong_actor_ptr>(agents[k])) {
+    agents[k] = caf::actor_cast<node_agent_actor>(fresh);
+    self->monitor(agents[k]);
+    for (auto& n : c.nodes)
+      if (n.agent == old->address())
+        n.agent = agents[k].address();
+  }
+  host[i] = fresh;
+  role_plan plan;
+  plan.config_ini = ctx.config_ini;
+  plan.embedding_shards = {std::uint32_t(i)};
+  plan.trainer_nodes = trainer_nodes;
+  spawned_roles r;
+  if (auto err = spawn_on(self, ctx, agents[k], d.nodes[k], plan, r))
+    return err;
+  c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(r.embedding_shards[0]);
+  return ask_reload(self.ptr(), c.shards[i], ctx.cfg.cluster.timeout, out);
+}
+
+} // namespace
+
+std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_context& ctx,
+                                           const node_agent_actor& agent,
+                                           progress_reporter& progress, run_metrics& out) {
+  const auto& d = ctx.deploy;
+  const auto& cfg = ctx.cfg;
+  caf::scoped_actor self{sys};
+  node_roster roster;
+  std::vector<node_agent_actor> agents;
+  // Ends the other nodes first and waits (up to 5 s) until their agents are
+  // gone, so they see `end` rather than this process going away; then its own.
+  auto end_all = [&] {
+    std::size_t others = 0;
+    for (auto& a : agents)
+      if (a != agent) {
+        self->monitor(a);
+        self->send(a, end_atom::value);
+        ++others;
+      }
+    const auto until = clock_type::now() + std::chrono::seconds(5);
+    std::size_t downs = 0;
+    while (downs < others && clock_type::now() < until)
+      self->receive(
+        [&](caf::down_msg& dm) {
+          for (auto& a : agents)
+            if (a != agent && dm.source == a.address())
+              ++downs;
+        },
+        caf::after(std::chrono::milliseconds(200)) >> [] {});
+    self->send(agent, end_atom::value);
+  };
+  if (auto err = wait_for_nodes(self, ctx, agent, roster))
+    return err;
+  for (auto& a : roster.agents)
+    agents.push_back(caf::actor_cast<node_agent_actor>(a));
+  spdlog::info("all {} nodes ready; starting the roles", agents.size());
+  // Shards first, then trainers with the shards' handles.
+  role_plan base;
+  base.config_ini = ctx.config_ini;
+  base.trainer_nodes = trainer_nodes(d, agents, cfg.cluster.trainers);
+  std::vector<spawned_roles> shards, trainers;
+  auto err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
+    auto p = base;
+    p.embedding_shards = d.embedding_shards_on(d.nodes[i].id);
+    if (model::is_easgd(cfg.sync.algorithm))
+      p.dense_shards = d.dense_shards_on(d.nodes[i].id);
+    return p;
+  }, shards);
+  cluster_handles c;
+  c.shards.resize(cfg.cluster.embedding_shards);
+  if (model::is_easgd(cfg.sync.algorithm))
+    c.dense.resize(cfg.cluster.dense_shards);
+  c.trainers.resize(cfg.cluster.trainers);
+  name_roles(c);
+  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
+    const auto& id = d.nodes[i].id;
+    auto es = d.embedding_shards_on(id);
+    for (std::size_t k = 0; k < es.size() && k < shards[i].embedding_shards.size(); ++k) {
+      c.shards[es[k]] = caf::actor_cast<actors::embedding_shard_actor>(shards[i].embedding_shards[k]);
+      c.shard_names[es[k]] += " on node " + id;
+    }
+    auto ds = d.dense_shards_on(id);
+    for (std::size_t k = 0; k < ds.size() && k < shards[i].dense_shards.size(); ++k) {
+      c.dense[ds[k]] = caf::actor_cast<actors::dense_shard_actor>(shards[i].dense_shards[k]);
+      c.dense_names[ds[k]] += " on node " + id;
+    }
+  }
+  if (!err) {
+    for (auto& s : c.shards)
+      base.shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(s));
+    for (auto& x : c.dense)
+      base.dense.push_back(caf::actor_cast<caf::strong_actor_ptr>(x));
+    err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
+      auto p = base;
+      p.trainers = d.trainers_on(d.nodes[i].id);
+      return p;
+    }, trainers);
+  }
+  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
+    const auto& id = d.nodes[i].id;
+    auto ts = d.trainers_on(id);
+    for (std::size_t k = 0; k < ts.size() && k < trainers[i].trainers.size(); ++k) {
+      c.trainers[ts[k]] = caf::actor_cast<actors::trainer_actor>(trainers[i].trainers[k]);
+      c.trainer_names[ts[k]] += " on node " + id;
+    }
+    if (id == d.coordinator)
+      continue; // its roles end with this process
+    cluster_handles::node n;
+    n.agent = agents[i].address();
+    n.name = "node " + d.nodes[i].text();
+    std::string hosts;
+    for (auto e : d.embedding_shards_on(id))
+      hosts += (hosts.empty() ? "" : ", ") + std::string("embedding shard ") + std::to_string(e);
+    for (auto x : d.dense_shards_on(id))
+      hosts += (hosts.empty() ? "" : ", ") + std::string("dense shard ") + std::to_string(x);
+    if (!hosts.empty())
+      n.name += " hosting " + hosts;
+    for (auto t : ts)
+      n.trainers.push_back(t);
+    // (recovery.mode=partial: its embedding shards are restarted instead)
+    n.essential = (!d.embedding_shards_on(id).empty() && !cfg.recovery.partial) ||
+                  (model::is_easgd(cfg.sync.algorithm) && !d.dense_shards_on(id).empty());
+    c.nodes.push_back(std::move(n));
+  }
+  if (!err) {
+    model::dlrm net(cfg.arch);
+    coordinator_options opts;
+    opts.tolerate_trainer_loss = d.tolerate_trainer_loss;
+    std::vector<caf::strong_actor_ptr> host(c.shards.size());
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      for (auto e : d.embedding_shards_on(d.nodes[i].id))
+        host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
+    if (cfg.recovery.partial)
+      opts.restart_shard = [&](std::size_t i, shard_restart& r) {
+        return restart_remote_shard(self, ctx, agent, agents, host, c, i, base.trainer_nodes, r);
+      };
+    // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
+    // progress poll (multi-node runs write no checkpoint yet).
+    opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
+      const int sig = stop_requested();
+      if (!sig)
+        return std::nullopt;
+      out.stopped_by = signal_name(sig);
+      return "stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
+             " examples (multi-node runs keep no checkpoint)";
+    };
+    coordination_result res;
+    err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
+    if (!err && cfg.recovery.partial) {
+      report_recovery(cfg, actors::cpr_counters{}, out); // the settings
+      out.recovery->saves_counted = false;
+    }
+  }
+  end_all();
+  return err;
+}
+
+} // namespace runtime

@@ -1,0 +1,45 @@
+#include "engine/evaluation.hpp"
+
+#include <chrono>
+
+#include "model/check.hpp"
+#include "engine/input.hpp"
+
+namespace runtime {
+
+std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
+                                          const float* params, std::size_t num_params,
+                                          const model::embedding_tables& tables,
+                                          const std::vector<std::string>& files,
+                                          run_metrics& out) {
+  SS_CHECK(num_params == net.layout().size(), "evaluation: dense parameters of the model");
+  std::string err;
+  auto r = open_reader(cfg, files, &err);
+  if (!r)
+    return err;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& a = net.architecture();
+  data::batch b;
+  model::batch_lookup rows;
+  model::workspace ws;
+  model::evaluator ev;
+  while (r->next(b, cfg.train.eval_batch_size)) {
+    rows.lookup(b.cat.data(), b.size, a, tables);
+    net.forward(params, b.dense.data(), rows.input(), b.size, ws);
+    for (std::size_t e = 0; e < b.size; ++e)
+      ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
+    b.clear();
+  }
+  if (!r->error().empty())
+    return r->error();
+  log_malformed(*r, "eval");
+  if (ev.size() == 0)
+    return empty_set_error("eval", files, r->statistics().malformed);
+  out.eval = ev.result();
+  out.eval_seconds =
+    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.eval_malformed_lines = r->statistics().malformed;
+  return std::nullopt;
+}
+
+} // namespace runtime

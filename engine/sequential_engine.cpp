@@ -1,0 +1,171 @@
+#include "engine/sequential_engine.hpp"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "data/reader.hpp"
+#include "engine/evaluation.hpp"
+#include "engine/input.hpp"
+#include "engine/stop_signal.hpp"
+
+namespace runtime {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+} // namespace
+
+sequential_engine::sequential_engine(const train_config& cfg)
+  : cfg_(cfg), net_(cfg.arch), params_(net_.layout().size()), dense_acc_(params_.size(), 0.0f),
+    grads_(params_.size()),
+    tables_(cfg.arch.num_tables, cfg.arch.rows_per_table, cfg.arch.dim,
+            cfg.train.sparse.state_per_row(cfg.arch.dim)) {
+  model::init_dense(net_.layout(), params_.data(), cfg.train.seed);
+  tables_.init(cfg.train.seed + 1);
+}
+
+void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& ne) {
+  const auto& a = cfg_.arch;
+  rows_.lookup(b.cat.data(), b.size, a, tables_);
+  grad_unique_.resize(rows_.unique_rows.size());
+  net_.forward_backward(params_.data(), b.dense.data(), rows_.input(), b.labels.data(), b.size,
+                        ws_, grads_.data(), grad_unique_.data());
+  double prob_sum = 0;
+  std::uint64_t pos = 0;
+  for (std::size_t e = 0; e < b.size; ++e) {
+    prob_sum += model::sigmoid(ws_.logits[Eigen::Index(e)]);
+    pos += b.labels[e] > 0.5f;
+  }
+  ne.add_batch(ws_.loss_sum, prob_sum, b.size, pos);
+  cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
+  if (bg_) // a checkpoint is being written: rows keep their value at the cut there
+    bg_->before_update(rows_.index.unique());
+  tables_.apply(rows_.index, grad_unique_.data(), cfg_.train.sparse);
+}
+
+std::optional<std::string> sequential_engine::train(progress_reporter& progress,
+                                                    run_metrics& out) {
+  const std::size_t bs = cfg_.train.batch_size;
+  const std::uint64_t limit = cfg_.train.max_examples;
+  const double bytes_per_epoch = double(total_bytes(cfg_.data.train));
+  const auto& ck = cfg_.checkpoint;
+  data::batch b;
+  model::ne_accumulator ne = start_.ne;
+  std::uint64_t examples = start_.examples, malformed = start_.malformed;
+  std::uint64_t next_ck = ck.every_examples ? (examples / ck.every_examples + 1) * ck.every_examples : 0;
+  const auto t0 = clock_type::now();
+  auto last_ck = t0;
+  auto seconds = [&] { return start_.seconds + seconds_since(t0); };
+  std::size_t epoch = std::size_t(start_.reader.epoch);
+  std::uint64_t skip = start_.reader.examples; // examples of this pass already trained
+  bool stopped = false;
+  for (; !stopped && epoch < cfg_.train.epochs && (!limit || examples < limit); ++epoch) {
+    std::string err;
+    auto r = open_reader(cfg_, cfg_.data.train, &err);
+    if (!r)
+      return err;
+    std::uint64_t pass_examples = 0;
+    for (; skip > 0; b.clear()) { // resume: the same lines, read and dropped
+      if (!r->next(b, std::size_t(std::min<std::uint64_t>(skip, 4096))))
+        return r->error().empty() ? "resume: the training data ends before the checkpoint's "
+                                    "position (" + std::to_string(start_.reader.examples) +
+                                      " examples into pass " + std::to_string(epoch + 1) +
+                                      "): not the data it was trained on?"
+                                  : r->error();
+      skip -= b.size;
+      pass_examples += b.size;
+    }
+    while (!limit || examples < limit) {
+      b.clear();
+      const std::size_t want = limit ? std::min<std::uint64_t>(bs, limit - examples) : bs;
+      if (!r->next(b, want))
+        break;
+      train_step(b, ne);
+      examples += b.size;
+      pass_examples += b.size;
+      progress_sample s;
+      s.examples = examples;
+      s.train_ne = ne.ne();
+      if (bytes_per_epoch > 0)
+        s.fraction_done = (double(epoch) + double(r->statistics().bytes) / bytes_per_epoch) /
+                          double(cfg_.train.epochs);
+      progress.update(s);
+      if (const int sig = stop_requested()) { // SIGINT/SIGTERM: keep this batch boundary
+        stopped = true;
+        out.stopped_by = signal_name(sig);
+        if (ck.enabled())
+          if (auto e = save(ck.dir, ck.keep,
+                            manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne,
+                                        malformed, r->statistics().malformed, seconds())))
+            return e;
+        malformed += r->statistics().malformed;
+        break;
+      }
+      const bool by_examples = next_ck && examples >= next_ck;
+      const bool by_time = ck.every_seconds > 0 && seconds_since(last_ck) >= ck.every_seconds;
+      // With checkpoint.background the write runs beside training; a due
+      // checkpoint waits (is re-tried after each batch) while one is written.
+      const bool busy = bg_ && !bg_->done();
+      if (ck.enabled() && (by_examples || by_time) && !busy) {
+        auto m = manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne, malformed,
+                             r->statistics().malformed, seconds());
+        if (auto e = ck.background ? start_checkpoint(ck.dir, ck.keep, std::move(m))
+                                   : save(ck.dir, ck.keep, std::move(m)))
+          return e;
+        while (next_ck && next_ck <= examples)
+          next_ck += ck.every_examples;
+        last_ck = clock_type::now();
+      }
+    }
+    if (stopped)
+      break;
+    if (!r->error().empty())
+      return r->error();
+    malformed += r->statistics().malformed;
+    log_malformed(*r, "training");
+  }
+  if (examples == 0)
+    return empty_set_error("training", cfg_.data.train, malformed);
+  out.seconds = seconds();
+  out.examples = examples;
+  out.train_ne = ne.ne();
+  out.malformed_lines = malformed;
+  out.flops_per_example = net_.flops_per_example();
+  if (auto e = finish_checkpoint())
+    return e;
+  if (stopped) { // the checkpoint of this point is written; the run is not done
+    progress_sample s;
+    s.examples = examples;
+    s.train_ne = out.train_ne;
+    progress.finish(s);
+    return std::nullopt;
+  }
+  const auto last = manifest_at(epoch, 0, 0, examples, ne, malformed, 0, out.seconds);
+  // The end, always: its reader position says "pass done" (a periodic
+  // checkpoint at the same count, replaced here, would re-read the pass).
+  if (ck.enabled())
+    if (auto e = save(ck.dir, ck.keep, last))
+      return e;
+  if (!ck.model_out.empty()) // output.model: the same format, one checkpoint
+    if (auto e = save(ck.model_out, 1, last))
+      return e;
+  progress_sample s;
+  s.examples = examples;
+  s.train_ne = out.train_ne;
+  s.fraction_done = 1;
+  progress.finish(s);
+  return std::nullopt;
+}
+
+std::optional<std::string> sequential_engine::evaluate(const std::vector<std::string>& files,
+                                                       run_metrics& out) {
+  return evaluate_model(cfg_, net_, params_.data(), params_.size(), tables_, files, out);
+}
+
+} // namespace runtime

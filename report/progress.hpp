@@ -1,0 +1,62 @@
+#pragma once
+// Progress output for long runs. On a terminal: one live line on stderr,
+// redrawn in place at most ~4 times a second. Otherwise: a plain log line
+// every `interval` seconds. Both show examples, examples/s, train NE, the
+// sync gap (when there is one) and an ETA (when the total is known). Under
+// the virtual clock the rate is per virtual second, and the line adds the
+// virtual time and how much faster (or slower) than wall time it runs.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace runtime {
+
+class timeline;
+
+struct progress_sample {
+  std::uint64_t examples = 0;
+  double fraction_done = -1;           // in [0, 1]; negative when unknown
+  std::optional<double> train_ne;      // absent: not shown
+  std::optional<double> sync_gap;      // mean batches between sync rounds
+  // Virtual clock (sim.clock=virtual): the virtual seconds since training
+  // started. The line then shows the simulated rate and virtual time against
+  // wall time, and the timeline is dated in virtual time.
+  std::optional<double> virtual_seconds;
+  // For the timeline (report/timeline.hpp), not shown on the progress line;
+  // all since the start, 0 / absent where a mode has none (sequential mode).
+  std::uint64_t sync_rounds = 0;            // completed rounds, summed over trainers
+  std::optional<double> blocked_fraction;   // worker time blocked on foreground sync
+  std::uint64_t bytes = 0;                  // embedding lookup + push + dense sync bytes
+};
+
+class progress_reporter {
+public:
+  // mode: "auto" | "live" | "plain" | "none"; label prefixes each line.
+  progress_reporter(std::string mode, double interval_seconds, std::string label);
+
+  // Cheap to call after every batch: it only formats when a line is due.
+  void update(const progress_sample& s);
+  // Ends the live line (newline) so later output starts on a fresh line.
+  void finish(const progress_sample& s);
+
+  // Also hands every sample to `t` (which picks its own sampling times) and
+  // marks the end of training in it at finish(). Not owned; null = none.
+  void set_timeline(timeline* t) { timeline_ = t; }
+
+  double elapsed_seconds() const;
+
+private:
+  std::string format(const progress_sample& s, double elapsed) const;
+  bool live_ = false, enabled_ = true;
+  double interval_;
+  std::string label_;
+  std::chrono::steady_clock::time_point start_, last_;
+  std::uint64_t calls_ = 0;
+  timeline* timeline_ = nullptr;
+};
+
+// "1.23M", "45.6k", "789"
+std::string human_count(double x);
+
+} // namespace runtime

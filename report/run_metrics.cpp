@@ -1,0 +1,314 @@
+#include "report/run_metrics.hpp"
+
+#include <cstdarg>
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace runtime {
+
+std::vector<double> net_metrics::utilisation() const {
+  std::vector<double> out(std::max(tx_busy_seconds.size(), rx_busy_seconds.size()), 0.0);
+  for (std::size_t h = 0; h < out.size() && span_seconds > 0; ++h) {
+    const double tx = h < tx_busy_seconds.size() ? tx_busy_seconds[h] : 0.0;
+    const double rx = h < rx_busy_seconds.size() ? rx_busy_seconds[h] : 0.0;
+    out[h] = std::max(tx, rx) / span_seconds;
+  }
+  return out;
+}
+
+std::vector<double> sim_metrics::core_utilisation() const {
+  std::vector<double> out;
+  for (double b : host_busy_seconds)
+    out.push_back(virtual_seconds > 0 ? b / (virtual_seconds * double(cores_per_host)) : 0.0);
+  return out;
+}
+
+std::string to_json(const run_metrics& m) {
+  using json = nlohmann::ordered_json; // keys in the order written
+  // null for an absent value; nlohmann writes NaN and infinities as null too.
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json j;
+  j["mode"] = m.mode;
+  j["arch"] = m.arch;
+  j["examples"] = m.examples;
+  j["seconds"] = m.seconds;
+  j["examples_per_second"] = m.examples_per_second();
+  j["simulated_examples_per_second"] = opt(m.simulated_examples_per_second());
+  j["host_examples_per_second"] = opt(m.host_examples_per_second);
+  j["train_ne"] = m.train_ne;
+  const auto& e = m.eval;
+  j["eval_ne"] = e ? json(e->ne) : json(nullptr);
+  j["eval_auc"] = e ? json(e->auc) : json(nullptr);
+  j["eval_logloss"] = e ? json(e->logloss) : json(nullptr);
+  j["eval_calibration"] = e ? json(e->calibration) : json(nullptr);
+  j["eval_examples"] = e ? json(e->examples) : json(nullptr);
+  j["eval_bayes_ne"] = opt(m.eval_bayes_ne);
+  j["eval_seconds"] = m.eval_seconds;
+  j["malformed_lines"] = m.malformed_lines;
+  j["eval_malformed_lines"] = m.eval_malformed_lines;
+  j["trainers"] = m.trainers;
+  j["workers_per_trainer"] = m.workers_per_trainer;
+  j["flops_per_example"] = m.flops_per_example;
+  j["gflops"] = m.gflops();
+  j["eval_model"] = m.eval_model;
+  j["lookup_wait_fraction"] = m.lookup_wait_fraction;
+  j["workers"] = m.workers ? json{{"cpu_seconds", m.workers->cpu_seconds},
+                                   {"dense_step_cpu_seconds", m.workers->dense_step_cpu_seconds},
+                                   {"thread_moves", m.workers->thread_moves},
+                                   {"batches", m.workers->batches},
+                                   {"scheduler_threads", m.workers->scheduler_threads > 0
+                                                           ? json(m.workers->scheduler_threads)
+                                                           : json(nullptr)}}
+                          : json(nullptr);
+  j["trainer_examples_per_second"] = m.trainer_examples_per_second;
+  j["lost_trainers"] = m.lost_trainers;
+  j["stopped_by"] = m.stopped_by ? json(*m.stopped_by) : json(nullptr);
+  j["faults"] = m.faults;
+  j["bytes"] = {{"lookup", m.bytes.lookup}, {"push", m.bytes.push},
+                {"dense_sync", m.bytes.dense_sync}};
+  j["sync"] = {{"algorithm", m.sync.algorithm},
+               {"rounds", m.sync.rounds},
+               {"sync_gap_mean", opt(m.sync.sync_gap_mean)},
+               {"sync_gap_p50", opt(m.sync.sync_gap_p50)},
+               {"sync_gap_p90", opt(m.sync.sync_gap_p90)},
+               {"sync_gap_max", opt(m.sync.sync_gap_max)},
+               {"worker_blocked_fraction", m.sync.worker_blocked_fraction},
+               {"bytes", m.sync.bytes},
+               {"bytes_received", m.sync.bytes_received}};
+  j["dct"] = nullptr;
+  if (m.dct || m.dct_mp)
+    j["dct"] = {{"dp", false}, {"mp", nullptr}};
+  if (const auto& d = m.dct)
+    j["dct"].update({{"dp", true},
+                     {"dp_keep", d->dp_keep},
+                     {"refresh", d->refresh},
+                     {"error_feedback", d->error_feedback},
+                     {"rounds", d->rounds},
+                     {"bytes", d->bytes},
+                     {"dense_bytes", d->dense_bytes},
+                     {"reduction", d->reduction()},
+                     {"bytes_per_round", d->bytes_per_round()},
+                     {"sent_fraction", d->sent_fraction},
+                     {"reply_fraction", d->reply_fraction},
+                     {"refreshes", d->refreshes}});
+  if (const auto& d = m.dct_mp)
+    j["dct"]["mp"] = {{"keep", d->keep},
+                      {"backward", d->backward},
+                      {"grad_keep", d->grad_keep},
+                      {"error_feedback", d->error_feedback},
+                      {"refresh", d->refresh},
+                      {"lookup_bytes", d->lookup_bytes},
+                      {"lookup_dense_bytes", d->lookup_dense_bytes},
+                      {"push_bytes", d->push_bytes},
+                      {"push_dense_bytes", d->push_dense_bytes},
+                      {"bytes", d->bytes()},
+                      {"dense_bytes", d->dense_bytes()},
+                      {"reduction", d->reduction()},
+                      {"bytes_per_example", d->bytes_per_example()},
+                      {"row_fraction", d->row_fraction},
+                      {"grad_fraction", d->grad_fraction},
+                      {"refreshes", d->refreshes}};
+  j["net"] = nullptr;
+  if (m.net)
+    j["net"] = {{"latency_us", m.net->latency_us},     {"bandwidth_gbps", m.net->bandwidth_gbps},
+                {"dilation", m.net->dilation},         {"bytes", m.net->bytes},
+                {"messages", m.net->messages},         {"nic_utilisation", m.net->utilisation()},
+                {"tx_busy_seconds", m.net->tx_busy_seconds},
+                {"rx_busy_seconds", m.net->rx_busy_seconds}};
+  j["checkpoint"] = nullptr;
+  if (const auto& c = m.checkpoint)
+    j["checkpoint"] = {{"count", c->count},
+                       {"cuts", c->cuts},
+                       {"shard_saves", c->shard_saves},
+                       {"bytes", c->bytes},
+                       {"seconds", c->seconds},
+                       {"overhead_fraction", c->overhead_fraction},
+                       {"max_pause_seconds", c->max_pause_seconds},
+                       {"pushes_held", c->pushes_held},
+                       {"rows_copied", c->rows_copied}};
+  j["sim"] = nullptr;
+  if (m.sim)
+    j["sim"] = {{"clock", "virtual"},
+                {"virtual_seconds", m.sim->virtual_seconds},
+                {"simulated_examples_per_second", m.examples_per_second()},
+                {"handlers", m.sim->handlers},
+                {"busy_core_seconds", m.sim->busy_core_seconds},
+                {"cores_per_host", m.sim->cores_per_host},
+                {"host_busy_seconds", m.sim->host_busy_seconds},
+                {"core_utilisation", m.sim->core_utilisation()}};
+  j["recovery"] = nullptr;
+  if (const auto& r = m.recovery) {
+    j["recovery"] = {{"mode", r->mode},
+                     {"policy", r->policy},
+                     {"fraction", r->fraction},
+                     {"interval_seconds", r->interval_seconds},
+                     {"target_pls", r->target_pls},
+                     {"mtbf_seconds", r->mtbf_seconds},
+                     {"failures", r->failures},
+                     {"events", r->events},
+                     {"lost_examples", r->lost_examples},
+                     {"pls", r->pls},
+                     {"predicted_pls", opt(r->predicted_pls)},
+                     {"redone_examples", r->redone_examples},
+                     {"outage_seconds", r->outage_seconds}};
+    const json saves = {{"saves", r->saves},
+                        {"full_saves", r->full_saves},
+                        {"rows_saved", r->rows_saved},
+                        {"bytes", r->bytes},
+                        {"failed_saves", r->failed_saves},
+                        {"save_seconds", r->save_seconds},
+                        {"loads", r->loads},
+                        {"load_bytes", r->load_bytes},
+                        {"load_seconds", r->load_seconds},
+                        {"tracking_bytes", r->tracking_bytes},
+                        {"overhead_fraction", r->overhead_fraction}};
+    for (const auto& [k, v] : saves.items()) // multi-node: not gathered (null)
+      j["recovery"][k] = r->saves_counted ? v : json(nullptr);
+  }
+  return j.dump() + "\n";
+}
+
+namespace {
+
+void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& out, const char* fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    const auto old = out.size();
+    out.resize(old + std::size_t(n) + 1);
+    std::vsnprintf(out.data() + old, std::size_t(n) + 1, fmt, ap2);
+    out.resize(old + std::size_t(n));
+  }
+  va_end(ap2);
+}
+
+} // namespace
+
+std::string summary(const run_metrics& m) {
+  std::string out;
+  appendf(out,
+                        "trained %llu examples in %.2f s: %.0f ex/s (%.1f GFLOP/s), train NE %.4f",
+                        static_cast<unsigned long long>(m.examples), m.seconds,
+                        m.examples_per_second(), m.gflops(), m.train_ne);
+  if (m.stopped_by)
+    appendf(out, " (stopped by %s before the end; not evaluated)", m.stopped_by->c_str());
+  if (m.eval) {
+    appendf(out,
+                       "\neval on %llu examples: NE %.4f, AUC %.4f, logloss %.4f, calibration %.3f",
+                       static_cast<unsigned long long>(m.eval->examples), m.eval->ne, m.eval->auc,
+                       m.eval->logloss, m.eval->calibration);
+    if (m.eval_bayes_ne)
+      appendf(out, "\nBayes NE of the eval data %.4f (gap %+.4f)",
+                         *m.eval_bayes_ne, m.eval->ne - *m.eval_bayes_ne);
+  }
+  if (m.mode != "sequential") {
+    appendf(out,
+                       "\n%zu trainers x %zu workers, sync %s: %llu rounds, gap %s batches, "
+                       "blocked %.2f%% of worker time, %.1f MB synced",
+                       m.trainers, m.workers_per_trainer, m.sync.algorithm.c_str(),
+                       static_cast<unsigned long long>(m.sync.rounds),
+                       m.sync.sync_gap_mean ? std::to_string(*m.sync.sync_gap_mean).substr(0, 6).c_str() : "-",
+                       100 * m.sync.worker_blocked_fraction, double(m.sync.bytes) / 1e6);
+  }
+  // The busiest of per-host shares: "host 3 at 41.2%".
+  auto busiest = [](const std::vector<double>& xs) {
+    if (xs.empty())
+      return std::string("-");
+    const auto i = std::size_t(std::max_element(xs.begin(), xs.end()) - xs.begin());
+    char s[64];
+    std::snprintf(s, sizeof s, "host %zu at %.1f%%", i, 100 * xs[i]);
+    return std::string(s);
+  };
+  if (m.net && m.sim)
+    appendf(out,
+                       "\nnetwork model %g us, %g Gbit/s: %.1f MB in %llu messages between "
+                       "hosts; busiest NIC %s",
+                       m.net->latency_us, m.net->bandwidth_gbps, double(m.net->bytes) / 1e6,
+                       static_cast<unsigned long long>(m.net->messages),
+                       busiest(m.net->utilisation()).c_str());
+  else if (m.net)
+    appendf(out,
+                       "\nnetwork model %g us, %g Gbit/s, dilation %.2f: %.0f simulated ex/s "
+                       "(wall %.0f ex/s x %.2f), %.0f ex/s by per-host virtual time, %.1f MB "
+                       "between hosts; busiest NIC %s",
+                       m.net->latency_us, m.net->bandwidth_gbps, m.net->dilation,
+                       m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
+                       m.net->dilation, m.host_examples_per_second.value_or(0),
+                       double(m.net->bytes) / 1e6, busiest(m.net->utilisation()).c_str());
+  if (m.sim)
+    appendf(out,
+                       "\nvirtual clock: %.3f virtual s for the whole run, %llu handlers, %.1f "
+                       "core-seconds charged (busiest cores: %s); the times above are virtual",
+                       m.sim->virtual_seconds,
+                       static_cast<unsigned long long>(m.sim->handlers),
+                       m.sim->busy_core_seconds, busiest(m.sim->core_utilisation()).c_str());
+  if (const auto& d = m.dct) {
+    appendf(out,
+            "\nDCT on the dense sync (keep %g, refresh %llu, error feedback %s): %.1f KB per "
+            "round %s, %.1fx less than %s (%.2f%% of changes",
+            d->dp_keep, static_cast<unsigned long long>(d->refresh),
+            d->error_feedback ? "on" : "off", d->bytes_per_round() / 1e3,
+            d->ring ? "round the ring" : "both ways", d->reduction(),
+            d->ring ? "the dense ring" : "dense", 100 * d->sent_fraction);
+    if (!d->ring) // EASGD: the dense shard's replies
+      appendf(out, ", %.2f%% of d", 100 * d->reply_fraction);
+    appendf(out, " sent)");
+  }
+  if (m.dct_mp)
+    appendf(out,
+            "\nDCT on the embedding traffic (keep %g, backward %s, gradient keep %g, refresh %llu): "
+            "%.1f bytes per example "
+            "(rows + pushes), %.1fx less than dense (%.2f%% of row entries, %.2f%% of their "
+            "gradients sent)",
+            m.dct_mp->keep, m.dct_mp->backward.c_str(), m.dct_mp->grad_keep,
+            static_cast<unsigned long long>(m.dct_mp->refresh),
+            m.dct_mp->bytes_per_example(), m.dct_mp->reduction(), 100 * m.dct_mp->row_fraction,
+            100 * m.dct_mp->grad_fraction);
+  for (const auto& x : m.faults)
+    appendf(out, "\nfault injected: %s", x.c_str());
+  for (const auto& x : m.lost_trainers)
+    appendf(out, "\nLOST %s; the job finished without it",
+                       x.c_str());
+  if (m.malformed_lines + m.eval_malformed_lines > 0)
+    appendf(out, "\nmalformed lines skipped: %llu train, %llu eval",
+                  static_cast<unsigned long long>(m.malformed_lines),
+                  static_cast<unsigned long long>(m.eval_malformed_lines));
+  if (m.recovery) {
+    const auto& r = *m.recovery;
+    if (r.mode == "full")
+      appendf(out,
+              "\nfull recovery: %llu failure(s), %llu examples redone, %llu cuts, %.1f MB, "
+              "%.3f s cutting, %.3f s loading: store share %.3f%%",
+              static_cast<unsigned long long>(r.failures),
+              static_cast<unsigned long long>(r.redone_examples),
+              static_cast<unsigned long long>(r.saves), double(r.bytes) / 1e6, r.save_seconds,
+              r.load_seconds, 100 * r.overhead_fraction);
+    else if (!r.saves_counted)
+      appendf(out,
+              "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS "
+              "%.5f); the shards' saves are counted on their nodes, not gathered",
+              r.policy.c_str(), static_cast<unsigned long long>(r.failures), r.lost_examples,
+              r.pls);
+    else
+      appendf(out,
+              "\npartial recovery (cpr.policy %s): %llu failure(s), %.0f examples lost (PLS "
+              "%.5f), %llu saves (%llu full), %.1f MB, %.3f s saving, %.3f s loading: overhead "
+              "%.3f%%",
+              r.policy.c_str(), static_cast<unsigned long long>(r.failures), r.lost_examples,
+              r.pls, static_cast<unsigned long long>(r.saves),
+              static_cast<unsigned long long>(r.full_saves), double(r.bytes) / 1e6,
+              r.save_seconds, r.load_seconds, 100 * r.overhead_fraction);
+    for (const auto& x : r.events)
+      appendf(out, "\nRECOVERED %s", x.c_str());
+  }
+  return out;
+}
+
+} // namespace runtime

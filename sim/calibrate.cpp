@@ -1,0 +1,304 @@
+#include "sim/calibrate.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <caf/all.hpp>
+
+#include "data/reader.hpp"
+#include "actors/hogwild_replica.hpp"
+#include "messages/messages.hpp"
+#include "data/synthetic.hpp"
+#include "model/embedding.hpp"
+#include "model/metrics.hpp"
+#include "engine/input.hpp"
+#include "engine/sequential_engine.hpp"
+
+namespace runtime {
+
+namespace {
+
+using wall = std::chrono::steady_clock;
+
+double since(wall::time_point t) {
+  return std::chrono::duration<double>(wall::now() - t).count();
+}
+
+template <class F>
+double median_of_five(F&& round) {
+  std::vector<double> v;
+  for (int i = 0; i < 5; ++i)
+    v.push_back(round());
+  std::sort(v.begin(), v.end());
+  return v[2];
+}
+
+// An embedding shard's row work on the batches' keys (each batch's distinct
+// keys, as a worker's lookup sends them): seconds per row gathered and per
+// row updated, and the seconds of one pass over the batches (both).
+struct row_costs {
+  double lookup_ns = 0, push_ns = 0, pass_seconds = 0;
+};
+
+row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches) {
+  const auto& a = cfg.arch;
+  model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim,
+                                 cfg.train.sparse.state_per_row(a.dim));
+  tables.init(cfg.train.seed);
+  std::vector<std::vector<std::uint64_t>> keys;
+  std::size_t rows = 0, most = 0;
+  model::sparse_index idx;
+  std::vector<std::uint64_t> all;
+  for (const auto& b : batches) {
+    all.resize(b.size * a.num_tables);
+    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
+    idx.build(all.data(), all.size());
+    keys.push_back(idx.unique());
+    rows += idx.unique().size();
+    most = std::max(most, idx.unique().size());
+  }
+  std::vector<float> out(most * a.dim), grads(most * a.dim, 1e-3f);
+  auto gather = [&] {
+    const auto t0 = wall::now();
+    for (const auto& k : keys)
+      tables.gather(k.data(), nullptr, k.size(), 1, out.data());
+    return since(t0);
+  };
+  auto apply = [&] {
+    const auto t0 = wall::now();
+    for (const auto& k : keys)
+      tables.apply(k.data(), nullptr, k.size(), 1, grads.data(), cfg.train.sparse);
+    return since(t0);
+  };
+  gather(); // warm-up
+  apply();
+  row_costs c;
+  const double g = median_of_five(gather), p = median_of_five(apply);
+  c.lookup_ns = 1e9 * g / double(rows);
+  c.push_ns = 1e9 * p / double(rows);
+  c.pass_seconds = g + p;
+  return c;
+}
+
+// The CPUs this process may run on (empty when unknown).
+std::vector<int> allowed_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set))
+        out.push_back(c);
+  return out;
+}
+
+// Pins the calling thread to `cpu`; false when the system refuses.
+bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+// sim.core-contention: a Hogwild step's time while `threads` threads step
+// one shared replica at once (each with its own workspace, on the same
+// batches' rows), over its time alone. Thread t is pinned to the t-th CPU
+// this process may use (else two new threads may share a CPU for a while and
+// measure the kernel's placement, not the cores). A pass is three times
+// over the batches; the threads' mean time over the time alone, alone and
+// together alternated round by round; the median of seven rounds' ratios,
+// and their range in `lo`, `hi`.
+double measure_contention(const train_config& cfg, const std::vector<data::batch>& batches,
+                          const std::vector<int>& cpus, double& lo, double& hi) {
+  const std::size_t threads = cpus.size();
+  const model::embedding_tables tables(cfg.arch.num_tables, cfg.arch.rows_per_table,
+                                       cfg.arch.dim, 1);
+  std::vector<model::batch_lookup> rows(batches.size());
+  for (std::size_t i = 0; i < batches.size(); ++i) // all zero rows: only the dense work is timed
+    rows[i].lookup(batches[i].cat.data(), batches[i].size, cfg.arch, tables);
+  const model::dlrm net(cfg.arch);
+  model::float_buffer init(net.layout().size());
+  model::init_dense(net.layout(), init.data(), cfg.train.seed);
+  actors::hogwild_replica replica(std::vector<float>(init.begin(), init.end()));
+  // One thread's pass over the batches, as a worker's batches: forward and
+  // backward on the live replica, then the lock-free dense step.
+  auto pass = [&] {
+    model::workspace ws;
+    model::float_buffer grads(replica.size()), grad_unique;
+    const auto t0 = wall::now();
+    for (std::size_t k = 0; k < 3 * batches.size(); ++k) {
+      const std::size_t i = k % batches.size();
+      const auto& b = batches[i];
+      grad_unique.resize(rows[i].index.unique().size() * cfg.arch.dim);
+      net.forward_backward(replica.params(), b.dense.data(), rows[i].input(), b.labels.data(),
+                           b.size, ws, grads.data(), grad_unique.data());
+      replica.apply_dense(cfg.train.dense, grads.data());
+    }
+    return since(t0);
+  };
+  std::vector<double> ratios;
+  for (int round = 0; round < 7; ++round) {
+    double alone = 0;
+    std::thread([&] { // on the first CPU, alone
+      pin_to(cpus[0]);
+      if (round == 0)
+        pass(); // warm-up
+      alone = pass();
+    }).join();
+    std::vector<double> each(threads);
+    std::atomic<std::size_t> ready{0};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        pin_to(cpus[t]);
+        ready.fetch_add(1);
+        while (ready.load() < threads) // start together
+          std::this_thread::yield();
+        each[t] = pass();
+      });
+    for (auto& th : pool)
+      th.join();
+    double mean = 0;
+    for (double e : each)
+      mean += e / double(threads);
+    ratios.push_back(mean / alone);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  lo = ratios.front();
+  hi = ratios.back();
+  return std::max(1.0, ratios[3]);
+}
+
+std::optional<std::string> measure_step(const train_config& base, calibration& out) {
+  namespace fs = std::filesystem;
+  const auto path =
+    (fs::temp_directory_path() / ("ss-calibrate-" + std::to_string(::getpid()) + ".tsv")).string();
+  data::synthetic_options so;
+  so.rows = 8192;
+  std::string err;
+  data::generate_result gr;
+  if (!data::generate_synthetic(so, path, &gr, &err))
+    return "calibrate: " + err;
+  train_config cfg = base;
+  cfg.checkpoint = checkpoint_settings{};
+  auto r = data::reader::open(reader_options_for(cfg, std::vector<std::string>{path}, 0, 1), &err);
+  std::vector<data::batch> batches;
+  if (r)
+    for (data::batch b; r->next(b, cfg.train.batch_size); b = data::batch{})
+      batches.push_back(b);
+  std::error_code ec;
+  fs::remove(path, ec);
+  fs::remove(path + ".meta.json", ec);
+  if (!r || batches.empty())
+    return "calibrate: cannot read the synthetic batches: " + err;
+  sequential_engine engine(cfg);
+  model::ne_accumulator ne;
+  for (const auto& b : batches) // warm-up: caches, allocations
+    engine.train_step(b, ne);
+  const double flops = 3.0 * model::dlrm(cfg.arch).flops_per_example();
+  std::uint64_t examples = 0;
+  for (const auto& b : batches)
+    examples += b.size;
+  const double step = median_of_five([&] {
+    const auto t0 = wall::now();
+    for (const auto& b : batches)
+      engine.train_step(b, ne);
+    return since(t0);
+  });
+  // A worker charges the step without the rows' gathering and update, which
+  // its embedding shards charge (sim.lookup-row-ns, sim.push-row-ns).
+  const auto rows = measure_rows(cfg, batches);
+  out.lookup_row_ns = rows.lookup_ns;
+  out.push_row_ns = rows.push_ns;
+  // (Timed apart, the two may overlap in noise: the rest of the step is
+  // kept at no less than 5 % of it.)
+  const double dense = std::max(step - rows.pass_seconds, 0.05 * step);
+  out.gflops = flops * double(examples) / dense / 1e9;
+  const auto cpus = allowed_cpus();
+  out.contention_threads = unsigned(cpus.size());
+  out.core_contention =
+    cpus.size() > 1 ? measure_contention(cfg, batches, cpus, out.contention_lo, out.contention_hi)
+                    : 1.0;
+  return std::nullopt;
+}
+
+double measure_memory() {
+  const std::size_t n = std::size_t(64) << 20;
+  std::vector<char> a(n, 1), b(n, 2);
+  std::memcpy(b.data(), a.data(), n); // warm-up: pages in
+  return median_of_five([&] {
+    const auto t0 = wall::now();
+    for (int i = 0; i < 4; ++i)
+      std::memcpy(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), n);
+    return 4.0 * 2.0 * double(n) / since(t0) / 1e9;
+  });
+}
+
+caf::behavior ponger(caf::event_based_actor*, int) {
+  return {[](std::uint64_t n) { return n; }};
+}
+
+caf::behavior pinger(caf::event_based_actor* self, caf::actor peer) {
+  auto left = std::make_shared<std::uint64_t>(0);
+  auto done = std::make_shared<caf::response_promise>();
+  return {
+    [=](messages::start_atom, std::uint64_t rounds) {
+      *left = rounds;
+      *done = self->make_response_promise();
+      self->send(peer, *left);
+      return *done;
+    },
+    [=](std::uint64_t) {
+      if (--*left == 0)
+        done->deliver(messages::done_atom::value);
+      else
+        self->send(peer, *left);
+    },
+  };
+}
+
+double measure_messages() {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", 1);
+  caf::actor_system sys{cfg};
+  auto pong = sys.spawn(ponger, 0);
+  auto ping = sys.spawn(pinger, pong);
+  caf::scoped_actor self{sys};
+  const std::uint64_t rounds = 20000;
+  auto round = [&] {
+    const auto t0 = wall::now();
+    self->request(ping, caf::infinite, messages::start_atom::value, rounds)
+      .receive([](messages::done_atom) {}, [](caf::error&) {});
+    return 1e6 * since(t0) / double(2 * rounds);
+  };
+  round(); // warm-up
+  const double us = median_of_five(round);
+  self->send_exit(ping, caf::exit_reason::user_shutdown);
+  self->send_exit(pong, caf::exit_reason::user_shutdown);
+  return us;
+}
+
+} // namespace
+
+std::optional<std::string> calibrate(const train_config& cfg, calibration& out) {
+  const auto t0 = wall::now();
+  if (auto e = measure_step(cfg, out))
+    return e;
+  out.memory_gbps = measure_memory();
+  out.message_us = measure_messages();
+  if (auto e = measure_remote(out.message_us, out.remote))
+    return e;
+  out.seconds = since(t0);
+  return std::nullopt;
+}
+
+} // namespace runtime

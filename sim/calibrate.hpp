@@ -1,0 +1,53 @@
+#pragma once
+// `shadowsync calibrate`: the constants of the virtual clock's cost model
+// (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
+// sim.push-row-ns, sim.core-contention, sim.remote-message-us,
+// sim.remote-gbps; sim/virtual_time.hpp),
+// measured on this machine:
+//   gflops       3 x the model's forward FLOPs per example (what a worker's
+//                batch charges) x examples / seconds of the sequential
+//                engine's training step on synthetic batches, less the
+//                time of its embedding rows' gathering and update (which the
+//                shards charge): the effective rate of the rest of a step
+//                (de-duplication, forward, backward, the dense update), not
+//                a GEMM peak
+//   lookup-row-ns, push-row-ns
+//                per distinct row of those batches, the time to gather it
+//                from the embedding tables and to step it (and its
+//                optimiser state) with a gradient, as a shard does
+//   memory-gbps  bytes read + written per second by memcpy of 64 MiB
+//   message-us   seconds per message of a ping-pong between two CAF actors
+//                on one scheduler thread (send, schedule, handle)
+//   core-contention
+//                a Hogwild step's time (forward, backward and the dense
+//                step, as a worker's batch) while every core of this
+//                machine steps one shared replica at once (the threads'
+//                mean), over its time alone (median of seven rounds):
+//                what busy cores cost each other (the replica's cache
+//                lines, shared caches and memory), which the one-at-a-time
+//                engine does not see (1 on one core)
+//   remote-message-us, remote-gbps
+//                a message between two nodes on loopback
+//                (sim/calibrate_remote.hpp)
+// The others are medians of five timed rounds on one core.
+#include <optional>
+#include <string>
+
+#include "sim/calibrate_remote.hpp"
+#include "config/train_config.hpp"
+
+namespace runtime {
+
+struct calibration {
+  double gflops = 0, memory_gbps = 0, message_us = 0;
+  double lookup_row_ns = 0, push_row_ns = 0;
+  double core_contention = 1;
+  remote_costs remote; // sim/calibrate_remote.hpp
+  unsigned contention_threads = 1; // the threads core_contention was measured with
+  double contention_lo = 1, contention_hi = 1; // its rounds' range
+  double seconds = 0; // the measurement's own wall time
+};
+
+std::optional<std::string> calibrate(const train_config& cfg, calibration& out);
+
+} // namespace runtime

@@ -1,0 +1,28 @@
+#pragma once
+// `shadowsync calibrate`: the core time of a message between two nodes, on
+// each side (sim/virtual_time.hpp, sim.remote-message-us and
+// sim.remote-gbps). Two actor systems of this process, one scheduler thread
+// each, exchange messages over loopback TCP through CAF's middleman: an
+// embedding_rows message of 0 or 32768 floats, acknowledged, one at a time
+// (as a lookup, its reply and a push cross between nodes: each wakes the
+// receiving node's I/O and scheduler threads, whose wake-ups and idle
+// polling take CPU), and again with 16 in flight (a stream: far less per
+// message). The process's CPU time per message, medians of five rounds:
+//   message-us  (CPU of a round trip of two small messages, less the two
+//               handlers' local message cost) / 4: per message, each side
+//   gbps        the payload's bytes / (the extra CPU of 128 KiB / 2): the
+//               rate at which each side serialises and moves bytes
+#include <optional>
+#include <string>
+
+namespace runtime {
+
+struct remote_costs {
+  double message_us = 0, gbps = 0;                   // one message at a time
+  double streamed_message_us = 0, streamed_gbps = 0; // 16 in flight
+};
+
+// local_message_us: calibrate's local message cost (sim.message-us).
+std::optional<std::string> measure_remote(double local_message_us, remote_costs& out);
+
+} // namespace runtime

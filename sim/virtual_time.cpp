@@ -1,0 +1,311 @@
+// The discrete-event loop of the virtual-time cluster (see virtual_time.hpp).
+#include "sim/virtual_time.hpp"
+
+#include "actors/cpu_time.hpp"
+#include "data/hashing.hpp"
+#include "messages/wire_size.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <caf/abstract_actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/detail/test_actor_clock.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+namespace runtime {
+
+namespace {
+
+// u in [-1, 1) from (seed, n): splitmix64, so a run's draws depend only on
+// its seed and the order of its handlers.
+double jitter_draw(std::uint64_t seed, std::uint64_t n) {
+  const auto z = data::splitmix64_finalize(seed + 0x9e3779b97f4a7c15ULL * (n + 1));
+  return double(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+virtual_engine::duration to_duration(double seconds) {
+  return std::chrono::duration_cast<virtual_engine::duration>(
+    std::chrono::nanoseconds(std::llround(seconds * 1e9)));
+}
+
+} // namespace
+
+virtual_engine::virtual_engine(virtual_settings s) : cfg_(s) {
+  cfg_.cores_per_host = std::max<std::size_t>(1, cfg_.cores_per_host);
+}
+
+void virtual_engine::attach(caf::actor_system& sys) {
+  sched_ = dynamic_cast<caf::scheduler::test_coordinator*>(&sys.scheduler());
+  if (!sched_)
+    throw std::logic_error("virtual_engine: the actor system must run with "
+                           "scheduler.policy=testing");
+  start_ = now();
+  machine_.assign(cfg_.machine_cores, start_);
+}
+
+virtual_engine::time_point virtual_engine::now() const {
+  return sched_->clock().now();
+}
+
+virtual_engine::duration virtual_engine::elapsed() const {
+  return now() - start_;
+}
+
+bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) {
+  if (delivering_ || !in_handler_)
+    return false; // due now
+  outbox_.push_back(held_message{caf::strong_actor_ptr{receiver->ctrl()}, std::move(what)});
+  return true;
+}
+
+void virtual_engine::place(caf::actor_id id, std::size_t host) {
+  actors_[id].host = host;
+  if (cores_.size() <= host) {
+    cores_.resize(host + 1, std::vector<time_point>(cfg_.cores_per_host, now()));
+    host_busy_.resize(host + 1, 0.0);
+  }
+}
+
+std::optional<std::size_t> virtual_engine::host_of(caf::actor_id id) const {
+  if (auto i = actors_.find(id); i != actors_.end())
+    return i->second.host;
+  return std::nullopt;
+}
+
+void virtual_engine::freeze(std::size_t host, time_point until) {
+  for (auto& c : cores_.at(host))
+    c = std::max(c, until);
+}
+
+void virtual_engine::charge(double flops, double bytes) {
+  charge_seconds_of_work(flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9));
+}
+
+void virtual_engine::charge_seconds_of_work(double seconds) {
+  charged_s_ += seconds * slowdown_;
+  if (in_handler_ && !cfg_.measured) // the handler reads the clock after its work so far
+    sched_->clock().current_time = handler_start_ + to_duration(charged_s_ + device_s_);
+}
+
+double virtual_engine::contention_at(const std::vector<time_point>& cs, std::size_t core,
+                                     time_point t) const {
+  if (cfg_.core_contention == 1.0 || cs.size() < 2)
+    return 1.0;
+  std::size_t busy = 0;
+  for (std::size_t j = 0; j < cs.size(); ++j)
+    busy += j != core && cs[j] > t;
+  return 1.0 + (cfg_.core_contention - 1.0) * double(busy) / double(cs.size() - 1);
+}
+
+double virtual_engine::remote_seconds(std::size_t bytes) const {
+  double s = cfg_.remote_message_us * 1e-6;
+  if (cfg_.remote_gbps > 0)
+    s += double(bytes) / (cfg_.remote_gbps * 1e9);
+  return s;
+}
+
+void virtual_engine::charge_rows(double gathered, double updated, std::size_t dim) {
+  const double d = double(dim);
+  if (cfg_.lookup_row_ns > 0)
+    charge_seconds_of_work(gathered * cfg_.lookup_row_ns * 1e-9);
+  else
+    charge(0, 4.0 * d * gathered); // the rows read and copied out
+  if (cfg_.push_row_ns > 0)
+    charge_seconds_of_work(updated * cfg_.push_row_ns * 1e-9);
+  else
+    charge(0, 12.0 * d * updated); // rows, optimiser state and gradients
+}
+
+void virtual_engine::charge_seconds(double seconds) {
+  device_s_ += seconds;
+  if (in_handler_) // the handler reads the clock after the wait
+    sched_->clock().current_time += to_duration(seconds);
+}
+
+void virtual_engine::run_job() {
+  auto* job = sched_->jobs.front();
+  const auto t = now();
+  auto* actor = dynamic_cast<caf::abstract_actor*>(job);
+  const caf::actor_id id = actor ? actor->id() : 0;
+  std::optional<std::size_t> host;
+  time_point ready = t;
+  if (auto i = actors_.find(id); i != actors_.end()) {
+    host = i->second.host;
+    ready = std::max(ready, i->second.busy_until);
+  }
+  std::size_t core = 0, mcore = 0; // its host's core, the machine's
+  // The core its work runs on: the machine's (sim.machine-cores), else the host's.
+  std::vector<time_point>* physical = nullptr;
+  std::size_t pcore = 0;
+  if (host) {
+    const auto& cs = cores_[*host];
+    core = std::size_t(std::min_element(cs.begin(), cs.end()) - cs.begin());
+    ready = std::max(ready, cs[core]);
+    physical = &physical_cores(*host);
+    pcore = core;
+    if (!machine_.empty()) {
+      mcore = std::size_t(std::min_element(machine_.begin(), machine_.end()) - machine_.begin());
+      ready = std::max(ready, machine_[mcore]);
+      pcore = mcore;
+    }
+  }
+  if (ready > t) { // its actor or every core of its host is busy until then
+    sched_->jobs.pop_front();
+    deferred_.emplace(ready, job);
+    return;
+  }
+  in_handler_ = true;
+  handler_start_ = t;
+  charged_s_ = 0;
+  device_s_ = 0;
+  slowdown_ = physical ? contention_at(*physical, pcore, t) : 1.0;
+  actors::current_fabric() = this;
+  const double cpu0 = cfg_.measured ? actors::thread_cpu_seconds() : 0.0;
+  sched_->try_run_once(); // the job may be gone after this
+  const double cpu = cfg_.measured ? actors::thread_cpu_seconds() - cpu0 : 0.0;
+  actors::current_fabric() = nullptr;
+  in_handler_ = false;
+  sched_->clock().current_time = t; // back to the handler's start: others run from here
+  double cost = 0;
+  if (host) {
+    cost = cfg_.measured ? cpu * slowdown_ : cfg_.message_us * 1e-6 + charged_s_;
+    if (cfg_.jitter > 0)
+      cost *= 1.0 + cfg_.jitter * jitter_draw(cfg_.seed, stats_.handlers);
+    cost += device_s_; // the handler waited for a device (the checkpoint store) on its core
+    add_busy(*host, cost);
+  }
+  const auto end = t + to_duration(cost);
+  if (host) {
+    cores_[*host][core] = end;
+    if (!machine_.empty())
+      machine_[mcore] = end;
+    if (auto i = actors_.find(id); i != actors_.end())
+      i->second.busy_until = end;
+  }
+  // Messages to other hosts: each is serialised on the sender's core after
+  // the handler, one after the other, then pays the network. (Neither
+  // priced: they arrive at the handler's end, as on one host.)
+  const bool priced = net_ || cfg_.remote_message_us > 0 || cfg_.remote_gbps > 0;
+  auto depart = end;
+  for (auto& m : outbox_) {
+    auto arrival = end;
+    if (host && priced)
+      if (auto to = host_of(m.receiver->id()); to && *to != *host) {
+        const auto bytes = messages::wire_bytes(m.what->content());
+        if (const double d = remote_seconds(bytes); d > 0) {
+          auto& lane = tx_free_[*host];
+          depart = std::max(depart, lane) + to_duration(d);
+          lane = depart;
+          add_busy(*host, d);
+          add_busy(*to, d); // its receiving side, counted with it (as the network counts it)
+          m.recv_seconds = d;
+          m.to_host = *to;
+        }
+        arrival = depart;
+        if (net_) { // sent now; the network takes it when it leaves (advance_to)
+          net_->count(bytes);
+          m.from_host = *host;
+          m.to_host = *to;
+          m.bytes = bytes;
+          departing_.emplace(depart, std::move(m));
+          continue;
+        }
+      }
+    in_flight_.emplace(arrival, std::move(m));
+  }
+  outbox_.clear();
+  if (depart > end)
+    (*physical)[pcore] = depart;
+  ++stats_.handlers;
+}
+
+std::optional<virtual_engine::time_point> virtual_engine::next_event() const {
+  std::optional<time_point> t;
+  auto consider = [&](time_point x) { t = t ? std::min(*t, x) : x; };
+  if (!in_flight_.empty())
+    consider(in_flight_.begin()->first);
+  if (!departing_.empty())
+    consider(departing_.begin()->first);
+  if (!deferred_.empty())
+    consider(deferred_.begin()->first);
+  if (!events_.empty())
+    consider(events_.begin()->first);
+  const auto& timers = sched_->clock().schedule();
+  if (!timers.empty())
+    consider(timers.begin()->first);
+  return t;
+}
+
+void virtual_engine::advance_to(time_point t) {
+  const auto n = now();
+  // Fires the timers due by then. (Not trigger_timeouts(): in CAF 0.17 it
+  // fires every pending timer whatever its time, and moves the clock to the
+  // latest, e.g. a request's timeout 30 s on.)
+  sched_->clock().advance_time(t > n ? t - n : caf::actor_clock::duration_type{0});
+  // Departures first, in the order they leave: a NIC queues a message
+  // behind those that left before it, not behind those whose handlers ran
+  // before (a long handler's messages leave at its end, later).
+  while (!departing_.empty() && departing_.begin()->first <= t) {
+    auto node = departing_.extract(departing_.begin());
+    auto& m = node.mapped();
+    const auto arrival = node.key() + net_->reserve(m.from_host, m.to_host, m.bytes, node.key());
+    in_flight_.emplace(arrival, std::move(m));
+  }
+  delivering_ = true;
+  while (!in_flight_.empty() && in_flight_.begin()->first <= t) {
+    auto node = in_flight_.extract(in_flight_.begin());
+    auto& m = node.mapped();
+    if (m.recv_seconds > 0) { // its receiving host's core reads it first
+      // (The earliest free core, held from now when the lane is busy: it
+      // may sit idle until the lane frees, a small overcharge of its time.)
+      auto& cs = physical_cores(m.to_host);
+      auto c = std::min_element(cs.begin(), cs.end());
+      auto& lane = rx_free_[m.to_host];
+      *c = std::max({t, *c, lane}) + to_duration(m.recv_seconds);
+      lane = *c;
+      m.recv_seconds = 0;
+      node.key() = *c;
+      in_flight_.insert(std::move(node));
+      continue;
+    }
+    if (auto* a = caf::actor_cast<caf::abstract_actor*>(m.receiver))
+      a->enqueue(std::move(m.what), nullptr);
+  }
+  delivering_ = false;
+  while (!events_.empty() && events_.begin()->first <= t) {
+    auto f = std::move(events_.begin()->second);
+    events_.erase(events_.begin());
+    f();
+  }
+  // Jobs that waited for their actor or a core go before those made ready
+  // now, in the order they became due: first ready, first run, so a role
+  // that keeps a core busy cannot starve one that waits for it.
+  std::vector<caf::resumable*> due;
+  while (!deferred_.empty() && deferred_.begin()->first <= t) {
+    due.push_back(deferred_.begin()->second);
+    deferred_.erase(deferred_.begin());
+  }
+  sched_->jobs.insert(sched_->jobs.begin(), due.begin(), due.end());
+}
+
+bool virtual_engine::step() {
+  if (!sched_->jobs.empty()) {
+    run_job();
+    return true;
+  }
+  const auto t = next_event();
+  if (!t)
+    return false;
+  advance_to(std::max(*t, now()));
+  return true;
+}
+
+bool virtual_engine::run_until(const std::function<bool()>& pred) {
+  while (!pred())
+    if (!step())
+      return pred();
+  return true;
+}
+
+} // namespace runtime

@@ -1,0 +1,185 @@
+#pragma once
+// The discrete-event loop of the virtual-time cluster (sim.clock=virtual;
+// DESIGN.md section 10). Every actor runs on CAF's deterministic scheduler
+// (scheduler.policy=testing) on the calling thread, one message at a time;
+// the engine decides when, in virtual time, each one runs:
+//
+// - Hosts and cores. A role spawned with actors::spawn_role() is placed on
+//   a host with `cores_per_host` cores. Its handler starts when its message
+//   has arrived, the role's previous handler has ended (an actor is
+//   sequential) and one of its host's cores is free; it holds that core
+//   from start to start + cost.
+// - Costs. `model` (deterministic): message_us per handler, plus the work
+//   the handler charged (actors::charge): flops / gflops + bytes /
+//   memory_gbps, and an embedding shard's rows (actors::charge_rows) at
+//   lookup_row_ns / push_row_ns each. `measured`: the handler's thread CPU
+//   time. Either x the contention factor (core_contention) when other cores
+//   of its host are busy at its start: handlers run here one at a time, so
+//   neither mode sees cores slowing each other (a shared replica's cache
+//   lines, shared caches and memory).
+// - Inside a handler the actor clock reads its start plus the work charged
+//   so far (cost model), so waits measured by the roles start after the
+//   work that precedes them.
+// - Machines. With machine_cores > 0 every host runs on one machine of that
+//   many cores: a handler also needs a free core of the machine (hosts are
+//   then processes, their cores_per_host their scheduler threads).
+// - Messages a handler sends to a role leave at the handler's end (start +
+//   cost). A message to another host first costs its sender's core
+//   remote_message_us + bytes / remote_gbps (serialisation, the socket), one
+//   message after the other, and on arrival as much on a core of the
+//   receiving host (of the machine, with machine_cores) before it is
+//   delivered; both 0 (the default): free. Each host sends, and receives,
+//   one such message at a time in order (a node's I/O thread), so messages
+//   between two roles keep their order. Between two hosts they also pay the
+//   network model (set_network; sim/network_model.hpp), after the
+//   sender's side, which queues them on both NICs in the order they leave
+//   (the engine hands each to it at its departure, not when its handler
+//   runs: a long handler's messages leave at its end, after those of
+//   shorter handlers that ran later); on one host,
+//   or without a network model, they arrive at the handler's end. Messages
+//   from outside any handler (the coordinator, the clock's timers) arrive at
+//   once.
+// - A frozen host (faults.freeze) starts no handler until the freeze ends;
+//   its messages wait in its mailboxes.
+// - The loop: run the first ready job whose actor and core are free now
+//   (else defer it to when they are), and when no job is ready, advance the
+//   actor clock (caf::detail::test_actor_clock) to the next event: a held
+//   message's arrival, a deferred job, or a timer. Ties keep their order, so
+//   a run is a function of its inputs: the same command gives the same
+//   events, the same virtual times and the same results.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/actor_clock.hpp>
+#include <caf/fwd.hpp>
+#include <caf/mailbox_element.hpp>
+
+#include "actors/sim_host.hpp"
+#include "sim/network_model.hpp"
+#include "config/sim_config.hpp"
+
+namespace caf::scheduler {
+class test_coordinator;
+}
+
+namespace runtime {
+
+class virtual_engine final : public actors::host_fabric {
+public:
+  using time_point = caf::actor_clock::time_point;
+  using duration = caf::actor_clock::duration_type;
+
+  explicit virtual_engine(virtual_settings s);
+  // The system must run with scheduler.policy=testing and carry this engine
+  // in its cluster_system_config.
+  void attach(caf::actor_system& sys);
+
+  bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
+  void place(caf::actor_id id, std::size_t host) override;
+  void charge(double flops, double bytes) override;
+  void charge_rows(double gathered, double updated, std::size_t dim) override;
+  void charge_seconds(double seconds) override;
+  bool virtual_clock() const override { return true; }
+
+  // The network between hosts (null: none); must outlive the engine's use.
+  void set_network(network_model* net) { net_ = net; }
+  // faults.freeze: `host` starts no handler before `until`. Precondition:
+  // the host has a role placed on it.
+  void freeze(std::size_t host, time_point until);
+
+  // One event: runs a ready job, or advances the clock to the next event.
+  // False when nothing is left to do.
+  bool step();
+  // Steps until pred() holds (true) or nothing is left (false).
+  bool run_until(const std::function<bool()>& pred);
+  // Runs `f` outside any handler when the clock reaches `t` (fault
+  // injection); ties run in the order they were added.
+  void at(time_point t, std::function<void()> f) { events_.emplace(t, std::move(f)); }
+  // Steps until nothing is left.
+  void run() {
+    while (step()) {
+    }
+  }
+  // Virtual time since the engine was attached.
+  duration elapsed() const;
+  time_point now() const;
+
+  struct totals {
+    std::uint64_t handlers = 0;  // handlers run
+    double busy_seconds = 0;     // core time charged, all hosts
+  };
+  const totals& stats() const { return stats_; }
+  // Core seconds charged on each host so far.
+  const std::vector<double>& host_busy() const { return host_busy_; }
+  std::size_t cores_per_host() const { return cfg_.cores_per_host; }
+
+private:
+  // Core time of the handler running now (sim.cost=model), from its work.
+  void charge_seconds_of_work(double seconds);
+  // The running handler's slowdown on `core` of `host` at `t`, from the
+  // host's other busy cores (virtual_settings::core_contention).
+  double contention_at(const std::vector<time_point>& cores, std::size_t core,
+                       time_point t) const;
+  // The cores a host's work runs on: the machine's, or its own.
+  std::vector<time_point>& physical_cores(std::size_t host) {
+    return machine_.empty() ? cores_[host] : machine_;
+  }
+  // Core time of a message between two hosts, each side (0: free).
+  double remote_seconds(std::size_t bytes) const;
+  void add_busy(std::size_t host, double seconds) {
+    host_busy_[host] += seconds;
+    stats_.busy_seconds += seconds;
+  }
+  struct held_message {
+    caf::strong_actor_ptr receiver;
+    caf::mailbox_element_ptr what;
+    double recv_seconds = 0; // core time its receiving host still owes it
+    std::size_t to_host = 0;
+    // Waiting to depart into the network model: its hosts and wire bytes.
+    std::size_t from_host = 0;
+    std::size_t bytes = 0;
+  };
+  struct actor_info {
+    std::optional<std::size_t> host;
+    time_point busy_until{};
+  };
+  std::optional<time_point> next_event() const;
+  // The host a role was placed on, if any.
+  std::optional<std::size_t> host_of(caf::actor_id id) const;
+  void advance_to(time_point t);
+  void run_job();
+
+  virtual_settings cfg_;
+  network_model* net_ = nullptr;
+  caf::scheduler::test_coordinator* sched_ = nullptr;
+  time_point start_{};
+  std::unordered_map<caf::actor_id, actor_info> actors_;
+  std::vector<std::vector<time_point>> cores_; // per host: when each core is free
+  std::vector<time_point> machine_;             // machine_cores: when each is free
+  // Per host: when its I/O lanes are free (sim.remote-*).
+  std::unordered_map<std::size_t, time_point> tx_free_, rx_free_;
+  std::vector<double> host_busy_;
+  std::multimap<time_point, held_message> in_flight_; // by arrival
+  // Messages for the network model, by departure: each NIC takes them in
+  // the order they leave, whenever their handlers ran.
+  std::multimap<time_point, held_message> departing_;
+  std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core
+  std::multimap<time_point, std::function<void()>> events_; // at()
+  // The handler running now.
+  bool in_handler_ = false, delivering_ = false;
+  time_point handler_start_{};
+  double charged_s_ = 0;
+  double device_s_ = 0; // charge_seconds() of the running handler
+  double slowdown_ = 1;  // its contention factor
+  std::vector<held_message> outbox_;
+  totals stats_;
+};
+
+} // namespace runtime
