@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   cfg.train.max_examples = max_examples;
   cfg.train.dense.lr = float(dense_lr);
   cfg.train.sparse.lr = float(sparse_lr);
-  cfg.cluster.mode = "sequential";
+  cfg.cluster.mode = runtime::cluster_mode::sequential;
 
   runtime::sequential_engine eng(cfg);
   auto& params = eng.mutable_params();

@@ -65,17 +65,18 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
         });
   if (err)
     return err;
-  std::string which = cfg.sync.eval_model;
-  if (which == "auto")
-    which = cfg.sync.algorithm == model::sync_algorithm::none ? "trainer0" : "average";
-  // "trainer0": the first surviving trainer (trainer 0 unless it was lost).
-  std::vector<float> params =
-    which == "trainer0" ? res.reports.front().replica.values : average_replicas(res.reports);
-  if (which == "centre")
+  eval_model which = cfg.sync.eval_model;
+  if (which == eval_model::automatic)
+    which = cfg.sync.algorithm == model::sync_algorithm::none ? eval_model::trainer0
+                                                               : eval_model::average;
+  // trainer0: the first surviving trainer (trainer 0 unless it was lost).
+  std::vector<float> params = which == eval_model::trainer0 ? res.reports.front().replica.values
+                                                            : average_replicas(res.reports);
+  if (which == eval_model::centre)
     err = gather_centre(self, cfg, c, params);
   if (err)
     return err;
-  out.eval_model = which;
+  out.eval_model = to_string(which);
   auto failure = evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
   // Virtual clock: the gathering's virtual time (the forward passes run in
   // the coordinator, outside the simulated hosts), so runs repeat exactly.

@@ -2,7 +2,7 @@
 // The coordinator's protocol as an explicit state machine: its phases, which
 // trainers it awaits, and what a trainer's loss does. Pure bookkeeping over
 // trainer indices: no CAF, no clock, so the protocol is walked step by step
-// in tests (tests/runtime/coordinator_phases_test.cpp). The coordinator
+// in tests (tests/cluster/coordinator_phases_test.cpp). The coordinator
 // actor (coordinator_actor.hpp) sends what a phase asks,
 // feeds the replies and DOWNs in, and sends the ring wirings it returns.
 //

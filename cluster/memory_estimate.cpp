@@ -85,7 +85,7 @@ double columns_of(const data::schema_options& s) {
 
 memory_roles whole_job(const train_config& cfg) {
   memory_roles r;
-  const bool seq = cfg.cluster.mode == "sequential";
+  const bool seq = cfg.cluster.mode == cluster_mode::sequential;
   r.trainers = seq ? 1 : cfg.cluster.trainers;
   r.embedding_shards = seq ? 1 : cfg.cluster.embedding_shards;
   r.dense_shards = seq ? 0 : cfg.cluster.dense_shards;
@@ -108,7 +108,7 @@ memory_estimate estimate_memory(const train_config& cfg) {
 
 memory_estimate estimate_memory(const train_config& cfg, const memory_roles& roles) {
   const shape s = shape_of(cfg);
-  const bool seq = cfg.cluster.mode == "sequential";
+  const bool seq = cfg.cluster.mode == cluster_mode::sequential;
   const double all_trainers = seq ? 1.0 : double(std::max<std::size_t>(1, cfg.cluster.trainers));
   const double all_shards = seq ? 1.0 : double(std::max<std::size_t>(1, cfg.cluster.embedding_shards));
   const double T = double(roles.trainers), W = seq ? 1.0 : double(cfg.cluster.workers);
@@ -221,7 +221,7 @@ std::optional<std::string> check_memory(const train_config& cfg, const memory_ro
     return std::nullopt;
   const auto& a = cfg.arch;
   const auto& cl = cfg.cluster;
-  const bool seq = cl.mode == "sequential";
+  const bool seq = cl.mode == cluster_mode::sequential;
   const std::string T = std::to_string(roles.trainers) + " trainer" + (roles.trainers == 1 ? "" : "s");
   const std::string W = seq ? "" : " x " + std::to_string(cl.workers) + " worker" + (cl.workers == 1 ? "" : "s");
   // The part that dominates names the key to change.

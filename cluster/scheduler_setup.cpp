@@ -6,12 +6,13 @@
 namespace runtime {
 
 bool polls_longer(const train_config& c, std::size_t hardware_cores) {
-  return c.cluster.scheduler_policy == "stealing" && scheduler_threads(c) <= hardware_cores;
+  return c.cluster.scheduler == scheduler_policy::stealing &&
+         scheduler_threads(c) <= hardware_cores;
 }
 
 void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_config& c,
                               std::size_t hardware_cores) {
-  if (c.cluster.scheduler_policy == "sharing")
+  if (c.cluster.scheduler == scheduler_policy::sharing)
     sys_cfg.set("scheduler.policy", caf::atom("sharing"));
   sys_cfg.set("scheduler.max-threads", scheduler_threads(c));
   if (polls_longer(c, hardware_cores)) {

@@ -26,7 +26,7 @@ void add_checkpoint_options(option_set& o) {
          "write the final model here (a checkpoint dir; for predict, eval and resume)"});
 }
 
-std::optional<std::string> build_checkpoint_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_checkpoint_settings(const option_set& o, cluster_mode mode,
                                                      checkpoint_settings& out) {
   out.dir = o.get_string("checkpoint.dir");
   out.every_examples = std::uint64_t(o.get_int("checkpoint.every-examples"));
@@ -41,11 +41,7 @@ std::optional<std::string> build_checkpoint_settings(const option_set& o, const 
     if (out.dir.empty() && o.value_text(k) != "0")
       return std::string("option '") + k + "' = " + o.value_text(k) + " (" + o.source(k) +
              ") needs checkpoint.dir, the folder to write checkpoints into";
-  if (mode != "sequential" && mode != "simulated" && !out.dir.empty())
-    return "option 'checkpoint.dir' (" + o.source("checkpoint.dir") +
-           "): periodic checkpoints are built for cluster.mode=sequential and simulated "
-           "(cluster.mode = " + mode + ")";
-  if (mode == "simulated" && !out.dir.empty() && !out.background)
+  if (mode == cluster_mode::simulated && !out.dir.empty() && !out.background)
     return "option 'checkpoint.background' = false (" + o.source("checkpoint.background") +
            "): the simulated cluster always writes in the background (each embedding shard "
            "beside its own training; cluster_cut.hpp)";

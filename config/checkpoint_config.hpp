@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "config/modes.hpp"
 #include "config/options.hpp"
 
 namespace runtime {
@@ -34,7 +35,7 @@ struct checkpoint_settings {
 void add_checkpoint_options(option_set& o);
 
 // Reads the options; errors name the key. `mode` is cluster.mode.
-std::optional<std::string> build_checkpoint_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_checkpoint_settings(const option_set& o, cluster_mode mode,
                                                      checkpoint_settings& out);
 
 } // namespace runtime

@@ -40,7 +40,7 @@ void add_dct_options(option_set& o) {
          {}, 1e-6, 1.0});
 }
 
-std::optional<std::string> build_dct_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode mode,
                                               model::sync_algorithm algorithm,
                                               model::dct_settings& out) {
   out.dp = o.get_bool("dct.dp");
@@ -51,13 +51,13 @@ std::optional<std::string> build_dct_settings(const option_set& o, const std::st
   out.mp_keep = o.get_real("dct.mp-keep");
   out.mp_straight = o.get_string("dct.mp-backward") == "straight";
   out.mp_grad_keep = o.get_real("dct.mp-grad-keep");
-  if (out.mp && mode == "sequential")
+  if (out.mp && mode == cluster_mode::sequential)
     return "option 'dct.mp' = true (" + o.source("dct.mp") +
            ") compresses the traffic between workers and embedding shards: it needs "
            "cluster.mode simulated or multi-node, not sequential";
   if (!out.dp)
     return std::nullopt;
-  if (mode == "sequential")
+  if (mode == cluster_mode::sequential)
     return "option 'dct.dp' = true (" + o.source("dct.dp") +
            ") compresses the dense sync between trainers: it needs cluster.mode simulated or "
            "multi-node, not sequential";

@@ -14,6 +14,7 @@
 
 #include "model/dct_sync.hpp"
 #include "model/sync_rules.hpp"
+#include "config/modes.hpp"
 #include "config/options.hpp"
 
 namespace runtime {
@@ -22,7 +23,7 @@ void add_dct_options(option_set& o);
 
 // Reads the options; errors name the key. dct.dp needs a cluster mode and an
 // EASGD algorithm; dct.mp a cluster mode.
-std::optional<std::string> build_dct_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode mode,
                                               model::sync_algorithm algorithm,
                                               model::dct_settings& out);
 

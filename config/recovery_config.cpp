@@ -75,7 +75,7 @@ std::optional<std::string> full_interval(const option_set& o, double shard_bytes
 
 } // namespace
 
-std::optional<std::string> build_recovery_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_recovery_settings(const option_set& o, cluster_mode mode,
                                                    std::size_t embedding_shards,
                                                    double shard_checkpoint_bytes,
                                                    const std::string& checkpoint_dir,
@@ -102,13 +102,13 @@ std::optional<std::string> build_recovery_settings(const option_set& o, const st
              " s, more than " + detail::format_real(max_duration_seconds) +
              " s (31.7 years), the longest time a run schedules";
   }
-  if (out.faults_mtbf_seconds > 0 && mode != "simulated")
+  if (out.faults_mtbf_seconds > 0 && mode != cluster_mode::simulated)
     return "option 'faults.mtbf' (" + o.source("faults.mtbf") +
            ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
   if (!out.partial && !out.full)
     return std::nullopt;
   const std::string named = "option 'recovery.mode' = " + rmode + " (" + o.source("recovery.mode") + ")";
-  if (mode != "simulated")
+  if (mode != cluster_mode::simulated)
     return named + " is built for cluster.mode=simulated (cluster.mode = " + mode + ")";
   if (checkpoint_dir.empty())
     return named + (out.partial ? " needs checkpoint.dir: each embedding shard saves under "

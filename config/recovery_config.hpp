@@ -31,6 +31,7 @@
 #include <string>
 
 #include "checkpoint/cpr_policy.hpp"
+#include "config/modes.hpp"
 #include "config/options.hpp"
 
 namespace runtime {
@@ -57,7 +58,7 @@ void add_recovery_options(option_set& o);
 // `periodic_cuts` whether checkpoint.every-* asks for cluster cuts,
 // `shard_checkpoint_bytes` an embedding shard's part of a cut (rows and
 // optimiser state: Young/Daly's save time).
-std::optional<std::string> build_recovery_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_recovery_settings(const option_set& o, cluster_mode mode,
                                                    std::size_t embedding_shards,
                                                    double shard_checkpoint_bytes,
                                                    const std::string& checkpoint_dir,

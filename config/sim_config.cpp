@@ -82,14 +82,14 @@ void add_sim_options(option_set& o) {
          "bandwidth in both directions (ROLE and WHEN as for faults.kill)"});
 }
 
-std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode mode,
                                               sim_settings& out) {
   // The simulated cluster's clock. The other modes run on the wall clock
   // whatever it says: a configuration written by output.config lists
   // sim.clock=virtual (the default) for every mode.
-  out.virtual_clock = mode == "simulated" && o.get_string("sim.clock") == "virtual";
+  out.virtual_clock = mode == cluster_mode::simulated && o.get_string("sim.clock") == "virtual";
   out.one_host = o.get_string("sim.placement") == "one-host";
-  if (out.one_host && mode != "simulated")
+  if (out.one_host && mode != cluster_mode::simulated)
     return "option 'sim.placement' = one-host (" + o.source("sim.placement") +
            ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
   out.engine.cores_per_host = std::size_t(o.get_int("sim.cores-per-host"));
@@ -109,7 +109,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, const std::st
     const auto before = out.faults.size();
     if (auto e = parse_faults(key, o.get_list(key), out.faults))
       return e;
-    if (out.faults.size() > before && mode != "simulated")
+    if (out.faults.size() > before && mode != cluster_mode::simulated)
       return std::string("option '") + key + "' (" + o.source(key) +
              ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
   }

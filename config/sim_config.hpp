@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config/faults.hpp"
+#include "config/modes.hpp"
 #include "config/options.hpp"
 
 namespace runtime {
@@ -63,7 +64,7 @@ struct sim_settings {
 void add_sim_options(option_set& o);
 
 // Reads the options; errors name the key. `mode` is cluster.mode.
-std::optional<std::string> build_sim_settings(const option_set& o, const std::string& mode,
+std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode mode,
                                               sim_settings& out);
 
 } // namespace runtime

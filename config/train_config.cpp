@@ -186,6 +186,20 @@ void add_display_options(option_set& o) {
   add(o, "output.log-level", s, "info", "log verbosity", {"trace", "debug", "info", "warn", "error"});
 }
 
+const char* to_string(cluster_mode m) {
+  return m == cluster_mode::sequential ? "sequential" : "simulated";
+}
+
+const char* to_string(eval_model m) {
+  switch (m) {
+    case eval_model::average: return "average";
+    case eval_model::trainer0: return "trainer0";
+    case eval_model::centre: return "centre";
+    case eval_model::automatic: break;
+  }
+  return "auto";
+}
+
 std::optional<std::string> build_train_config(const option_set& o, train_config& c,
                                               config_use use) {
   auto& d = c.data;
@@ -278,7 +292,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   t.sparse.lr = static_cast<float>(o.get_real("train.sparse-lr"));
   t.dense.eps = t.sparse.eps = static_cast<float>(o.get_real("train.adagrad-eps"));
 
-  c.cluster.mode = o.get_string("cluster.mode");
+  c.cluster.mode = o.get_string("cluster.mode") == "sequential" ? cluster_mode::sequential
+                                                               : cluster_mode::simulated;
   c.cluster.trainers = std::size_t(o.get_int("cluster.trainers"));
   c.cluster.workers = std::size_t(o.get_int("cluster.workers"));
   c.cluster.embedding_shards = std::size_t(o.get_int("cluster.embedding-shards"));
@@ -287,7 +302,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.local_rows = o.get_bool("cluster.local-rows");
   c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
-  c.cluster.scheduler_policy = o.get_string("scheduler.policy");
+  c.cluster.scheduler = o.get_string("scheduler.policy") == "sharing" ? scheduler_policy::sharing
+                                                                   : scheduler_policy::stealing;
   auto& y = c.sync;
   y.algorithm = *model::parse_sync_algorithm(o.get_string("sync.algorithm"));
   y.k = std::uint64_t(o.get_int("sync.k"));
@@ -299,8 +315,12 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   y.merge = *model::parse_merge_mode(o.get_string("sync.merge"));
   y.min_pause = std::chrono::milliseconds(o.get_int("sync.min-pause-ms"));
   y.min_gap_batches = std::uint64_t(o.get_int("sync.min-gap-batches"));
-  y.eval_model = o.get_string("sync.eval-model");
-  if (y.eval_model == "centre" && !model::is_easgd(y.algorithm))
+  const std::string em = o.get_string("sync.eval-model");
+  y.eval_model = em == "average"    ? eval_model::average
+                 : em == "trainer0" ? eval_model::trainer0
+                 : em == "centre"   ? eval_model::centre
+                                    : eval_model::automatic;
+  if (y.eval_model == eval_model::centre && !model::is_easgd(y.algorithm))
     return "option 'sync.eval-model' = 'centre': only EASGD methods have a centre variable (sync.algorithm = " +
            o.get_string("sync.algorithm") + ")";
   if (auto e = build_dct_settings(o, c.cluster.mode, y.algorithm, c.dct))
@@ -313,9 +333,10 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (net.dilation > 0 && net.dilation < 1)
     return "option 'net.dilation' = " + o.value_text("net.dilation") +
            ": expected 0 (auto) or a factor >= 1";
-  if (net.enabled && c.cluster.mode != "simulated")
+  if (net.enabled && c.cluster.mode != cluster_mode::simulated)
     return "option 'net.enabled' (" + o.source("net.enabled") +
-           ") applies only with cluster.mode=simulated (cluster.mode = " + c.cluster.mode + ")";
+           ") applies only with cluster.mode=simulated (cluster.mode = " +
+           to_string(c.cluster.mode) + ")";
   c.output.metrics = o.get_string("output.metrics");
   c.output.config = o.get_string("output.config");
   c.output.dir = o.get_string("output.dir");
@@ -349,7 +370,7 @@ std::optional<std::string> check_local_rows(const train_config& c, bool periodic
   if (!c.cluster.local_rows)
     return std::nullopt;
   const char* why = nullptr;
-  if (c.cluster.mode != "simulated")
+  if (c.cluster.mode != cluster_mode::simulated)
     why = "cluster.mode=simulated";
   else if (c.sim.virtual_clock)
     why = "sim.clock=wall (the virtual clock charges lookups and pushes)";

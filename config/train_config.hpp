@@ -17,6 +17,7 @@
 #include "config/dct_config.hpp"
 #include "config/recovery_config.hpp"
 #include "config/sim_config.hpp"
+#include "config/modes.hpp"
 #include "config/options.hpp"
 
 namespace runtime {
@@ -60,13 +61,13 @@ struct output_settings {
 };
 
 struct cluster_settings {
-  std::string mode = "simulated";     // simulated | sequential
+  cluster_mode mode = cluster_mode::simulated;
   std::size_t trainers = 2;
   std::size_t workers = 1;            // Hogwild workers per trainer
   std::size_t embedding_shards = 2;
   std::size_t dense_shards = 1;
   std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
-  std::string scheduler_policy = "stealing"; // stealing | sharing
+  scheduler_policy scheduler = scheduler_policy::stealing; // scheduler.policy
   std::chrono::milliseconds timeout{30000}; // every request between actors
   // Workers read and write the embedding shards' tables directly (wall
   // clock, one process; actors/hogwild_rows.hpp) instead of by messages.
@@ -86,7 +87,7 @@ struct sync_settings {
   model::merge_mode merge = model::merge_mode::delta;
   std::chrono::milliseconds min_pause{0};
   std::uint64_t min_gap_batches = 1;  // shadow: batches between round starts
-  std::string eval_model = "auto";    // auto | average | trainer0 | centre
+  runtime::eval_model eval_model = runtime::eval_model::automatic;
 };
 
 // The simulated network (cluster.mode=simulated, DESIGN.md section 6).

@@ -14,7 +14,7 @@ namespace model {
 // counts updates in the optimiser state (dense: +1 on every state float per
 // batch, atomically, so Hogwild workers lose none; sparse: +1 on the row's
 // one state float per push of the row, in the shard's one thread). The
-// checkpoint-cut test reads the counts back (tests/runtime/cluster_cut_test.cpp).
+// checkpoint-cut test reads the counts back (tests/cluster/cluster_cut_test.cpp).
 enum class dense_optimizer_kind { sgd, adagrad, count };
 enum class sparse_optimizer_kind { sgd, rowwise_adagrad, adagrad, count };
 

@@ -66,12 +66,13 @@ int train_command(const std::vector<std::string>& raw_args) {
       cfg.data.eval = {paths.eval};
   }
   spdlog::info("model {}: {}", cfg.arch_name, cfg.arch.describe());
-  spdlog::info("mode {}, batch {}, dense {} lr {}, sparse {} lr {}", cfg.cluster.mode,
+  spdlog::info("mode {}, batch {}, dense {} lr {}, sparse {} lr {}",
+               runtime::to_string(cfg.cluster.mode),
                cfg.train.batch_size, opts.get_string("train.dense-optimizer"), cfg.train.dense.lr,
                opts.get_string("train.sparse-optimizer"), cfg.train.sparse.lr);
 
   runtime::run_metrics m;
-  m.mode = cfg.cluster.mode;
+  m.mode = runtime::to_string(cfg.cluster.mode);
   m.arch = cfg.arch_name;
   runtime::progress_reporter progress(cfg.output.progress, cfg.output.progress_seconds, "train");
   run_output output;
@@ -83,7 +84,7 @@ int train_command(const std::vector<std::string>& raw_args) {
   // of it (checkpoint.dir), exit 128 + the signal; a second one stops at once.
   runtime::install_stop_handlers();
   const auto stopped_code = [] { return 128 + runtime::stop_requested(); };
-  if (cfg.cluster.mode == "simulated") {
+  if (cfg.cluster.mode == runtime::cluster_mode::simulated) {
     spdlog::info("simulated cluster: {} trainers x {} workers, {} embedding shards, {} dense "
                  "shards, sync {}",
                  cfg.cluster.trainers, cfg.cluster.workers, cfg.cluster.embedding_shards,

@@ -48,10 +48,8 @@ obj() {
 sources_of() {
   case $1 in
     data|meta) ls "$src"/data/*.cpp | sed "s|$src/||" ;;
-    ini) ls "$src"/data/*.cpp "$src"/model/*.cpp | sed "s|$src/||"
-         echo config/options.cpp; echo config/option_values.cpp; echo config/train_config.cpp
-         echo config/checkpoint_config.cpp; echo config/sim_config.cpp; echo config/faults.cpp
-         echo config/recovery_config.cpp; echo config/dct_config.cpp; echo checkpoint/cpr_policy.cpp ;;
+    ini) ls "$src"/data/*.cpp "$src"/model/*.cpp "$src"/config/*.cpp | sed "s|$src/||"
+         echo checkpoint/cpr_policy.cpp ;;
     messages) ls "$src"/messages/*.cpp | sed "s|$src/||" ;;
     checkpoint) ls "$src"/checkpoint/*.cpp "$src"/model/*.cpp | sed "s|$src/||" ;;
     dct) echo model/dct_codec.cpp ;;

@@ -12,10 +12,11 @@
 
 namespace {
 
-runtime::train_config with_threads(std::size_t threads, const char* policy = "stealing") {
+runtime::train_config with_threads(std::size_t threads, runtime::scheduler_policy policy =
+                                                            runtime::scheduler_policy::stealing) {
   runtime::train_config c;
   c.cluster.max_threads = threads;
-  c.cluster.scheduler_policy = policy;
+  c.cluster.scheduler = policy;
   return c;
 }
 
@@ -37,7 +38,6 @@ TEST_CASE("scheduler setup: idle threads poll longer only when the threads fit t
   CHECK(runtime::polls_longer(with_threads(2), 2));
   CHECK(runtime::polls_longer(with_threads(1), 2));
   CHECK(!runtime::polls_longer(with_threads(4), 2)); // oversubscribed
-  CHECK(!runtime::polls_longer(with_threads(2, "sharing"), 2));
 }
 
 TEST_CASE("scheduler setup: the settings are CAF's own options, with the values CAF reads") {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/runtime/cluster_run.hpp"
+#include "tests/cluster/cluster_run.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "cluster/fault_injector.hpp"
 #include "config/faults.hpp"
-#include "tests/runtime/cluster_run.hpp"
+#include "tests/cluster/cluster_run.hpp"
 
 namespace {
 

@@ -1,11 +1,11 @@
 // Node identities (deploy/node_identity.hpp) with real certificates made by
-// scripts/make-certs.sh (tests/runtime/test_certs.hpp).
+// scripts/make-certs.sh (tests/deploy/test_certs.hpp).
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "deploy/node_identity.hpp"
-#include "tests/runtime/test_certs.hpp"
+#include "tests/deploy/test_certs.hpp"
 
 namespace {
 

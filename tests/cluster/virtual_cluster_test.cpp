@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/runtime/cluster_run.hpp"
+#include "tests/cluster/cluster_run.hpp"
 
 namespace {
 

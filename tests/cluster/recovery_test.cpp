@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/runtime/cluster_run.hpp"
+#include "tests/cluster/cluster_run.hpp"
 
 namespace {
 

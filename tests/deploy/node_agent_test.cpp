@@ -2,7 +2,7 @@
 // the coordinator's agent (every refusal names what did not match; the
 // roster goes to every node once all have joined), readiness, and a spawn
 // plan that cannot be parsed here; with TLS identities, a hello must prove
-// its id (tests/runtime/test_certs.hpp), and only the coordinator's node
+// its id (tests/deploy/test_certs.hpp), and only the coordinator's node
 // directs a member's agent.
 #include <doctest/doctest.h>
 
@@ -15,7 +15,7 @@
 #include "deploy/node_identity.hpp"
 #include "deploy/node_trust.hpp"
 #include "tests/actors/test_fixture.hpp"
-#include "tests/runtime/test_certs.hpp"
+#include "tests/deploy/test_certs.hpp"
 
 using namespace messages;
 

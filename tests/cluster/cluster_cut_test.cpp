@@ -25,7 +25,7 @@
 #include "model/metrics.hpp"
 #include "cluster/coordinator.hpp"
 #include "engine/input.hpp"
-#include "tests/runtime/cluster_run.hpp"
+#include "tests/cluster/cluster_run.hpp"
 
 namespace fs = std::filesystem;
 
