@@ -6,6 +6,7 @@
 #include "actors/sim_host.hpp"
 #include "cluster/coordinator.hpp"
 #include "engine/evaluation.hpp"
+#include "model/shard_layout.hpp"
 
 namespace runtime {
 
@@ -41,7 +42,7 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
   const auto& a = cfg.arch;
   model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim, 0);
   const std::size_t e = c.shards.size();
-  const std::uint64_t local_rows = (a.rows_per_table + e - 1) / e;
+  const std::uint64_t local_rows = model::local_rows(a.rows_per_table, e);
   for (std::size_t s = 0; s < e && !err; ++s)
     self->request(c.shards[s], cfg.cluster.timeout, dump_atom::value)
       .receive(
@@ -53,7 +54,7 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
           }
           for (std::size_t t = 0; t < a.num_tables; ++t)
             for (std::uint64_t l = 0; l < local_rows; ++l) {
-              const std::uint64_t row = l * e + s;
+              const std::uint64_t row = model::global_row(l, s, e);
               if (row >= a.rows_per_table)
                 continue;
               const float* src = blob.data() + (t * local_rows + l) * a.dim;

@@ -29,11 +29,6 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
   };
 }
 
-bool is_timeout(const caf::error& e) {
-  return e.category() == caf::atom("system") &&
-         e.code() == static_cast<std::uint8_t>(caf::sec::request_timeout);
-}
-
 } // namespace
 
 coordinator_actor spawn_coordinator(caf::actor_system& sys, coordinator_setup setup) {
@@ -131,7 +126,7 @@ void coordinator_protocol::on_ask_error(std::size_t i, const caf::error& err) {
   if (over())
     return;
   const auto& name = c().trainer_names[i];
-  if (is_timeout(err)) {
+  if (err == caf::sec::request_timeout) {
     phases_.fail("no reply from " + phases_.missing() + " within " +
                  std::to_string(cfg().cluster.timeout.count()) + " ms");
   } else if (setup_.rollback_on_shard_loss) {

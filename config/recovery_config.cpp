@@ -104,12 +104,12 @@ std::optional<std::string> build_recovery_settings(const option_set& o, cluster_
   }
   if (out.faults_mtbf_seconds > 0 && mode != cluster_mode::simulated)
     return "option 'faults.mtbf' (" + o.source("faults.mtbf") +
-           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+           ") applies only with cluster.mode=simulated (cluster.mode = " + to_string(mode) + ")";
   if (!out.partial && !out.full)
     return std::nullopt;
   const std::string named = "option 'recovery.mode' = " + rmode + " (" + o.source("recovery.mode") + ")";
   if (mode != cluster_mode::simulated)
-    return named + " is built for cluster.mode=simulated (cluster.mode = " + mode + ")";
+    return named + " is built for cluster.mode=simulated (cluster.mode = " + to_string(mode) + ")";
   if (checkpoint_dir.empty())
     return named + (out.partial ? " needs checkpoint.dir: each embedding shard saves under "
                                   "CHECKPOINT_DIR/cpr/"

@@ -91,7 +91,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.one_host = o.get_string("sim.placement") == "one-host";
   if (out.one_host && mode != cluster_mode::simulated)
     return "option 'sim.placement' = one-host (" + o.source("sim.placement") +
-           ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+           ") applies only with cluster.mode=simulated (cluster.mode = " + to_string(mode) + ")";
   out.engine.cores_per_host = std::size_t(o.get_int("sim.cores-per-host"));
   out.engine.measured = o.get_string("sim.cost") == "measured";
   out.engine.gflops = o.get_real("sim.gflops");
@@ -111,7 +111,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       return e;
     if (out.faults.size() > before && mode != cluster_mode::simulated)
       return std::string("option '") + key + "' (" + o.source(key) +
-             ") applies only with cluster.mode=simulated (cluster.mode = " + mode + ")";
+             ") applies only with cluster.mode=simulated (cluster.mode = " + to_string(mode) + ")";
   }
   return std::nullopt;
 }
