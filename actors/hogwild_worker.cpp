@@ -37,7 +37,7 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   auto& st = self->state;
   cpu_meter meter(st.stats.cpu_seconds);
   st.reader_pending = false;
-  if (st.finished)
+  if (st.finished())
     return;
   if (b.size() == 0) {
     st.end_of_data = true;
@@ -51,7 +51,6 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   }
   auto& slot = st.slots[seq % 2];
   slot.prepare(seq, std::move(b), st.cfg.arch, st.cfg.shards.size());
-  st.has_inflight = true;
   st.inflight = seq;
   if (!st.cfg.local_rows.empty())
     gather_local(self, slot);
@@ -97,7 +96,7 @@ void request_sync(self_ptr self) {
 void finish(self_ptr self) {
   auto& st = self->state;
   apply_pending(self);
-  st.finished = true;
+  st.phase = worker_phase::finished;
   st.stats.busy_seconds = seconds_between(st.started, self->clock().now());
   for (auto& s : st.cfg.shards) // after every push (per-pair FIFO): no more from here
     self->send(s, messages::end_atom::value);
@@ -109,11 +108,11 @@ void finish(self_ptr self) {
 void park(self_ptr self) {
   auto& st = self->state;
   apply_pending(self); // the trainer copies the replica once all are parked
-  st.parked = true;
+  st.cutting = cut_phase::parked;
   st.idle = false; // the wait for the cut is not a lookup wait
   for (auto& s : st.cfg.shards) // after every push (per-pair FIFO)
-    self->send(s, messages::cut_atom::value, *st.cut);
-  self->send(st.cfg.trainer_handle, messages::parked_atom::value, *st.cut);
+    self->send(s, messages::cut_atom::value, st.cut_id);
+  self->send(st.cfg.trainer_handle, messages::parked_atom::value, st.cut_id);
 }
 
 // The pipeline's one decision point, called after every event: the worker's
@@ -125,19 +124,20 @@ void worker_detail::advance(self_ptr self) {
   auto& st = self->state;
   for (;;) {
     pipeline_view v;
-    v.finished = st.finished;
-    v.parked = st.parked;
-    v.draining = st.cut.has_value();
+    v.finished = st.finished();
+    v.parked = st.cutting == cut_phase::parked;
+    v.draining = st.cutting != cut_phase::none;
     v.sync_pending = st.sync_pending;
-    v.has_ready = st.has_ready;
-    v.has_inflight = st.has_inflight;
-    v.inflight_complete = st.has_inflight && st.slots[st.inflight % 2].missing() == 0;
+    v.has_ready = st.ready.has_value();
+    v.has_inflight = st.inflight.has_value();
+    v.inflight_complete = st.inflight && st.slots[*st.inflight % 2].missing() == 0;
     v.reader_pending = st.reader_pending;
     v.end_of_data = st.end_of_data;
     switch (next_step(v)) {
-      case pipeline_step::train:
-        st.has_ready = false;
-        train(self, st.slots[st.ready % 2]);
+      case pipeline_step::train: {
+        const auto seq = *st.ready;
+        st.ready.reset();
+        train(self, st.slots[seq % 2]);
         if (st.sync_due()) {
           if (v.draining || st.sync_pending)
             st.sync_owed = true; // requested at the resume
@@ -145,13 +145,13 @@ void worker_detail::advance(self_ptr self) {
             request_sync(self);
         }
         break;
+      }
       case pipeline_step::promote:
         if (st.idle)
           st.stats.lookup_wait_seconds += seconds_between(st.idle_since, self->clock().now());
         st.idle = false;
-        st.has_ready = true;
         st.ready = st.inflight;
-        st.has_inflight = false;
+        st.inflight.reset();
         break;
       case pipeline_step::fetch:
         request_batch(self);
@@ -227,9 +227,9 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       auto& st = self->state;
       if (refused(self, "start"))
         return;
-      if (st.running || st.finished)
+      if (st.phase != worker_phase::created)
         return; // a second start changes nothing
-      st.running = true;
+      st.phase = worker_phase::running;
       st.started = self->clock().now();
       st.deferred_writes = virtual_clock(self->system());
       if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
@@ -257,10 +257,11 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       auto& st = self->state;
       if (refused(self, "a cut"))
         return;
-      if (st.finished || st.cut)
+      if (st.finished() || st.cutting != cut_phase::none)
         return; // one cut at a time (the trainer asks for the next after resume)
-      st.cut = id;
-      if (st.running)
+      st.cutting = cut_phase::draining;
+      st.cut_id = id;
+      if (st.phase == worker_phase::running)
         advance(self);
       else
         park(self); // not started: nothing in hand
@@ -269,15 +270,14 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
       auto& st = self->state;
       if (refused(self, "resume"))
         return;
-      if (!st.cut || *st.cut != id)
+      if (st.cutting == cut_phase::none || st.cut_id != id)
         return;
-      st.cut.reset();
-      st.parked = false;
-      if (st.sync_owed && !st.sync_pending && !st.finished) {
+      st.cutting = cut_phase::none;
+      if (st.sync_owed && !st.sync_pending && !st.finished()) {
         st.sync_owed = false;
         request_sync(self);
       }
-      if (st.running)
+      if (st.phase == worker_phase::running)
         advance(self);
     },
   };

@@ -150,6 +150,10 @@ struct worker_config {
   authority who;
 };
 
+// The worker's life and its part in a checkpoint cut (worker_state).
+enum class worker_phase { created, running, finished };
+enum class cut_phase { none, draining, parked };
+
 struct worker_state {
   using clock_type = std::chrono::steady_clock;
 
@@ -170,22 +174,23 @@ struct worker_state {
   std::optional<model::dct_row_thresholds> mp_grad_tau;
   std::optional<model::dct_row_residuals> mp_residual;
 
-  // Pipeline (at most one batch computed-or-ready plus one in flight).
-  std::uint64_t next_seq = 0;     // sequence number of the next reader request
-  bool reader_pending = false;    // a next_atom request is out
-  bool has_inflight = false;      // slots[inflight] has lookups out
-  std::uint64_t inflight = 0;
-  bool has_ready = false;         // slots[ready] has all rows, not computed yet
-  std::uint64_t ready = 0;
-  bool end_of_data = false;
-  bool sync_pending = false;      // FR: waiting for the syncer's reply
-  bool running = false;           // start_atom received
-  bool finished = false;          // done sent or failed
+  // The worker's two state machines (transitions in hogwild_worker.cpp):
+  //   life: created --start--> running --finish or a failure--> finished;
+  //   cut:  none --cut N--> draining --park--> parked --resume N--> none,
+  //         in any life phase but finished (a worker not yet started parks
+  //         at once: nothing in hand).
+  worker_phase phase = worker_phase::created;
+  cut_phase cutting = cut_phase::none;
+  std::uint64_t cut_id = 0; // the cut drained or parked for (cutting != none)
+  bool finished() const { return phase == worker_phase::finished; }
 
-  // Checkpoint cut (see the header): the cut asked for, and whether this
-  // worker is parked for it (markers sent, waiting for resume).
-  std::optional<std::uint64_t> cut;
-  bool parked = false;
+  // Pipeline (at most one batch computed-or-ready plus one in flight).
+  std::uint64_t next_seq = 0;            // sequence number of the next reader request
+  std::optional<std::uint64_t> inflight; // slots[*inflight % 2] has lookups out
+  std::optional<std::uint64_t> ready;    // slots[*ready % 2] has all rows, not computed yet
+  bool reader_pending = false;           // a next_atom request is out
+  bool end_of_data = false;              // the reader said there is no more
+  bool sync_pending = false;             // FR: waiting for the syncer's reply
   bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
 
   // Shard restarts (cfg.shard_restarts): per shard, the batches whose lookup

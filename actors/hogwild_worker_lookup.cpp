@@ -22,7 +22,7 @@ std::string shard_name(std::size_t s) { return "embedding-shard-" + std::to_stri
 // Batch seq's lookup at shard s waits for the shard's restart (once).
 void await_restart(self_ptr self, std::uint64_t seq, std::size_t s) {
   auto& st = self->state;
-  if (st.finished || st.slots[seq % 2].seq() != seq || !st.slots[seq % 2].awaits(s))
+  if (st.finished() || st.slots[seq % 2].seq() != seq || !st.slots[seq % 2].awaits(s))
     return;
   if (st.awaiting.size() <= s)
     st.awaiting.resize(s + 1);
@@ -51,9 +51,9 @@ bool stale(self_ptr self, std::size_t s, std::uint64_t gen) {
 
 void quit_with(self_ptr self, messages::errc code, std::string what) {
   auto& st = self->state;
-  if (st.finished)
+  if (st.finished())
     return;
-  st.finished = true;
+  st.phase = worker_phase::finished;
   spdlog::error("{}", what);
   self->quit(messages::make_error(code, std::move(what)));
 }
@@ -83,7 +83,7 @@ bool waits_for_restart(const worker_state& st, std::size_t s, std::uint64_t seq)
 
 void watchdog_tick(self_ptr self) {
   auto& st = self->state;
-  if (st.finished || !st.watchdog)
+  if (st.finished() || !st.watchdog)
     return;
   const auto now = self->clock().now();
   const auto limit = std::chrono::duration_cast<clock_type::duration>(st.cfg.timeout);
@@ -93,13 +93,13 @@ void watchdog_tick(self_ptr self) {
          "no reply to the request for batch " + std::to_string(st.next_seq - 1) + " within " + ms);
     return;
   }
-  if (st.has_inflight) {
-    const auto& slot = st.slots[st.inflight % 2];
-    const auto& sent = st.lookup_sent[st.inflight % 2];
+  if (st.inflight) {
+    const auto& slot = st.slots[*st.inflight % 2];
+    const auto& sent = st.lookup_sent[*st.inflight % 2];
     for (std::size_t s = 0; s < slot.num_shards() && s < sent.size(); ++s)
-      if (slot.awaits(s) && !waits_for_restart(st, s, st.inflight) && now - sent[s] >= limit) {
+      if (slot.awaits(s) && !waits_for_restart(st, s, *st.inflight) && now - sent[s] >= limit) {
         fail(self, shard_name(s), messages::errc::request_timeout,
-             "no reply to the lookup of batch " + std::to_string(st.inflight) + " within " + ms);
+             "no reply to the lookup of batch " + std::to_string(*st.inflight) + " within " + ms);
         return;
       }
   }
@@ -178,8 +178,8 @@ void watch_shards(self_ptr self) {
       if (st.cfg.shards[s].address() == dm.source) { // the current handle (not a replaced one)
         ++st.lookup_gen[s];
         mark_down(self, s);
-        if (st.has_inflight)
-          await_restart(self, st.inflight, s);
+        if (st.inflight)
+          await_restart(self, *st.inflight, s);
       }
   });
 }
@@ -201,10 +201,10 @@ void on_rebind(self_ptr self, std::uint32_t s, const caf::strong_actor_ptr& h) {
   std::vector<std::uint64_t> again;
   if (s < st.awaiting.size())
     again.swap(st.awaiting[s]);
-  if (st.has_inflight && std::find(again.begin(), again.end(), st.inflight) == again.end())
-    again.push_back(st.inflight);
+  if (st.inflight && std::find(again.begin(), again.end(), *st.inflight) == again.end())
+    again.push_back(*st.inflight);
   for (auto seq : again)
-    if (!st.finished && st.slots[seq % 2].seq() == seq && st.slots[seq % 2].awaits(s))
+    if (!st.finished() && st.slots[seq % 2].seq() == seq && st.slots[seq % 2].awaits(s))
       send_lookup(self, seq, s);
 }
 
@@ -234,7 +234,7 @@ void store_rows(self_ptr self, std::uint64_t seq, std::size_t s, std::uint64_t b
 } // namespace
 
 void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embedding_rows& r) {
-  if (self->state.finished)
+  if (self->state.finished())
     return;
   store_rows(self, seq, s, r.batch, r.rows.size(), r.rows.bytes(), [&](worker_batch& slot) {
     return slot.set_rows(s, r.rows.data(), r.rows.size());
@@ -243,7 +243,7 @@ void on_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::embeddin
 
 void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::sparse_rows& r) {
   auto& st = self->state;
-  if (st.finished)
+  if (st.finished())
     return;
   const auto& slot = st.slots[seq % 2];
   const std::size_t n = slot.seq() == seq ? slot.shard_size(s) * st.cfg.arch.dim : 0;

@@ -17,7 +17,7 @@ const char* usage =
   "usage: shadowsync <command> [--config-file=FILE.ini] [--group.key=value ...]\n"
   "\n"
   "commands:\n"
-  "  train     train a CTR model (default: synthetic data, sequential mode)\n"
+  "  train     train a CTR model (default: synthetic data, simulated cluster, virtual clock)\n"
   "  datagen   write synthetic Criteo-shaped TSV with a planted teacher and a .meta.json\n"
   "  predict   score a file with a saved model (--model=PATH --data=FILE --out=FILE)\n"
   "  eval      NE, AUC, logloss and calibration of a saved model on labelled data\n"
