@@ -133,8 +133,7 @@ void coordinator_protocol::on_ask_error(std::size_t i, const caf::error& err) {
     note_loss(name + ": " + self_->system().render(err), std::nullopt);
   } else {
     auto why = name + ": " + self_->system().render(err);
-    if (err.category() == error_category &&
-        err.code() == static_cast<std::uint8_t>(errc::shard_down)) {
+    if (errc_of(err, errc::none) == errc::shard_down) {
       // The shard's own DOWN (or its node's) names the cause. Which of the
       // two reports comes first is a race (with direct links between nodes,
       // the trainer's node often sees the shard's node die before the

@@ -196,8 +196,7 @@ std::optional<std::string> run_member(caf::actor_system& sys, const node_context
                   caf::actor_cast<caf::strong_actor_ptr>(agent))
       .receive([&](node_roster&) {},
                [&](caf::error& e) {
-                 const bool taken = e.category() == error_category &&
-                                    e.code() == static_cast<std::uint8_t>(errc::node_taken);
+                 const bool taken = errc_of(e, errc::none) == errc::node_taken;
                  if (taken && clock_type::now() < deadline) {
                    spdlog::info("node {}: the coordinator still has this node's earlier "
                                 "process; asking again",
