@@ -93,8 +93,13 @@ void fault_injector::start(caf::actor_clock::time_point t0) {
     return;
   started_ = true;
   start_ = t0;
-  if (!targets_.engine)
+  if (!targets_.engine) {
+    // Wall clock: what is due at the start (a freeze or kill at 0 s) lands
+    // now, before the trainers start, not at the first progress poll, which
+    // a short run may never reach.
+    poll(0);
     return;
+  }
   // Virtual clock: a timed fault is an event of its own.
   std::vector<fault_event> timed;
   for (auto i = pending_.begin(); i != pending_.end();)
