@@ -2,7 +2,7 @@
 //   syncer -> dense shard: exchange(offset, w); dense shard -> syncer: (offset, d) or bad_request
 //   coordinator -> dense shard: dump; dense shard -> coordinator: (offset, centre)
 #include "actors/dense_shard.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <cmath>
 
@@ -113,7 +113,7 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
       const auto& from = self->current_sender();
       if (!self->state.senders.data_plane(from, self->node()))
         return refuse_sender(self->state.who(), "an exchange", from, data_plane_only);
-      charge(0, 12.0 * double(w.values.size())); // virtual clock: the elastic update
+      count(work::elastic_update, double(w.values.size()));
       auto d = self->state.exchange(w);
       if (!d)
         refused(self, d.error());
@@ -126,9 +126,8 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
         return refuse_sender(self->state.who(),
                              "a DCT exchange for trainer " + std::to_string(s.trainer), from,
                              "this process or that trainer's node");
-      // virtual clock: decode, the elastic update (16 bytes an entry) and the
-      // threshold pass at about a tenth of memcpy's speed (40; bench_dct)
-      charge(0, 56.0 * double(self->state.centre.size()) + 2.0 * double(s.payload.size()));
+      count(work::sparse_exchange, double(self->state.centre.size()), 1,
+            double(s.payload.size()));
       auto r = self->state.exchange(s, caf::actor_cast<caf::actor_addr>(self->current_sender()));
       if (!r)
         refused(self, r.error());

@@ -6,7 +6,7 @@
 //   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
 #include "actors/embedding_shard.hpp"
 #include "actors/authority.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 #include "actors/embedding_shard_cut.hpp"
 
 #include "checkpoint/model_files.hpp"
@@ -231,7 +231,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
       if (auto e = refused_data(self, "a lookup"))
         return e;
-      charge_rows(double(req.keys.size()), 0, self->state.cfg.dim); // virtual clock
+      count(work::lookup_rows, double(req.keys.size()), double(self->state.cfg.dim));
       return self->state.lookup(req);
     },
     [=](messages::push_atom, messages::embedding_grads& g) {
@@ -245,15 +245,15 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
       if (auto e = refused_data(self, "a lookup"))
         return e;
-      // virtual clock: the rows, then the threshold pass and the encoding
-      charge_rows(double(req.keys.size()), 0, self->state.cfg.dim);
-      charge(0, 8.0 * double(req.keys.size() * self->state.cfg.dim));
+      const double dim = double(self->state.cfg.dim);
+      count(work::lookup_rows, double(req.keys.size()), dim);
+      count(work::sparse_lookup, double(req.keys.size()), dim);
       return self->state.sparse_lookup(req);
     },
     [=](messages::push_atom, messages::sparse_grads& sg) {
       if (refused_data(self, "a push"))
         return;
-      charge(0, 4.0 * double(sg.keys.size() * self->state.cfg.dim)); // decoding
+      count(work::sparse_decode, double(sg.keys.size()), double(self->state.cfg.dim));
       auto g = self->state.expand(sg);
       if (!g) {
         ++self->state.dropped_pushes;
@@ -319,7 +319,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
 namespace shard_cut_detail {
 
 void apply_push(self_ptr self, const messages::embedding_grads& g) {
-  charge_rows(0, double(g.keys.size()), self->state.cfg.dim); // virtual clock
+  count(work::push_rows, double(g.keys.size()), double(self->state.cfg.dim));
   auto& st = self->state;
   if (auto err = st.push(g)) {
     ++st.dropped_pushes;

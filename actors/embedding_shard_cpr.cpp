@@ -2,7 +2,7 @@
 //   shard -> shard: tick (every cfg.cpr.interval while pushes come)
 //   coordinator -> restarted shard: recover; reply (bytes, saves, newest ns)
 #include "actors/embedding_shard_cut.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <chrono>
 #include <limits>
@@ -27,21 +27,6 @@ std::int64_t clock_ns(self_ptr self) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
            self->clock().now().time_since_epoch())
     .count();
-}
-
-// Storage time of `bytes`: charged under the virtual clock, measured (from
-// `t0`) under the wall clock. In nanoseconds.
-std::uint64_t storage_ns(self_ptr self, std::uint64_t bytes,
-                         std::chrono::steady_clock::time_point t0) {
-  const auto& cfg = self->state.cfg.cpr;
-  if (virtual_clock(self->system())) {
-    const double s = double(bytes) / (cfg.storage_gbps * 1e9);
-    charge_seconds(s);
-    return std::uint64_t(s * 1e9);
-  }
-  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now() - t0)
-                         .count());
 }
 
 void arm(self_ptr self) {
@@ -88,7 +73,7 @@ void on_tick(self_ptr self) {
     c.armed = false;
   if (!c.chooser || (!base && c.chooser->pending_updates() == 0))
     return; // idle: the next push re-arms
-  const auto t0 = std::chrono::steady_clock::now();
+  const store_timer store(self->system());
   // (The base save leaves the policy's schedule alone: nothing was pushed.)
   auto choice = base ? checkpoint::row_choice{} : c.chooser->plan_save();
   choice.full = choice.full || base;
@@ -99,7 +84,8 @@ void on_tick(self_ptr self) {
   const bool ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq,
                                              clock_ns(self), w.data(), a.data(),
                                              choice.full ? nullptr : &choice.rows, &info, &err);
-  charge(0, ok ? double(info.bytes) : 0.0); // the rows gathered into the file
+  if (ok)
+    count(work::checkpoint_gather, double(info.bytes));
   auto* k = st.cfg.cpr.counters.get();
   if (!ok) {
     spdlog::error("{}: CPR save {} failed: {}", st.who(), c.next_seq, err);
@@ -109,7 +95,7 @@ void on_tick(self_ptr self) {
     if (!base)
       c.chooser->saved(choice);
     ++c.next_seq;
-    const auto ns = storage_ns(self, info.bytes, t0);
+    const auto ns = store.ns(double(info.bytes), st.cfg.cpr.storage_gbps);
     if (k) {
       ++k->saves;
       k->full_saves += info.full ? 1 : 0;
@@ -125,7 +111,7 @@ void on_tick(self_ptr self) {
 
 caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover(self_ptr self) {
   auto& st = self->state;
-  const auto t0 = std::chrono::steady_clock::now();
+  const store_timer store(self->system());
   checkpoint::cpr_loaded got;
   auto& w = st.tables->weights();
   auto& a = st.tables->accumulators();
@@ -133,8 +119,8 @@ caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover
                                           &got))
     return messages::make_error(messages::errc::io_error, st.who() + ": cannot recover: " + *e);
   st.cpr.next_seq = got.next_seq;
-  charge(0, double(got.bytes));
-  const auto ns = storage_ns(self, got.bytes, t0);
+  count(work::checkpoint_load, double(got.bytes));
+  const auto ns = store.ns(double(got.bytes), st.cfg.cpr.storage_gbps);
   if (auto* k = st.cfg.cpr.counters.get()) {
     ++k->loads;
     k->load_bytes += got.bytes;

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/peer.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 #include "messages/errors.hpp"
 #include "messages/peer_bounds.hpp"
 
@@ -80,10 +80,10 @@ void try_align(self_ptr self) {
   j.full_rows_per_table = st.cfg.rows_per_table;
   j.shard = st.cfg.shard;
   j.num_shards = st.cfg.num_shards;
-  // Under the virtual clock no other thread may touch the deterministic
-  // scheduler: the file is written within this handler (below), its bytes
-  // charged as memory traffic. Otherwise the writer thread reports back.
-  const bool in_handler = virtual_clock(self->system());
+  // Where no other thread may send (the discrete-event engine), the file is
+  // written within this handler (below), its bytes counted as work.
+  // Otherwise the writer thread reports back.
+  const bool in_handler = !execution_of(self->system()).threads_may_send;
   if (!in_handler)
     j.on_finished = [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
       caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
@@ -170,9 +170,9 @@ void on_written(self_ptr self, std::uint64_t id) {
   if (!st.cut || st.cut->id != id || !st.writer)
     return;
   auto err = st.writer->finish();
-  charge(0, 2.0 * double(st.writer->file().bytes)); // virtual clock: read + write
-  if (st.cfg.cpr.charge_cuts && virtual_clock(self->system()))
-    charge_seconds(double(st.writer->file().bytes) / (st.cfg.cpr.storage_gbps * 1e9));
+  count(work::cut_copy, double(st.writer->file().bytes));
+  if (st.cfg.cpr.charge_cuts)
+    store_wait(self->system(), double(st.writer->file().bytes), st.cfg.cpr.storage_gbps);
   messages::shard_cut_file f;
   f.name = st.writer->file().name;
   f.bytes = st.writer->file().bytes;

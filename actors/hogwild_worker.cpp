@@ -8,7 +8,7 @@
 //   trainer -> worker: cut(N); worker -> shard s: cut(N); worker -> trainer: parked(N)
 //   trainer -> worker: resume(N)
 #include "actors/hogwild_worker.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 #include "actors/hogwild_worker_detail.hpp"
 #include "actors/worker_pipeline.hpp"
 
@@ -231,7 +231,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         return; // a second start changes nothing
       st.phase = worker_phase::running;
       st.started = self->clock().now();
-      st.deferred_writes = virtual_clock(self->system());
+      st.deferred_writes = execution_of(self->system()).writes_at_handler_end;
       if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
         fail(self, "config", messages::errc::bad_request, what);
         return;

@@ -87,6 +87,7 @@
 #include "actors/hogwild_replica.hpp"
 #include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/work.hpp"
 #include "actors/worker_batch.hpp"
 #include "model/arch.hpp"
 #include "model/dct_mp.hpp"
@@ -155,7 +156,7 @@ enum class worker_phase { created, running, finished };
 enum class cut_phase { none, draining, parked };
 
 struct worker_state {
-  using clock_type = std::chrono::steady_clock;
+  using clock_type = role_clock;
 
   std::string name = "hogwild-worker"; // "worker-T-W" once configured
   worker_config cfg;

@@ -86,7 +86,7 @@ void watchdog_tick(self_ptr self) {
   if (st.finished() || !st.watchdog)
     return;
   const auto now = self->clock().now();
-  const auto limit = std::chrono::duration_cast<clock_type::duration>(st.cfg.timeout);
+  const auto limit = std::chrono::duration_cast<clock_type::duration_type>(st.cfg.timeout);
   const auto ms = std::to_string(st.cfg.timeout.count()) + " ms";
   if (st.reader_pending && now - st.reader_sent >= limit) {
     fail(self, "reader", messages::errc::request_timeout,
@@ -107,7 +107,7 @@ void watchdog_tick(self_ptr self) {
     fail(self, "syncer", messages::errc::request_timeout, "no reply to sync within " + ms);
     return;
   }
-  const auto period = std::max(limit / 4, clock_type::duration(std::chrono::milliseconds(1)));
+  const auto period = std::max(limit / 4, clock_type::duration_type(std::chrono::milliseconds(1)));
   self->delayed_send(self, period, messages::tick_atom::value);
 }
 

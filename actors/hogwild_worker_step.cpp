@@ -2,7 +2,7 @@
 // the trainer's replica and the updates it sends.
 #include "actors/hogwild_worker.hpp"
 #include "actors/hogwild_worker_detail.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <thread>
 
@@ -82,7 +82,7 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   g.payload.values = model::encode(st.mp_vec);
   st.stats.mp_grads_sent += st.mp_vec.nnz();
   st.stats.mp_grads_of += st.mp_grads.size();
-  charge(0, 12.0 * double(st.mp_grads.size())); // virtual clock: the threshold and the encoding
+  count(work::sparse_encode, double(st.mp_grads.size()));
   count_push(st, g.keys.bytes() + g.payload.bytes());
   self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
 }
@@ -116,9 +116,7 @@ void train(self_ptr self, const worker_batch& slot) {
   } else {
     dense_step(st); // lock-free Hogwild step
   }
-  // Virtual clock: forward and backward (about three forward passes), and
-  // the dense step's reads and writes of parameters, gradients and state.
-  charge(3.0 * st.net->flops_per_example() * double(n), 16.0 * double(rep.size()));
+  count(work::train_examples, double(n), st.net->flops_per_example(), double(rep.size()));
   for (std::size_t s = 0; s < slot.num_shards(); ++s)
     if (slot.shard_size(s) > 0)
       push(self, slot, s);

@@ -1,7 +1,7 @@
 // Message flow:
 //   worker -> reader: next; reader -> worker: example_batch (empty = end) or input_error
 #include "actors/reader.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <algorithm>
 
@@ -156,8 +156,7 @@ reader_actor::behavior_type reader(reader_actor::stateful_pointer<reader_state> 
   return {
     [=](messages::next_atom) -> caf::result<messages::example_batch> {
       auto b = self->state.next();
-      // Virtual clock: parsing, about 2 KB of memory traffic per example.
-      charge(0, 2048.0 * double(self->state.cfg.batch_size));
+      count(work::parse_examples, double(self->state.cfg.batch_size));
       return b;
     },
     [=](messages::where_atom) { return self->state.where(); },

@@ -5,7 +5,7 @@
 //   syncer -> next syncer: ring(chunk)                               (MA / BMUF)
 //   syncer -> syncer: tick (after min_pause)
 #include "actors/shadow_syncer.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -124,7 +124,7 @@ void syncer_state::advance() {
 
 void syncer_state::start_round() {
   in_round = true;
-  charge(0, 8.0 * double(cfg.replica->size())); // virtual clock: the snapshot copy
+  count(work::snapshot, double(cfg.replica->size()));
   batches_at_start = cfg.replica->batches.load(std::memory_order_relaxed);
   pause_due = false;
   waiting_current = std::move(waiting_next);
@@ -137,7 +137,7 @@ void syncer_state::start_round() {
 }
 
 void syncer_state::finish_round() {
-  charge(0, 16.0 * double(cfg.replica->size())); // virtual clock: the merge
+  count(work::merge, double(cfg.replica->size()));
   in_round = false;
   pause_due = true;
   ++stats.rounds;

@@ -105,6 +105,7 @@
 #include "actors/authority.hpp"
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/work.hpp"
 #include "messages/peer_bounds.hpp"
 #include "actors/ring_allreduce.hpp"
 #include "actors/sparse_allgather.hpp"
@@ -172,7 +173,7 @@ struct syncer_state {
 
   // FR requests: waiting for a round to start, and served by the current one.
   std::vector<promise> waiting_next, waiting_current;
-  std::chrono::steady_clock::time_point round_start;
+  role_time round_start;
 
   // EASGD.
   std::size_t replies_pending = 0;

@@ -16,7 +16,7 @@
 // re-form the picture restarts at zero and the first round sends every entry.
 // A member whose trainer has finished (free-running) sends empty changes.
 #include "actors/shadow_syncer.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <algorithm>
 
@@ -97,9 +97,7 @@ void syncer_state::start_dct_ring() {
   }
   ring_counts.values += ring_own.nnz();
   ring_counts.entries += n;
-  // virtual clock: the change, the threshold pass and the encoding (as the
-  // EASGD syncer's DCT round, bench_dct's ratio)
-  charge(0, 52.0 * double(n));
+  count(work::dense_delta, double(n)); // as the EASGD syncer's DCT round
   if (auto err = gather->begin(ring_rounds() + 1, ring_own); !err.empty()) {
     fail(errc::protocol_mismatch, err);
     return;
@@ -108,7 +106,7 @@ void syncer_state::start_dct_ring() {
 }
 
 void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
-  charge(0, 8.0 * double(piece.payload.size())); // virtual clock: decode, and pass it on
+  count(work::sparse_relay, double(piece.payload.size()));
   if (stopped)
     return;
   if (!dct_ring()) {
@@ -133,7 +131,7 @@ void syncer_state::check_dct_ring() {
   const float members = static_cast<float>(peers.empty() ? 1 : peers.size());
   ring_received += gather->received_values();
   ring_dense_bytes += ring_dense_bytes_per_round;
-  charge(0, 12.0 * double(n)); // virtual clock: the sum and the target
+  count(work::ring_sum, double(n));
   // What this member did not send: its change with the sent entries cleared.
   for (std::size_t k = 0; k < ring_own.nnz(); ++k)
     reduced[ring_own.index[k]] = 0.0f;

@@ -10,7 +10,7 @@
 #include <caf/sec.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 #include "messages/errors.hpp"
 
 namespace actors {
@@ -32,9 +32,7 @@ void syncer_state::start_easgd() {
     const auto r = cfg.dense_ranges[i];
     auto on_error = [this, i](caf::error& err) { on_exchange_error(i, err); };
     if (cfg.dct.dp) {
-      // virtual clock: w - image (12 bytes an entry) and the threshold pass,
-      // which bench_dct measures at about a tenth of memcpy's speed (40)
-      charge(0, 52.0 * double(r.size));
+      count(work::dense_delta, double(r.size));
       messages::sparse_range req;
       req.offset = r.offset;
       req.trainer = cfg.trainer;

@@ -3,7 +3,7 @@
 // average (MA) or the BMUF block step. See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
 #include "actors/peer.hpp"
-#include "actors/sim_host.hpp"
+#include "actors/work.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -107,7 +107,7 @@ void syncer_state::start_ring() {
 }
 
 void syncer_state::on_ring(messages::ring_chunk&& chunk) {
-  charge(0, 12.0 * double(chunk.values.size())); // virtual clock: reduce or copy
+  count(work::ring_reduce, double(chunk.values.size()));
   if (stopped)
     return;
   if (!ring_method()) {

@@ -1,7 +1,7 @@
 #pragma once
 // The roles' side of the simulated hosts (cluster.mode=simulated). Roles
-// spawn each other with spawn_role() and charge their work with charge();
-// neither knows the clock or the network.
+// spawn each other with spawn_role() and count their work with count()
+// (actors/work.hpp); neither knows the clock, the costs or the network.
 //
 // The system's host_fabric (sim/) decides what a message between two
 // roles costs; a role spawned by spawn_role() in a system with a fabric is a
@@ -18,6 +18,7 @@
 // - sim.clock=wall without the network model: no fabric, plain actors.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include <caf/actor_system.hpp>
@@ -25,6 +26,8 @@
 #include <caf/detail/init_fun_factory.hpp>
 #include <caf/infer_handle.hpp>
 #include <caf/mailbox_element.hpp>
+
+#include "actors/work.hpp"
 
 namespace actors {
 
@@ -37,16 +40,15 @@ public:
   virtual bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) = 0;
   // `id` runs on `host` (a role spawned without a host runs on none: free).
   virtual void place(caf::actor_id id, std::size_t host) = 0;
-  // Work done by the handler running now (sim.cost=model).
-  virtual void charge(double flops, double bytes) = 0;
-  // An embedding shard's rows: `gathered` copied out for a lookup, `updated`
-  // stepped by a push, of `dim` floats each (sim.cost=model).
-  virtual void charge_rows(double gathered, double updated, std::size_t dim) = 0;
-  // Time the handler running now spends waiting on a device other than its
-  // core (the checkpoint store), in seconds.
-  virtual void charge_seconds(double seconds) = 0;
-  // True for the virtual clock's engine.
-  virtual bool virtual_clock() const = 0;
+  // The handler running now did `items` of `kind` (actors/work.hpp); the
+  // fabric charges what that costs on its host.
+  virtual void count(work kind, double items, double width, double more) = 0;
+  // The modelled checkpoint store's time for `bytes` at `gbps`, charged to
+  // the handler running now, in seconds; nullopt where the store is real
+  // (its time is then measured).
+  virtual std::optional<double> store_seconds(double bytes, double gbps) = 0;
+  // How it runs handlers (actors/work.hpp).
+  virtual execution how() const = 0;
 };
 
 // The system config of a simulated cluster: carries its fabric.
@@ -59,35 +61,8 @@ inline host_fabric* fabric_of(caf::actor_system& sys) {
   return c ? c->fabric : nullptr;
 }
 
-// True when the system runs on the virtual clock.
-inline bool virtual_clock(caf::actor_system& sys) {
-  auto* f = fabric_of(sys);
-  return f && f->virtual_clock();
-}
-
 // The virtual engine whose handler runs on this thread now, or null.
 host_fabric*& current_fabric();
-
-// Charges the running handler's work (no-op under the wall clock):
-// flops of arithmetic and bytes of memory traffic.
-inline void charge(double flops, double bytes) {
-  if (auto* e = current_fabric())
-    e->charge(flops, bytes);
-}
-
-// Charges the running handler an embedding shard's row work (no-op under
-// the wall clock): rows gathered for a lookup, rows updated by a push.
-inline void charge_rows(double gathered, double updated, std::size_t dim) {
-  if (auto* e = current_fabric())
-    e->charge_rows(gathered, updated, dim);
-}
-
-// Charges the running handler `seconds` of device time (no-op under the
-// wall clock, where the device's own time is real).
-inline void charge_seconds(double seconds) {
-  if (auto* e = current_fabric())
-    e->charge_seconds(seconds);
-}
 
 // A role whose every incoming message passes the fabric first.
 template <class Impl>

@@ -75,7 +75,7 @@ std::string trainer_state::name_of(const trainer_peer& p) const {
 }
 
 messages::progress_report progress_of(const trainer_state& st,
-                                      std::chrono::steady_clock::time_point now) {
+                                      role_time now) {
   messages::progress_report p;
   p.examples = st.replica->examples.load(std::memory_order_relaxed);
   p.batches = st.replica->batches.load(std::memory_order_relaxed);

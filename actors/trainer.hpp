@@ -53,6 +53,7 @@
 #include "actors/hogwild_replica.hpp"
 #include "actors/hogwild_worker.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/work.hpp"
 #include "actors/reader.hpp"
 #include "actors/shadow_syncer.hpp"
 #include "model/arch.hpp"
@@ -104,7 +105,7 @@ struct trainer_cut {
   std::size_t waiting = 0;      // workers not parked yet
   bool held = false;            // the syncer replied to hold
   messages::sync_hold hold;
-  std::chrono::steady_clock::time_point began;
+  role_time began;
 };
 
 // A peer the trainer monitors: its role (worker, reader, syncer or
@@ -127,7 +128,7 @@ struct trainer_state {
   messages::worker_stats total;    // summed over the workers that reported
   std::uint64_t rounds = 0;        // the syncer's rounds, last known
   bool started = false;
-  std::chrono::steady_clock::time_point started_at; // when start_atom came (live worker time)
+  role_time started_at; // when start_atom came (live worker time)
   bool trained = false;            // every worker reported (or stop ended them)
   bool failed = false;
   caf::typed_response_promise<messages::worker_stats> start_promise;
@@ -149,7 +150,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
 // so far from the workers' live_progress, the syncer's rounds last known.
 // now: the actor clock's (virtual time in sim.clock=virtual).
 messages::progress_report progress_of(const trainer_state& st,
-                                      std::chrono::steady_clock::time_point now);
+                                      role_time now);
 
 // Adds x's counters to `into` (all fields are sums).
 void accumulate(messages::worker_stats& into, const messages::worker_stats& x);

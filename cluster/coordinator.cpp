@@ -11,7 +11,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/sim_host.hpp"
+#include "sim/virtual_time.hpp"
 #include "cluster/cluster_metrics.hpp"
 #include "engine/input.hpp"
 #include "report/timeline.hpp"
@@ -37,7 +37,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   auto coordinator = spawn_coordinator(self->system(), setup);
   self->monitor(coordinator);
   self->send(coordinator, messages::begin_atom::value);
-  const bool virtual_time = actors::virtual_clock(self->system());
+  const bool virtual_time = virtual_clock(self->system());
   shard_recovery recovery{self, c, opts.restart_shard};
   caf::actor_clock::time_point t0{};
   std::optional<coordinator_outcome> outcome;

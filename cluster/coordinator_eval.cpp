@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 
 #include "cluster/cluster_metrics.hpp"
-#include "actors/sim_host.hpp"
+#include "sim/virtual_time.hpp"
 #include "cluster/coordinator.hpp"
 #include "engine/evaluation.hpp"
 #include "model/shard_layout.hpp"
@@ -81,7 +81,7 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
   auto failure = evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
   // Virtual clock: the gathering's virtual time (the forward passes run in
   // the coordinator, outside the simulated hosts), so runs repeat exactly.
-  if (actors::virtual_clock(self->system()))
+  if (virtual_clock(self->system()))
     out.eval_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
   return failure;
 }

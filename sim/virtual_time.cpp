@@ -1,5 +1,6 @@
 // The discrete-event loop of the virtual-time cluster (see virtual_time.hpp).
 #include "sim/virtual_time.hpp"
+#include "sim/work_costs.hpp"
 
 #include "actors/cpu_time.hpp"
 #include "data/hashing.hpp"
@@ -105,16 +106,18 @@ double virtual_engine::remote_seconds(std::size_t bytes) const {
   return s;
 }
 
-void virtual_engine::charge_rows(double gathered, double updated, std::size_t dim) {
-  const double d = double(dim);
-  if (cfg_.lookup_row_ns > 0)
-    charge_seconds_of_work(gathered * cfg_.lookup_row_ns * 1e-9);
+void virtual_engine::count(actors::work kind, double items, double width, double more) {
+  const auto c = cost_of(kind, items, width, more, cfg_);
+  if (c.timed)
+    charge_seconds_of_work(c.seconds);
   else
-    charge(0, 4.0 * d * gathered); // the rows read and copied out
-  if (cfg_.push_row_ns > 0)
-    charge_seconds_of_work(updated * cfg_.push_row_ns * 1e-9);
-  else
-    charge(0, 12.0 * d * updated); // rows, optimiser state and gradients
+    charge(c.flops, c.bytes);
+}
+
+std::optional<double> virtual_engine::store_seconds(double bytes, double gbps) {
+  const double s = bytes / (gbps * 1e9);
+  charge_seconds(s);
+  return s;
 }
 
 void virtual_engine::charge_seconds(double seconds) {
@@ -306,6 +309,10 @@ bool virtual_engine::run_until(const std::function<bool()>& pred) {
     if (!step())
       return pred();
   return true;
+}
+
+bool virtual_clock(caf::actor_system& sys) {
+  return dynamic_cast<virtual_engine*>(actors::fabric_of(sys)) != nullptr;
 }
 
 } // namespace runtime

@@ -10,9 +10,9 @@
 //   sequential) and one of its host's cores is free; it holds that core
 //   from start to start + cost.
 // - Costs. `model` (deterministic): message_us per handler, plus the work
-//   the handler charged (actors::charge): flops / gflops + bytes /
-//   memory_gbps, and an embedding shard's rows (actors::charge_rows) at
-//   lookup_row_ns / push_row_ns each. `measured`: the handler's thread CPU
+//   the handler counted (actors::count), priced by sim/work_costs.hpp:
+//   flops / gflops + bytes / memory_gbps, and an embedding shard's rows at
+//   lookup_row_ns / push_row_ns each where calibrated. `measured`: the handler's thread CPU
 //   time. Either x the contention factor (core_contention) when other cores
 //   of its host are busy at its start: handlers run here one at a time, so
 //   neither mode sees cores slowing each other (a shared replica's cache
@@ -83,10 +83,9 @@ public:
 
   bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
   void place(caf::actor_id id, std::size_t host) override;
-  void charge(double flops, double bytes) override;
-  void charge_rows(double gathered, double updated, std::size_t dim) override;
-  void charge_seconds(double seconds) override;
-  bool virtual_clock() const override { return true; }
+  void count(actors::work kind, double items, double width, double more) override;
+  std::optional<double> store_seconds(double bytes, double gbps) override;
+  actors::execution how() const override { return {false, true}; }
 
   // The network between hosts (null: none); must outlive the engine's use.
   void set_network(network_model* net) { net_ = net; }
@@ -121,6 +120,11 @@ public:
   std::size_t cores_per_host() const { return cfg_.cores_per_host; }
 
 private:
+  // Work done by the handler running now (sim.cost=model).
+  void charge(double flops, double bytes);
+  // Time the handler running now spends waiting on a device other than its
+  // core (the checkpoint store), in seconds.
+  void charge_seconds(double seconds);
   // Core time of the handler running now (sim.cost=model), from its work.
   void charge_seconds_of_work(double seconds);
   // The running handler's slowdown on `core` of `host` at `t`, from the
@@ -181,5 +185,9 @@ private:
   std::vector<held_message> outbox_;
   totals stats_;
 };
+
+// True when `sys` runs on a virtual engine (for the cluster's reports; a
+// role asks actors::execution_of() what it needs to know).
+bool virtual_clock(caf::actor_system& sys);
 
 } // namespace runtime

@@ -41,10 +41,9 @@ public:
 
   bool intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) override;
   void place(caf::actor_id id, std::size_t host) override;
-  void charge(double, double) override {}
-  void charge_rows(double, double, std::size_t) override {}
-  void charge_seconds(double) override {}
-  bool virtual_clock() const override { return false; }
+  void count(actors::work, double, double, double) override {} // real work, real time
+  std::optional<double> store_seconds(double, double) override { return std::nullopt; }
+  actors::execution how() const override { return {}; }
 
   // faults.freeze: hold every message for `host` until thaw(host).
   void freeze(std::size_t host);

@@ -74,7 +74,7 @@ caf::behavior worker(caf::event_based_actor* self, std::string name, log_ptr log
   return {
     [=](int n) {
       log->push_back({name, start_ms(self, origin)});
-      actors::charge(double(n) * 1e6, 0);
+      actors::count(actors::work::arithmetic, double(n) * 1e6);
       if (next)
         self->send(next, 0);
     },
@@ -175,7 +175,7 @@ std::vector<event> ring_run(std::uint64_t seed, double* end_ms) {
       [=](int left) {
         log->push_back({name, start_ms(self, origin)});
         *costs = *costs * 6364136223846793005ULL + 1442695040888963407ULL;
-        actors::charge(double((*costs >> 33) % 1000) * 1e3, 0); // 0-1 ms
+        actors::count(actors::work::arithmetic, double((*costs >> 33) % 1000) * 1e3); // 0-1 ms
         if (left > 0) {
           self->send(*next, left - 1);
           self->send(*next, left > 1 ? -1 : 0); // a second, short message
@@ -223,7 +223,7 @@ caf::behavior fan(caf::event_based_actor* self, std::string name, log_ptr log,
   return {
     [=](int n) {
       log->push_back({name, start_ms(self, origin)});
-      actors::charge(double(n) * 1e6, 0);
+      actors::count(actors::work::arithmetic, double(n) * 1e6);
       for (const auto& x : next)
         self->send(x, 0);
     },

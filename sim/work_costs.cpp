@@ -1,0 +1,81 @@
+#include "sim/work_costs.hpp"
+
+namespace runtime {
+
+namespace {
+
+work_cost bytes(double b) {
+  work_cost c;
+  c.bytes = b;
+  return c;
+}
+
+work_cost per_row(double rows, double ns, double bytes_if_uncalibrated) {
+  if (ns <= 0)
+    return bytes(bytes_if_uncalibrated);
+  work_cost c;
+  c.seconds = rows * ns * 1e-9;
+  c.timed = true;
+  return c;
+}
+
+} // namespace
+
+work_cost cost_of(actors::work kind, double items, double width, double more,
+                  const virtual_settings& host) {
+  using actors::work;
+  switch (kind) {
+    case work::arithmetic: {
+      work_cost c;
+      c.flops = items;
+      return c;
+    }
+    case work::parse_examples: // parsing: about 2 KB of memory traffic an example
+      return bytes(2048.0 * items);
+    case work::train_examples: {
+      // Forward and backward (about three forward passes), and the dense
+      // step's reads and writes of parameters, gradients and state.
+      work_cost c;
+      c.flops = 3.0 * width * items;
+      c.bytes = 16.0 * more;
+      return c;
+    }
+    case work::sparse_encode: // the threshold and the encoding
+      return bytes(12.0 * items);
+    case work::lookup_rows: // the rows read and copied out
+      return per_row(items, host.lookup_row_ns, 4.0 * width * items);
+    case work::push_rows: // rows, optimiser state and gradients
+      return per_row(items, host.push_row_ns, 12.0 * width * items);
+    case work::sparse_lookup: // the threshold pass and the encoding
+      return bytes(8.0 * (items * width));
+    case work::sparse_decode:
+      return bytes(4.0 * (items * width));
+    case work::snapshot: // the copy
+      return bytes(8.0 * items);
+    case work::merge:
+      return bytes(16.0 * items);
+    case work::elastic_update:
+      return bytes(12.0 * items);
+    case work::sparse_exchange:
+      // decode, the elastic update (16 bytes an entry) and the threshold pass
+      // at about a tenth of memcpy's speed (40; bench_dct)
+      return bytes(56.0 * items + 2.0 * more);
+    case work::dense_delta:
+      // w - image (12 bytes an entry) and the threshold pass, which bench_dct
+      // measures at about a tenth of memcpy's speed (40)
+      return bytes(52.0 * items);
+    case work::sparse_relay: // decode, and pass it on
+      return bytes(8.0 * items);
+    case work::ring_reduce: // reduce or copy
+    case work::ring_sum:    // the sum and the target
+      return bytes(12.0 * items);
+    case work::checkpoint_gather: // the rows gathered into the file
+    case work::checkpoint_load:
+      return bytes(items);
+    case work::cut_copy: // read and write
+      return bytes(2.0 * items);
+  }
+  return {};
+}
+
+} // namespace runtime
