@@ -72,17 +72,53 @@ caf::error syncer_state::init() {
   return {};
 }
 
+const char* to_string(syncer_phase p) {
+  switch (p) {
+    case syncer_phase::created:
+      return "created";
+    case syncer_phase::running:
+      return "running";
+    case syncer_phase::ended:
+      return "ended";
+    case syncer_phase::stopped:
+      return "stopped";
+  }
+  return "?";
+}
+
+const char* to_string(round_phase p) {
+  switch (p) {
+    case round_phase::idle:
+      return "idle";
+    case round_phase::in_round:
+      return "in_round";
+    case round_phase::timer:
+      return "timer";
+  }
+  return "?";
+}
+
+void syncer_state::on_start() {
+  if (phase == syncer_phase::created)
+    phase = syncer_phase::running;
+}
+
+void syncer_state::on_end() {
+  if (phase == syncer_phase::created || phase == syncer_phase::running)
+    phase = syncer_phase::ended;
+}
+
 syncer_view syncer_state::view() const {
   syncer_view v;
   v.none = cfg.algorithm == model::sync_algorithm::none;
   v.foreground = model::is_foreground(cfg.algorithm);
   v.easgd = model::is_easgd(cfg.algorithm);
   v.ring = ring_method();
-  v.stopped = stopped;
-  v.in_round = in_round;
-  v.started = started;
-  v.free_running = free_running;
-  v.tick_pending = tick_pending;
+  v.stopped = stopped();
+  v.in_round = in_round();
+  v.started = started();
+  v.free_running = free_running();
+  v.tick_pending = round == round_phase::timer;
   v.pause_due = pause_due;
   v.stop_pending = stop_after.has_value();
   v.stop_rounds_left = stop_after && ring_rounds() < *stop_after;
@@ -109,7 +145,7 @@ void syncer_state::advance() {
       break;
     case syncer_step::pause: // shadow: the optional pause between rounds
     case syncer_step::pace:  // look again in 1 ms (pacing, or serving after the end)
-      tick_pending = true;
+      round = round_phase::timer;
       self->delayed_send(self,
                          step == syncer_step::pause ? cfg.min_pause : std::chrono::milliseconds(1),
                          messages::tick_atom::value);
@@ -123,7 +159,7 @@ void syncer_state::advance() {
 }
 
 void syncer_state::start_round() {
-  in_round = true;
+  round = round_phase::in_round;
   count(work::snapshot, double(cfg.replica->size()));
   batches_at_start = cfg.replica->batches.load(std::memory_order_relaxed);
   pause_due = false;
@@ -138,14 +174,14 @@ void syncer_state::start_round() {
 
 void syncer_state::finish_round() {
   count(work::merge, double(cfg.replica->size()));
-  in_round = false;
+  round = round_phase::idle;
   pause_due = true;
   ++stats.rounds;
   stats.seconds +=
     std::chrono::duration<double>(self->clock().now() - round_start).count();
   // The sync gap covers rounds while the trainer trains; rounds run after its
   // end only serve the other trainers.
-  if (!free_running)
+  if (!free_running())
     stats.batches_at_round.push_back(cfg.replica->batches.load(std::memory_order_relaxed));
   for (auto& p : waiting_current)
     p.deliver(stats.rounds);
@@ -160,8 +196,8 @@ void syncer_state::on_sync(promise p) {
 
 void syncer_state::on_stop(std::uint64_t last_round) {
   stop_after = std::max(stop_after.value_or(0), last_round);
-  if (in_round && ring_method() && ring_rounds() >= *stop_after) {
-    in_round = false; // abandoned: no one needs this round any more
+  if (in_round() && ring_method() && ring_rounds() >= *stop_after) {
+    round = round_phase::idle; // abandoned: no one needs this round any more
     for (auto& p : waiting_current)
       waiting_next.push_back(std::move(p));
     waiting_current.clear();
@@ -170,7 +206,7 @@ void syncer_state::on_stop(std::uint64_t last_round) {
 }
 
 void syncer_state::finish_stop() {
-  stopped = true;
+  phase = syncer_phase::stopped;
   if (model::is_bmuf(cfg.algorithm)) { // the block state, for checkpoints
     stats.bmuf_global.values = global;
     stats.bmuf_momentum.values = momentum;
@@ -200,7 +236,7 @@ void syncer_state::finish_stop() {
 }
 
 void syncer_state::on_down(const caf::down_msg& dm) {
-  if (stopped)
+  if (stopped())
     return; // shutdown order no longer matters
   const auto reason = self->system().render(dm.reason);
   for (std::size_t i = 0; i < cfg.dense_shards.size(); ++i)
@@ -225,7 +261,7 @@ void syncer_state::fail(errc code, const std::string& what) {
 
 void syncer_state::fail(caf::error err) {
   spdlog::error("{}: {}", who(), self->system().render(err));
-  stopped = true; // nothing more happens here, even later in this handler
+  phase = syncer_phase::stopped; // nothing more happens here, even later in this handler
   for (auto* v : {&waiting_next, &waiting_current})
     for (auto& p : *v)
       p.deliver(err);
@@ -287,7 +323,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
     [self](start_atom) {
       if (refused(self, "start"))
         return;
-      self->state.started = true;
+      self->state.on_start();
       self->state.advance();
     },
     [self](ring_atom, ring_chunk& chunk) {
@@ -302,7 +338,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       auto& st = self->state;
       if (auto e = refused(self, "a round request"))
         return e;
-      if (st.cfg.algorithm == model::sync_algorithm::none || st.stopped)
+      if (st.cfg.algorithm == model::sync_algorithm::none || st.stopped())
         return st.stats.rounds;
       auto p = self->make_response_promise<std::uint64_t>();
       st.on_sync(p);
@@ -311,7 +347,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
     [self](end_atom) {
       if (refused(self, "its trainer's end"))
         return;
-      self->state.free_running = true;
+      self->state.on_end();
       self->state.advance();
     },
     [self](stats_atom) -> caf::result<std::uint64_t> {
@@ -323,7 +359,7 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       auto& st = self->state;
       if (auto e = refused(self, "stop"))
         return e;
-      if (st.stopped)
+      if (st.stopped())
         return st.stats;
       auto p = self->make_response_promise<sync_stats>();
       st.stop_promises.push_back(p);
@@ -333,8 +369,10 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
     [self](tick_atom) {
       if (refused(self, "a pause tick"))
         return;
-      self->state.tick_pending = false;
-      self->state.pause_due = false;
+      auto& st = self->state;
+      if (st.round == round_phase::timer)
+        st.round = round_phase::idle;
+      st.pause_due = false;
       self->state.advance();
     },
     [self](hold_atom, std::uint64_t last_round) -> caf::result<sync_hold> {

@@ -146,6 +146,16 @@ struct syncer_config {
   authority who;
 };
 
+// The syncer's life: created -(start)-> running -(its trainer's end)->
+// ended (a ring member then serves the others' rounds) -(the stop reply,
+// or a failure)-> stopped. An end before the start counts as both.
+enum class syncer_phase : std::uint8_t { created, running, ended, stopped };
+// Between rounds and in one: idle -(start_round)-> in_round -(finish, or
+// abandoned)-> idle; idle -(pause or pace armed)-> timer -(tick)-> idle.
+enum class round_phase : std::uint8_t { idle, in_round, timer };
+const char* to_string(syncer_phase p);
+const char* to_string(round_phase p);
+
 // The syncer's state; the logic lives in its member functions (.cpp).
 struct syncer_state {
   static inline const char* name = "shadow-syncer";
@@ -156,13 +166,17 @@ struct syncer_state {
   messages::sync_stats stats;
 
   // Lifecycle.
-  bool started = false;      // start_atom received
-  bool free_running = false; // end_atom received (FR ring: serve the others)
-  bool in_round = false;
-  bool pause_due = false;    // a round completed; shadow: wait min_pause first
-  bool tick_pending = false;
+  syncer_phase phase = syncer_phase::created;
+  round_phase round = round_phase::idle;
+  bool pause_due = false; // a round completed; shadow: wait min_pause first
   std::optional<std::uint64_t> stop_after; // last_round of a pending stop
-  bool stopped = false;                    // the stop reply went out
+  bool started() const { return phase == syncer_phase::running || phase == syncer_phase::ended; }
+  bool free_running() const { return phase == syncer_phase::ended; } // FR ring: serve the others
+  bool stopped() const { return phase == syncer_phase::stopped; }
+  bool in_round() const { return round == round_phase::in_round; }
+  // The transitions named above.
+  void on_start();
+  void on_end();
   std::vector<caf::typed_response_promise<messages::sync_stats>> stop_promises;
   // Checkpoint hold (shadow_syncer_hold.cpp): the last round before the hold
   // and the hold replies waiting for it.

@@ -81,7 +81,7 @@ void syncer_state::start_dct_ring() {
   cfg.replica->copy_out(0, n, snapshot.data());
   for (std::size_t i = 0; i < n; ++i)
     reduced[i] = snapshot[i] - dct_base[i]; // the change since the common picture
-  if (free_running && !dct_resync) {
+  if (free_running() && !dct_resync) {
     // This trainer has finished: it keeps the ring going for the others but
     // sends no change, so rounds after the end leave every replica as it is
     // (a dense MA round of equal replicas does the same). Otherwise how many
@@ -107,7 +107,7 @@ void syncer_state::start_dct_ring() {
 
 void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
   count(work::sparse_relay, double(piece.payload.size()));
-  if (stopped)
+  if (stopped())
     return;
   if (!dct_ring()) {
     fail(errc::protocol_mismatch, "a sparse ring vector, but dct.dp is off here or the method "
@@ -119,7 +119,7 @@ void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
 }
 
 void syncer_state::check_dct_ring() {
-  if (!in_round || gather->round() != ring_rounds() + 1)
+  if (!in_round() || gather->round() != ring_rounds() + 1)
     return;
   if (!gather->done()) {
     if (prev_down)

@@ -13,7 +13,7 @@ namespace actors {
 void syncer_state::on_hold(std::uint64_t last_round,
                            caf::typed_response_promise<messages::sync_hold> p) {
   hold_promises.push_back(std::move(p));
-  if (stopped) { // nothing moves any more: held as it is
+  if (stopped()) { // nothing moves any more: held as it is
     finish_hold();
     return;
   }
@@ -22,10 +22,10 @@ void syncer_state::on_hold(std::uint64_t last_round,
 }
 
 std::uint64_t syncer_state::on_aim(std::uint64_t last_round) {
-  if (stopped || !ring_method())
+  if (stopped() || !ring_method())
     return last_round;
   // A round in flight must complete: its peers may have merged it already.
-  const std::uint64_t at = ring_rounds() + (in_round ? 1 : 0);
+  const std::uint64_t at = ring_rounds() + (in_round() ? 1 : 0);
   hold_after = std::max({hold_after.value_or(0), last_round, at});
   advance(); // held now when it is there already (no reply is waiting)
   return *hold_after;

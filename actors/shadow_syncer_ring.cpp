@@ -31,7 +31,7 @@ caf::error syncer_state::set_peers(std::uint32_t rank,
 
 caf::error syncer_state::reform(std::uint32_t gen, std::uint32_t rank,
                                 const std::vector<caf::strong_actor_ptr>& survivors) {
-  if (!ring_method() || stopped)
+  if (!ring_method() || stopped())
     return {};
   // A generation or ring no loss of this job's trainers can make: refused.
   if (auto bad = messages::check_reform(gen, rank, survivors.size(), cfg.num_trainers);
@@ -46,8 +46,8 @@ caf::error syncer_state::reform(std::uint32_t gen, std::uint32_t rank,
                       who() + ": bad ring re-form (generation " + std::to_string(gen) +
                         " after " + std::to_string(generation) + ", rank " +
                         std::to_string(rank) + " of " + std::to_string(survivors.size()) + ")");
-  if (in_round) { // abandoned unmerged; its FR requests move to the next round
-    in_round = false;
+  if (in_round()) { // abandoned unmerged; its FR requests move to the next round
+    round = round_phase::idle;
     for (auto& p : waiting_current)
       waiting_next.push_back(std::move(p));
     waiting_current.clear();
@@ -108,7 +108,7 @@ void syncer_state::start_ring() {
 
 void syncer_state::on_ring(messages::ring_chunk&& chunk) {
   count(work::ring_reduce, double(chunk.values.size()));
-  if (stopped)
+  if (stopped())
     return;
   if (!ring_method()) {
     fail(errc::protocol_mismatch, "ring chunk for a non-ring method");
@@ -123,7 +123,7 @@ void syncer_state::on_ring(messages::ring_chunk&& chunk) {
 void syncer_state::check_ring() {
   if (dct_ring())
     return check_dct_ring();
-  if (!in_round || ring->round() != ring_rounds() + 1)
+  if (!in_round() || ring->round() != ring_rounds() + 1)
     return;
   if (!ring->done()) {
     if (prev_down)

@@ -86,7 +86,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma delta: keeps a write made du
   start_all(*this, ss);
   // Step until every syncer has taken its snapshot (round 1 in progress).
   auto all_began = [&] {
-    return std::all_of(ss.begin(), ss.end(), [](auto& s) { return state_of(s).in_round; });
+    return std::all_of(ss.begin(), ss.end(), [](auto& s) { return state_of(s).in_round(); });
   };
   for (int i = 0; i < 10 && !all_began(); ++i)
     run_once();

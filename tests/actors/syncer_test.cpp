@@ -57,10 +57,15 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-easgd: rounds apply w -= alpha 
   reaper rip{*this};
   rip.add(s);
   rip.add_all(e.shards);
+  CHECK(state_of(s).phase == actors::syncer_phase::created);
   self->send(s, start_atom::value);
   run();
   easgd_by_hand(w, c);
   CHECK(values(e.replica) == w);
+  // Round 1 done, the pause armed: running, between rounds on the timer.
+  CHECK(state_of(s).phase == actors::syncer_phase::running);
+  CHECK(state_of(s).round == actors::round_phase::timer);
+  CHECK(state_of(s).pause_due);
   auto c_lo = request<dense_range>(e.shards[0], dump_atom::value);
   REQUIRE(c_lo);
   CHECK(c_lo->values.values == std::vector<float>(c.begin(), c.begin() + 3));
@@ -72,8 +77,12 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-easgd: rounds apply w -= alpha 
   CHECK(values(e.replica) == w);
   CHECK(*request<std::uint64_t>(s, stats_atom::value) == 2);
 
+  self->send(s, end_atom::value); // the trainer's end: EASGD has nothing more to run
+  run();
+  CHECK(state_of(s).phase == actors::syncer_phase::ended);
   auto st = request<sync_stats>(s, stop_atom::value, std::uint64_t{0});
   REQUIRE(st);
+  CHECK(state_of(s).phase == actors::syncer_phase::stopped);
   CHECK(st->rounds == 2);
   CHECK(st->bytes_sent == 2 * 6 * sizeof(float)); // 2 rounds x 6 floats sent
   CHECK(st->batches_at_round == std::vector<std::uint64_t>{7, 9});
@@ -92,11 +101,11 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-easgd: requests are answered a
   run();
   // Without a request no round runs.
   CHECK(*request<std::uint64_t>(s, stats_atom::value) == 0);
-  CHECK(state_of(s).in_round == false);
+  CHECK(state_of(s).in_round() == false);
 
   auto first = request_async<std::uint64_t>(s, sync_atom::value);
   run(); // round 1 starts; the shards hold their replies
-  CHECK(state_of(s).in_round);
+  CHECK(state_of(s).in_round());
   CHECK_FALSE(first->done());
   auto second = request_async<std::uint64_t>(s, sync_atom::value);
   auto third = request_async<std::uint64_t>(s, sync_atom::value);
@@ -112,13 +121,13 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-easgd: requests are answered a
   CHECK(values(e.replica) == w);
   // second and third arrived during round 1: they wait for round 2, which runs once.
   CHECK_FALSE(second->done());
-  CHECK(state_of(s).in_round);
+  CHECK(state_of(s).in_round());
   for (auto& sh : e.shards)
     self->send(sh, tick_atom::value);
   run();
   CHECK(*second->get() == 2);
   CHECK(*third->get() == 2);
-  CHECK(state_of(s).in_round == false);
+  CHECK(state_of(s).in_round() == false);
   CHECK(*request<std::uint64_t>(s, stats_atom::value) == 2);
 }
 
@@ -138,7 +147,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-easgd stop: the in-flight round
   run();
   REQUIRE(stop->done());
   CHECK(stop->get()->rounds == 1);
-  CHECK(state_of(s).in_round == false); // and no round 2 started
+  CHECK(state_of(s).in_round() == false); // and no round 2 started
   CHECK(*request<std::uint64_t>(s, sync_atom::value) == 1); // after the stop: at once
 }
 
