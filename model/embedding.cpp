@@ -4,6 +4,10 @@
 #include <cstring>
 #include <random>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace model {
 
 void make_keys(const std::uint64_t* hashes, std::size_t n_ids, std::size_t num_tables,
@@ -54,11 +58,35 @@ void batch_lookup::lookup(const std::uint64_t* hashes, std::size_t examples, con
   t.gather(index, unique_rows.data());
 }
 
+namespace {
+
+// n zeroed floats, on transparent huge pages where the kernel gives them.
+// Each batch reads and writes thousands of rows scattered over tables of
+// hundreds of MiB: with 4 KiB pages nearly every row is a TLB miss and a
+// page walk. The whole 2 MiB pages inside the buffer are marked before its
+// first touch (the zeroing), so the faults that zero them map huge pages.
+// Only where memory lives changes, not a value.
+std::vector<float> zeroed_table(std::size_t n) {
+  std::vector<float> v;
+  v.reserve(n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  const auto first = (reinterpret_cast<std::uintptr_t>(v.data()) + huge - 1) & ~(huge - 1);
+  const auto last = reinterpret_cast<std::uintptr_t>(v.data() + n) & ~(huge - 1);
+  if (last > first) // advice only: without THP the pages stay small
+    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+  v.resize(n, 0.0f);
+  return v;
+}
+
+} // namespace
+
 embedding_tables::embedding_tables(std::size_t num_tables, std::uint64_t rows_per_table,
                                    std::size_t dim, std::size_t state_per_row)
   : num_tables_(num_tables), rows_(rows_per_table), dim_(dim), state_(state_per_row),
-    weights_(num_tables * rows_per_table * dim, 0.0f),
-    accum_(num_tables * rows_per_table * state_per_row, 0.0f) {}
+    weights_(zeroed_table(num_tables * rows_per_table * dim)),
+    accum_(zeroed_table(num_tables * rows_per_table * state_per_row)) {}
 
 void embedding_tables::init(std::uint64_t seed, float bound) {
   std::mt19937_64 rng(seed);
@@ -75,7 +103,9 @@ namespace {
 // Rows are scattered over a table far larger than the caches, so each row
 // (and, when written, its accumulator) is fetched a few entries ahead of its
 // use. entry(i) gives entry i's local key and the position j of its data.
-constexpr std::size_t prefetch_distance = 8;
+// 24 entries: the small model's engine ran 1.056x (0.913-1.136, 7 pairs) the
+// speed it had with 8, and 40 was 0.973x of 24.
+constexpr std::size_t prefetch_distance = 24;
 
 struct entry_at {
   std::uint64_t key;

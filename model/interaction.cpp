@@ -80,6 +80,24 @@ inline void broadcast_products_n(const float* a, Index lda, const float* b, Inde
 
 Index padded(Index n) { return (n + lanes - 1) / lanes * lanes; }
 
+// dst[0..count) = src[0..count), inline: a call to memcpy for each of the
+// T pieces of every example (a few floats each) was 2.7 % of the small
+// model's cycles. From a packet on, the last packet overlaps the one before.
+inline void copy_floats(float* dst, const float* src, Index count) {
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pstoreu;
+  if (count < lanes) {
+    for (Index k = 0; k < count; ++k)
+      dst[k] = src[k];
+    return;
+  }
+  Index k = 0;
+  for (; k + lanes <= count; k += lanes)
+    pstoreu(dst + k, ploadu<packet>(src + k));
+  if (k < count)
+    pstoreu(dst + count - lanes, ploadu<packet>(src + count - lanes));
+}
+
 } // namespace
 
 namespace {
@@ -170,10 +188,10 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& e
       j += fit;
     }
     float* out = z.data() + e * z.rows();
-    std::memcpy(out, x, sizeof(float) * d);
+    copy_floats(out, x, d);
     Index k = d;
     for (Index i = 1; i < n; k += i, ++i)
-      std::memcpy(out + k, g + i * np, sizeof(float) * i);
+      copy_floats(out + k, g + i * np, i);
   }
 }
 
@@ -199,7 +217,7 @@ void interaction_backward(const Eigen::MatrixXf& dz, const embedding_input& emb,
     // G_ij = t_i . t_j for i > j, so dL/dT = T (S + S^T). Pair (i, j)'s
     // gradient is g[d + i(i-1)/2 + j]: column i's rows 0..i-1 in one piece.
     for (Index i = 1, k = d; i < n; k += i, ++i) {
-      std::memcpy(sym + i * np, g + k, sizeof(float) * i);
+      copy_floats(sym + i * np, g + k, i);
       for (Index j = 0; j < i; ++j)
         sym[j * np + i] = g[k + j];
     }
