@@ -41,7 +41,7 @@ caf::error syncer_state::init() {
       return make_error(errc::bad_request, who() + ": the DCT origin has the wrong size");
     if (cfg.dct.dp)
       for (std::size_t i = 0; i < cfg.dense_ranges.size(); ++i)
-        dct.emplace_back(cfg.dct, cfg.dense_ranges[i].size,
+        easgd.senders.emplace_back(cfg.dct, cfg.dense_ranges[i].size,
                          (std::uint64_t{cfg.trainer} << 32) | i,
                          cfg.dct_origin.empty() ? nullptr
                                                 : cfg.dct_origin.data() + cfg.dense_ranges[i].offset);
@@ -58,16 +58,16 @@ caf::error syncer_state::init() {
         return err;
   }
   if (model::is_bmuf(cfg.algorithm)) {
-    global = cfg.initial.empty() ? r->snapshot() : std::move(cfg.initial);
-    if (global.size() != r->size())
+    bmuf.global = cfg.initial.empty() ? r->snapshot() : std::move(cfg.initial);
+    if (bmuf.global.size() != r->size())
       return make_error(errc::bad_request, who() + ": BMUF initial w_g has the wrong size");
     if (cfg.initial_momentum.empty())
-      momentum.assign(r->size(), 0.0f);
+      bmuf.momentum.assign(r->size(), 0.0f);
     else if (cfg.initial_momentum.size() == r->size())
-      momentum = std::move(cfg.initial_momentum);
+      bmuf.momentum = std::move(cfg.initial_momentum);
     else
       return make_error(errc::bad_request, who() + ": BMUF initial Delta has the wrong size");
-    block_start = global;
+    bmuf.block_start = bmuf.global;
   }
   return {};
 }
@@ -208,23 +208,23 @@ void syncer_state::on_stop(std::uint64_t last_round) {
 void syncer_state::finish_stop() {
   phase = syncer_phase::stopped;
   if (model::is_bmuf(cfg.algorithm)) { // the block state, for checkpoints
-    stats.bmuf_global.values = global;
-    stats.bmuf_momentum.values = momentum;
+    stats.bmuf_global.values = bmuf.global;
+    stats.bmuf_momentum.values = bmuf.momentum;
   }
-  for (const auto& s : dct) { // DCT: what each range's sender counted
+  for (const auto& s : easgd.senders) { // DCT: what each range's sender counted
     stats.dct_sent += s.counts().values;
     stats.dct_sent_of += s.counts().entries;
     stats.dct_refreshes += s.counts().refreshes;
   }
-  if (!dct.empty()) // dense EASGD: the whole ranges both ways
+  if (!easgd.senders.empty()) // dense EASGD: the whole ranges both ways
     stats.dct_dense_bytes = 4 * (stats.dct_sent_of + stats.dct_replied_of);
   if (dct_ring()) {
-    stats.dct_sent = ring_counts.values;
-    stats.dct_sent_of = ring_counts.entries;
-    stats.dct_refreshes = ring_counts.refreshes;
-    stats.dct_replied = ring_received; // the others' changes, as they arrived
-    stats.dct_replied_of = ring_counts.entries * (peers.empty() ? 0 : peers.size() - 1);
-    stats.dct_dense_bytes = ring_dense_bytes;
+    stats.dct_sent = dring.counts.values;
+    stats.dct_sent_of = dring.counts.entries;
+    stats.dct_refreshes = dring.counts.refreshes;
+    stats.dct_replied = dring.received; // the others' changes, as they arrived
+    stats.dct_replied_of = dring.counts.entries * (peers.empty() ? 0 : peers.size() - 1);
+    stats.dct_dense_bytes = dring.dense_bytes;
   }
   for (auto& p : waiting_next)
     p.deliver(stats.rounds);

@@ -109,6 +109,7 @@
 #include "messages/peer_bounds.hpp"
 #include "actors/ring_allreduce.hpp"
 #include "actors/sparse_allgather.hpp"
+#include "actors/syncer_families.hpp"
 #include "actors/syncer_policy.hpp"
 #include "messages/errors.hpp"
 #include "model/dct_sync.hpp"
@@ -189,9 +190,10 @@ struct syncer_state {
   std::vector<promise> waiting_next, waiting_current;
   role_time round_start;
 
-  // EASGD.
-  std::size_t replies_pending = 0;
-  std::vector<model::dct_sender> dct; // dct.dp: one per dense range
+  // Each sync family's own state (syncer_families.hpp).
+  easgd_family easgd;
+  bmuf_family bmuf;
+  dct_ring_family dring;
 
   // Ring (MA / BMUF).
   std::vector<syncer_actor> peers; // ring order
@@ -204,23 +206,9 @@ struct syncer_state {
     return ring_allreduce::max_early_chunks(cfg.num_trainers);
   }
   std::vector<float> snapshot, reduced; // [replica size]
-  std::vector<float> global, momentum;  // BMUF w_g and Delta, [replica size]
-  std::vector<float> block_start;       // BMUF: where the current block started
   std::uint64_t batches_at_start = 0;   // replica->batches when the last round started
 
-  // DCT for MA/BMUF (dct.dp; shadow_syncer_dct_ring.cpp): instead of the
-  // dense ring, each member's thresholded change from the common picture
-  // `dct_base` (bit-identical at every member) goes round the ring once.
-  std::unique_ptr<sparse_allgather> gather;
-  std::vector<messages::ring_sparse> early_pieces; // arrived before peers_atom
-  std::vector<float> dct_base;                     // [replica size]
-  std::optional<model::dct_threshold> ring_tau;
-  model::sparse_vector ring_own;                   // this round's own change, sent
-  model::dct_counts ring_counts;                   // own changes, summed
-  std::uint64_t ring_received = 0;                 // entries of the others' changes
-  std::uint64_t ring_dense_bytes = 0;              // what the dense ring would have sent
-  std::uint64_t ring_dense_bytes_per_round = 0;
-  bool dct_resync = false; // a re-formed ring: the next round sends every entry
+  // DCT for MA/BMUF (dct.dp): the state is `dring`.
   bool dct_ring() const { return model::uses_ring(cfg.algorithm) && cfg.dct.dp; }
   void on_ring_sparse(messages::ring_sparse&& piece);
 

@@ -32,12 +32,12 @@ caf::error syncer_state::init_dct_ring() {
     return messages::make_error(errc::bad_request, who() + ": dct.dp needs at most 2^32 - 1 "
                                                            "dense parameters");
   if (cfg.dct_origin.empty())
-    dct_base = cfg.replica->snapshot(); // every trainer starts from the same parameters
+    dring.base = cfg.replica->snapshot(); // every trainer starts from the same parameters
   else if (cfg.dct_origin.size() == n)
-    dct_base = cfg.dct_origin;
+    dring.base = cfg.dct_origin;
   else
     return messages::make_error(errc::bad_request, who() + ": the DCT origin has the wrong size");
-  ring_tau.emplace(cfg.dct.dp_keep, cfg.dct.refresh, (std::uint64_t{cfg.trainer} << 32) | 0xD);
+  dring.tau.emplace(cfg.dct.dp_keep, cfg.dct.refresh, (std::uint64_t{cfg.trainer} << 32) | 0xD);
   if (cfg.num_trainers <= 1)
     return join_dct_ring(0, 1);
   return {};
@@ -49,10 +49,10 @@ caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
     // (a round that some completed with the lost member's change and others
     // abandoned). Restart it at zero everywhere, and send every entry in the
     // first round, so that round leaves the exact average.
-    std::fill(dct_base.begin(), dct_base.end(), 0.0f);
-    dct_resync = true;
+    std::fill(dring.base.begin(), dring.base.end(), 0.0f);
+    dring.resync = true;
   }
-  gather = std::make_unique<sparse_allgather>(
+  dring.gather = std::make_unique<sparse_allgather>(
     rank, n, std::uint32_t(snapshot.size()),
     [this](messages::ring_sparse&& p) {
       stats.bytes_sent += p.payload.bytes();
@@ -63,42 +63,42 @@ caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
     generation);
   // What the dense ring would send per round: every chunk but (rank + 1)
   // in the reduce-scatter and every chunk but (rank + 2) in the all-gather.
-  ring_dense_bytes_per_round = 0;
+  dring.dense_bytes_per_round = 0;
   if (n > 1) {
     const auto chunks = model::split_range(snapshot.size(), n);
-    ring_dense_bytes_per_round =
+    dring.dense_bytes_per_round =
       4 * (2 * snapshot.size() - chunks[(rank + 1) % n].size - chunks[(rank + 2) % n].size);
   }
-  return replay_early(*gather, early_pieces);
+  return replay_early(*dring.gather, dring.early_pieces);
 }
 
 void syncer_state::start_dct_ring() {
-  if (!gather) {
+  if (!dring.gather) {
     fail(errc::protocol_mismatch, "a ring round before peers_atom");
     return;
   }
   const std::size_t n = snapshot.size();
   cfg.replica->copy_out(0, n, snapshot.data());
   for (std::size_t i = 0; i < n; ++i)
-    reduced[i] = snapshot[i] - dct_base[i]; // the change since the common picture
-  if (free_running() && !dct_resync) {
+    reduced[i] = snapshot[i] - dring.base[i]; // the change since the common picture
+  if (free_running() && !dring.resync) {
     // This trainer has finished: it keeps the ring going for the others but
     // sends no change, so rounds after the end leave every replica as it is
     // (a dense MA round of equal replicas does the same). Otherwise how many
     // such rounds run before the stop, which is timing, would decide the
     // final replicas.
-    ring_own.size = std::uint32_t(n);
-    ring_own.index.clear();
-    ring_own.value.clear();
+    dring.own.size = std::uint32_t(n);
+    dring.own.index.clear();
+    dring.own.value.clear();
   } else {
-    const float tau = dct_resync ? 0.0f : ring_tau->next(reduced.data(), n, ring_counts);
-    dct_resync = false;
-    model::threshold(reduced.data(), n, tau, ring_own);
+    const float tau = dring.resync ? 0.0f : dring.tau->next(reduced.data(), n, dring.counts);
+    dring.resync = false;
+    model::threshold(reduced.data(), n, tau, dring.own);
   }
-  ring_counts.values += ring_own.nnz();
-  ring_counts.entries += n;
+  dring.counts.values += dring.own.nnz();
+  dring.counts.entries += n;
   count(work::dense_delta, double(n)); // as the EASGD syncer's DCT round
-  if (auto err = gather->begin(ring_rounds() + 1, ring_own); !err.empty()) {
+  if (auto err = dring.gather->begin(ring_rounds() + 1, dring.own); !err.empty()) {
     fail(errc::protocol_mismatch, err);
     return;
   }
@@ -114,38 +114,39 @@ void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
                                   "has no ring");
     return;
   }
-  deliver_ring(gather.get(), early_pieces, sparse_allgather::max_early(cfg.num_trainers),
+  deliver_ring(dring.gather.get(), dring.early_pieces,
+               sparse_allgather::max_early(cfg.num_trainers),
                std::move(piece), "sparse ring vectors");
 }
 
 void syncer_state::check_dct_ring() {
-  if (!in_round() || gather->round() != ring_rounds() + 1)
+  if (!in_round() || dring.gather->round() != ring_rounds() + 1)
     return;
-  if (!gather->done()) {
+  if (!dring.gather->done()) {
     if (prev_down)
       fail(errc::trainer_down,
-           "previous ring member down during round " + std::to_string(gather->round()));
+           "previous ring member down during round " + std::to_string(dring.gather->round()));
     return;
   }
   const std::size_t n = snapshot.size();
   const float members = static_cast<float>(peers.empty() ? 1 : peers.size());
-  ring_received += gather->received_values();
-  ring_dense_bytes += ring_dense_bytes_per_round;
+  dring.received += dring.gather->received_values();
+  dring.dense_bytes += dring.dense_bytes_per_round;
   count(work::ring_sum, double(n));
   // What this member did not send: its change with the sent entries cleared.
-  for (std::size_t k = 0; k < ring_own.nnz(); ++k)
-    reduced[ring_own.index[k]] = 0.0f;
-  gather->add_sum(dct_base.data(), 1.0f / members); // c' = c + mean of the changes sent
+  for (std::size_t k = 0; k < dring.own.nnz(); ++k)
+    reduced[dring.own.index[k]] = 0.0f;
+  dring.gather->add_sum(dring.base.data(), 1.0f / members); // c' = c + mean of the changes sent
   if (model::is_bmuf(cfg.algorithm)) {
-    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
-                     dct_base.data(), n);
-    std::copy(block_start.begin(), block_start.end(), dct_base.begin());
+    model::bmuf_step(cfg.bmuf, bmuf.global.data(), bmuf.momentum.data(), bmuf.block_start.data(),
+                     dring.base.data(), n);
+    std::copy(bmuf.block_start.begin(), bmuf.block_start.end(), dring.base.begin());
   }
   if (cfg.dct.error_feedback)
     for (std::size_t i = 0; i < n; ++i)
-      reduced[i] += dct_base[i];
+      reduced[i] += dring.base[i];
   else
-    std::copy(dct_base.begin(), dct_base.end(), reduced.begin());
+    std::copy(dring.base.begin(), dring.base.end(), reduced.begin());
   cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
   finish_round();
 }

@@ -18,8 +18,8 @@ namespace actors {
 using messages::errc;
 
 void syncer_state::start_easgd() {
-  replies_pending = cfg.dense_ranges.size();
-  if (replies_pending == 0) {
+  easgd.replies_pending = cfg.dense_ranges.size();
+  if (easgd.replies_pending == 0) {
     finish_round();
     return;
   }
@@ -39,7 +39,7 @@ void syncer_state::start_easgd() {
       // w - image straight from the live replica (each entry read once, as
       // the dense path's copy reads it): no snapshot of the range
       req.payload.values =
-        model::encode(dct[i].encode_change(cfg.replica->params() + r.offset));
+        model::encode(easgd.senders[i].encode_change(cfg.replica->params() + r.offset));
       count_sent(req.payload.bytes());
       self->request(cfg.dense_shards[i], cfg.timeout, messages::exchange_atom::value,
                     std::move(req))
@@ -80,7 +80,7 @@ void syncer_state::on_exchange_reply(std::size_t shard, messages::dense_range& d
   }
   stats.bytes_received += d.values.bytes();
   cfg.replica->subtract(r.offset, d.values.data(), r.size); // the live buffer: w -= d
-  if (--replies_pending == 0)
+  if (--easgd.replies_pending == 0)
     finish_round();
 }
 
@@ -101,8 +101,8 @@ void syncer_state::on_sparse_reply(std::size_t shard, messages::sparse_range& d)
   stats.dct_replied += reply.nnz();
   stats.dct_replied_of += r.size;
   cfg.replica->subtract_sparse(r.offset, reply); // the live buffer: w -= r
-  dct[shard].on_reply(reply);
-  if (--replies_pending == 0)
+  easgd.senders[shard].on_reply(reply);
+  if (--easgd.replies_pending == 0)
     finish_round();
 }
 

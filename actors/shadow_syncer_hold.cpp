@@ -37,8 +37,8 @@ void syncer_state::finish_hold() {
   messages::sync_hold h;
   h.rounds = stats.rounds;
   if (model::is_bmuf(cfg.algorithm)) {
-    h.global.values = global;
-    h.momentum.values = momentum;
+    h.global.values = bmuf.global;
+    h.momentum.values = bmuf.momentum;
   }
   for (auto& p : hold_promises)
     p.deliver(h);

@@ -18,7 +18,7 @@ caf::error syncer_state::set_peers(std::uint32_t rank,
   const auto n = static_cast<std::uint32_t>(all.size());
   if (!ring_method())
     return {}; // EASGD and none have no ring
-  if ((ring && ring->round() > 0) || (gather && gather->round() > 0))
+  if ((ring && ring->round() > 0) || (dring.gather && dring.gather->round() > 0))
     return make_error(errc::protocol_mismatch, who() + ": peers after the first round");
   const auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
   if (n == 0 || rank >= n || n != cfg.num_trainers || all[rank] != me)
@@ -136,9 +136,9 @@ void syncer_state::check_ring() {
     x /= n; // avg = sum / N
   const float* target = reduced.data(); // MA: the average
   if (model::is_bmuf(cfg.algorithm)) {  // BMUF: the new block start
-    model::bmuf_step(cfg.bmuf, global.data(), momentum.data(), block_start.data(),
+    model::bmuf_step(cfg.bmuf, bmuf.global.data(), bmuf.momentum.data(), bmuf.block_start.data(),
                      reduced.data(), reduced.size());
-    target = block_start.data();
+    target = bmuf.block_start.data();
   }
   cfg.replica->merge(cfg.merge, snapshot.data(), target);
   finish_round();

@@ -131,8 +131,8 @@ void check_bmuf(test::actor_fixture& fx, bool nesterov) {
       auto got = values(reps[r]);
       for (std::size_t i = 0; i < 5; ++i)
         CHECK(got[i] == snaps[r][i] + (target[i] - snaps[r][i]));
-      CHECK(state_of(ss[r]).global == global);
-      CHECK(state_of(ss[r]).momentum == momentum);
+      CHECK(state_of(ss[r]).bmuf.global == global);
+      CHECK(state_of(ss[r]).bmuf.momentum == momentum);
     }
     // Training goes on between rounds: the replicas drift apart again.
     reps[0]->params()[0] += 4.0f;
@@ -340,11 +340,11 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp: the ring agrees
     rip.add_all(ss);
     start_all(*this, ss);
     run();
-    const auto& base0 = state_of(ss[0]).dct_base;
+    const auto& base0 = state_of(ss[0]).dring.base;
     for (std::uint32_t r = 0; r < 3; ++r) {
       const auto& st = state_of(ss[r]);
       CHECK(st.stats.rounds == 1);
-      CHECK(std::memcmp(st.dct_base.data(), base0.data(), 40 * sizeof(float)) == 0);
+      CHECK(std::memcmp(st.dring.base.data(), base0.data(), 40 * sizeof(float)) == 0);
       CHECK(st.stats.bytes_sent > 0);
     }
     // Error feedback: each replica = the common picture + what it did not
@@ -396,7 +396,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp: after a re-form
   for (std::uint32_t r = 0; r < 2; ++r)
     for (std::size_t i = 0; i < 7; ++i)
       CHECK(values(reps[r])[i] == doctest::Approx(avg[i]).epsilon(1e-6));
-  CHECK(std::memcmp(state_of(ss[0]).dct_base.data(), state_of(ss[1]).dct_base.data(),
+  CHECK(std::memcmp(state_of(ss[0]).dring.base.data(), state_of(ss[1]).dring.base.data(),
                     7 * sizeof(float)) == 0);
 }
 
