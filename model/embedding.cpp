@@ -12,9 +12,11 @@ namespace model {
 
 void make_keys(const std::uint64_t* hashes, std::size_t n_ids, std::size_t num_tables,
                std::uint64_t rows_per_table, std::uint64_t* keys) {
+  // A 64-bit division per id was 1.1 % of the small model's engine cycles.
+  const remainder_by row_of(rows_per_table);
   std::size_t t = 0;
   for (std::size_t i = 0; i < n_ids; ++i) {
-    keys[i] = row_key(t, hashes[i] % rows_per_table);
+    keys[i] = row_key(t, row_of(hashes[i]));
     if (++t == num_tables)
       t = 0;
   }

@@ -18,6 +18,26 @@
 
 namespace model {
 
+// h % d for every 64-bit h and divisor d > 0, by multiplications instead of
+// a division (Lemire, Kaser and Kurz, "Faster remainder by direct
+// computation", 2019): with M = ceil(2^128 / d), h % d is the high 64 bits
+// of (M * h mod 2^128) * d. Exact, the same value as the % operator.
+class remainder_by {
+public:
+  explicit remainder_by(std::uint64_t d) : m_(~static_cast<u128>(0) / d + 1), d_(d) {}
+  std::uint64_t operator()(std::uint64_t h) const {
+    const u128 low = m_ * h; // the fraction h / d, 128 bits of it
+    const u128 lo = static_cast<u128>(static_cast<std::uint64_t>(low)) * d_;
+    const u128 hi = static_cast<u128>(static_cast<std::uint64_t>(low >> 64)) * d_;
+    return static_cast<std::uint64_t>((hi + (lo >> 64)) >> 64);
+  }
+
+private:
+  using u128 = unsigned __int128;
+  u128 m_;
+  std::uint64_t d_;
+};
+
 // keys[i] = row_key(i % num_tables, hashes[i] % rows_per_table) for n_ids ids
 // laid out example-major (as data::batch::cat).
 void make_keys(const std::uint64_t* hashes, std::size_t n_ids, std::size_t num_tables,
