@@ -1,13 +1,13 @@
 // Message flow (see node.hpp and node_agent.hpp):
 //   member main -> coordinator agent: challenge (checks the coordinator's
 //     proof), then per hello attempt challenge + hello (signed), ready
-//   coordinator main -> coordinator agent: roster (poll until every node is ready)
+//   coordinator agent -> coordinator main: roster (each change, until every
+//     node is ready; node_coordinator.cpp)
 //   coordinator main -> every agent: spawn(shards), spawn(trainers), end
 //   then the coordinator protocol of coordinator.hpp with the remote handles
 #include "deploy/node.hpp"
 
 #include <chrono>
-#include <thread>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -51,6 +51,15 @@ void configure(caf::actor_system_config& sc, const node_context& ctx) {
   configure_node_scheduler(sc, scheduler_threads(ctx.cfg));
 }
 
+// A retry's pause, as a timer message to `self` on the actor clock. What a
+// retry waits for happens outside this process (a peer's listener coming
+// up, the OS freeing a port, the coordinator seeing an earlier process
+// gone), so no local event announces it.
+void pause_before_retry(caf::scoped_actor& self) {
+  self->delayed_send(self, std::chrono::milliseconds(200), tick_atom::value);
+  self->receive([](tick_atom) {});
+}
+
 caf::expected<node_agent_actor> connect_once(caf::actor_system& sys, bool tls,
                                              const node_address& a) {
   if (tls)
@@ -62,6 +71,7 @@ caf::expected<node_agent_actor> connect_once(caf::actor_system& sys, bool tls,
 std::optional<std::string> connect(caf::actor_system& sys, const deploy_settings& d,
                                    const node_address& a, clock_type::time_point deadline,
                                    node_agent_actor& out) {
+  caf::scoped_actor self{sys};
   for (int attempt = 0;; ++attempt) {
     auto r = connect_once(sys, !d.insecure, a);
     if (r) {
@@ -80,7 +90,7 @@ std::optional<std::string> connect(caf::actor_system& sys, const deploy_settings
              std::to_string(d.startup_timeout.count()) + " ms: " + sys.render(r.error());
     if (attempt == 0)
       spdlog::info("waiting for node {} ...", a.text());
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    pause_before_retry(self);
   }
 }
 
@@ -92,6 +102,7 @@ std::optional<std::string> publish(caf::actor_system& sys, const node_context& c
   // again until the startup deadline.
   const auto deadline = clock_type::now() + ctx.deploy.startup_timeout;
   auto r = caf::expected<std::uint16_t>{caf::sec::cannot_open_port};
+  caf::scoped_actor self{sys};
   for (int attempt = 0;; ++attempt) {
     r = ctx.deploy.insecure ? sys.middleman().publish(agent, me->port, me->host.c_str(), true)
                             : caf::openssl::publish(agent, me->port, me->host.c_str(), true);
@@ -101,7 +112,7 @@ std::optional<std::string> publish(caf::actor_system& sys, const node_context& c
       spdlog::info("node {}: cannot listen on {}:{} yet ({}); trying again until the startup "
                    "deadline",
                    ctx.node, me->host, me->port, sys.render(r.error()));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    pause_before_retry(self);
   }
   if (!r)
     return "node " + me->text() + ": cannot listen on " + me->host + ":" +
@@ -201,12 +212,13 @@ std::optional<std::string> run_member(caf::actor_system& sys, const node_context
                    spdlog::info("node {}: the coordinator still has this node's earlier "
                                 "process; asking again",
                                 ctx.node);
-                   std::this_thread::sleep_for(std::chrono::milliseconds(200));
                    again = true;
                    return;
                  }
                  err = "the coordinator did not admit this node: " + error_text(e);
                });
+    if (again)
+      pause_before_retry(self);
   }
   if (err)
     return err;
@@ -289,6 +301,12 @@ std::optional<std::string> run_node(const node_context& ctx, progress_reporter& 
   caf::actor_system_config sc;
   configure(sc, ctx);
   caf::actor_system sys{sc};
+  // Coordinator: its agent tells this inbox every change of the roster.
+  std::optional<caf::scoped_actor> roster_inbox;
+  if (ac.coordinator) {
+    roster_inbox.emplace(sys);
+    ac.roster_watcher = caf::actor_cast<caf::actor>(*roster_inbox);
+  }
   node_agent_actor coord;
   if (!ac.coordinator) {
     if (auto e = join_coordinator(sys, ctx, ac.identity.get(), coord))
@@ -298,7 +316,7 @@ std::optional<std::string> run_node(const node_context& ctx, progress_reporter& 
   auto agent = sys.spawn(node_agent, ac);
   std::optional<std::string> err = publish(sys, ctx, agent);
   if (!err)
-    err = ac.coordinator ? run_coordinator(sys, ctx, agent, progress, out)
+    err = ac.coordinator ? run_coordinator(sys, ctx, agent, *roster_inbox, progress, out)
                          : run_member(sys, ctx, agent, coord, ac.identity.get());
   caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
   return err;

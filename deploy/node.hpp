@@ -42,9 +42,11 @@ std::optional<std::string> run_node(const node_context& ctx, progress_reporter& 
                                     run_metrics& out);
 
 // The coordinator's half of run_node (node_coordinator.cpp), given its
-// running actor system and published agent.
+// running actor system and published agent; roster_inbox is the agent's
+// roster_watcher (node_agent_config), read by nothing else.
 std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_context& ctx,
                                            const node_agent_actor& agent,
+                                           caf::scoped_actor& roster_inbox,
                                            progress_reporter& progress, run_metrics& out);
 
 } // namespace runtime

@@ -1,6 +1,7 @@
 // Message flow (see node_agent.hpp):
 //   node main -> coordinator agent: challenge, hello, ready
 //   coordinator main -> its agent: roster
+//   coordinator agent -> its roster_watcher: roster (on every change)
 //   coordinator main -> any agent: spawn(plan), end (from the coordinator's node only)
 #include "deploy/node_agent.hpp"
 
@@ -99,6 +100,14 @@ bool taken(const agent_state& st, const std::string& node) {
     if (st.roster.nodes[i] == node && st.roster.agents[i])
       return true;
   return false;
+}
+
+// The roster changed: the watcher, if any, gets it (node_agent_config).
+// (anon_send: a typed actor may not send() to an untyped one; the agent's
+// notices still arrive in the order it sent them.)
+void tell_watcher(const agent_state& st) {
+  if (st.cfg.roster_watcher)
+    caf::anon_send(st.cfg.roster_watcher, roster_atom::value, st.roster);
 }
 
 bool complete(const node_roster& r) {
@@ -203,8 +212,10 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
         st->roster.ready[i] = 0;
         st->trust->forget(st->roster.nodes[i]);
         spdlog::info("node {} left ({})", st->roster.nodes[i], self->system().render(dm.reason));
+        tell_watcher(*st);
       }
   });
+  tell_watcher(*st);
   self->attach_functor([st](const caf::error&) {
     for (auto& r : st->roles)
       caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
@@ -251,6 +262,7 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       spdlog::info("node {} joined ({})", h.node,
                    st->cfg.deploy.insecure ? "identity not checked: deploy.insecure"
                                            : "identity verified: " + caf::to_string(from));
+      tell_watcher(*st);
       auto p = self->make_response_promise<node_roster>();
       st->waiting.push_back(p);
       if (complete(st->roster)) {
@@ -268,6 +280,7 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       for (std::size_t i = 0; i < st->roster.nodes.size(); ++i)
         if (st->roster.nodes[i] == node)
           st->roster.ready[i] = 1;
+      tell_watcher(*st);
       return true;
     },
     [=](roster_atom) -> caf::result<node_roster> {

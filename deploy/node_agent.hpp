@@ -17,8 +17,9 @@
 //     names what did not match; the refusal is logged here too);
 //   - ready(node id): the node has connected to its peers (only from that
 //     node's verified connection);
-//   - roster: who has joined and who is ready (polled by the coordinator;
-//     only from this process).
+//   - roster: who has joined and who is ready (only from this process);
+//     the coordinator's main is also told every change as it happens
+//     (node_agent_config::roster_watcher).
 //     A node whose agent goes down leaves the roster: a new process of it
 //     may say hello again (a shard node restarted under
 //     recovery.mode=partial; node_coordinator.cpp).
@@ -35,6 +36,7 @@
 
 #include <memory>
 
+#include <caf/actor.hpp>
 #include <caf/node_id.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
@@ -61,6 +63,12 @@ struct node_agent_config {
   // TLS: this node's key and certificate and the cluster CA; the
   // coordinator checks hellos with it. Null with deploy.insecure.
   std::shared_ptr<const node_identity> identity;
+  // Coordinator: a local actor sent `roster_atom, node_roster` (the whole
+  // roster) once when the agent starts and after every change (a node
+  // joined, became ready or left), in that order: the newest message it has
+  // read is the roster as it is, so it can wait on these instead of polling
+  // (node_coordinator.cpp). None: nobody is told.
+  caf::actor roster_watcher;
 };
 
 node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_agent_config cfg);

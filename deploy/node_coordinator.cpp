@@ -1,9 +1,10 @@
 // The coordinator node: admission, plan, the coordinator protocol, shutdown.
-//   coordinator main -> its agent: roster (poll); -> every agent: spawn, end
-//   recovery.mode=partial, a shard's node lost: roster (poll until a new
+//   coordinator agent -> coordinator main: roster (every change; the main
+//     waits on these until every node is ready)
+//   coordinator main -> every agent: spawn, end
+//   recovery.mode=partial, a shard's node lost: roster (wait until a new
 //   process of it is ready) -> its agent: spawn(the shard) -> shard: recover
 #include <chrono>
-#include <thread>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -20,44 +21,67 @@ namespace {
 using namespace messages;
 using clock_type = std::chrono::steady_clock;
 
-// Who has joined and who is ready, from this node's agent (empty when it
-// did not answer in 5 s; the callers poll).
-node_roster fetch_roster(caf::scoped_actor& self, const node_agent_actor& agent) {
-  node_roster roster;
-  self->request(agent, std::chrono::seconds(5), roster_atom::value)
-    .receive([&](node_roster& r) { roster = std::move(r); }, [](caf::error&) {});
-  return roster;
-}
+// The roster as the coordinator's agent last told it (its roster_watcher,
+// node_agent_config): the notices arrive in the order the agent sent them,
+// so the newest one read is the roster as it is now.
+class roster_watch {
+public:
+  explicit roster_watch(caf::scoped_actor& inbox) : inbox_(inbox) {}
+
+  const node_roster& latest() const { return latest_; }
+
+  // Reads notices until `done(latest())` holds (true) or `deadline` passes
+  // (false). No notice is lost between calls: the ones not read yet stay
+  // in the inbox.
+  template <class Pred>
+  bool wait_until(clock_type::time_point deadline, Pred done) {
+    while (!done(latest_)) {
+      const auto left = deadline - clock_type::now();
+      if (left <= clock_type::duration::zero())
+        return false;
+      bool timed_out = false;
+      inbox_->receive([&](roster_atom, node_roster& r) { latest_ = std::move(r); },
+                      caf::after(std::chrono::ceil<std::chrono::milliseconds>(left)) >>
+                        [&] { timed_out = true; });
+      if (timed_out)
+        return done(latest_);
+    }
+    return true;
+  }
+
+private:
+  caf::scoped_actor& inbox_;
+  node_roster latest_; // empty until the agent's first notice
+};
 
 // Waits until every node of the spec has joined and is ready.
-std::optional<std::string> wait_for_nodes(caf::scoped_actor& self, const node_context& ctx,
-                                          const node_agent_actor& agent, node_roster& roster) {
+std::optional<std::string> wait_for_nodes(roster_watch& watch, const node_context& ctx,
+                                          node_roster& roster) {
   const auto& d = ctx.deploy;
   const auto deadline = clock_type::now() + d.startup_timeout;
   std::size_t last_ready = 0;
-  for (;;) {
-    roster = fetch_roster(self, agent);
-    std::string missing;
+  auto all_ready = [&](const node_roster& r) {
     std::size_t ready = 0;
-    for (std::size_t i = 0; i < roster.nodes.size(); ++i) {
-      if (roster.ready[i]) {
-        ++ready;
-        continue;
-      }
-      missing += (missing.empty() ? "" : ", ") + d.nodes[i].text() +
-                 (roster.agents[i] ? " joined but not ready" : "");
-    }
+    for (auto x : r.ready)
+      ready += x ? 1 : 0;
     if (ready != last_ready) {
-      spdlog::info("{} of {} node(s) ready", ready, roster.nodes.size());
+      spdlog::info("{} of {} node(s) ready", ready, r.nodes.size());
       last_ready = ready;
     }
-    if (missing.empty())
-      return std::nullopt;
-    if (clock_type::now() > deadline)
-      return "nodes missing after " + std::to_string(d.startup_timeout.count()) +
-             " ms (deploy.startup-timeout-ms): " + missing;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return !r.nodes.empty() && ready == r.nodes.size();
+  };
+  if (watch.wait_until(deadline, all_ready)) {
+    roster = watch.latest();
+    return std::nullopt;
   }
+  const auto& r = watch.latest();
+  std::string missing;
+  for (std::size_t i = 0; i < r.nodes.size(); ++i)
+    if (!r.ready[i])
+      missing += (missing.empty() ? "" : ", ") + d.nodes[i].text() +
+                 (r.agents[i] ? " joined but not ready" : "");
+  return "nodes missing after " + std::to_string(d.startup_timeout.count()) +
+         " ms (deploy.startup-timeout-ms): " + missing;
 }
 
 // Has node `n` (its agent) start the roles of `plan`; their handles in `out`.
@@ -111,7 +135,7 @@ std::vector<caf::node_id> trainer_nodes(const deploy_settings& d,
 // host[i]: the agent of the process that ran shard i (a node's second lost
 // shard finds its node already back).
 std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const node_context& ctx,
-                                                const node_agent_actor& agent,
+                                                roster_watch& watch,
                                                 std::vector<node_agent_actor>& agents,
                                                 std::vector<caf::strong_actor_ptr>& host,
                                                 cluster_handles& c, std::size_t i,
@@ -131,17 +155,13 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
                "with `shadowsync node --node={}`",
                d.startup_timeout.count(), d.nodes[k].text(), id);
   const auto deadline = clock_type::now() + d.startup_timeout;
-  caf::strong_actor_ptr fresh;
-  while (!fresh) {
-    const auto roster = fetch_roster(self, agent);
-    if (k < roster.agents.size() && roster.agents[k] && roster.ready[k] && roster.agents[k] != old)
-      fresh = roster.agents[k];
-    else if (clock_type::now() > deadline)
-      return "node " + d.nodes[k].text() + " did not come back within " +
-             std::to_string(d.startup_timeout.count()) + " ms (deploy.startup-timeout-ms)";
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto back = [&](const node_roster& r) {
+    return k < r.agents.size() && r.agents[k] && r.ready[k] && r.agents[k] != old;
+  };
+  if (!watch.wait_until(deadline, back))
+    return "node " + d.nodes[k].text() + " did not come back within " +
+           std::to_string(d.startup_timeout.count()) + " ms (deploy.startup-timeout-ms)";
+  const auto fresh = watch.latest().agents[k];
   if (fresh != caf::actor_cast<caf::strong_actor_ptr>(agents[k])) {
     agents[k] = caf::actor_cast<node_agent_actor>(fresh);
     self->monitor(agents[k]);
@@ -165,6 +185,7 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
 
 std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_context& ctx,
                                            const node_agent_actor& agent,
+                                           caf::scoped_actor& roster_inbox,
                                            progress_reporter& progress, run_metrics& out) {
   const auto& d = ctx.deploy;
   const auto& cfg = ctx.cfg;
@@ -193,7 +214,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
         caf::after(std::chrono::milliseconds(200)) >> [] {});
     self->send(agent, end_atom::value);
   };
-  if (auto err = wait_for_nodes(self, ctx, agent, roster))
+  roster_watch watch{roster_inbox};
+  if (auto err = wait_for_nodes(watch, ctx, roster))
     return err;
   for (auto& a : roster.agents)
     agents.push_back(caf::actor_cast<node_agent_actor>(a));
@@ -276,7 +298,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
         host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
     if (cfg.recovery.partial)
       opts.restart_shard = [&](std::size_t i, shard_restart& r) {
-        return restart_remote_shard(self, ctx, agent, agents, host, c, i, base.trainer_nodes, r);
+        return restart_remote_shard(self, ctx, watch, agents, host, c, i, base.trainer_nodes, r);
       };
     // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
     // progress poll (multi-node runs write no checkpoint yet).

@@ -226,3 +226,57 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node messages: a challenge and a signed 
   h.signature = "3046";
   check(h);
 }
+
+// The coordinator's main waits on these notices instead of polling the
+// roster (deploy/node_coordinator.cpp): one when the agent starts, one per
+// change, in order, each the whole roster as it is then.
+TEST_CASE_FIXTURE(test::actor_fixture, "node agent: tells its roster watcher every change") {
+  const auto d = three_nodes();
+  auto seen = std::make_shared<std::vector<node_roster>>();
+  auto watcher = sys.spawn([seen](caf::event_based_actor*) -> caf::behavior {
+    return {[seen](roster_atom, node_roster& r) { seen->push_back(std::move(r)); }};
+  });
+  auto cfg = agent_config("coord", true, d);
+  cfg.roster_watcher = watcher;
+  auto agent = sys.spawn(runtime::node_agent, cfg);
+  auto t0 = sys.spawn(runtime::node_agent, agent_config("t0", false, d));
+  // Every actor stops however the test ends (a failed REQUIRE included): the
+  // actor system's destructor would wait for them forever.
+  struct stop_all {
+    test::actor_fixture& f;
+    std::vector<caf::actor> xs;
+    ~stop_all() {
+      for (auto& x : xs)
+        f.self->send_exit(x, caf::exit_reason::user_shutdown);
+      f.run();
+    }
+  } stop{*this, {watcher, caf::actor_cast<caf::actor>(agent), caf::actor_cast<caf::actor>(t0)}};
+  run();
+  REQUIRE(seen->size() == 1); // the start: only the coordinator itself
+  CHECK(seen->back().ready == std::vector<std::uint32_t>{1, 0, 0});
+  CHECK_FALSE(seen->back().agents[1]);
+
+  auto t0_ptr = caf::actor_cast<caf::strong_actor_ptr>(t0);
+  request_async<node_roster>(agent, hello_atom::value, hello_from("t0", d), t0_ptr);
+  run();
+  REQUIRE(seen->size() == 2); // t0 joined
+  CHECK(seen->back().agents[1] == t0_ptr);
+  CHECK(seen->back().ready == std::vector<std::uint32_t>{1, 0, 0});
+
+  REQUIRE(request<bool>(agent, ready_atom::value, std::string{"t0"}));
+  REQUIRE(seen->size() == 3); // t0 ready
+  CHECK(seen->back().ready == std::vector<std::uint32_t>{1, 1, 0});
+
+  // A refused hello changes nothing and tells nothing.
+  REQUIRE_FALSE(request<node_roster>(agent, hello_atom::value, hello_from("t0", d), t0_ptr));
+  CHECK(seen->size() == 3);
+
+  self->send(t0, end_atom::value); // t0's process goes away: it leaves the roster
+  run();
+  REQUIRE(seen->size() == 4);
+  CHECK_FALSE(seen->back().agents[1]);
+  CHECK(seen->back().ready == std::vector<std::uint32_t>{1, 0, 0});
+  auto now = request<node_roster>(agent, roster_atom::value);
+  REQUIRE(now);
+  CHECK(now->ready == seen->back().ready); // the newest notice is the roster as it is
+}
