@@ -307,6 +307,10 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       if (!refused_self(self, "a save tick"))
         shard_cpr_detail::on_tick(self);
     },
+    [=](messages::done_atom, messages::save_atom) {
+      if (!refused_self(self, "a save's end"))
+        shard_cpr_detail::on_saved(self);
+    },
     [=](messages::recover_atom)
       -> caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> {
       if (auto e = refused_direction(self, "a recover"))

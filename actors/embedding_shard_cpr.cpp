@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <limits>
+#include <memory>
+#include <thread>
 #include <utility>
 
 #include <caf/all.hpp>
@@ -35,6 +37,85 @@ void arm(self_ptr self) {
     return;
   c.armed = true;
   self->delayed_send(self, self->state.cfg.cpr.interval, messages::tick_atom::value);
+}
+
+// Bookkeeping of a save that ended: counters, log, the next sequence number.
+void saved(self_ptr self, bool ok, const checkpoint::cpr_save_info& info,
+           const std::string& err, std::uint64_t ns) {
+  auto& st = self->state;
+  auto& c = st.cpr;
+  auto* k = st.cfg.cpr.counters.get();
+  if (!ok) {
+    spdlog::error("{}: CPR save {} failed: {}", st.who(), c.next_seq, err);
+    if (k)
+      ++k->failed_saves;
+    return;
+  }
+  ++c.next_seq;
+  if (k) {
+    ++k->saves;
+    k->full_saves += info.full ? 1 : 0;
+    k->rows += info.rows;
+    k->bytes += info.bytes;
+    k->save_ns += ns;
+  }
+  spdlog::debug("{}: CPR save {} ({}, {} rows, {} bytes)", st.who(), info.seq,
+                info.full ? "full" : "partial", info.rows, info.bytes);
+}
+
+// The discrete-event engine: the file is written within the handler, which
+// is charged the rows gathered and the store's time.
+void save_in_handler(self_ptr self, const checkpoint::row_choice& choice, bool base) {
+  auto& st = self->state;
+  auto& c = st.cpr;
+  const store_timer store(self->system());
+  checkpoint::cpr_save_info info;
+  std::string err;
+  const auto& w = st.tables->weights();
+  const auto& a = st.tables->accumulators();
+  const bool ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq,
+                                             clock_ns(self), w.data(), a.data(),
+                                             choice.full ? nullptr : &choice.rows, &info, &err);
+  if (ok)
+    count(work::checkpoint_gather, double(info.bytes));
+  std::uint64_t ns = 0;
+  if (ok) { // landed: only now are its rows forgotten (a failed save keeps them)
+    if (!base)
+      c.chooser->saved(choice);
+    ns = store.ns(double(info.bytes), st.cfg.cpr.storage_gbps);
+  }
+  saved(self, ok, info, err, ns);
+}
+
+// Threads may send (the wall clock): the rows are copied out here, the
+// policy forgets them now, and a thread writes the file.
+void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base) {
+  auto& st = self->state;
+  auto& c = st.cpr;
+  auto rows = std::make_shared<checkpoint::cpr_rows>();
+  const auto shape = shape_of(st);
+  if (auto e = checkpoint::gather_cpr_rows(shape, st.tables->weights().data(),
+                                           st.tables->accumulators().data(),
+                                           choice.full ? nullptr : &choice.rows, rows.get())) {
+    saved(self, false, {}, *e, 0);
+    return;
+  }
+  auto job = std::make_unique<cpr_background>();
+  job->base = base;
+  if (base)
+    job->taken.choice = std::move(choice);
+  else
+    job->taken = c.chooser->begin_save(std::move(choice));
+  auto* out = job.get();
+  job->thread = std::thread([out, rows, shape, folder = st.cfg.cpr.folder, seq = c.next_seq,
+                             at = clock_ns(self), gbps = st.cfg.cpr.storage_gbps,
+                             store = store_timer(self->system()),
+                             me = caf::actor_cast<embedding_shard_actor>(self)] {
+    out->ok = checkpoint::write_cpr_rows(folder, shape, seq, at, *rows, &out->info, &out->err);
+    out->ns = out->ok ? store.ns(double(out->info.bytes), gbps) : 0;
+    caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value);
+  });
+  c.writing = std::move(job);
 }
 
 } // namespace
@@ -68,45 +149,42 @@ void touched(self_ptr self, const messages::embedding_grads& g) {
 void on_tick(self_ptr self) {
   auto& st = self->state;
   auto& c = st.cpr;
+  if (c.writing) { // a save in flight: this tick waits for the next
+    c.armed = false;
+    arm(self);
+    return;
+  }
   const bool base = std::exchange(c.base_due, false);
   if (!base)
     c.armed = false;
   if (!c.chooser || (!base && c.chooser->pending_updates() == 0))
     return; // idle: the next push re-arms
-  const store_timer store(self->system());
   // (The base save leaves the policy's schedule alone: nothing was pushed.)
   auto choice = base ? checkpoint::row_choice{} : c.chooser->plan_save();
   choice.full = choice.full || base;
-  checkpoint::cpr_save_info info;
-  std::string err;
-  const auto& w = st.tables->weights();
-  const auto& a = st.tables->accumulators();
-  const bool ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq,
-                                             clock_ns(self), w.data(), a.data(),
-                                             choice.full ? nullptr : &choice.rows, &info, &err);
-  if (ok)
-    count(work::checkpoint_gather, double(info.bytes));
-  auto* k = st.cfg.cpr.counters.get();
-  if (!ok) {
-    spdlog::error("{}: CPR save {} failed: {}", st.who(), c.next_seq, err);
-    if (k)
-      ++k->failed_saves;
-  } else { // landed: only now are its rows forgotten (a failed save keeps them)
-    if (!base)
-      c.chooser->saved(choice);
-    ++c.next_seq;
-    const auto ns = store.ns(double(info.bytes), st.cfg.cpr.storage_gbps);
-    if (k) {
-      ++k->saves;
-      k->full_saves += info.full ? 1 : 0;
-      k->rows += info.rows;
-      k->bytes += info.bytes;
-      k->save_ns += ns;
-    }
-    spdlog::debug("{}: CPR save {} ({}, {} rows, {} bytes)", st.who(), info.seq,
-                  info.full ? "full" : "partial", info.rows, info.bytes);
-  }
+  if (execution_of(self->system()).threads_may_send)
+    save_in_background(self, std::move(choice), base);
+  else
+    save_in_handler(self, choice, base);
   arm(self);
+}
+
+void on_saved(self_ptr self) {
+  auto& st = self->state;
+  auto& c = st.cpr;
+  if (!c.writing)
+    return;
+  auto job = std::move(c.writing);
+  job->thread.join();
+  if (!job->ok) {
+    if (!job->base)
+      c.chooser->failed(job->taken); // its rows are chosen again
+    saved(self, false, job->info, job->err, 0);
+    return;
+  }
+  if (!job->base)
+    c.chooser->landed(job->taken);
+  saved(self, true, job->info, {}, job->ns);
 }
 
 caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover(self_ptr self) {

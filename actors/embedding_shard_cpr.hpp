@@ -7,10 +7,15 @@
 // - The first applied push arms a timer (tick_atom, cfg.interval on the actor
 //   clock: virtual under sim.clock=virtual). At each tick the shard saves
 //   the rows its policy chooses (checkpoint/cpr_policy.hpp) into its folder
-//   (checkpoint/cpr_files.hpp), inside the handler: lookups and pushes wait
-//   meanwhile, which is the save's cost to training. Under the virtual clock
-//   the handler is charged bytes / checkpoint.storage-gbps. The timer re-arms
-//   only while pushes keep coming, so an idle cluster has no events.
+//   (checkpoint/cpr_files.hpp). The handler copies the rows out; where the
+//   fabric lets threads send (the wall clock) a thread writes them
+//   (cpr_background) while the shard goes on serving, and the policy
+//   forgets the rows at the copy (checkpoint::row_chooser::begin_save), so
+//   updates during the write count for the next save; a tick while a save
+//   is in flight waits for the next one. On the discrete-event engine the
+//   handler writes the file itself and is charged bytes /
+//   checkpoint.storage-gbps for the store. The timer re-arms only while
+//   pushes keep coming, so an idle cluster has no events.
 // - A restarted shard (spawned with the same config) answers recover_atom
 //   by loading its chain over its initial rows (charged the same way), and
 //   replies when it is ready; until then its mailbox holds the requests.
@@ -29,10 +34,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <caf/fwd.hpp>
 #include <caf/timespan.hpp>
 
+#include "checkpoint/cpr_files.hpp"
 #include "checkpoint/cpr_policy.hpp"
 #include "messages/messages.hpp"
 
@@ -63,9 +70,28 @@ struct shard_cpr_config {
   std::shared_ptr<cpr_counters> counters;
 };
 
+// A save written by a thread while the shard goes on serving (where the
+// fabric lets threads send: the wall clock). The thread fills the outcome,
+// then sends the shard done_atom, save_atom; the destructor joins it.
+struct cpr_background {
+  checkpoint::row_chooser::taken taken; // what the policy forgot at the gather
+  bool base = false;                    // the save_at_start save (no policy step)
+  std::thread thread;
+  // The outcome, written by the thread before its message.
+  bool ok = false;
+  checkpoint::cpr_save_info info;
+  std::string err;
+  std::uint64_t ns = 0; // the store's time
+  ~cpr_background() {
+    if (thread.joinable())
+      thread.join();
+  }
+};
+
 // The shard's CPR state (in embedding_shard_state).
 struct shard_cpr {
   std::optional<checkpoint::row_chooser> chooser;
+  std::unique_ptr<cpr_background> writing; // the save in flight, if any
   std::uint64_t next_seq = 0;
   bool armed = false; // a tick is on its way
   bool base_due = false; // save_at_start: the first tick saves everything

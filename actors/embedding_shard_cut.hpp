@@ -40,6 +40,8 @@ void init(self_ptr self);
 void touched(self_ptr self, const messages::embedding_grads& g);
 // The save timer.
 void on_tick(self_ptr self);
+// The background writer of the save in flight finished (wall clock).
+void on_saved(self_ptr self);
 // A restarted shard's reload: (bytes read, saves applied, newest save's ns,
 // ready ns).
 caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover(self_ptr self);

@@ -66,6 +66,9 @@ using embedding_shard_actor = caf::typed_actor<
   caf::reacts_to<end_atom>,
   // the background writer of cut N finished (sent by the writer thread)
   caf::reacts_to<done_atom, std::uint64_t>,
+  // CPR: the background writer of the shard's save in flight finished (sent
+  // by the writer thread)
+  caf::reacts_to<done_atom, save_atom>,
   // CPR (recovery.mode=partial): the shard's own save timer
   caf::reacts_to<tick_atom>,
   // CPR: a restarted shard reloads its own newest checkpoint; replies the

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -109,10 +110,14 @@ std::string cpr_folder_name(std::uint64_t shard) {
   return "embedding-" + std::to_string(shard);
 }
 
-bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
-                    std::int64_t at_ns, const float* weights, const float* state,
-                    const std::vector<std::uint64_t>* rows, cpr_save_info* info,
-                    std::string* err) {
+namespace {
+
+// Writes save `seq` whose rows are `rows` (null: every row); `payload`
+// writes the weights and then the state of those rows, in order.
+bool write_save(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
+                std::int64_t at_ns, const std::vector<std::uint64_t>* rows,
+                const std::function<bool(file_sink&, std::string*)>& payload,
+                cpr_save_info* info, std::string* err) {
   // One process owns a shard's folder (a multi-node shard writes it alone,
   // its restart after the owner died takes it over): created and locked.
   if (auto e = lock_checkpoint_dir(folder))
@@ -132,6 +137,8 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   }
   if (!full && chain.empty())
     return fail(err, "'" + folder + "': a partial save needs a full one before it");
+  if (auto bad = check_rows(shape, rows))
+    return fail(err, *bad);
   const std::uint64_t n = full ? shape.rows() : rows->size();
   cpr_save_info s;
   s.seq = seq;
@@ -139,11 +146,6 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   s.full = full;
   s.rows = n;
   s.at_ns = at_ns;
-  if (!full)
-    for (auto r : *rows)
-      if (r >= shape.rows())
-        return fail(err, "write_cpr_save: row " + std::to_string(r) + " of " +
-                           std::to_string(shape.rows()));
   // A save that fails (ENOSPC, say) leaves no file behind: the chain never
   // named it, and the caller keeps its rows marked for the next try.
   const std::string path = folder + "/" + s.file;
@@ -154,24 +156,10 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   file_sink f;
   if (!f.open(path, err) || !write_array_header(f, cpr_header(shape, seq, n, full), err))
     return discard();
-  if (full) {
-    if (!f.write(weights, n * shape.dim * sizeof(float), err) ||
-        !f.write(state, n * shape.state_per_row * sizeof(float), err))
-      return discard();
-  } else {
-    if (!f.write(rows->data(), n * sizeof(std::uint64_t), err))
-      return discard();
-    // The rows gathered first: file_sink does not buffer, and one write
-    // per row would be a system call per row.
-    std::vector<float> buf;
-    for (auto [src, width] : {std::pair{weights, shape.dim}, std::pair{state, shape.state_per_row}}) {
-      buf.resize(std::size_t(n * width));
-      for (std::size_t i = 0; i < rows->size(); ++i)
-        std::memcpy(buf.data() + i * width, src + (*rows)[i] * width, width * sizeof(float));
-      if (!f.write(buf.data(), buf.size() * sizeof(float), err))
-        return discard();
-    }
-  }
+  if (!full && !f.write(rows->data(), n * sizeof(std::uint64_t), err))
+    return discard();
+  if (!payload(f, err))
+    return discard();
   if (!f.close(err))
     return discard();
   s.bytes = f.bytes();
@@ -196,6 +184,79 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
   if (info)
     *info = s;
   return true;
+}
+
+// Copies `width` floats of each of `rows` out of `src`, in order.
+void gather(const float* src, std::uint64_t width, const std::vector<std::uint64_t>& rows,
+            std::vector<float>& out) {
+  out.resize(std::size_t(rows.size() * width));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    std::memcpy(out.data() + i * width, src + rows[i] * width, width * sizeof(float));
+}
+
+} // namespace
+
+std::optional<std::string> check_rows(const cpr_shape& shape,
+                                      const std::vector<std::uint64_t>* rows) {
+  if (rows)
+    for (auto r : *rows)
+      if (r >= shape.rows())
+        return "write_cpr_save: row " + std::to_string(r) + " of " + std::to_string(shape.rows());
+  return std::nullopt;
+}
+
+bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
+                    std::int64_t at_ns, const float* weights, const float* state,
+                    const std::vector<std::uint64_t>* rows, cpr_save_info* info,
+                    std::string* err) {
+  auto payload = [&](file_sink& f, std::string* e) {
+    if (!rows)
+      return f.write(weights, shape.rows() * shape.dim * sizeof(float), e) &&
+             f.write(state, shape.rows() * shape.state_per_row * sizeof(float), e);
+    // The rows gathered first: file_sink does not buffer, and one write
+    // per row would be a system call per row.
+    std::vector<float> buf;
+    for (auto [src, width] : {std::pair{weights, shape.dim}, std::pair{state, shape.state_per_row}}) {
+      gather(src, width, *rows, buf);
+      if (!f.write(buf.data(), buf.size() * sizeof(float), e))
+        return false;
+    }
+    return true;
+  };
+  return write_save(folder, shape, seq, at_ns, rows, payload, info, err);
+}
+
+std::optional<std::string> gather_cpr_rows(const cpr_shape& shape, const float* weights,
+                                           const float* state,
+                                           const std::vector<std::uint64_t>* rows,
+                                           cpr_rows* out) {
+  if (auto bad = check_rows(shape, rows))
+    return bad;
+  out->full = rows == nullptr;
+  if (out->full) {
+    out->rows.clear();
+    out->weights.assign(weights, weights + shape.rows() * shape.dim);
+    out->state.assign(state, state + shape.rows() * shape.state_per_row);
+  } else {
+    out->rows = *rows;
+    gather(weights, shape.dim, *rows, out->weights);
+    gather(state, shape.state_per_row, *rows, out->state);
+  }
+  return std::nullopt;
+}
+
+bool write_cpr_rows(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
+                    std::int64_t at_ns, const cpr_rows& rows, cpr_save_info* info,
+                    std::string* err) {
+  const std::uint64_t n = rows.full ? shape.rows() : rows.rows.size();
+  if (rows.weights.size() != n * shape.dim || rows.state.size() != n * shape.state_per_row)
+    return fail(err, "write_cpr_rows: the gathered rows do not fit the shard's shape");
+  auto payload = [&](file_sink& f, std::string* e) {
+    return f.write(rows.weights.data(), rows.weights.size() * sizeof(float), e) &&
+           f.write(rows.state.data(), rows.state.size() * sizeof(float), e);
+  };
+  return write_save(folder, shape, seq, at_ns, rows.full ? nullptr : &rows.rows, payload, info,
+                    err);
 }
 
 std::optional<std::string> load_cpr_chain(const std::string& folder, const cpr_shape& shape,

@@ -58,6 +58,28 @@ bool write_cpr_save(const std::string& folder, const cpr_shape& shape, std::uint
                     const std::vector<std::uint64_t>* rows, cpr_save_info* info,
                     std::string* err);
 
+// A save's rows copied out of the shard's arrays, for a writer on another
+// thread while the shard goes on (the wall clock's background CPR saves).
+struct cpr_rows {
+  bool full = false;                 // every row (rows is then empty)
+  std::vector<std::uint64_t> rows;   // else these, ascending
+  std::vector<float> weights, state; // the rows' own, in order
+};
+
+// The rows (null: every row) each < shape.rows(), or what is wrong.
+std::optional<std::string> check_rows(const cpr_shape& shape,
+                                      const std::vector<std::uint64_t>* rows);
+// Copies a save's rows (null: every row) out of the shard's whole flat
+// arrays into *out; an error when a row is out of the shape.
+std::optional<std::string> gather_cpr_rows(const cpr_shape& shape, const float* weights,
+                                           const float* state,
+                                           const std::vector<std::uint64_t>* rows,
+                                           cpr_rows* out);
+// write_cpr_save of rows gathered before: the same file, the same chain.
+bool write_cpr_rows(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
+                    std::int64_t at_ns, const cpr_rows& rows, cpr_save_info* info,
+                    std::string* err);
+
 struct cpr_loaded {
   std::vector<cpr_save_info> saves; // applied, oldest first (empty: no chain yet)
   std::uint64_t bytes = 0;          // read

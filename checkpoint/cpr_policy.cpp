@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "model/check.hpp"
 
@@ -119,6 +120,40 @@ void row_chooser::saved(const row_choice& choice) {
   else if (policy_ == cpr_policy::mfu)
     for (auto r : choice.rows)
       counts_[r] = 0;
+}
+
+row_chooser::taken row_chooser::begin_save(row_choice choice) {
+  taken t;
+  t.pending = std::exchange(pending_, 0);
+  t.sample = std::move(sample_);
+  sample_.clear();
+  if (policy_ == cpr_policy::mfu) {
+    auto take = [&](std::uint64_t r) {
+      if (counts_[r] > 0)
+        t.counts.emplace_back(r, std::exchange(counts_[r], 0u));
+    };
+    if (choice.full)
+      for (std::uint64_t r = 0; r < rows_; ++r)
+        take(r);
+    else
+      for (auto r : choice.rows)
+        take(r);
+  }
+  t.choice = std::move(choice);
+  return t;
+}
+
+void row_chooser::landed(const taken&) { ++saves_; }
+
+void row_chooser::failed(const taken& t) {
+  pending_ += t.pending;
+  for (const auto& [r, c] : t.counts) {
+    const std::uint64_t sum = std::uint64_t(counts_[r]) + c;
+    counts_[r] = std::uint32_t(std::min<std::uint64_t>(sum, std::numeric_limits<std::uint32_t>::max()));
+  }
+  for (auto r : t.sample)
+    if (sample_.size() < sample_size_)
+      sample_.push_back(r);
 }
 
 std::size_t row_chooser::tracking_bytes() const {

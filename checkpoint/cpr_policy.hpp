@@ -49,12 +49,29 @@ public:
   // The rows of the next save. Nothing is forgotten yet: the rows stay
   // marked until saved() says this save has landed, so a save that fails
   // (ENOSPC, say) is chosen again, with the updates since, at the next try.
-  // No touched() between plan_save() and saved() (the shard's save runs in
-  // one handler).
+  // No touched() between plan_save() and saved() (the save runs in one
+  // handler); a save written in the background uses begin_save() instead.
   row_choice plan_save();
   // The planned save landed: its rows are forgotten (counters zeroed, the
   // sample emptied) and the schedule of full saves moves on.
   void saved(const row_choice& choice);
+
+  // A save written while updates go on (a background writer): what it took
+  // from the bookkeeping when it began, given back if it fails.
+  struct taken {
+    row_choice choice;
+    std::uint64_t pending = 0;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> counts; // mfu: (row, count)
+    std::vector<std::uint64_t> sample;                           // ssu
+  };
+  // The planned save begins: its rows are forgotten now, so the updates
+  // during its write count for the next save.
+  taken begin_save(row_choice choice);
+  // It landed: the schedule of full saves moves on (saved() for the rest).
+  void landed(const taken& t);
+  // It failed: what it took is given back (mfu: its counters are added
+  // back; ssu: its sample entries rejoin the sample while there is room).
+  void failed(const taken& t);
 
   std::uint64_t saves() const { return saves_; }
   // Updates seen since the last save.

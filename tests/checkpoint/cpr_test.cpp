@@ -181,3 +181,71 @@ TEST_CASE("cpr files: no chain is no error; damage and another shard are named")
   REQUIRE(e);
   CHECK(e->find("00000000.bin") != std::string::npos);
 }
+
+TEST_CASE("cpr mfu, a save in the background: updates during its write count for the next "
+          "save; a failed one gives its counts back") {
+  row_chooser c(cpr_policy::mfu, 100, 0.02, 0, 0, 1); // 2 rows per partial save
+  c.touched(1);
+  CHECK(landed(c).full);
+  for (int i = 0; i < 4; ++i)
+    c.touched(10);
+  for (int i = 0; i < 3; ++i)
+    c.touched(20);
+  c.touched(30);
+  auto t = c.begin_save(c.plan_save());
+  REQUIRE(!t.choice.full);
+  CHECK(t.choice.rows == std::vector<std::uint64_t>{10, 20});
+  CHECK(c.pending_updates() == 0);
+  // During the write: row 10 is updated twice more.
+  c.touched(10);
+  c.touched(10);
+  c.landed(t);
+  CHECK(c.saves() == 2);
+  // Row 10's two new updates outrank row 30's one: the write did not forget them.
+  auto t2 = c.begin_save(c.plan_save());
+  CHECK(t2.choice.rows == std::vector<std::uint64_t>{10, 30});
+  c.touched(20);
+  c.failed(t2); // 10 (2) and 30 (1) come back beside 20's new update (1)
+  CHECK(c.saves() == 2);
+  CHECK(c.pending_updates() == 3); // the 2 updates during the first write, and the new one
+  CHECK(c.plan_save().rows == std::vector<std::uint64_t>{10, 20});
+}
+
+TEST_CASE("cpr files: rows gathered before and written later make the same file and chain") {
+  temp_dir inline_dir("cpr-inline"), later_dir("cpr-later");
+  const checkpoint::cpr_shape shape{2, 4, 3, 1, 0, 1}; // 8 rows of dim 3
+  std::vector<float> w(8 * 3), a(8);
+  std::iota(w.begin(), w.end(), 1.0f);
+  std::iota(a.begin(), a.end(), 50.0f);
+  const std::vector<std::uint64_t> rows = {1, 6};
+  std::string err;
+  for (const auto* r : {static_cast<const std::vector<std::uint64_t>*>(nullptr), &rows}) {
+    const std::uint64_t seq = r ? 1 : 0;
+    checkpoint::cpr_save_info a_info, b_info;
+    REQUIRE_MESSAGE(checkpoint::write_cpr_save(inline_dir.path, shape, seq, 5, w.data(), a.data(),
+                                               r, &a_info, &err),
+                    err);
+    checkpoint::cpr_rows g;
+    REQUIRE(!checkpoint::gather_cpr_rows(shape, w.data(), a.data(), r, &g));
+    w[0] += 100; // the shard goes on after the gather: the save keeps the rows as gathered
+    a[6] += 100;
+    REQUIRE_MESSAGE(
+      checkpoint::write_cpr_rows(later_dir.path, shape, seq, 5, g, &b_info, &err), err);
+    CHECK(a_info.crc32c == b_info.crc32c);
+    CHECK(a_info.bytes == b_info.bytes);
+    w[0] -= 100;
+    a[6] -= 100;
+  }
+  std::vector<float> lw(w.size()), la(a.size());
+  checkpoint::cpr_loaded got;
+  REQUIRE(!checkpoint::load_cpr_chain(later_dir.path, shape, lw.data(), la.data(), &got));
+  CHECK(lw == w);
+  CHECK(la == a);
+  CHECK(got.saves.size() == 2);
+  // A row out of the shape is refused before anything is copied.
+  checkpoint::cpr_rows g;
+  const std::vector<std::uint64_t> bad = {8};
+  auto e = checkpoint::gather_cpr_rows(shape, w.data(), a.data(), &bad, &g);
+  REQUIRE(e);
+  CHECK(e->find("row 8 of 8") != std::string::npos);
+}
