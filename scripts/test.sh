@@ -10,7 +10,7 @@
 # Extra arguments go to part 1's ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/deps.sh test
 ./scripts/build.sh
 # As many tests at once as there are cores; multinode, multinode_netns and
 # chaos run alone (RUN_SERIAL: their deadlines assume a machine of their own).
