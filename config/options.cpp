@@ -297,6 +297,21 @@ std::vector<std::string> option_set::keys() const {
     out.push_back(e.spec.key);
   return out;
 }
+std::optional<std::string> option_set::set_if_unset(const std::string& key,
+                                                    const std::string& text,
+                                                    const std::string& source) {
+  type(key); // aborts on an unknown key
+  entry& e = entries_[index_.at(key)];
+  if (e.source != "default")
+    return std::nullopt;
+  value_t v;
+  if (auto err = parse_value(e.spec, text, v))
+    return bad_value(key, text, source, *err);
+  e.val = std::move(v);
+  e.source = source;
+  return std::nullopt;
+}
+
 bool option_set::is_set(const std::string& key) const { return source(key) != "default"; }
 std::string option_set::source(const std::string& key) const {
   type(key); // aborts on an unknown key
@@ -340,7 +355,7 @@ std::string option_set::effective_ini() const {
   for (const auto& g : groups()) { // keeps groups together even if added interleaved
     bool header = false;
     for (const auto& e : entries_) {
-      if (group_of(e.spec.key) != g)
+      if (group_of(e.spec.key) != g || (e.spec.omit_default_from_ini && e.source == "default"))
         continue;
       if (!header) {
         out += "\n[" + g + "]\n";

@@ -85,6 +85,11 @@ struct option_spec {
   std::vector<std::string> choices; // string / string_list only; empty = any
   std::optional<double> min;        // integer / real only; inclusive
   std::optional<double> max;        // integer / real only; inclusive
+  // Left out of effective_ini() while it holds its default (reading the INI
+  // back gives the same value): an option added later that must not change
+  // the bytes of the configurations runs save (checkpoints carry them, and
+  // their sizes are in the metrics the regression oracle hashes).
+  bool omit_default_from_ini = false;
 };
 
 class option_set {
@@ -107,6 +112,14 @@ public:
 
   // Convenience: parse(argv[1] .. argv[argc-1]).
   std::optional<std::string> parse(int argc, const char* const* argv);
+
+  // Sets `key` from `text` (the value syntax above) with `source` as its
+  // source, unless the last parse() set it (file or command line): a layer
+  // under them, such as a calibration file (config/calibration_file.hpp).
+  // Returns an error naming the key, the value and `source` when the value
+  // does not parse or is out of range (nothing changes then).
+  std::optional<std::string> set_if_unset(const std::string& key, const std::string& text,
+                                          const std::string& source);
 
   // True if --help or -h was given in the last parse().
   bool help_requested() const { return help_requested_; }

@@ -1,5 +1,8 @@
 #include "config/sim_config.hpp"
 
+#include "config/calibration_file.hpp"
+#include "config/option_values.hpp"
+
 namespace runtime {
 
 void add_sim_options(option_set& o) {
@@ -46,6 +49,14 @@ void add_sim_options(option_set& o) {
          "start, under both sim.cost modes (1 = not at all); shadowsync calibrate measures it "
          "with Hogwild steps on one replica on this machine's cores",
          {}, 1.0, 100.0});
+  option_spec calibration{
+    "sim.calibration", t::string, "",
+    "virtual clock, cost model: the constants sim.gflops ... sim.remote-gbps from a "
+    "calibration file (shadowsync calibrate --out=FILE) or a shipped preset's name "
+    "(config/calibrations/NAME.json); a sim.* constant given in the INI file or on the "
+    "command line wins over the file; empty = the built-in defaults (docs/virtual-time.md)"};
+  calibration.omit_default_from_ini = true; // the saved configurations' bytes stay
+  o.add(calibration);
   o.add({"sim.machine-cores", t::integer, "0",
          "virtual clock: every simulated host runs on one machine of this many cores, as "
          "processes of one machine do (a handler needs a free core of its host, i.e. a "
@@ -104,6 +115,37 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.remote_message_us = o.get_real("sim.remote-message-us");
   out.engine.remote_gbps = o.get_real("sim.remote-gbps");
   out.engine.jitter = o.get_real("sim.jitter");
+  // sim.calibration: the file's constants where the option is not set (a
+  // caller that ran apply_calibration has them set from the file already).
+  out.calibrated = !o.get_string("sim.calibration").empty();
+  if (out.calibrated) {
+    std::string path;
+    if (auto e = resolve_calibration(o.get_string("sim.calibration"), path))
+      return e;
+    calibration_record r;
+    if (auto e = read_calibration(path, r))
+      return e;
+    const std::pair<const char*, double*> fields[] = {
+      {"gflops", &out.engine.gflops},
+      {"memory-gbps", &out.engine.memory_gbps},
+      {"message-us", &out.engine.message_us},
+      {"lookup-row-ns", &out.engine.lookup_row_ns},
+      {"push-row-ns", &out.engine.push_row_ns},
+      {"core-contention", &out.engine.core_contention},
+      {"remote-message-us", &out.engine.remote_message_us},
+      {"remote-gbps", &out.engine.remote_gbps}};
+    option_set check; // the file's values against the options' ranges
+    add_sim_options(check);
+    for (const auto& [key, field] : fields)
+      if (!o.is_set(std::string("sim.") + key)) {
+        if (auto e = check.set_if_unset(std::string("sim.") + key,
+                                        detail::format_real(r.sim.at(key)),
+                                        "calibration file '" + path + "'"))
+          return e;
+        *field = r.sim.at(key);
+      }
+  }
+  out.constants = constants_source(o);
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {
     const auto before = out.faults.size();

@@ -9,6 +9,9 @@
 //   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
 //   sim.push-row-ns, sim.core-contention,
 //   sim.remote-message-us, sim.remote-gbps       the model's constants
+//   sim.calibration      a calibration file or a shipped preset's name: the
+//                        constants above where not given otherwise
+//                        (config/calibration_file.hpp)
 //   sim.machine-cores    hosts sharing one machine's cores
 //   faults.kill, faults.freeze, faults.slow-nic   injected faults (config/faults.hpp)
 #include <cstddef>
@@ -58,6 +61,11 @@ struct sim_settings {
   bool virtual_clock = false;
   bool one_host = false; // sim.placement=one-host: every role on host 0
   virtual_settings engine;
+  // Where the cost constants came from: "built-in defaults" or the
+  // calibration file with what it models, plus any sim.* constant given
+  // otherwise (config/calibration_file.hpp, constants_source).
+  std::string constants = "built-in defaults";
+  bool calibrated = false; // sim.calibration was given
   std::vector<fault_event> faults; // faults.* (config/faults.hpp), in option order
 };
 

@@ -139,6 +139,8 @@ std::string to_json(const run_metrics& m) {
                 {"cores_per_host", m.sim->cores_per_host},
                 {"host_busy_seconds", m.sim->host_busy_seconds},
                 {"core_utilisation", m.sim->core_utilisation()}};
+  if (m.sim && m.sim->calibrated)
+    j["sim"]["constants"] = m.sim->constants;
   j["recovery"] = nullptr;
   if (const auto& r = m.recovery) {
     j["recovery"] = {{"mode", r->mode},
@@ -242,6 +244,8 @@ std::string summary(const run_metrics& m) {
                        m.simulated_examples_per_second().value_or(0), m.examples_per_second(),
                        m.net->dilation, m.host_examples_per_second.value_or(0),
                        double(m.net->bytes) / 1e6, busiest(m.net->utilisation()).c_str());
+  if (m.sim)
+    appendf(out, "\nsimulated on the virtual clock, constants: %s", m.sim->constants.c_str());
   if (m.sim)
     appendf(out,
                        "\nvirtual clock: %.3f virtual s for the whole run, %llu handlers, %.1f "

@@ -139,6 +139,12 @@ struct sim_metrics {
   double busy_core_seconds = 0;      // core time charged, all hosts
   std::vector<double> host_busy_seconds; // per host
   std::size_t cores_per_host = 1;
+  // Where the cost constants came from (sim_settings::constants): the
+  // summary's "constants:" line; the JSON's sim.constants only when
+  // sim.calibration was given (`calibrated`), so that a run on the built-in
+  // defaults keeps its metrics bytes (the regression oracle's hashes).
+  std::string constants = "built-in defaults";
+  bool calibrated = false;
   // Per host: busy core time over (virtual seconds x cores).
   std::vector<double> core_utilisation() const;
 };

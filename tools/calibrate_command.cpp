@@ -1,12 +1,20 @@
 // `shadowsync calibrate`: measures the virtual clock's cost constants on one
 // core of this machine (sim/calibrate.hpp) and prints them as INI lines
-// for --config-file. Takes the train options (the model, the batch size).
+// for --config-file; with --out=FILE it also writes them as a calibration
+// file for sim.calibration (config/calibration_file.hpp), saying what
+// machine they model. Takes the train options (the model, the batch size).
 #include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "model/dlrm.hpp"
 #include "sim/calibrate.hpp"
+#include "config/calibration_file.hpp"
+#include "deploy/isa_check.hpp"
+#include "report/output_files.hpp"
 #include "report/logging.hpp"
 #include "config/options.hpp"
 #include "config/train_config.hpp"
@@ -14,17 +22,53 @@
 
 namespace tools {
 
-int calibrate_command(const std::vector<std::string>& args) {
+namespace {
+
+// /proc/cpuinfo's first "model name", "unknown CPU" if none.
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      auto v = line.substr(line.find(':') + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  return "unknown CPU";
+}
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+} // namespace
+
+int calibrate_command(const std::vector<std::string>& raw_args) {
+  std::string out_path, command = "shadowsync calibrate";
+  std::vector<std::string> args;
+  for (const auto& a : raw_args) {
+    command += " " + a;
+    if (a.rfind("--out=", 0) == 0)
+      out_path = a.substr(6);
+    else
+      args.push_back(a);
+  }
   runtime::option_set opts;
   runtime::add_train_options(opts);
   for (const auto& a : args)
     if (a == "--help" || a == "-h") {
       std::printf("usage: shadowsync calibrate [--config-file=FILE.ini] [--model.arch=NAME] "
-                  "[--train.batch-size=N]\n\nMeasures sim.gflops, sim.memory-gbps, "
+                  "[--train.batch-size=N] [--out=FILE.json]\n\nMeasures sim.gflops, sim.memory-gbps, "
                   "sim.message-us, sim.lookup-row-ns and sim.push-row-ns on one core of this "
                   "machine, sim.core-contention on all of its cores, and sim.remote-message-us "
                   "and sim.remote-gbps between two actor systems on loopback (about 5-30 s), "
-                  "and prints them as INI lines.\n");
+                  "and prints them as INI lines; --out=FILE.json also writes them as a calibration "
+                  "file for --sim.calibration=FILE.json, with this machine's CPU, "
+                  "instruction-set level, cores, the date and the command.\n");
       return exit_ok;
     }
   if (auto e = opts.parse(args)) {
@@ -36,6 +80,16 @@ int calibrate_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "shadowsync calibrate: %s\n", e->c_str());
     return exit_usage;
   }
+  const bool out_given = args.size() != raw_args.size();
+  if (out_given && out_path.empty()) {
+    std::fprintf(stderr, "shadowsync calibrate: --out needs a path: --out=FILE.json\n");
+    return exit_usage;
+  }
+  if (!out_path.empty())
+    if (auto e = runtime::check_output_file("--out", out_path, runtime::input_files{})) {
+      std::fprintf(stderr, "shadowsync calibrate: %s\n", e->c_str());
+      return exit_usage;
+    }
   runtime::setup_logging(cfg.output.log_level);
   spdlog::info("calibrating the virtual clock's cost model on one core (model {}, batch {})",
                cfg.arch_name, cfg.train.batch_size);
@@ -55,6 +109,37 @@ int calibrate_command(const std::vector<std::string>& args) {
               c.push_row_ns, c.contention_lo, c.contention_hi, c.core_contention,
               c.remote.streamed_message_us, c.remote.streamed_gbps, c.remote.message_us,
               c.remote.gbps);
+  if (!out_path.empty()) {
+    runtime::calibration_record r;
+    r.cpu = cpu_model();
+    r.isa = runtime::isa_level();
+    r.cores = std::int64_t(std::thread::hardware_concurrency());
+    r.date = utc_now();
+    r.command = command;
+    char note[256];
+    std::snprintf(note, sizeof note,
+                  "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
+                  "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
+                  "time on loopback",
+                  cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size),
+                  c.contention_threads, c.contention_lo, c.contention_hi);
+    r.note = note;
+    r.sim = {{"gflops", c.gflops},
+             {"memory-gbps", c.memory_gbps},
+             {"message-us", c.message_us},
+             {"lookup-row-ns", c.lookup_row_ns},
+             {"push-row-ns", c.push_row_ns},
+             {"core-contention", c.core_contention},
+             {"remote-message-us", c.remote.message_us},
+             {"remote-gbps", c.remote.gbps}};
+    std::string err;
+    if (!runtime::write_replacing(out_path, runtime::calibration_json(r), &err)) {
+      spdlog::error("{}", err);
+      return exit_failure;
+    }
+    spdlog::info("calibration written to {} (read it with --sim.calibration={})", out_path,
+                 out_path);
+  }
   return exit_ok;
 }
 

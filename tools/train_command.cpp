@@ -11,6 +11,7 @@
 #include "engine/sequential_engine.hpp"
 #include "engine/stop_signal.hpp"
 #include "engine/synthetic_data.hpp"
+#include "config/calibration_file.hpp"
 #include "config/train_config.hpp"
 #include "tools/commands.hpp"
 
@@ -30,6 +31,12 @@ int train_command(const std::vector<std::string>& raw_args) {
     std::fputs(opts.help_text("usage: shadowsync train [--config-file=FILE.ini] [--group.key=value ...]").c_str(),
                stdout);
     return exit_ok;
+  }
+  // sim.calibration: the file's constants become the options' values (the
+  // saved configuration then reproduces the run); nothing is measured.
+  if (auto err = runtime::apply_calibration(opts)) {
+    std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
+    return exit_usage;
   }
   runtime::train_config cfg;
   if (auto err = runtime::build_train_config(opts, cfg)) {
@@ -89,7 +96,14 @@ int train_command(const std::vector<std::string>& raw_args) {
                  "shards, sync {}",
                  cfg.cluster.trainers, cfg.cluster.workers, cfg.cluster.embedding_shards,
                  cfg.cluster.dense_shards, model::to_string(cfg.sync.algorithm));
-    if (auto err = runtime::run_simulated(cfg, progress, m)) {
+    if (cfg.sim.virtual_clock)
+      spdlog::info("simulated on the virtual clock, constants: {}", cfg.sim.constants);
+    const auto err = runtime::run_simulated(cfg, progress, m);
+    if (m.sim) {
+      m.sim->constants = cfg.sim.constants;
+      m.sim->calibrated = cfg.sim.calibrated;
+    }
+    if (err) {
       if (m.stopped_by) {
         spdlog::warn("{}", *err);
         return stopped_code();

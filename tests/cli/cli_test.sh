@@ -196,4 +196,26 @@ else
   bad "calibrate: $(tail -n 3 "$tmp/calibrate.log")"
 fi
 
+# calibrate --out=FILE writes a calibration file; a run with sim.calibration
+# names it (and the CPU) as its constants' source, in the summary and the
+# metrics; a run without one says built-in defaults.
+if "$bin" calibrate --out="$tmp/here.json" > /dev/null 2> "$tmp/calibrate-out.log"; then
+  cpu=$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')
+  expect 0 "constants: $tmp/here.json \\(" "a run with a calibration file states its source" -- \
+    "$bin" train --sim.calibration="$tmp/here.json" --data.train="$tmp/train.tsv" \
+    --output.progress=none --output.metrics="$tmp/calibrated.json"
+  grep -qF "\"constants\":\"$tmp/here.json ($cpu," "$tmp/calibrated.json" &&
+    ok "the metrics name the calibration file" || bad "metrics: $(cat "$tmp/calibrated.json")"
+else
+  bad "calibrate --out: $(tail -n 3 "$tmp/calibrate-out.log")"
+fi
+expect 0 "simulated on the virtual clock, constants: built-in defaults" \
+  "a run without one says built-in defaults" -- \
+  "$bin" train --data.train="$tmp/train.tsv" --output.progress=none
+expect 0 "constants: config/calibrations/epyc-x86-64-v3-2core.json \\(" \
+  "a shipped preset by its name" -- "$bin" train --sim.calibration=epyc-x86-64-v3-2core \
+  --data.train="$tmp/train.tsv" --output.progress=none
+expect 2 "calibration file '$tmp/none.json'" "a missing calibration file is refused" -- \
+  "$bin" train --sim.calibration="$tmp/none.json" --data.train="$tmp/train.tsv"
+
 summary

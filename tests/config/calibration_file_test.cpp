@@ -1,0 +1,168 @@
+// sim.calibration (config/calibration_file.hpp): a calibration file round-
+// trips; a bad one is refused naming the file and the key; a constant given
+// on the command line wins over the file; the run's settings, summary and
+// metrics name where the constants came from.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "config/calibration_file.hpp"
+#include "config/train_config.hpp"
+#include "report/run_metrics.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("ss-calib-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+runtime::calibration_record sample() {
+  runtime::calibration_record r;
+  r.cpu = "Test CPU 9000";
+  r.isa = "x86-64-v3";
+  r.cores = 4;
+  r.date = "2026-11-27T03:00:00Z";
+  r.command = "shadowsync calibrate --out=x.json";
+  r.note = "by hand";
+  const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5, 3.5};
+  for (std::size_t i = 0; i < runtime::calibration_keys().size(); ++i)
+    r.sim[runtime::calibration_keys()[i]] = v[i];
+  return r;
+}
+
+// The error of a train run's options, "" if none.
+std::string config_error(const std::vector<std::string>& args, runtime::train_config& c) {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  if (auto e = o.parse(args))
+    return *e;
+  if (auto e = runtime::apply_calibration(o))
+    return *e;
+  return runtime::build_train_config(o, c).value_or("");
+}
+
+} // namespace
+
+TEST_CASE("a calibration file round-trips") {
+  const auto path = scratch("round.json");
+  const auto r = sample();
+  write(path, runtime::calibration_json(r));
+  runtime::calibration_record back;
+  REQUIRE_FALSE(runtime::read_calibration(path, back));
+  CHECK(back.cpu == r.cpu);
+  CHECK(back.isa == r.isa);
+  CHECK(back.cores == r.cores);
+  CHECK(back.date == r.date);
+  CHECK(back.command == r.command);
+  CHECK(back.note == r.note);
+  CHECK(back.sim == r.sim);
+  // and a run reads its constants
+  runtime::train_config c;
+  REQUIRE(config_error({"--sim.calibration=" + path}, c) == "");
+  CHECK(c.sim.engine.gflops == 123.5);
+  CHECK(c.sim.engine.memory_gbps == 21.25);
+  CHECK(c.sim.engine.message_us == 0.5);
+  CHECK(c.sim.engine.lookup_row_ns == 9.75);
+  CHECK(c.sim.engine.push_row_ns == 20.5);
+  CHECK(c.sim.engine.core_contention == 1.25);
+  CHECK(c.sim.engine.remote_message_us == 40.5);
+  CHECK(c.sim.engine.remote_gbps == 3.5);
+}
+
+TEST_CASE("a bad calibration file is refused, naming the file and the key") {
+  const auto good = runtime::calibration_json(sample());
+  auto refused = [](const std::string& path, const std::string& key) {
+    runtime::train_config c;
+    const auto err = config_error({"--sim.calibration=" + path}, c);
+    INFO(err);
+    CHECK(err.find(path) != std::string::npos);
+    CHECK(err.find(key) != std::string::npos);
+  };
+  auto with = [&](const std::string& name, std::string from, const std::string& to) {
+    std::string text = good;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    const auto path = scratch(name);
+    write(path, text);
+    return path;
+  };
+  refused(with("unknown.json", "\"gflops\"", "\"glops\""), "sim.glops");
+  refused(with("type.json", "123.5", "\"fast\""), "sim.gflops");
+  refused(with("cores.json", "\"cores\": 4", "\"cores\": \"four\""), "machine.cores");
+  refused(with("missing.json", "\"date\": \"2026-11-27T03:00:00Z\",", ""), "machine.date");
+  refused(with("range.json", "\"core-contention\": 1.25", "\"core-contention\": 0.5"),
+          "sim.core-contention");
+  const auto cut = scratch("truncated.json");
+  write(cut, good.substr(0, good.size() / 2));
+  refused(cut, "not valid JSON");
+  refused(scratch("absent.json"), "cannot open");
+  runtime::train_config c;
+  CHECK(config_error({"--sim.calibration=no-such-preset"}, c).find("no such preset") !=
+        std::string::npos);
+}
+
+TEST_CASE("a constant on the command line wins over the calibration file") {
+  const auto path = scratch("override.json");
+  write(path, runtime::calibration_json(sample()));
+  runtime::train_config c;
+  REQUIRE(config_error({"--sim.calibration=" + path, "--sim.gflops=44",
+                        "--sim.core-contention=2"}, c) == "");
+  CHECK(c.sim.engine.gflops == 44);
+  CHECK(c.sim.engine.core_contention == 2);
+  CHECK(c.sim.engine.memory_gbps == 21.25); // the file's
+  CHECK(c.sim.constants.find("sim.gflops from command line") != std::string::npos);
+  // build_train_config alone (no apply_calibration) gives the same
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  REQUIRE_FALSE(o.parse({"--sim.calibration=" + path, "--sim.gflops=44"}));
+  runtime::train_config d;
+  REQUIRE_FALSE(runtime::build_train_config(o, d));
+  CHECK(d.sim.engine.gflops == 44);
+  CHECK(d.sim.engine.remote_message_us == 40.5);
+}
+
+TEST_CASE("a run with a calibration states its source; one without says built-in defaults") {
+  const auto path = scratch("source.json");
+  write(path, runtime::calibration_json(sample()));
+  runtime::train_config c, plain;
+  REQUIRE(config_error({"--sim.calibration=" + path}, c) == "");
+  REQUIRE(config_error({}, plain) == "");
+  CHECK(c.sim.calibrated);
+  CHECK(c.sim.constants == path + " (Test CPU 9000, x86-64-v3, 4 cores, 2026-11-27)");
+  CHECK_FALSE(plain.sim.calibrated);
+  CHECK(plain.sim.constants == "built-in defaults");
+  CHECK(plain.sim.engine.gflops == 44); // the defaults stay
+  runtime::run_metrics m;
+  m.sim = runtime::sim_metrics{};
+  m.sim->constants = c.sim.constants;
+  m.sim->calibrated = true;
+  CHECK(runtime::summary(m).find("simulated on the virtual clock, constants: " + path +
+                                 " (Test CPU 9000") != std::string::npos);
+  CHECK(runtime::to_json(m).find("\"constants\":\"" + path) != std::string::npos);
+  m.sim->constants = plain.sim.constants; // the defaults: not in the JSON (the oracle's bytes)
+  m.sim->calibrated = false;
+  CHECK(runtime::summary(m).find("constants: built-in defaults") != std::string::npos);
+  CHECK(runtime::to_json(m).find("\"constants\"") == std::string::npos);
+}
+
+TEST_CASE("the shipped preset is found by its name") {
+  runtime::train_config c;
+  REQUIRE(config_error({"--sim.calibration=epyc-x86-64-v3-2core"}, c) == "");
+  CHECK(c.sim.constants.rfind("config/calibrations/epyc-x86-64-v3-2core.json (", 0) == 0);
+  runtime::calibration_record r;
+  REQUIRE_FALSE(runtime::read_calibration(
+    std::string(SS_SOURCE_DIR) + "/config/calibrations/epyc-x86-64-v3-2core.json", r));
+  CHECK(c.sim.engine.gflops == r.sim.at("gflops"));
+}
