@@ -166,3 +166,31 @@ TEST_CASE("the shipped preset is found by its name") {
     std::string(SS_SOURCE_DIR) + "/config/calibrations/epyc-x86-64-v3-2core.json", r));
   CHECK(c.sim.engine.gflops == r.sim.at("gflops"));
 }
+
+TEST_CASE("the effective INI of a calibrated run reproduces it; an uncalibrated one omits the key") {
+  runtime::option_set plain;
+  runtime::add_train_options(plain);
+  REQUIRE_FALSE(plain.parse(std::vector<std::string>{}));
+  CHECK(plain.effective_ini().find("calibration =") == std::string::npos);
+  const auto path = scratch("saved.json");
+  write(path, runtime::calibration_json(sample()));
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  REQUIRE_FALSE(o.parse({"--sim.calibration=" + path, "--sim.message-us=2"}));
+  REQUIRE_FALSE(runtime::apply_calibration(o));
+  CHECK(o.source("sim.gflops") == "calibration file '" + path + "'");
+  const auto ini = o.effective_ini();
+  CHECK(ini.find("calibration = \"" + path + "\"") != std::string::npos);
+  write(path, "{}"); // the file changes later: the saved INI still has the constants
+  runtime::option_set again;
+  runtime::add_train_options(again);
+  REQUIRE_FALSE(again.parse_text(ini, "saved.ini"));
+  runtime::train_config c;
+  const auto err = runtime::build_train_config(again, c);
+  INFO(err.value_or(""));
+  CHECK(err.value_or("").find("calibration file '" + path + "'") != std::string::npos);
+  write(path, runtime::calibration_json(sample()));
+  REQUIRE_FALSE(runtime::build_train_config(again, c));
+  CHECK(c.sim.engine.gflops == 123.5);
+  CHECK(c.sim.engine.message_us == 2);
+}
