@@ -135,7 +135,7 @@ void add_train_options(option_set& o) {
       {"none", "s-easgd", "s-ma", "s-bmuf", "fr-easgd", "fr-ma", "fr-bmuf"});
   add(o, "sync.k", i, "10", "foreground methods: batches between rounds, per worker", {}, 1);
   add(o, "sync.alpha", r, "0", "EASGD elasticity alpha (0 = 0.5 / trainers)", {}, 0.0, 1.0);
-  add(o, "sync.momentum", r, "-1", "BMUF block momentum eta (negative = 1 - 1/trainers)", {}, -1.0, 1.0);
+  add(o, "sync.momentum", r, "-1", "BMUF block momentum eta (negative = min(1 - 1/trainers, 0.5))", {}, -1.0, 1.0);
   add(o, "sync.block-lr", r, "1", "BMUF block learning rate zeta", {}, 0.0);
   add(o, "sync.nesterov", b, "true", "BMUF: Nesterov target w_g + eta Delta (false: classic w_g)");
   add(o, "sync.merge", s, "delta", "MA/BMUF merge: delta keeps updates made during a round, overwrite drops them",
@@ -309,7 +309,11 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   y.k = std::uint64_t(o.get_int("sync.k"));
   const float n = float(c.cluster.trainers);
   y.alpha = o.get_real("sync.alpha") > 0 ? float(o.get_real("sync.alpha")) : 0.5f / n;
-  y.momentum = o.get_real("sync.momentum") >= 0 ? float(o.get_real("sync.momentum")) : 1.0f - 1.0f / n;
+  // 1 - 1/N, the BMUF paper's, amplifies a block's step by N: too far for
+  // the short blocks of a shadow round, whose replicas kept training
+  // meanwhile (docs/RESULTS.md, quality at scale); capped at 2x.
+  y.momentum = o.get_real("sync.momentum") >= 0 ? float(o.get_real("sync.momentum"))
+                                                : std::min(0.5f, 1.0f - 1.0f / n);
   y.block_lr = float(o.get_real("sync.block-lr"));
   y.nesterov = o.get_bool("sync.nesterov");
   y.merge = *model::parse_merge_mode(o.get_string("sync.merge"));
