@@ -233,9 +233,13 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node messages: a challenge and a signed 
 TEST_CASE_FIXTURE(test::actor_fixture, "node agent: tells its roster watcher every change") {
   const auto d = three_nodes();
   auto seen = std::make_shared<std::vector<node_roster>>();
-  auto watcher = sys.spawn([seen](caf::event_based_actor*) -> caf::behavior {
-    return {[seen](roster_atom, node_roster& r) { seen->push_back(std::move(r)); }};
-  });
+  // (`seen` goes in as a spawn argument: CAF 0.17 dereferences a null tuple
+  // for a function actor spawned without one, which UBSan reports.)
+  auto watcher = sys.spawn(
+    [](caf::event_based_actor*, std::shared_ptr<std::vector<node_roster>> out) -> caf::behavior {
+      return {[out](roster_atom, node_roster& r) { out->push_back(std::move(r)); }};
+    },
+    seen);
   auto cfg = agent_config("coord", true, d);
   cfg.roster_watcher = watcher;
   auto agent = sys.spawn(runtime::node_agent, cfg);
