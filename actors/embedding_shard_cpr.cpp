@@ -76,10 +76,9 @@ void save_in_handler(self_ptr self, const checkpoint::row_choice& choice, bool b
   const bool ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq,
                                              clock_ns(self), w.data(), a.data(),
                                              choice.full ? nullptr : &choice.rows, &info, &err);
-  if (ok)
-    count(work::checkpoint_gather, double(info.bytes));
   std::uint64_t ns = 0;
   if (ok) { // landed: only now are its rows forgotten (a failed save keeps them)
+    count(work::checkpoint_gather, double(info.bytes));
     if (!base)
       c.chooser->saved(choice);
     ns = store.ns(double(info.bytes), st.cfg.cpr.storage_gbps);
@@ -92,11 +91,11 @@ void save_in_handler(self_ptr self, const checkpoint::row_choice& choice, bool b
 void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base) {
   auto& st = self->state;
   auto& c = st.cpr;
-  auto rows = std::make_shared<checkpoint::cpr_rows>();
+  checkpoint::cpr_rows rows;
   const auto shape = shape_of(st);
   if (auto e = checkpoint::gather_cpr_rows(shape, st.tables->weights().data(),
                                            st.tables->accumulators().data(),
-                                           choice.full ? nullptr : &choice.rows, rows.get())) {
+                                           choice.full ? nullptr : &choice.rows, &rows)) {
     saved(self, false, {}, *e, 0);
     return;
   }
@@ -107,11 +106,11 @@ void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base)
   else
     job->taken = c.chooser->begin_save(std::move(choice));
   auto* out = job.get();
-  job->thread = std::thread([out, rows, shape, folder = st.cfg.cpr.folder, seq = c.next_seq,
+  job->thread = std::thread([out, rows = std::move(rows), shape, folder = st.cfg.cpr.folder, seq = c.next_seq,
                              at = clock_ns(self), gbps = st.cfg.cpr.storage_gbps,
                              store = store_timer(self->system()),
                              me = caf::actor_cast<embedding_shard_actor>(self)] {
-    out->ok = checkpoint::write_cpr_rows(folder, shape, seq, at, *rows, &out->info, &out->err);
+    out->ok = checkpoint::write_cpr_rows(folder, shape, seq, at, rows, &out->info, &out->err);
     out->ns = out->ok ? store.ns(double(out->info.bytes), gbps) : 0;
     caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value);
   });

@@ -72,32 +72,6 @@ caf::error syncer_state::init() {
   return {};
 }
 
-const char* to_string(syncer_phase p) {
-  switch (p) {
-    case syncer_phase::created:
-      return "created";
-    case syncer_phase::running:
-      return "running";
-    case syncer_phase::ended:
-      return "ended";
-    case syncer_phase::stopped:
-      return "stopped";
-  }
-  return "?";
-}
-
-const char* to_string(round_phase p) {
-  switch (p) {
-    case round_phase::idle:
-      return "idle";
-    case round_phase::in_round:
-      return "in_round";
-    case round_phase::timer:
-      return "timer";
-  }
-  return "?";
-}
-
 void syncer_state::on_start() {
   if (phase == syncer_phase::created)
     phase = syncer_phase::running;

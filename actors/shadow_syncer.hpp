@@ -154,8 +154,6 @@ enum class syncer_phase : std::uint8_t { created, running, ended, stopped };
 // Between rounds and in one: idle -(start_round)-> in_round -(finish, or
 // abandoned)-> idle; idle -(pause or pace armed)-> timer -(tick)-> idle.
 enum class round_phase : std::uint8_t { idle, in_round, timer };
-const char* to_string(syncer_phase p);
-const char* to_string(round_phase p);
 
 // The syncer's state; the logic lives in its member functions (.cpp).
 struct syncer_state {
