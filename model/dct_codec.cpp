@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "model/check.hpp"
+#include "model/half.hpp"
 
 namespace model {
 
@@ -90,40 +91,115 @@ void scatter_add(const sparse_vector& s, float* dst, float scale) {
     dst[s.index[k]] += scale * s.value[k];
 }
 
-std::size_t encoded_bytes(std::uint32_t size, std::size_t nnz, sparse_format f) {
-  const std::size_t values = 4 * nnz;
-  return header_bytes + values +
-         (f == sparse_format::indices ? 4 * nnz : (std::size_t(size) + 7) / 8);
+void round_to_half(sparse_vector& s, float* residual) {
+  for (std::size_t k = 0; k < s.nnz(); ++k) {
+    const float v = s.value[k];
+    const float h = round_half(v);
+    if (residual)
+      residual[s.index[k]] += v - h;
+    s.value[k] = h;
+  }
+  s.half = true;
 }
 
-sparse_format smaller_format(std::uint32_t size, std::size_t nnz) {
-  return encoded_bytes(size, nnz, sparse_format::bitmap) <
-             encoded_bytes(size, nnz, sparse_format::indices)
-           ? sparse_format::bitmap
-           : sparse_format::indices;
+std::size_t varint_bytes(std::uint32_t v) {
+  std::size_t b = 1;
+  while (v >= 0x80u) {
+    v >>= 7;
+    ++b;
+  }
+  return b;
+}
+
+std::size_t encoded_bytes(const sparse_vector& s, sparse_format f) {
+  std::size_t n = header_bytes + (s.half ? 2 : 4) * s.nnz();
+  if (f == sparse_format::bitmap)
+    return n + (std::size_t(s.size) + 7) / 8;
+  for (std::size_t k = 0; k < s.nnz(); ++k)
+    n += varint_bytes(k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1);
+  return n;
+}
+
+sparse_format smaller_format(const sparse_vector& s) {
+  // Every varint is at least a byte: with more entries than the bitmap has
+  // bytes, the bitmap is smaller without summing the varints.
+  if (s.nnz() > (std::size_t(s.size) + 7) / 8)
+    return sparse_format::bitmap;
+  return encoded_bytes(s, sparse_format::deltas) <= encoded_bytes(s, sparse_format::bitmap)
+           ? sparse_format::deltas
+           : sparse_format::bitmap;
 }
 
 std::vector<std::uint8_t> encode(const sparse_vector& s) {
   SS_CHECK(s.index.size() == s.value.size(), "an index per value");
-  const auto f = smaller_format(s.size, s.nnz());
+  const auto f = smaller_format(s);
   std::vector<std::uint8_t> out;
-  out.reserve(encoded_bytes(s.size, s.nnz(), f));
-  out.push_back(std::uint8_t(f));
+  out.reserve(encoded_bytes(s, f));
+  out.push_back(std::uint8_t(std::uint8_t(f) | (s.half ? 2u : 0u)));
   put_u32(out, s.size);
   put_u32(out, std::uint32_t(s.nnz()));
-  if (f == sparse_format::indices) {
-    for (auto i : s.index)
-      put_u32(out, i);
+  if (f == sparse_format::deltas) {
+    for (std::size_t k = 0; k < s.nnz(); ++k) {
+      std::uint32_t v = k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1;
+      while (v >= 0x80u) {
+        out.push_back(std::uint8_t(v | 0x80u));
+        v >>= 7;
+      }
+      out.push_back(std::uint8_t(v));
+    }
   } else {
     const std::size_t at = out.size();
     out.resize(at + (std::size_t(s.size) + 7) / 8, 0);
     for (auto i : s.index)
       out[at + i / 8] |= std::uint8_t(1u << (i % 8));
   }
-  for (float v : s.value)
-    put_f32(out, v);
+  if (s.half) {
+    for (float v : s.value) {
+      const std::uint16_t h = to_half(v);
+      out.push_back(std::uint8_t(h));
+      out.push_back(std::uint8_t(h >> 8));
+    }
+  } else {
+    for (float v : s.value)
+      put_f32(out, v);
+  }
   return out;
 }
+
+namespace {
+
+// The deltas form's nnz varints from [p, end): the indices, or what is wrong.
+std::optional<std::string> read_deltas(const std::uint8_t*& p, const std::uint8_t* end,
+                                       std::uint32_t size, std::uint32_t nnz,
+                                       std::vector<std::uint32_t>& index) {
+  std::uint64_t next = 0; // the smallest index the next entry may have
+  for (std::uint32_t k = 0; k < nnz; ++k) {
+    std::uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (p == end)
+        return "truncated: the varint of entry " + std::to_string(k) + " runs past the end";
+      if (shift == 35)
+        return "the varint of entry " + std::to_string(k) + " is longer than 5 bytes";
+      const std::uint8_t b = *p++;
+      v |= std::uint64_t(b & 0x7Fu) << shift;
+      if (!(b & 0x80u)) {
+        if (b == 0 && shift > 0)
+          return "the varint of entry " + std::to_string(k) + " is not canonical (a trailing "
+                                                               "zero byte)";
+        break;
+      }
+    }
+    const std::uint64_t i = next + v;
+    if (i >= size)
+      return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
+             ") out of range [0, " + std::to_string(size) + ")";
+    index.push_back(std::uint32_t(i));
+    next = i + 1;
+  }
+  return std::nullopt;
+}
+
+} // namespace
 
 std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
                                   std::uint32_t expected_size, sparse_vector& out) {
@@ -131,9 +207,12 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
     return "truncated: " + std::to_string(len) + " bytes, a header needs " +
            std::to_string(header_bytes);
   const std::uint8_t format = bytes[0];
-  if (format > 1)
-    return "format byte " + std::to_string(format) + ", expected 0 (indices) or 1 (bitmap)";
-  const auto f = sparse_format(format);
+  if (format > 3)
+    return "format byte " + std::to_string(format) +
+           ", expected 0-3 (bit 0: bitmap, else deltas; bit 1: half values)";
+  const auto f = sparse_format(format & 1u);
+  const bool half = format & 2u;
+  const std::size_t value_bytes = half ? 2 : 4;
   const std::uint32_t size = get_u32(bytes + 1);
   const std::uint32_t nnz = get_u32(bytes + 5);
   if (size != expected_size)
@@ -141,30 +220,29 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
            std::to_string(expected_size);
   if (nnz > size)
     return std::to_string(nnz) + " entries kept of " + std::to_string(size);
-  const std::size_t want = encoded_bytes(size, nnz, f);
-  if (len != want)
-    return std::to_string(len) + " bytes, " + std::to_string(want) + " expected for " +
-           std::to_string(nnz) + " of " + std::to_string(size) + " entries in the " +
-           (f == sparse_format::indices ? "indices" : "bitmap") + " form";
+  const char* form = f == sparse_format::deltas ? "deltas" : "bitmap";
+  // The values' bytes at least, before anything is reserved for them.
+  if (len - header_bytes < value_bytes * nnz)
+    return "truncated: " + std::to_string(len) + " bytes, " + std::to_string(nnz) +
+           " values need " + std::to_string(header_bytes + value_bytes * nnz) + " in the " +
+           form + " form";
   out.size = size;
+  out.half = half;
   out.index.clear();
   out.value.clear();
   out.index.reserve(nnz);
   out.value.reserve(nnz);
   const std::uint8_t* p = bytes + header_bytes;
-  if (f == sparse_format::indices) {
-    for (std::uint32_t k = 0; k < nnz; ++k, p += 4) {
-      const std::uint32_t i = get_u32(p);
-      if (i >= size)
-        return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
-               ") out of range [0, " + std::to_string(size) + ")";
-      if (!out.index.empty() && i <= out.index.back())
-        return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
-               ") not above the one before";
-      out.index.push_back(i);
-    }
+  const std::uint8_t* const values_at = bytes + len - value_bytes * nnz;
+  if (f == sparse_format::deltas) {
+    if (auto err = read_deltas(p, values_at, size, nnz, out.index))
+      return err;
   } else {
     const std::size_t map_bytes = (std::size_t(size) + 7) / 8;
+    if (std::size_t(values_at - p) < map_bytes)
+      return "truncated: " + std::to_string(len) + " bytes, the bitmap of " +
+             std::to_string(size) + " entries and " + std::to_string(nnz) + " values need " +
+             std::to_string(header_bytes + map_bytes + value_bytes * nnz);
     for (std::size_t b = 0; b < map_bytes; ++b)
       for (unsigned bit = 0; bit < 8; ++bit)
         if (p[b] >> bit & 1u) {
@@ -181,8 +259,13 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
              std::to_string(nnz);
     p += map_bytes;
   }
-  for (std::uint32_t k = 0; k < nnz; ++k, p += 4)
-    out.value.push_back(get_f32(p));
+  if (p != values_at)
+    return std::to_string(len) + " bytes, " +
+           std::to_string(std::size_t(p - bytes) + value_bytes * nnz) +
+           " expected for " + std::to_string(nnz) + " of " + std::to_string(size) +
+           " entries in the " + form + " form";
+  for (std::uint32_t k = 0; k < nnz; ++k, p += value_bytes)
+    out.value.push_back(half ? from_half(std::uint16_t(p[0] | p[1] << 8)) : get_f32(p));
   return std::nullopt;
 }
 

@@ -9,13 +9,19 @@
 //   threshold(x, tau, out, residual): out = the entries with |x_i| >= tau;
 //         with error feedback, residual_i = x_i - sent_i (what the next round
 //         adds back);
-//   encode(out) / decode(bytes): the smaller of two forms,
-//     indices: u8 format 0, u32 size, u32 nnz, nnz x u32 index (increasing),
-//              nnz x f32 value
-//     bitmap:  u8 format 1, u32 size, u32 nnz, ceil(size/8) bytes of bits
-//              (bit i%8 of byte i/8), nnz x f32 value
-//     little-endian; decode checks every size, bound and count and names
-//     what is wrong.
+//   round_to_half(out, residual): the sent values rounded to half precision
+//         (model/half.hpp), the rounding's error added to the residual, so
+//         error feedback carries it to a later round;
+//   encode(out) / decode(bytes): u8 format, u32 size, u32 nnz, the indices
+//     in the smaller of two forms, then the values:
+//       deltas: nnz unsigned LEB128 varints, the first index and then each
+//               index's gap to the one before less 1 (canonical: no
+//               trailing zero byte)
+//       bitmap: ceil(size/8) bytes of bits (bit i%8 of byte i/8)
+//     values: nnz x f32, or nnz x f16 (binary16) when out.half.
+//     The format byte: bit 0 the bitmap, bit 1 half values. Little-endian;
+//     decode checks every size, bound and count, never reads past the end,
+//     and names what is wrong.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -28,6 +34,7 @@ struct sparse_vector {
   std::uint32_t size = 0;            // the dense length it stands for
   std::vector<std::uint32_t> index;  // strictly increasing, < size
   std::vector<float> value;          // parallel to index
+  bool half = false;                 // values are halves (round_to_half) and go as 16 bits
   std::size_t nnz() const { return index.size(); }
 };
 
@@ -45,19 +52,29 @@ void threshold(const float* x, std::size_t n, float tau, sparse_vector& out,
 // dst[index_k] += scale x value_k (dst has s.size floats).
 void scatter_add(const sparse_vector& s, float* dst, float scale = 1.0f);
 
-enum class sparse_format : std::uint8_t { indices = 0, bitmap = 1 };
+// Each value v := round_half(v) (saturated at +-65504); with a residual
+// (s.size floats), residual[index] += v - round_half(v). Sets s.half.
+void round_to_half(sparse_vector& s, float* residual = nullptr);
 
-// Bytes of each form, and the one encode() picks (the smaller; indices on
-// a tie).
-std::size_t encoded_bytes(std::uint32_t size, std::size_t nnz, sparse_format f);
-sparse_format smaller_format(std::uint32_t size, std::size_t nnz);
+enum class sparse_format : std::uint8_t { deltas = 0, bitmap = 1 };
 
+// Bytes of the varint of v (1-5).
+std::size_t varint_bytes(std::uint32_t v);
+// Bytes of s encoded with each index form, and the one encode() picks (the
+// smaller; deltas on a tie).
+std::size_t encoded_bytes(const sparse_vector& s, sparse_format f);
+sparse_format smaller_format(const sparse_vector& s);
+
+// s's values go as halves when s.half (round_to_half first: encode rounds
+// any other value to nearest even, unsaturated, and the sender's own
+// picture would no longer match what it sent).
 std::vector<std::uint8_t> encode(const sparse_vector& s);
 
 // Parses bytes written by encode(). `expected_size`: the dense length the
 // receiver holds (a different one is an error). An error says what is
-// wrong (truncated, a bad format byte, an index out of range or out of
-// order, a bitmap that disagrees with its count, trailing bytes).
+// wrong (truncated, a bad format byte, a varint that runs past the end or
+// is not canonical, an index out of range, a bitmap that disagrees with
+// its count, trailing bytes). out.half says how the values came.
 std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
                                   std::uint32_t expected_size, sparse_vector& out);
 

@@ -1,0 +1,211 @@
+// DCT's compact wire (model/dct_codec.hpp, model/half.hpp): half-precision
+// rounding to nearest even (against F16C where the build has it), the
+// rounding's error kept for error feedback, the varint deltas against the
+// bitmap at the boundary where one becomes smaller, and malformed or
+// truncated deltas refused with a message, never read past their end.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include "model/dct_codec.hpp"
+#include "model/half.hpp"
+
+namespace {
+
+float f32(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+std::uint32_t u32(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+bool contains(const std::optional<std::string>& e, const std::string& part) {
+  return e && e->find(part) != std::string::npos;
+}
+
+// A header: format, size, nnz (little-endian), then `rest`.
+std::vector<std::uint8_t> wire(std::uint8_t format, std::uint32_t size, std::uint32_t nnz,
+                               std::vector<std::uint8_t> rest) {
+  std::vector<std::uint8_t> b{format};
+  for (std::uint32_t v : {size, nnz})
+    for (int i = 0; i < 4; ++i)
+      b.push_back(std::uint8_t(v >> (8 * i)));
+  b.insert(b.end(), rest.begin(), rest.end());
+  return b;
+}
+
+model::sparse_vector at(std::uint32_t size, std::vector<std::uint32_t> index) {
+  model::sparse_vector s;
+  s.size = size;
+  s.index = std::move(index);
+  s.value.assign(s.index.size(), 0.5f);
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("half: conversions round to nearest even and are exact back") {
+  CHECK(model::to_half(1.0f) == 0x3C00);
+  CHECK(model::to_half(-2.0f) == 0xC000);
+  CHECK(model::to_half(65504.0f) == 0x7BFF);   // the largest finite half
+  CHECK(model::to_half(65519.0f) == 0x7BFF);   // below the midpoint to 65536
+  CHECK(model::to_half(65520.0f) == 0x7C00);   // the midpoint: ties to even, infinity
+  CHECK(model::round_half(1e6f) == 65504.0f);  // saturated instead
+  CHECK(model::round_half(-1e6f) == -65504.0f);
+  // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: to even (1). 1 + 3 x 2^-11
+  // lies halfway between 1 + 2^-10 (odd) and 1 + 2^-9 (even): up.
+  CHECK(model::to_half(1.0f + std::ldexp(1.0f, -11)) == 0x3C00);
+  CHECK(model::to_half(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3C02);
+  // Subnormals: 2^-24 is the smallest; 2^-25 ties between 0 and it (to 0);
+  // 3 x 2^-25 ties between 1 and 2 units (to 2).
+  CHECK(model::to_half(std::ldexp(1.0f, -24)) == 0x0001);
+  CHECK(model::to_half(std::ldexp(1.0f, -25)) == 0x0000);
+  CHECK(model::to_half(3 * std::ldexp(1.0f, -25)) == 0x0002);
+  CHECK(model::to_half(std::ldexp(1.0f, -14)) == 0x0400); // the smallest normal
+  CHECK(model::to_half(std::numeric_limits<float>::infinity()) == 0x7C00);
+  CHECK(std::isnan(model::from_half(model::to_half(std::nanf("")))));
+  // Every half goes to a float and back unchanged (NaNs keep their payload).
+  for (std::uint32_t h = 0; h < 0x10000; ++h)
+    REQUIRE(model::to_half(model::from_half(std::uint16_t(h))) == h);
+  CHECK(double(model::from_half(0x3555)) == 0.333251953125); // 2^-2 x (1 + 341/1024)
+#if defined(__F16C__)
+  // Against the hardware: every exponent, random mantissas, both signs.
+  std::mt19937 g(7);
+  for (int k = 0; k < 2000000; ++k) {
+    const float x = f32(std::uint32_t(g()));
+    if (std::isnan(x))
+      continue;
+    const auto hw = std::uint16_t(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+    REQUIRE(model::to_half(x) == hw);
+    REQUIRE(u32(model::from_half(hw)) == u32(_cvtsh_ss(hw)));
+  }
+#endif
+}
+
+TEST_CASE("half: rounding a sent vector keeps its error in the residual") {
+  std::mt19937 g(3);
+  std::normal_distribution<float> d(0.0f, 1e-3f);
+  std::vector<float> x(5000);
+  for (auto& v : x)
+    v = d(g);
+  x[7] = 1e6f; // beyond a half: saturates, the rest waits in the residual
+  model::sparse_vector s;
+  std::vector<float> residual(x.size());
+  model::threshold(x.data(), x.size(), model::estimate_threshold(x.data(), x.size(), 0.05),
+                   s, residual.data());
+  model::round_to_half(s, residual.data());
+  CHECK(s.half);
+  std::size_t rounded = 0;
+  for (std::size_t k = 0; k < s.nnz(); ++k) {
+    const auto i = s.index[k];
+    CHECK(model::round_half(s.value[k]) == s.value[k]); // a half exactly
+    rounded += residual[i] != 0.0f;
+    // sent + residual = x, bit for bit (x - h is exact: h is within x's binade)
+    REQUIRE(u32(s.value[k] + residual[i]) == u32(x[i]));
+  }
+  CHECK(rounded > s.nnz() / 2); // most values really were rounded
+  CHECK(residual[7] == 1e6f - 65504.0f);
+  // The half values round-trip through the wire bit for bit, at 2 bytes each.
+  const auto b = model::encode(s);
+  CHECK(b[0] == 2); // deltas, half
+  model::sparse_vector back;
+  REQUIRE_FALSE(model::decode(b.data(), b.size(), s.size, back));
+  CHECK(back.half);
+  CHECK(back.index == s.index);
+  CHECK(std::memcmp(back.value.data(), s.value.data(), s.nnz() * 4) == 0);
+  CHECK(b.size() == model::encoded_bytes(s, model::sparse_format::deltas));
+}
+
+TEST_CASE("dct wire: varint deltas against the bitmap at the boundary") {
+  // 800 entries: a 100-byte bitmap. Adjacent indices cost a varint byte each.
+  std::vector<std::uint32_t> first100, first101;
+  for (std::uint32_t i = 0; i < 101; ++i)
+    (i < 100 ? first100.push_back(i) : void()), first101.push_back(i);
+  auto tie = at(800, first100);
+  CHECK(model::encoded_bytes(tie, model::sparse_format::deltas) ==
+        model::encoded_bytes(tie, model::sparse_format::bitmap));
+  CHECK(model::smaller_format(tie) == model::sparse_format::deltas); // deltas on a tie
+  CHECK(model::smaller_format(at(800, first101)) == model::sparse_format::bitmap);
+  // A last gap of 128 after index 98 (index 227) takes a 2-byte varint:
+  // deltas lose by one.
+  auto over = tie;
+  over.index.back() = 98 + 1 + 128;
+  CHECK(model::encoded_bytes(over, model::sparse_format::deltas) ==
+        model::encoded_bytes(over, model::sparse_format::bitmap) + 1);
+  CHECK(model::smaller_format(over) == model::sparse_format::bitmap);
+  // Varint lengths at their edges, and the largest index there is.
+  for (std::uint32_t v : {0u, 127u, 128u, 16383u, 16384u, 2097151u, 2097152u, 268435455u,
+                          268435456u, 0xFFFFFFFEu})
+    CHECK(model::varint_bytes(v) == (v < 128u ? 1u : v < 16384u ? 2u : v < 2097152u ? 3u
+                                     : v < 268435456u ? 4u : 5u));
+  for (const auto& s : {at(0xFFFFFFFFu, {0xFFFFFFFEu}), at(300000, {0, 127, 128, 16512, 299999}),
+                        over, at(800, first101)}) {
+    const auto b = model::encode(s);
+    CHECK(b.size() == model::encoded_bytes(s, model::smaller_format(s)));
+    model::sparse_vector back;
+    REQUIRE_FALSE(model::decode(b.data(), b.size(), s.size, back));
+    CHECK(back.index == s.index);
+    CHECK(back.value == s.value);
+  }
+}
+
+TEST_CASE("dct wire: malformed deltas are refused, truncations never read past the end") {
+  model::sparse_vector out;
+  const std::vector<std::uint8_t> v2{0, 0, 0, 0, 0, 0, 0, 0}; // two f32 zeros
+  auto with = [&](std::vector<std::uint8_t> varints) {
+    varints.insert(varints.end(), v2.begin(), v2.end());
+    return wire(0, 1000, 2, varints);
+  };
+  auto b = with({0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x00});
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "longer than 5 bytes"));
+  b = with({0x81, 0x00, 0x01});
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "not canonical"));
+  b = with({0xE8, 0x07, 0x00}); // first index 1000
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "index 1000 (entry 0) out of range"));
+  b = with({0xE7, 0x07, 0x00}); // 999, then the next one after it: 1000
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "index 1000 (entry 1) out of range"));
+  b = with({0x05, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F}); // a gap of 2^32 - 1 does not wrap
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "out of range"));
+  b = with({0x05, 0x80}); // the second varint's last byte is missing
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "runs past the end"));
+  b = with({0x05, 0x06, 0x07}); // one byte too many before the values
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "expected for"));
+  b = wire(4, 1000, 0, {});
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 4"));
+  b = wire(2, 1000, 999, {0, 0, 0}); // a count whose values cannot be there
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "values need"));
+  b = with({0x05, 0x06});
+  REQUIRE_FALSE(model::decode(b.data(), b.size(), 1000, out));
+  CHECK(out.index == std::vector<std::uint32_t>{5, 12});
+  // Every proper prefix of a valid encoding, in each form, is refused (the
+  // ASan build checks that none is read past its end).
+  std::mt19937 g(5);
+  std::vector<std::uint32_t> idx;
+  for (std::uint32_t i = 0; i < 4000; i += 1 + g() % 300)
+    idx.push_back(i);
+  for (bool half : {false, true})
+    for (const auto& s : {at(4000, idx), at(4000, std::vector<std::uint32_t>(idx.begin(), idx.begin() + 3)),
+                          at(64, {0, 1, 2, 3, 5, 8, 13, 21, 34, 55})}) {
+      auto t = s;
+      t.half = half;
+      const auto full = model::encode(t);
+      for (std::size_t len = 0; len < full.size(); ++len) {
+        std::vector<std::uint8_t> cut(full.begin(), full.begin() + std::ptrdiff_t(len));
+        REQUIRE(model::decode(cut.data(), cut.size(), t.size, out).has_value());
+      }
+    }
+}
