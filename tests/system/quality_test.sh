@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Quality at scale (issue 36, item 2): on the virtual clock every run is
+# deterministic, so a dense-sync method's quality can be pinned by a test
+# that fails when it regresses. Generated rows (one set, one held-out set of
+# the same teacher), the sequential engine as the reference, then every sync
+# method at 4 and 16 trainers (4 embedding shards, defaults otherwise); each
+# eval NE must be within its bound of the sequential one:
+#   NE_method / NE_sequential - 1 <= bound
+# S-BMUF must also be no worse than FR-BMUF at each size. The bounds hold for today's defaults with a margin and are tight enough
+# that the BMUF default before ba159de (block momentum 1 - 1/N) fails them:
+# QUALITY_BMUF_MOMENTUM=paper replays that default (--sync.momentum=1-1/N)
+# to show it.
+#
+# usage: quality_test.sh BIN
+set -u
+bin=${1:?shadowsync binary}
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 2
+
+rows=100000
+"$bin" datagen --out=train.tsv --rows="$rows" --seed=1 > /dev/null || { echo "datagen failed"; exit 1; }
+"$bin" datagen --out=eval.tsv --rows=10000 --seed=2 > /dev/null || { echo "datagen failed"; exit 1; }
+
+ne_of() { # NAME OPTIONS...: the run's eval NE, or nothing when it failed
+  local name=$1
+  shift
+  if ! "$bin" train --data.train=train.tsv --data.eval=eval.tsv --output.metrics="$name.json" \
+       "$@" > "$name.log" 2>&1; then
+    echo "run $name failed: $(tail -n 2 "$name.log")" >&2
+    return
+  fi
+  json "$name.json" "d['eval_ne']"
+}
+
+seq_ne=$(ne_of sequential --cluster.mode=sequential)
+[ -n "$seq_ne" ] || { bad "the sequential run"; summary; exit 1; }
+echo "sequential eval NE $seq_ne ($rows rows)"
+
+declare -A ne_at # method-trainers -> eval NE
+# method trainers bound
+while read -r method n bound; do
+  extra=()
+  if [ "${QUALITY_BMUF_MOMENTUM:-}" = paper ] && [[ "$method" == *bmuf ]]; then
+    extra=(--sync.momentum="$(/usr/bin/python3 -c "print(1 - 1 / $n)")")
+  fi
+  ne=$(ne_of "$method-$n" --cluster.trainers="$n" --cluster.embedding-shards=4 \
+         --sync.algorithm="$method" "${extra[@]}")
+  if [ -z "$ne" ]; then
+    bad "$method at $n trainers: the run failed"
+    continue
+  fi
+  ne_at[$method-$n]=$ne
+  gap=$(/usr/bin/python3 -c "print(f'{($ne / $seq_ne - 1) * 100:+.2f}')")
+  if /usr/bin/python3 -c "import sys; sys.exit(0 if $ne / $seq_ne - 1 <= $bound else 1)"; then
+    ok "$method at $n trainers: eval NE $ne, $gap % against sequential (bound +$(/usr/bin/python3 -c "print(f'{$bound * 100:g}')") %)"
+  else
+    bad "$method at $n trainers: eval NE $ne, $gap % against sequential, beyond the bound +$(/usr/bin/python3 -c "print(f'{$bound * 100:g}')") %"
+  fi
+done <<'EOF'
+s-easgd 4 0.005
+s-ma 4 0.005
+s-bmuf 4 0.005
+fr-easgd 4 0.01
+fr-ma 4 0.01
+fr-bmuf 4 0.01
+s-easgd 16 0.045
+s-ma 16 0.03
+s-bmuf 16 0.025
+fr-easgd 16 0.09
+fr-ma 16 0.035
+fr-bmuf 16 0.025
+EOF
+# The shadow BMUF no worse than its foreground twin (every round waited for).
+for n in 4 16; do
+  s=${ne_at[s-bmuf-$n]:-} f=${ne_at[fr-bmuf-$n]:-}
+  if [ -n "$s" ] && [ -n "$f" ] && /usr/bin/python3 -c "import sys; sys.exit(0 if $s <= $f else 1)"; then
+    ok "s-bmuf at $n trainers ($s) no worse than fr-bmuf ($f)"
+  else
+    bad "s-bmuf at $n trainers (${s:-failed}) worse than fr-bmuf (${f:-failed})"
+  fi
+done
+summary
