@@ -229,7 +229,7 @@ std::string describe(const resolved_schema& schema, const line_error& error) {
            std::to_string(error.fields) +
            (error.fields + 1 == schema.num_columns && schema.label_column == 0
               ? " (a file without the label column, like Criteo's test set? the model reads "
-                "column 0 as the label)"
+                "column 0 as the label; predict scores such lines with --data.labels=auto or no)"
               : "");
   }
   return column + ": malformed";

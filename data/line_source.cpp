@@ -1,5 +1,7 @@
 #include "data/line_source.hpp"
 
+#include "data/byte_stream.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -8,50 +10,32 @@
 
 namespace data {
 
-namespace {
-
-std::string errno_text(int err) { return err ? std::strerror(err) : "unknown error"; }
-
-bool seek(std::FILE* fp, std::uint64_t offset) {
-  // std::fseek takes a long: 64 bits on the LP64 platforms we build for.
-  static_assert(sizeof(long) >= 8, "files over 2 GiB need a 64-bit long");
-  return std::fseek(fp, static_cast<long>(offset), SEEK_SET) == 0;
-}
-
-} // namespace
-
 line_source::line_source(std::size_t chunk_bytes) : buf_(std::max<std::size_t>(chunk_bytes, 1)) {}
 
 line_source::~line_source() { close(); }
 
-void line_source::close() {
-  if (fp_)
-    std::fclose(fp_);
-  fp_ = nullptr;
-}
+void line_source::close() { stream_.reset(); }
 
 bool line_source::open(const std::string& path, std::uint64_t size, std::uint64_t line_start,
                        std::uint64_t begin, std::string* error) {
   close();
   path_ = path;
   size_ = size;
-  fp_ = std::fopen(path.c_str(), "rb");
-  if (!fp_) {
-    *error = "cannot open '" + path + "': " + errno_text(errno);
+  deferred_error_.clear();
+  stream_ = open_stream(path, error);
+  if (!stream_)
     return false;
-  }
-  std::setvbuf(fp_, nullptr, _IONBF, 0); // we read in large chunks ourselves
   // Starting mid-file: our first line follows the first '\n' at or after
   // begin-1, i.e. it is the first line beginning at or after begin.
   skipping_ = begin > line_start;
   const std::uint64_t from = skipping_ ? begin - 1 : begin;
-  if (!seek(fp_, from)) {
-    *error = "cannot read '" + path + "': " + errno_text(errno);
+  if (from > 0 && !stream_->skip(from, error)) {
     close();
     return false;
   }
   buf_off_ = read_off_ = from;
   beg_ = end_ = 0;
+  eof_ = read_off_ >= size_;
   first_line_off_ = begin;
   return true;
 }
@@ -65,15 +49,45 @@ bool line_source::refill(std::string* error) {
   }
   if (end_ == buf_.size())
     buf_.resize(buf_.size() * 2); // a line longer than the buffer
+  // Fill the buffer (a decoder hands out less than asked): fewer, larger
+  // chunks for the line scan.
   const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size() - end_, size_ - read_off_));
-  const std::size_t got = std::fread(buf_.data() + end_, 1, want, fp_);
-  if (got != want) {
-    *error = std::ferror(fp_) ? "cannot read '" + path_ + "': " + errno_text(errno)
-                              : path_ + ": the file got shorter while it was being read";
+  if (!deferred_error_.empty()) {
+    *error = deferred_error_;
     return false;
   }
-  end_ += got;
-  read_off_ += got;
+  std::size_t have = 0;
+  while (have < want) {
+    std::size_t got = 0;
+    if (!stream_->read(buf_.data() + end_ + have, want - have, &got, error)) {
+      if (have == 0)
+        return false;
+      // Corrupt or cut-short data: hand out the lines decoded before it
+      // first, so that the error comes at the line it reached.
+      deferred_error_ = *error;
+      error->clear();
+      break;
+    }
+    if (got == 0)
+      break;
+    have += got;
+  }
+  if (!deferred_error_.empty()) {
+    end_ += have;
+    read_off_ += have;
+    return true;
+  }
+  end_ += have;
+  read_off_ += have;
+  if (have < want) {
+    if (size_ != unknown_size) {
+      *error = "'" + path_ + "': the file got shorter while it was being read";
+      return false;
+    }
+    eof_ = true; // the end of data of unknown size
+  }
+  if (read_off_ >= size_)
+    eof_ = true;
   return true;
 }
 
@@ -83,12 +97,12 @@ line_source::status line_source::next(line* out, std::string* error) {
     const char* const b = base + beg_;
     const char* const e = base + end_;
     const char* nl = static_cast<const char*>(std::memchr(b, '\n', static_cast<std::size_t>(e - b)));
-    const bool eof = read_off_ >= size_;
+    const bool eof = eof_;
     if (skipping_) { // discard the line that belongs to the previous part
       if (!nl) {
         beg_ = end_;
         if (eof) {
-          first_line_off_ = size_;
+          first_line_off_ = read_off_;
           return status::end;
         }
         if (!refill(error))
@@ -123,59 +137,71 @@ line_source::status line_source::next(line* out, std::string* error) {
   }
 }
 
-bool probe_file(const std::string& path, bool want_first_line, std::uint64_t* size, std::string* first_line,
-                bool* has_newline, std::string* error) {
+bool probe_file(const std::string& path, bool want_first_line, bool measure_compressed, std::uint64_t* size,
+                std::string* first_line, bool* has_newline, std::string* error) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  if (!is_stdin(path) && std::filesystem::is_directory(path, ec)) {
     *error = "cannot read '" + path + "': it is a directory";
     return false;
   }
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp) {
-    *error = "cannot open '" + path + "': " + errno_text(errno);
-    return false;
-  }
-  bool ok = std::fseek(fp, 0, SEEK_END) == 0;
-  const long end = ok ? std::ftell(fp) : -1;
-  ok = end >= 0 && seek(fp, 0);
-  *size = ok ? static_cast<std::uint64_t>(end) : 0;
   *has_newline = false;
-  if (ok && want_first_line) {
-    char chunk[1 << 16];
-    while (first_line->size() < *size) {
-      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof chunk, *size - first_line->size()));
-      if (std::fread(chunk, 1, want, fp) != want) {
-        ok = false;
-        break;
-      }
-      const char* nl = static_cast<const char*>(std::memchr(chunk, '\n', want));
-      first_line->append(chunk, nl ? static_cast<std::size_t>(nl - chunk) : want);
+  auto stream = open_stream(path, error, /*probe=*/true);
+  if (!stream)
+    return false;
+  const bool plain = stream->kind() == compression::none;
+  if (is_stdin(path) || (!plain && !measure_compressed)) {
+    *size = line_source::unknown_size;
+  } else if (plain) {
+    *size = std::filesystem::file_size(path, ec);
+    if (ec) {
+      *error = "cannot read '" + path + "': " + ec.message();
+      return false;
+    }
+  }
+  const bool measure = !plain && measure_compressed && !is_stdin(path);
+  std::uint64_t total = 0;
+  std::vector<char> chunk(std::size_t(1) << 16);
+  bool in_first = want_first_line;
+  while (in_first || measure) {
+    std::size_t got = 0;
+    if (!stream->read(chunk.data(), chunk.size(), &got, error))
+      return false;
+    if (got == 0)
+      break;
+    total += got;
+    if (in_first) {
+      const char* nl = static_cast<const char*>(std::memchr(chunk.data(), '\n', got));
+      first_line->append(chunk.data(), nl ? static_cast<std::size_t>(nl - chunk.data()) : got);
       if (nl) {
         *has_newline = true;
-        break;
+        in_first = false;
+      } else if (first_line->size() > line_source::max_line_bytes) {
+        in_first = false; // the reader reports the long line
       }
     }
   }
-  if (!ok)
-    *error = "cannot read '" + path + "': " + errno_text(errno);
-  std::fclose(fp);
-  return ok;
+  if (measure)
+    *size = total;
+  return true;
 }
 
 bool count_newlines(const std::string& path, std::uint64_t end, std::uint64_t* count) {
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
-  if (!fp)
+  if (is_stdin(path))
+    return false; // read once: not again to count
+  std::string error;
+  auto stream = open_stream(path, &error);
+  if (!stream)
     return false;
   std::vector<char> chunk(std::size_t(1) << 20);
   std::uint64_t newlines = 0, left = end;
   while (left > 0) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), left));
-    if (std::fread(chunk.data(), 1, want, fp) != want)
+    std::size_t got = 0;
+    if (!stream->read(chunk.data(), want, &got, &error) || got == 0)
       break;
-    newlines += static_cast<std::uint64_t>(std::count(chunk.data(), chunk.data() + want, '\n'));
-    left -= want;
+    newlines += static_cast<std::uint64_t>(std::count(chunk.data(), chunk.data() + got, '\n'));
+    left -= got;
   }
-  std::fclose(fp);
   *count = newlines;
   return left == 0;
 }

@@ -1,4 +1,6 @@
 #include "data/reader.hpp"
+#include "data/byte_stream.hpp"
+#include "data/input_files.hpp"
 #include "model/check.hpp"
 
 #include <algorithm>
@@ -7,10 +9,12 @@ namespace data {
 
 struct reader::input_file {
   std::string path;
-  std::uint64_t size = 0;         // bytes at open()
+  std::uint64_t size = 0;         // data bytes at open() (decompressed), or line_source::unknown_size
   std::uint64_t data_begin = 0;   // first byte after the header line
   std::uint64_t global_begin = 0; // data_begin's offset in the concatenated data
   resolved_schema schema;
+  resolved_schema unlabelled;     // schema without its label column (labels != required)
+  bool all_unlabelled = false;    // no line of the file has the label
 };
 
 namespace {
@@ -18,6 +22,46 @@ namespace {
 // floor(total * i / n) without overflowing 64 bits.
 std::uint64_t split_point(std::uint64_t total, std::uint64_t i, std::uint64_t n) {
   return (total / n) * i + (total % n) * i / n;
+}
+
+// The layout without its label column: the fields after it move one left.
+resolved_schema drop_label(resolved_schema s) {
+  s.roles.erase(s.roles.begin() + std::ptrdiff_t(s.label_column));
+  s.names.erase(s.names.begin() + std::ptrdiff_t(s.label_column));
+  s.num_columns -= 1;
+  s.label_column = ~std::size_t(0);
+  return s;
+}
+
+// Resolves f's labelled and (labels != required) unlabelled schemas.
+bool resolve_file(const reader_options& o, const std::vector<std::string>* header,
+                  resolved_schema* schema, resolved_schema* unlabelled, bool* all_unlabelled,
+                  const std::string& path, std::string* error) {
+  *all_unlabelled = o.labels == label_presence::absent;
+  if (o.labels != label_presence::required && header && o.schema.label.by_name() &&
+      std::find(header->begin(), header->end(), o.schema.label.name) == header->end()) {
+    // The header decides: no label column in this file. Resolve as if the
+    // label were a first column, then drop it.
+    std::vector<std::string> with_label{o.schema.label.name};
+    with_label.insert(with_label.end(), header->begin(), header->end());
+    *all_unlabelled = true;
+    header = &with_label;
+    if (!resolve_schema(o.schema, header, path, schema, error))
+      return false;
+  } else {
+    if (header && o.labels != label_presence::required)
+      *all_unlabelled = false; // the header names the label: lines have it
+    if (!resolve_schema(o.schema, header, path, schema, error))
+      return false;
+  }
+  if (o.labels == label_presence::required)
+    return true;
+  if (schema->num_columns < 2) {
+    *error = path + ": a layout of the label alone has nothing to read without it";
+    return false;
+  }
+  *unlabelled = drop_label(*schema);
+  return true;
 }
 
 } // namespace
@@ -38,29 +82,40 @@ std::unique_ptr<reader> reader::open(const reader_options& options, std::string*
              " is out of range: expected 0 <= part < num_parts";
     return nullptr;
   }
+  std::vector<std::string> files;
+  if (!expand_inputs(options.files, &files, error))
+    return nullptr;
   std::unique_ptr<reader> r(new reader(options));
+  r->options_.files = files;
   std::uint64_t total = 0;
-  for (const std::string& path : options.files) {
+  for (const std::string& path : files) {
     input_file f;
     f.path = path;
+    if (is_stdin(path) && options.num_parts > 1) {
+      *error = "standard input ('-') cannot be split into " + std::to_string(options.num_parts) +
+               " parts (one per trainer): it is read once, by one reader; give a file, or use one "
+               "trainer (cluster.trainers=1 or cluster.mode=sequential)";
+      return nullptr;
+    }
     std::string header;
     bool has_newline = false;
-    if (!probe_file(path, options.schema.header, &f.size, &header, &has_newline, error))
+    if (!probe_file(path, options.schema.header, options.num_parts > 1, &f.size, &header, &has_newline, error))
       return nullptr;
     std::vector<std::string> header_fields;
     if (options.schema.header) {
-      if (f.size == 0) {
+      if (f.size == 0 || (header.empty() && !has_newline)) {
         *error = path + ": expected a header line naming the columns, but the file is empty";
         return nullptr;
       }
       header_fields = split_header(header, options.schema.delimiter);
-      f.data_begin = has_newline ? header.size() + 1 : f.size;
+      f.data_begin = has_newline ? header.size() + 1 : header.size();
     }
-    if (!resolve_schema(options.schema, options.schema.header ? &header_fields : nullptr, path, &f.schema,
-                        error))
+    if (!resolve_file(options, options.schema.header ? &header_fields : nullptr, &f.schema,
+                      &f.unlabelled, &f.all_unlabelled, path, error))
       return nullptr;
     f.global_begin = total;
-    total += f.size - f.data_begin;
+    if (f.size != line_source::unknown_size) // unknown only with one part: then not needed
+      total += f.size - f.data_begin;
     r->files_.push_back(std::move(f));
   }
   r->num_dense_ = r->files_.front().schema.num_dense;
@@ -96,16 +151,26 @@ void reader::finish_file() {
 bool reader::open_file() {
   for (; file_ < files_.size(); ++file_) {
     const input_file& f = files_[file_];
-    const std::uint64_t global_end = f.global_begin + (f.size - f.data_begin);
-    const std::uint64_t lo = std::max(part_begin_, f.global_begin);
-    const std::uint64_t hi = std::min(part_end_, global_end);
-    if (lo >= hi)
-      continue; // no byte of this file is in our part
-    stop_off_ = f.data_begin + (hi - f.global_begin);
-    if (!source_.open(f.path, f.size, f.data_begin, f.data_begin + (lo - f.global_begin), &error_))
-      return false;
+    if (options_.num_parts == 1) { // the whole file, whatever its size
+      stop_off_ = line_source::unknown_size;
+      if (!source_.open(f.path, f.size, f.data_begin, f.data_begin, &error_))
+        return false;
+    } else {
+      const std::uint64_t global_end = f.global_begin + (f.size - f.data_begin);
+      const std::uint64_t lo = std::max(part_begin_, f.global_begin);
+      const std::uint64_t hi = std::min(part_end_, global_end);
+      if (lo >= hi)
+        continue; // no byte of this file is in our part
+      stop_off_ = f.data_begin + (hi - f.global_begin);
+      if (!source_.open(f.path, f.size, f.data_begin, f.data_begin + (lo - f.global_begin), &error_))
+        return false;
+    }
     parser_ = line_parser(&f.schema);
-    parser_.require_all_fields(options_.whole_lines);
+    // either: a line's width says whether it has the label, so count fields.
+    parser_.require_all_fields(options_.whole_lines || options_.labels == label_presence::either);
+    unlabelled_parser_ = line_parser(&f.unlabelled);
+    unlabelled_parser_.require_all_fields(options_.whole_lines);
+    file_unlabelled_ = f.all_unlabelled;
     base_line_ = 0;
     line_index_ = 0;
     return true;
@@ -190,7 +255,9 @@ bool reader::next(batch& out, std::size_t max_examples) {
       break;
     }
     const line_source::status st = source_.next(&line, &error_);
-    if (st == line_source::status::error) {
+    if (st == line_source::status::error) { // I/O, or compressed data cut short or corrupt
+      const std::uint64_t at = line_number(line_index_);
+      error_ = files_[file_].path + ":" + (at ? std::to_string(at) : "?") + ": " + error_;
       ok = false;
       break;
     }
@@ -234,12 +301,29 @@ bool reader::next(batch& out, std::size_t max_examples) {
     if (n == room)
       grow();
     line_error err;
-    if (parser_.parse(line.text, &out.labels[n], out.dense.data() + n * num_dense_, out.cat.data() + n * num_cat_,
-                      &err)) {
+    float* const label = &out.labels[n];
+    float* const dense = out.dense.data() + n * num_dense_;
+    std::uint64_t* const cat = out.cat.data() + n * num_cat_;
+    const line_parser* used = &parser_;
+    bool parsed = false;
+    if (file_unlabelled_) {
+      used = &unlabelled_parser_;
+      parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err);
+    } else {
+      parsed = parser_.parse(line.text, label, dense, cat, &err);
+      if (!parsed && options_.labels == label_presence::either && err.kind == line_error::too_few_fields &&
+          err.fields + 1 == parser_.schema().num_columns) { // the layout without its label
+        used = &unlabelled_parser_;
+        parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err);
+      }
+    }
+    if (parsed && used == &unlabelled_parser_)
+      *label = 0.0f; // no label to read
+    if (parsed) {
       ++n;
       ++stats_.examples;
       ++stats_.lines;
-    } else if (!malformed(index, describe(parser_.schema(), err),
+    } else if (!malformed(index, describe(used->schema(), err),
                           options_.whole_lines && (err.kind == line_error::too_few_fields ||
                                                    err.kind == line_error::too_many_fields))) {
       ok = false;

@@ -19,10 +19,13 @@
 // Headers: with schema.header every file starts with its own header line;
 // column names are resolved per file, so the column order may differ.
 //
-// Input: the files are read one after another, with large unbuffered reads
-// into one reused buffer (chunk_bytes; it grows only for a longer line; see
-// line_source.hpp). File sizes are taken at open(): bytes appended later are
-// not read.
+// Input: `files` entries are expanded first (folders, glob patterns, "-" for
+// standard input; input_files.hpp states the order). The files are read one
+// after another, with large reads into one reused buffer (chunk_bytes; it
+// grows only for a longer line; see line_source.hpp). gzip and zstd files are
+// decompressed on the fly, recognised by their first bytes (byte_stream.hpp);
+// offsets, parts and stats::bytes count decompressed bytes. File sizes are
+// taken at open(): bytes appended later are not read.
 //
 // Partitioning: the data bytes of all files (headers excluded) form one
 // concatenated range, split by bytes into num_parts equal parts. Part i
@@ -31,6 +34,10 @@
 // straddles its end. Parts are therefore disjoint and together cover every
 // line exactly once; a part may be empty. Files are never merged: every file
 // starts a new line.
+// With num_parts > 1, open() decompresses each compressed file once to learn
+// its size, so its parts are those of the same file uncompressed; standard
+// input cannot be split (open() refuses "-" with num_parts > 1) and is read
+// once: reset() or a second reader on "-" fails in next() with a message.
 //
 // Errors are values: open() fails with a message naming the file; next()
 // returns false with error() set on a fatal error (strict mode, I/O). No
@@ -50,14 +57,26 @@
 
 namespace data {
 
+// Whether lines carry the label column (schema.label).
+// - required: every line does.
+// - absent: no line does: the layout without its label column, the fields
+//   after it one place to the left; examples get label 0.
+// - either: a line with exactly one field fewer than the layout is read as
+//   absent (Criteo's test file: the 39 feature columns), one with all fields
+//   as required; other widths are malformed (too few fields). With a header
+//   (schema.header), the header decides per file: a label named in it or not.
+// Only predict reads lines without a label.
+enum class label_presence { required, absent, either };
+
 struct reader_options {
-  std::vector<std::string> files; // read in this order; at least one
+  std::vector<std::string> files; // entries read in this order; at least one
   schema_options schema = schema_options::criteo();
   bool strict = false;               // stop at the first malformed line
   // A line with another number of fields than the schema stops the reader
   // (it is not skipped): predict and eval of a saved model never score a
   // file of another layout from shifted columns.
   bool whole_lines = false;
+  label_presence labels = label_presence::required;
   std::size_t max_logged_errors = 5; // messages kept in stats::first_errors
   std::size_t part = 0;              // read part `part` of `num_parts` (0-based)
   std::size_t num_parts = 1;
@@ -127,6 +146,8 @@ private:
   std::size_t file_ = 0;
   line_source source_;
   line_parser parser_;
+  line_parser unlabelled_parser_; // lines without the label column
+  bool file_unlabelled_ = false;  // every line of this file lacks it (absent, or its header)
   std::uint64_t stop_off_ = 0;   // lines starting at or after this belong to the next part
   std::uint64_t base_line_ = 0;  // line number of source_'s first line; 0 until needed
   std::uint64_t line_index_ = 0; // lines seen in this file since that first line

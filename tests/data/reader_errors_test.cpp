@@ -118,9 +118,11 @@ TEST_CASE("a missing file is named in the open error") {
   CHECK(data::reader::open(options_for({ok, missing}), &error) == nullptr);
   CHECK(error == "cannot open '" + missing + "': No such file or directory");
 
+  // A folder is read (reader_input_test); one without files is refused.
+  temp_dir empty;
   error.clear();
-  CHECK(data::reader::open(options_for({dir.path("")}), &error) == nullptr);
-  CHECK(error.find("is a directory") != std::string::npos);
+  CHECK(data::reader::open(options_for({empty.path("")}), &error) == nullptr);
+  CHECK(error.find("the folder holds no data file") != std::string::npos);
 
   error.clear();
   CHECK(data::reader::open(options_for({}), &error) == nullptr);
