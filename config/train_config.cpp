@@ -38,6 +38,24 @@ std::optional<std::string> check_inputs(const std::vector<std::string>& files,
   return std::nullopt;
 }
 
+// Standard input ("-") is read once, by one reader (data/byte_stream.hpp):
+// refused here, naming the option, where a run would read it twice.
+std::optional<std::string> check_stdin(const train_config& c, bool sequential) {
+  const auto count = [](const std::vector<std::string>& l) { return std::count(l.begin(), l.end(), "-"); };
+  const auto train = count(c.data.train), eval = count(c.data.eval);
+  if (train + eval > 1)
+    return std::string("options 'data.train' and 'data.eval' name standard input ('-') ") +
+           std::to_string(train + eval) + " times: it can be read once; expected '-' once at most";
+  if (train && c.train.epochs > 1)
+    return "option 'train.epochs' = " + std::to_string(c.train.epochs) +
+           ": data.train reads standard input ('-'), which can be read once; expected train.epochs = 1";
+  if (train && !sequential && c.cluster.trainers > 1)
+    return "option 'cluster.trainers' = " + std::to_string(c.cluster.trainers) +
+           ": data.train reads standard input ('-'), which one reader reads once and cannot split "
+           "among trainers; expected cluster.trainers = 1 or cluster.mode = sequential";
+  return std::nullopt;
+}
+
 // A column given by index must be below data::max_columns: refused here,
 // naming the key, before a reader sizes a schema by it.
 std::optional<std::string> check_column_index(const option_set& o, const char* key,
@@ -300,6 +318,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
   c.cluster.timeout = std::chrono::milliseconds(o.get_int("cluster.timeout-ms"));
   c.cluster.local_rows = o.get_bool("cluster.local-rows");
+  if (auto e = check_stdin(c, c.cluster.mode == cluster_mode::sequential))
+    return e;
   c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
   c.cluster.scheduler = o.get_string("scheduler.policy") == "sharing" ? scheduler_policy::sharing

@@ -1,6 +1,8 @@
 #include "engine/input.hpp"
 
 #include "config/option_values.hpp"
+#include "data/byte_stream.hpp"
+#include "data/input_files.hpp"
 
 #include <filesystem>
 
@@ -45,10 +47,17 @@ std::string empty_set_error(const char* what, const std::vector<std::string>& fi
          " skipped)";
 }
 
-std::uint64_t total_bytes(const std::vector<std::string>& files) {
+std::uint64_t total_bytes(const std::vector<std::string>& entries) {
+  std::vector<std::string> files;
+  std::string ignored; // the reader reports a bad entry
+  if (!data::expand_inputs(entries, &files, &ignored))
+    return 0;
   std::uint64_t n = 0;
   std::error_code ec;
   for (const auto& f : files) {
+    // Compressed data and standard input have no size before they are read.
+    if (data::is_stdin(f) || data::sniff_compression(f) != data::compression::none)
+      return 0;
     auto s = std::filesystem::file_size(f, ec);
     n += ec ? 0 : s;
   }

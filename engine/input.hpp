@@ -29,7 +29,9 @@ void log_malformed(const data::reader& r, const char* what);
 std::string empty_set_error(const char* what, const std::vector<std::string>& files,
                             std::uint64_t malformed);
 
-// Total size of the files in bytes (missing files count 0).
+// Total size in bytes of the files the entries name (folders and patterns
+// expanded; missing files count 0); 0 (unknown) when one is compressed or
+// standard input.
 std::uint64_t total_bytes(const std::vector<std::string>& files);
 
 } // namespace runtime

@@ -3,7 +3,9 @@
 //   predict --model=PATH --data=FILE[,FILE] --out=FILE   one probability per
 //           example, in input order (the shortest decimal text that reads
 //           back as the same float, one per line); malformed lines are skipped
-//           and reported as in train (they get no line in --out)
+//           and reported as in train (they get no line in --out). Lines may
+//           lack the label column (--data.labels: auto recognises Criteo's
+//           test layout, the 39 feature columns alone)
 //   eval    --model=PATH --data.eval=FILE [--output.metrics=PATH]
 //           prints NE, AUC, logloss and calibration
 // The data layout and hashing are the model's own (its saved configuration).
@@ -15,6 +17,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "data/input_files.hpp"
 #include "engine/evaluation.hpp"
 #include "engine/input.hpp"
 #include "report/logging.hpp"
@@ -73,6 +76,10 @@ bool output_allowed(const char* key, const std::string& path,
                     const std::vector<std::string>& files, const runtime::saved_model& model) {
   runtime::input_files inputs;
   inputs.add(files);
+  std::vector<std::string> expanded; // what patterns match, too
+  std::string ignored;               // the reader reports a bad entry
+  if (data::expand_inputs(files, &expanded, &ignored))
+    inputs.add(expanded);
   inputs.add(model.folder);
   if (auto e = runtime::check_output_file(key, path, inputs)) {
     spdlog::error("{}", *e);
@@ -90,6 +97,10 @@ int predict_command(const std::vector<std::string>& raw) {
   using t = runtime::opt_type;
   opts.add({"use.data", t::string_list, "[]", "files to score (also --data=FILE,...)"});
   opts.add({"use.out", t::string, "", "write one probability per example here (also --out=FILE)"});
+  opts.add({"data.labels", t::string, "auto",
+            "do the lines carry the model's label column: yes, no (the layout without it), auto (a "
+            "line one field short has none: Criteo's test file)",
+            {"auto", "yes", "no"}});
   const auto args =
     rewrite_aliases(raw, {{"model", "use.model"}, {"data", "use.data"}, {"out", "use.out"}});
   runtime::saved_model model;
@@ -101,7 +112,12 @@ int predict_command(const std::vector<std::string>& raw) {
   if (!output_allowed("use.out", out_path, files, model))
     return exit_usage;
   std::string err;
-  auto r = runtime::open_reader(cfg, files, &err);
+  auto ro = runtime::reader_options_for(cfg, files);
+  const auto& labels = opts.get_string("data.labels");
+  ro.labels = labels == "yes"  ? data::label_presence::required
+              : labels == "no" ? data::label_presence::absent
+                               : data::label_presence::either;
+  auto r = data::reader::open(ro, &err);
   if (!r) {
     spdlog::error("{}", err);
     return exit_failure;

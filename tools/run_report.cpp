@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "data/input_files.hpp"
 #include "data/meta.hpp"
 #include "report/output_files.hpp"
 #include "tools/commands.hpp"
@@ -52,8 +53,13 @@ std::string without_own_path(const std::string& ini) {
 std::optional<std::string> check_outputs(const runtime::train_config& cfg,
                                          const std::string& config_file) {
   runtime::input_files in;
-  in.add(cfg.data.train);
-  in.add(cfg.data.eval);
+  for (const auto* entries : {&cfg.data.train, &cfg.data.eval}) {
+    in.add(*entries);
+    std::vector<std::string> files; // what patterns match, too
+    std::string ignored;            // the reader reports a bad entry
+    if (data::expand_inputs(*entries, &files, &ignored))
+      in.add(files);
+  }
   in.add(config_file);
   in.add(cfg.checkpoint.resume);
   const std::pair<const char*, const std::string*> files[] = {
