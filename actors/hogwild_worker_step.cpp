@@ -55,6 +55,8 @@ void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
   if (st.cfg.dct.error_feedback)
     st.mp_residual->add_to(keys.data(), st.mp_grads.data(), n);
   st.mp_grad_tau->encode(keys.data(), st.mp_grads.data(), n, st.cfg.arch.dim, st.mp_vec);
+  if (st.cfg.dct.rounds_half())
+    model::round_to_half(st.mp_vec); // keep_unsent keeps the rounding's error
   if (st.cfg.dct.error_feedback)
     st.mp_residual->keep_unsent(keys.data(), st.mp_grads.data(), n, st.mp_vec);
 }

@@ -94,6 +94,8 @@ void syncer_state::start_dct_ring() {
     const float tau = dring.resync ? 0.0f : dring.tau->next(reduced.data(), n, dring.counts);
     dring.resync = false;
     model::threshold(reduced.data(), n, tau, dring.own);
+    if (cfg.dct.rounds_half())
+      model::round_to_half(dring.own); // the rounding's error stays in reduced (below)
   }
   dring.counts.values += dring.own.nnz();
   dring.counts.entries += n;
@@ -133,9 +135,10 @@ void syncer_state::check_dct_ring() {
   dring.received += dring.gather->received_values();
   dring.dense_bytes += dring.dense_bytes_per_round;
   count(work::ring_sum, double(n));
-  // What this member did not send: its change with the sent entries cleared.
+  // What this member did not send: its change less what went (0 for a sent
+  // f32 entry, a half's rounding error).
   for (std::size_t k = 0; k < dring.own.nnz(); ++k)
-    reduced[dring.own.index[k]] = 0.0f;
+    reduced[dring.own.index[k]] -= dring.own.value[k];
   dring.gather->add_sum(dring.base.data(), 1.0f / members); // c' = c + mean of the changes sent
   if (model::is_bmuf(cfg.algorithm)) {
     model::bmuf_step(cfg.bmuf, bmuf.global.data(), bmuf.momentum.data(), bmuf.block_start.data(),

@@ -9,8 +9,11 @@ void add_dct_options(option_set& o) {
          "change above a threshold, and the dense shard replies only the largest entries of d; "
          "MA and BMUF all-gather each trainer's thresholded change round the ring instead of "
          "the dense all-reduce (docs/dct.md)"});
-  o.add({"dct.dp-keep", t::real, "0.03",
+  o.add({"dct.dp-keep", t::real, "0.003",
          "dct.dp: the fraction of a range's entries the threshold lets through", {}, 1e-6, 1.0});
+  o.add({"dct.dp-reply-keep", t::real, "0.03",
+         "dct.dp with EASGD: the fraction of d's entries the dense shard's reply threshold lets "
+         "through (0: dct.dp-keep)", {}, 0.0, 1.0});
   o.add({"dct.refresh", t::integer, "10",
          "rounds (dct.dp: at the syncer and at the dense shard) or lookups that touch a table "
          "(dct.mp: at each embedding shard) between re-estimates of a threshold, from a sample "
@@ -20,6 +23,11 @@ void add_dct_options(option_set& o) {
          "what a threshold held back is carried into later rounds (false: dropped): dct.dp's "
          "exchanges, and dct.mp's pushes with dct.mp-backward=straight (mask pushes have "
          "nothing to carry: they are the exact gradient of the rows received)"});
+  o.add({"dct.half", t::boolean, "true",
+         "values cross the wire in half precision (IEEE binary16, rounded to nearest even) "
+         "where error feedback carries the rounding's error to a later round: dct.dp, and "
+         "dct.mp's straight pushes, with dct.error-feedback on; f32 elsewhere (lookup replies, "
+         "mask pushes)"});
   o.add({"dct.mp", t::boolean, "false",
          "DCT on the embedding traffic: a lookup reply carries only the row entries above their "
          "table's threshold, and a push only the gradients of those entries (cluster.mode "
@@ -45,8 +53,10 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
                                               model::dct_settings& out) {
   out.dp = o.get_bool("dct.dp");
   out.dp_keep = o.get_real("dct.dp-keep");
+  out.dp_reply_keep = o.get_real("dct.dp-reply-keep");
   out.refresh = std::uint64_t(o.get_int("dct.refresh"));
   out.error_feedback = o.get_bool("dct.error-feedback");
+  out.half = o.get_bool("dct.half");
   out.mp = o.get_bool("dct.mp");
   out.mp_keep = o.get_real("dct.mp-keep");
   out.mp_straight = o.get_string("dct.mp-backward") == "straight";

@@ -60,6 +60,7 @@ float estimate_threshold(const float* x, std::size_t n, double keep, std::uint64
 void threshold(const float* x, std::size_t n, float tau, sparse_vector& out, float* residual) {
   SS_CHECK(n <= 0xFFFFFFFFu, "a vector of at most 2^32 - 1 entries");
   out.size = std::uint32_t(n);
+  out.half = false;
   out.index.clear();
   out.value.clear();
   if (residual)

@@ -37,6 +37,7 @@ void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, st
     now_[t] = tau_[t].next(sample_.data(), sample_.size(), counts_);
   }
   out.size = std::uint32_t(n * dim);
+  out.half = false;
   out.index.clear();
   out.value.clear();
   for (std::size_t i = 0; i < n; ++i) {
@@ -55,6 +56,7 @@ void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, st
 void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse_vector& out) {
   SS_CHECK(n <= 0xFFFFFFFFu, "at most 2^32 - 1 entries");
   out.size = std::uint32_t(n);
+  out.half = false;
   out.index.clear();
   out.value.clear();
   for (std::size_t i = 0; i < n; ++i)
@@ -90,7 +92,7 @@ void dct_row_residuals::keep_unsent(const std::uint64_t* keys, const float* g, s
     float* r = slot(keys[i]);
     std::copy(g + i * dim_, g + (i + 1) * dim_, r);
     for (; k < sent.nnz() && sent.index[k] < (i + 1) * dim_; ++k)
-      r[sent.index[k] - i * dim_] = 0.0f; // sent whole: nothing of it is left
+      r[sent.index[k] - i * dim_] -= sent.value[k]; // 0, or a half's rounding error
   }
 }
 

@@ -71,7 +71,8 @@ public:
   // g ([n * dim], row i for keys[i]) += each key's residual.
   void add_to(const std::uint64_t* keys, float* g, std::size_t n);
   // Each key's residual = its row of g less what `sent` (over [n * dim],
-  // values taken from g) carried.
+  // values taken from g, perhaps rounded to halves) carried: nothing of a
+  // sent f32 entry, a half's rounding error of a sent half one.
   void keep_unsent(const std::uint64_t* keys, const float* g, std::size_t n,
                    const sparse_vector& sent);
   std::size_t rows() const { return at_.size(); }

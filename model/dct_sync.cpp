@@ -33,6 +33,8 @@ const sparse_vector& dct_sender::encode_change(const float* w) {
   const float tau = primed_ ? tau_.next(change_.data(), n, counts_) : 0.0f;
   threshold(change_.data(), n, tau, out_);
   out_.size = std::uint32_t(n);
+  if (s_.rounds_half())
+    round_to_half(out_); // the image takes the rounded values: the error stays in w - image
   if (s_.error_feedback || !primed_)
     scatter_add(out_, image_.data());
   else
@@ -50,7 +52,7 @@ void dct_sender::on_reply(const sparse_vector& r) {
 
 dct_mirror::dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
                        const float* origin)
-    : s_(s), tau_(s.dp_keep, s.refresh, seed), mirror_(size, 0.0f), d_(size, 0.0f) {
+    : s_(s), tau_(s.reply_keep(), s.refresh, seed), mirror_(size, 0.0f), d_(size, 0.0f) {
   if (origin)
     mirror_.assign(origin, origin + size);
 }
@@ -65,6 +67,8 @@ const sparse_vector& dct_mirror::exchange(const sparse_vector& s, float* centre,
   }
   threshold(d_.data(), n, tau_.next(d_.data(), n, counts_), out_);
   out_.size = std::uint32_t(n);
+  if (s_.rounds_half())
+    round_to_half(out_);
   if (s_.error_feedback)
     scatter_add(out_, mirror_.data(), -1.0f);
   else

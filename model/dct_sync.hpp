@@ -15,6 +15,9 @@
 //   shard:  mirror += s; d = alpha (mirror - centre); centre += d;
 //           r = threshold(d, tau_d); mirror -= r; reply r
 //   syncer: w -= r; image -= r
+// With half values (dct_settings::rounds_half) s and r are rounded before
+// the pictures take them, so the rounding's error stays in w - image and in
+// mirror - (where the trainer is), like any other unsent part.
 // Error feedback lives in the pictures: what was not sent of w's change stays
 // in w - image and goes in a later round; what was not sent of d leaves the
 // mirror where the trainer really is, so the next d carries it again. With
@@ -33,13 +36,19 @@ namespace model {
 
 struct dct_settings {
   bool dp = false;              // dct.dp: threshold the dense sync
-  double dp_keep = 0.03;        // the fraction of entries meant to pass
+  double dp_keep = 0.03;        // the fraction of entries meant to pass (dct.dp-keep: 0.003)
+  double dp_reply_keep = 0;     // EASGD: the shard's reply's fraction (0: dp_keep; the
+                                // option's default is 0.03)
+  double reply_keep() const { return dp_reply_keep > 0 ? dp_reply_keep : dp_keep; }
   std::uint64_t refresh = 10;   // rounds (dp) or lookups (mp) between threshold estimates
   bool error_feedback = true;   // dp, and mp's straight pushes (not its mask pushes)
   bool mp = false;              // dct.mp: threshold lookup replies and pushes
   double mp_keep = 0.1;         // the fraction of a reply's entries meant to pass
   bool mp_straight = true;      // dct.mp-backward=straight (model/dct_mp.hpp), else mask
   double mp_grad_keep = 0.01;   // straight: the fraction of gradient entries meant to pass
+  bool half = false;            // dct.half: values go as halves where error feedback carries
+                                // the rounding (dp, straight pushes; not with it off)
+  bool rounds_half() const { return half && error_feedback; }
 };
 
 // What one end of a channel sent, summed.

@@ -124,46 +124,58 @@ TEST_CASE("dct mp: a masked push carries the gradients of the entries received, 
 }
 
 TEST_CASE("dct mp: per-row error feedback delivers every row's gradient sum, late but whole") {
-  const std::size_t dim = 8, tables = 3;
-  std::mt19937 g(11);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::uniform_int_distribution<std::uint64_t> pick(0, 19);
-  model::dct_row_thresholds th(tables, 0.05, 5, 2);
-  model::dct_row_residuals res(dim);
-  // Per row: every gradient computed, and every entry sent.
-  std::vector<double> computed(tables * 20 * dim, 0.0), delivered(tables * 20 * dim, 0.0);
-  auto at = [&](std::uint64_t key, std::size_t j) {
-    return (model::key_table(key) * 20 + model::key_row(key)) * dim + j;
-  };
-  model::sparse_vector out;
-  for (int push = 0; push < 200; ++push) {
-    std::vector<std::uint64_t> keys;
-    for (std::size_t t = 0; t < tables; ++t) { // distinct keys per push, as a worker's are
-      const auto row = pick(g);
-      keys.push_back(row_key(t, row));
-      keys.push_back(row_key(t, (row + 1) % 20));
+  // In f32, and in halves: then the rounding's error waits in the residual too.
+  for (bool half : {false, true}) {
+    CAPTURE(half);
+    const std::size_t dim = 8, tables = 3;
+    std::mt19937 g(11);
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::uniform_int_distribution<std::uint64_t> pick(0, 19);
+    model::dct_row_thresholds th(tables, 0.05, 5, 2);
+    model::dct_row_residuals res(dim);
+    // Per row: every gradient computed, and every entry sent.
+    std::vector<double> computed(tables * 20 * dim, 0.0), delivered(tables * 20 * dim, 0.0);
+    auto at = [&](std::uint64_t key, std::size_t j) {
+      return (model::key_table(key) * 20 + model::key_row(key)) * dim + j;
+    };
+    model::sparse_vector out;
+    for (int push = 0; push < 200; ++push) {
+      std::vector<std::uint64_t> keys;
+      for (std::size_t t = 0; t < tables; ++t) { // distinct keys per push, as a worker's are
+        const auto row = pick(g);
+        keys.push_back(row_key(t, row));
+        keys.push_back(row_key(t, (row + 1) % 20));
+      }
+      std::vector<float> grad(keys.size() * dim);
+      for (std::size_t i = 0; i < grad.size(); ++i) {
+        grad[i] = d(g);
+        computed[at(keys[i / dim], i % dim)] += grad[i];
+      }
+      res.add_to(keys.data(), grad.data(), keys.size());
+      th.encode(keys.data(), grad.data(), keys.size(), dim, out);
+      if (half)
+        model::round_to_half(out);
+      res.keep_unsent(keys.data(), grad.data(), keys.size(), out);
+      for (std::size_t k = 0; k < out.nnz(); ++k)
+        delivered[at(keys[out.index[k] / dim], out.index[k] % dim)] += out.value[k];
     }
-    std::vector<float> grad(keys.size() * dim);
-    for (std::size_t i = 0; i < grad.size(); ++i) {
-      grad[i] = d(g);
-      computed[at(keys[i / dim], i % dim)] += grad[i];
+    CHECK(double(th.counts().values) / double(th.counts().entries) < 0.15);
+    CHECK(res.rows() == tables * 20);
+    // What is still held is exactly what has not been delivered yet.
+    std::vector<std::uint64_t> all;
+    for (std::size_t t = 0; t < tables; ++t)
+      for (std::uint64_t row = 0; row < 20; ++row)
+        all.push_back(row_key(t, row));
+    std::vector<float> held(all.size() * dim, 0.0f);
+    res.add_to(all.data(), held.data(), all.size());
+    for (std::size_t i = 0; i < held.size(); ++i)
+      CHECK(delivered[at(all[i / dim], i % dim)] + held[i] ==
+            doctest::Approx(computed[at(all[i / dim], i % dim)]).epsilon(1e-4));
+    if (half) { // what is held includes rounding errors, not only unsent entries
+      std::size_t rounded = 0;
+      for (float h : held)
+        rounded += h != 0.0f && std::fabs(h) < 1e-3f;
+      CHECK(rounded > 0);
     }
-    res.add_to(keys.data(), grad.data(), keys.size());
-    th.encode(keys.data(), grad.data(), keys.size(), dim, out);
-    res.keep_unsent(keys.data(), grad.data(), keys.size(), out);
-    for (std::size_t k = 0; k < out.nnz(); ++k)
-      delivered[at(keys[out.index[k] / dim], out.index[k] % dim)] += out.value[k];
   }
-  CHECK(double(th.counts().values) / double(th.counts().entries) < 0.15);
-  CHECK(res.rows() == tables * 20);
-  // What is still held is exactly what has not been delivered yet.
-  std::vector<std::uint64_t> all;
-  for (std::size_t t = 0; t < tables; ++t)
-    for (std::uint64_t row = 0; row < 20; ++row)
-      all.push_back(row_key(t, row));
-  std::vector<float> held(all.size() * dim, 0.0f);
-  res.add_to(all.data(), held.data(), all.size());
-  for (std::size_t i = 0; i < held.size(); ++i)
-    CHECK(delivered[at(all[i / dim], i % dim)] + held[i] ==
-          doctest::Approx(computed[at(all[i / dim], i % dim)]).epsilon(1e-4));
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/dct_sync.hpp"
+#include "model/half.hpp"
 #include "model/sync_rules.hpp"
 
 namespace {
@@ -177,4 +178,51 @@ TEST_CASE("dct sync: error feedback carries a drift below the threshold to the c
   // w - image below tau, and the centre's lag, make up the rest).
   CHECK(without < 0.011);
   CHECK(with > 0.5);
+}
+
+TEST_CASE("dct sync: half values keep the pictures identical, the rounding stays in w - image") {
+  const std::size_t n = 20000;
+  dct_settings s;
+  s.dp_keep = 0.05;
+  s.half = true;
+  REQUIRE(s.rounds_half());
+  noisy_run run(s, n);
+  int checked = 0;
+  run.go(n, [&](const noisy_run& r) {
+    REQUIRE(r.tx.image() == r.rx.mirror()); // both summed the same halves
+    ++checked;
+  });
+  CHECK(checked == 30);
+  // With keep 1 every entry goes, rounded: the image is w with each entry's
+  // rounding error left in w - image, and the next round sends it.
+  dct_settings all;
+  all.dp_keep = 1.0;
+  all.half = true;
+  std::mt19937 g(2);
+  std::vector<float> w(n, 0.0f);
+  drift(w, g, 1e-3f);
+  dct_sender tx(all, n, 1);
+  const auto sent = tx.encode_change(w.data());
+  REQUIRE(sent.half);
+  std::size_t inexact = 0;
+  for (std::size_t k = 0; k < sent.nnz(); ++k) {
+    const auto i = sent.index[k];
+    CHECK(sent.value[k] == model::round_half(w[i]));
+    inexact += tx.image()[i] != w[i];
+  }
+  CHECK(inexact > n / 2); // most of w is not a half
+  // The second round sends exactly the rounding errors (w did not move).
+  const auto again = tx.encode_change(w.data());
+  std::size_t carried = 0;
+  for (std::size_t k = 0; k < again.nnz(); ++k) {
+    const auto i = again.index[k];
+    CHECK(again.value[k] == model::round_half(w[i] - model::round_half(w[i])));
+    ++carried;
+  }
+  CHECK(carried == inexact);
+  // Without error feedback nothing is rounded: f32 values.
+  dct_settings plain = all;
+  plain.error_feedback = false;
+  dct_sender tx2(plain, n, 1);
+  CHECK_FALSE(tx2.encode_change(w.data()).half);
 }
