@@ -1,13 +1,15 @@
 // Reader throughput: lines/s and MB/s of data::reader on Criteo-like TSV.
 //
-//   bench_reader [FILE] [--lines N] [--repeats R] [--batch B]
+//   bench_reader [FILE] [--lines N] [--repeats R] [--batch B] [--file-only]
 //
 // Without FILE it writes N (default 500k) synthetic Criteo-like lines to
 // /tmp and removes them afterwards. Each measurement reads the whole input R
 // times (default 5) and reports the median. If the shared Criteo sample is
 // present, it is also measured, listed 100 times as input files so one pass
 // is 800k real lines. The files are in the page cache after the first pass,
-// so this measures parsing, not the disk. Prints one JSON line at the end.
+// so this measures parsing, not the disk. FILE may be gzip or zstd
+// (decompressed on the fly; MB/s counts decompressed bytes); --file-only skips
+// the shared sample (bench/compressed_input.py). Prints one JSON line at the end.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -144,6 +146,7 @@ int main(int argc, char** argv) {
   std::string file;
   std::size_t lines = 500000, batch_size = 4096;
   int repeats = 5;
+  bool file_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--lines" && i + 1 < argc)
@@ -152,8 +155,10 @@ int main(int argc, char** argv) {
       repeats = std::max(1, std::stoi(argv[++i]));
     else if (a == "--batch" && i + 1 < argc)
       batch_size = std::stoul(argv[++i]);
+    else if (a == "--file-only")
+      file_only = true;
     else if (a.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: %s [FILE] [--lines N] [--repeats R] [--batch B]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [FILE] [--lines N] [--repeats R] [--batch B] [--file-only]\n", argv[0]);
       return 2;
     } else
       file = a;
@@ -171,7 +176,7 @@ int main(int argc, char** argv) {
   std::string criteo_json;
 #ifdef SS_SHARED_DATA_DIR
   const std::string criteo = std::string(SS_SHARED_DATA_DIR) + "/criteo-kaggle-head10k/train-8k.tsv";
-  if (std::filesystem::exists(criteo)) {
+  if (!file_only && std::filesystem::exists(criteo)) {
     const result c = measure("criteo-8k", std::vector<std::string>(100, criteo), repeats, batch_size);
     char tmp[256];
     std::snprintf(tmp, sizeof tmp,
