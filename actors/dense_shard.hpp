@@ -47,7 +47,7 @@ struct dense_shard_config {
   std::uint32_t shard = 0;    // index, for logs and errors
   std::uint64_t offset = 0;   // first element of the range in the flat buffer
   std::vector<float> initial; // initial centre; its size is the range size
-  float alpha = 0.1f;         // EASGD moving rate, typically 0.5/N .. 0.9/N
+  float alpha = 0.1f;         // EASGD moving rate (sync.alpha, default 0.25)
   // cluster.trainers: a DCT exchange names a trainer id below it (each id
   // keys a mirror of the range); 0 admits none.
   std::uint32_t num_trainers = 0;

@@ -80,7 +80,7 @@ struct cluster_settings {
 struct sync_settings {
   model::sync_algorithm algorithm = model::sync_algorithm::s_easgd;
   std::uint64_t k = 10;               // FR-*: batches between rounds (per worker)
-  float alpha = 0.0f;                 // EASGD elasticity; 0 = 0.5 / trainers
+  float alpha = 0.0f;                 // EASGD elasticity (sync.alpha, default 0.25)
   float momentum = -1.0f;             // BMUF block momentum; < 0 = 1 - 1 / trainers
   float block_lr = 1.0f;              // BMUF block learning rate
   bool nesterov = true;

@@ -71,6 +71,20 @@ TEST_CASE("training_changes names each setting a resume trains with differently"
   CHECK(changes[2] == "train.batch-size 128 -> 256");
 }
 
+TEST_CASE("EASGD's elasticity defaults to 0.25 whatever the number of trainers; a set value wins") {
+  // Measured on the virtual clock (issue 36, docs/RESULTS.md 4c): 0.5 / N
+  // loosens the replicas as N grows: S-EASGD at 16 trainers +3.8 % and
+  // +4.8 % eval NE against sequential on two sets, +2.0 % and +2.9 % with
+  // 0.25; at 64 trainers +14.2 % against +6.9 %.
+  CHECK(configure({"--cluster.trainers=2"}).sync.alpha == 0.25f);
+  CHECK(configure({"--cluster.trainers=4"}).sync.alpha == 0.25f);
+  CHECK(configure({"--cluster.trainers=16"}).sync.alpha == 0.25f);
+  CHECK(configure({"--cluster.trainers=64"}).sync.alpha == 0.25f);
+  CHECK(configure({"--cluster.trainers=16", "--sync.alpha=0"}).sync.alpha == 0.25f);
+  CHECK(configure({"--cluster.trainers=16", "--sync.alpha=0.0625"}).sync.alpha ==
+        doctest::Approx(0.0625));
+}
+
 TEST_CASE("BMUF's block momentum defaults to 1 - 1/N capped at 0.5; a set value wins") {
   // Measured on the virtual clock (issue 36): 1 - 1/N over-accelerates the
   // short, stale blocks of S-BMUF from 4 trainers on (eval NE +2.4 % to

@@ -14,6 +14,7 @@
 # usage: quality_test.sh BIN
 set -u
 bin=${1:?shadowsync binary}
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 tmp=$(mktemp -d)
@@ -46,6 +47,9 @@ while read -r method n bound; do
   if [ "${QUALITY_BMUF_MOMENTUM:-}" = paper ] && [[ "$method" == *bmuf ]]; then
     extra=(--sync.momentum="$(/usr/bin/python3 -c "print(1 - 1 / $n)")")
   fi
+  if [ "${QUALITY_EASGD_ALPHA:-}" = old ] && [[ "$method" == *easgd ]]; then
+    extra=(--sync.alpha="$(/usr/bin/python3 -c "print(0.5 / $n)")")
+  fi
   ne=$(ne_of "$method-$n" --cluster.trainers="$n" --cluster.embedding-shards=4 \
          --sync.algorithm="$method" "${extra[@]}")
   if [ -z "$ne" ]; then
@@ -66,10 +70,10 @@ s-bmuf 4 0.005
 fr-easgd 4 0.01
 fr-ma 4 0.01
 fr-bmuf 4 0.01
-s-easgd 16 0.045
+s-easgd 16 0.025
 s-ma 16 0.03
 s-bmuf 16 0.025
-fr-easgd 16 0.09
+fr-easgd 16 0.05
 fr-ma 16 0.035
 fr-bmuf 16 0.025
 EOF
