@@ -176,6 +176,7 @@ progress_sample progress_of(const messages::progress_report& total) {
   if (total.worker_seconds > 0)
     s.blocked_fraction = std::min(1.0, total.blocked_seconds / total.worker_seconds);
   s.bytes = total.embedding_bytes + total.sync_bytes;
+  s.sync_bytes = total.sync_bytes;
   return s;
 }
 

@@ -191,6 +191,11 @@ void add_train_options(option_set& o) {
       "output.timeline-seconds) and config.ini (the configuration used; reproduces the run)");
   add(o, "output.timeline-seconds", r, "1", "interval of timeline.csv rows (with output.dir)", {},
       0.01, 1e6);
+  add(o, "output.metrics-port", i, "0",
+      "serve /metrics (Prometheus text format) on this TCP port while the run lasts (0 = off)", {},
+      0, 65535);
+  add(o, "output.metrics-address", s, "127.0.0.1",
+      "address the /metrics endpoint listens on (with output.metrics-port)");
   add_display_options(o);
   add_checkpoint_options(o); // [checkpoint], output.model
   add_sim_options(o);        // [sim]
@@ -372,6 +377,11 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.output.config = o.get_string("output.config");
   c.output.dir = o.get_string("output.dir");
   c.output.timeline_seconds = o.get_real("output.timeline-seconds");
+  c.output.metrics_port = std::uint16_t(o.get_int("output.metrics-port"));
+  c.output.metrics_address = o.get_string("output.metrics-address");
+  if (c.output.metrics_port != 0 && c.output.metrics_address.empty())
+    return "option 'output.metrics-address' is empty: expected an address to listen on, e.g. "
+           "127.0.0.1 (with output.metrics-port = " + o.value_text("output.metrics-port") + ")";
   c.output.progress = o.get_string("output.progress");
   c.output.progress_seconds = o.get_real("output.progress-seconds");
   c.output.log_level = o.get_string("output.log-level");

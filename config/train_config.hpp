@@ -55,6 +55,10 @@ struct output_settings {
   // Run folder: metrics.json, timeline.csv, config.ini; empty: none.
   std::string dir;
   double timeline_seconds = 1.0;     // period of timeline.csv rows
+  // The /metrics endpoint (report/metrics_endpoint.hpp): TCP port (0: off)
+  // and the address it listens on.
+  std::uint16_t metrics_port = 0;
+  std::string metrics_address = "127.0.0.1";
   std::string progress = "auto";     // auto | live | plain | none
   double progress_seconds = 5.0;     // period of plain progress lines
   std::string log_level = "info";

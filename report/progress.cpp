@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "report/metrics_endpoint.hpp"
 #include "report/timeline.hpp"
 
 namespace runtime {
@@ -60,6 +61,8 @@ std::string progress_reporter::format(const progress_sample& s, double elapsed) 
 void progress_reporter::update(const progress_sample& s) {
   if (timeline_)
     timeline_->offer(s);
+  if (metrics_)
+    metrics_->publish(s);
   if (!enabled_ || (++calls_ & 7) != 0) // read the clock every 8th batch only
     return;
   auto now = std::chrono::steady_clock::now();
@@ -82,6 +85,8 @@ void progress_reporter::finish(const progress_sample& s) {
     else
       timeline_->mark_end();
   }
+  if (metrics_)
+    metrics_->publish(s);
   if (!enabled_)
     return;
   if (live_) {

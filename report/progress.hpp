@@ -13,6 +13,7 @@
 namespace runtime {
 
 class timeline;
+class metrics_endpoint;
 
 struct progress_sample {
   std::uint64_t examples = 0;
@@ -28,6 +29,7 @@ struct progress_sample {
   std::uint64_t sync_rounds = 0;            // completed rounds, summed over trainers
   std::optional<double> blocked_fraction;   // worker time blocked on foreground sync
   std::uint64_t bytes = 0;                  // embedding lookup + push + dense sync bytes
+  std::uint64_t sync_bytes = 0;             // of `bytes`: the dense sync's
 };
 
 class progress_reporter {
@@ -43,6 +45,9 @@ public:
   // Also hands every sample to `t` (which picks its own sampling times) and
   // marks the end of training in it at finish(). Not owned; null = none.
   void set_timeline(timeline* t) { timeline_ = t; }
+  // Also publishes every sample, and finish()'s, to `e` (the /metrics
+  // endpoint). Not owned; null = none.
+  void set_metrics(metrics_endpoint* e) { metrics_ = e; }
 
   double elapsed_seconds() const;
 
@@ -54,6 +59,7 @@ private:
   std::chrono::steady_clock::time_point start_, last_;
   std::uint64_t calls_ = 0;
   timeline* timeline_ = nullptr;
+  metrics_endpoint* metrics_ = nullptr;
 };
 
 // "1.23M", "45.6k", "789"

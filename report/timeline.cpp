@@ -40,6 +40,7 @@ progress_sample final_sample(const run_metrics& m) {
   if (m.mode != "sequential")
     s.blocked_fraction = m.sync.worker_blocked_fraction;
   s.bytes = m.bytes.lookup + m.bytes.push + m.bytes.dense_sync;
+  s.sync_bytes = m.bytes.dense_sync;
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "config/options.hpp"
+#include "report/metrics_endpoint.hpp"
 #include "report/progress.hpp"
 #include "report/run_metrics.hpp"
 #include "report/timeline.hpp"
@@ -45,11 +46,20 @@ class run_output {
 public:
   // Fails (logged, naming the key and path) before any work when an output
   // cannot be written or is one of the run's inputs (config_file among them).
+  // Also starts the /metrics endpoint (output.metrics-port), fed by
+  // `progress` and finish(); `node` labels its samples (multi-node).
   bool open(const runtime::train_config& cfg, const std::string& effective_ini,
-            runtime::progress_reporter& progress, const std::string& config_file = "");
+            runtime::progress_reporter& progress, const std::string& config_file = "",
+            const std::string& node = "");
   int finish(const runtime::train_config& cfg, runtime::run_metrics& m);
+  // Only the /metrics endpoint, when output.metrics-port is set (a node
+  // other than the coordinator); false (logged, naming the option) when its
+  // address cannot be bound.
+  bool serve_metrics(const runtime::train_config& cfg, const std::string& role,
+                     const std::string& node, runtime::progress_reporter& progress);
 
 private:
+  std::unique_ptr<runtime::metrics_endpoint> metrics_;
   std::string dir_;
   std::ofstream csv_;
   std::unique_ptr<runtime::timeline> timeline_;

@@ -121,7 +121,8 @@ int node_command(const std::vector<std::string>& raw) {
   runtime::progress_reporter progress(coordinator ? cfg.output.progress : "none",
                                       cfg.output.progress_seconds, "train");
   run_output output;
-  if (coordinator && !output.open(cfg, ctx.config_ini, progress))
+  if (coordinator ? !output.open(cfg, ctx.config_ini, progress, "", node)
+                  : !output.serve_metrics(cfg, "node", node, progress))
     return exit_failure;
   if (coordinator)
     spdlog::info("coordinator of {} nodes: {} trainers x {} workers, {} embedding shards, sync {}",

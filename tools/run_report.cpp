@@ -77,12 +77,33 @@ std::optional<std::string> check_outputs(const runtime::train_config& cfg,
   return std::nullopt;
 }
 
+bool run_output::serve_metrics(const runtime::train_config& cfg, const std::string& role,
+                               const std::string& node, runtime::progress_reporter& progress) {
+  if (cfg.output.metrics_port == 0)
+    return true;
+  std::string err;
+  metrics_ = runtime::metrics_endpoint::start(cfg.output.metrics_address, cfg.output.metrics_port,
+                                              role, node, &err);
+  if (!metrics_) {
+    spdlog::error("{}", err);
+    return false;
+  }
+  progress.set_metrics(metrics_.get());
+  spdlog::info("serving /metrics on http://{}:{}/metrics", cfg.output.metrics_address,
+               metrics_->port());
+  return true;
+}
+
 bool run_output::open(const runtime::train_config& cfg, const std::string& effective_ini,
-                      runtime::progress_reporter& progress, const std::string& config_file) {
+                      runtime::progress_reporter& progress, const std::string& config_file,
+                      const std::string& node) {
   if (auto e = check_outputs(cfg, config_file)) {
     spdlog::error("{}", *e);
     return false;
   }
+  const bool sequential = cfg.cluster.mode == runtime::cluster_mode::sequential;
+  if (!serve_metrics(cfg, sequential ? "sequential" : "coordinator", node, progress))
+    return false;
   if (!cfg.output.config.empty() &&
       !write_text_file(cfg.output.config, without_own_path(effective_ini))) {
     spdlog::error("cannot write output.config file '{}'", cfg.output.config);
@@ -120,6 +141,8 @@ int run_output::finish(const runtime::train_config& cfg, runtime::run_metrics& m
   } else {
     spdlog::warn("no data.eval given: eval metrics are null");
   }
+  if (metrics_)
+    metrics_->publish_final(m);
   std::printf("%s\n", runtime::summary(m).c_str());
   std::fflush(stdout);
   if (timeline_) {
