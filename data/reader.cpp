@@ -171,6 +171,7 @@ bool reader::open_file() {
     unlabelled_parser_ = line_parser(&f.unlabelled);
     unlabelled_parser_.require_all_fields(options_.whole_lines);
     file_unlabelled_ = f.all_unlabelled;
+    file_layout_known_ = f.all_unlabelled || f.data_begin > 0; // (a header line)
     base_line_ = 0;
     line_index_ = 0;
     return true;
@@ -311,11 +312,14 @@ bool reader::next(batch& out, std::size_t max_examples) {
       parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err);
     } else {
       parsed = parser_.parse(line.text, label, dense, cat, &err);
-      if (!parsed && options_.labels == label_presence::either && err.kind == line_error::too_few_fields &&
+      if (!parsed && options_.labels == label_presence::either && !file_layout_known_ &&
+          err.kind == line_error::too_few_fields &&
           err.fields + 1 == parser_.schema().num_columns) { // the layout without its label
         used = &unlabelled_parser_;
         parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err);
+        file_unlabelled_ = parsed; // and so are the file's other lines
       }
+      file_layout_known_ = file_layout_known_ || parsed;
     }
     if (parsed && used == &unlabelled_parser_)
       *label = 0.0f; // no label to read

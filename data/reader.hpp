@@ -148,6 +148,9 @@ private:
   line_parser parser_;
   line_parser unlabelled_parser_; // lines without the label column
   bool file_unlabelled_ = false;  // every line of this file lacks it (absent, or its header)
+  // labels == either: whether this file's lines carry the label is known (its
+  // header, or its first well-formed line, decides for the whole file).
+  bool file_layout_known_ = false;
   std::uint64_t stop_off_ = 0;   // lines starting at or after this belong to the next part
   std::uint64_t base_line_ = 0;  // line number of source_'s first line; 0 until needed
   std::uint64_t line_index_ = 0; // lines seen in this file since that first line

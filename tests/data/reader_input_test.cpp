@@ -113,3 +113,25 @@ TEST_CASE("lines without the label column: absent, or recognised by their width 
   o.files = {dir.write("s.tsv", short_line + "\n")};
   CHECK(read_all(o).error.find("expected 40 fields, got 38") != std::string::npos);
 }
+
+TEST_CASE("labels either: a file's first line decides its layout; a line of the other one is refused") {
+  // A file that mixes the two layouts is a damaged file, not two kinds of
+  // rows: its lines would be scored from shifted columns.
+  temp_dir dir;
+  const auto drop_label = [](const std::string& l) { return l.substr(l.find('\t') + 1); };
+  auto o = options_for({dir.write("lu.tsv", line1 + "\n" + line2 + "\n" + drop_label(line3) + "\n")});
+  o.whole_lines = true;
+  o.labels = data::label_presence::either;
+  auto r = read_all(o);
+  CHECK(r.error.find("lu.tsv:3") != std::string::npos);
+  CHECK(r.error.find("expected 40 fields, got 39") != std::string::npos);
+  o.files = {dir.write("ul.tsv", drop_label(line1) + "\n" + line2 + "\n")};
+  r = read_all(o);
+  CHECK(r.error.find("ul.tsv:2") != std::string::npos);
+  CHECK(r.error.find("39 fields, got 40") != std::string::npos);
+  // Each file decides for itself.
+  o.files = {dir.write("a.tsv", line1 + "\n"), dir.write("b.tsv", drop_label(line2) + "\n")};
+  r = read_all(o);
+  REQUIRE(r.error.empty());
+  CHECK(r.all.labels == std::vector<float>{1, 0});
+}

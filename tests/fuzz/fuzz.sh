@@ -52,13 +52,14 @@ sources_of() {
          echo checkpoint/cpr_policy.cpp ;;
     messages) ls "$src"/messages/*.cpp | sed "s|$src/||" ;;
     checkpoint) ls "$src"/checkpoint/*.cpp "$src"/model/*.cpp | sed "s|$src/||" ;;
-    dct) echo model/dct_codec.cpp ;;
+    dct) echo model/dct_codec.cpp model/half.cpp ;;
   esac
 }
 libs_of() {
   case $1 in
     messages) echo "-lcaf_core -lpthread" ;;
     checkpoint) echo "-lisal" ;;
+    data|meta|ini) echo "-lz -lzstd" ;; # data/byte_stream.cpp: gzip and zstd input
   esac
 }
 

@@ -107,13 +107,22 @@ expect 0 "1000 predictions written" "row 16: predict with the delimited model" -
 expect 0 "eval of .* on 1000 examples" "row 16: eval with the delimited model" -- \
   "$bin" eval --model="$tmp/dmodel" --data.eval="$tmp/d.csv" --output.progress=none
 
-# Row 17: predict refuses lines of another layout (Criteo's test set has no
-# label column) instead of scoring them from shifted columns.
+# Row 17: predict never scores lines from shifted columns. Label-less rows
+# (Criteo's test set) are read as the layout without its label
+# (data.labels=auto) and score as the labelled rows do; with
+# data.labels=yes they are refused, naming file and line.
 cut -f 2- "$tmp/eval.tsv" > "$tmp/nolabel.tsv"
 expect 1 "nolabel.tsv:1: expected 40 fields, got 39 .*label column" \
-  "row 17: predict on label-less rows refused, naming file and line" -- \
-  "$bin" predict --model="$tmp/model" --data="$tmp/nolabel.tsv" --out="$tmp/nl.txt" --output.progress=none
+  "row 17: predict --data.labels=yes on label-less rows refused, naming file and line" -- \
+  "$bin" predict --model="$tmp/model" --data="$tmp/nolabel.tsv" --data.labels=yes --out="$tmp/nl.txt" \
+  --output.progress=none
 [ -e "$tmp/nl.txt" ] && bad "row 17: predictions written anyway" || ok "row 17: no predictions written"
+expect 0 "" "row 17: predict on label-less rows (data.labels=auto)" -- \
+  "$bin" predict --model="$tmp/model" --data="$tmp/nolabel.tsv" --out="$tmp/nl.txt" --output.progress=none
+"$bin" predict --model="$tmp/model" --data="$tmp/eval.tsv" --out="$tmp/wl.txt" --output.progress=none \
+  > /dev/null 2>&1
+cmp -s "$tmp/nl.txt" "$tmp/wl.txt" && ok "row 17: label-less rows score as the labelled ones" \
+  || bad "row 17: label-less rows score differently from the labelled ones"
 
 # Row 19: a resume onto other training files is refused unless asked for.
 "$bin" datagen --rows=2000 --seed=5 --out="$tmp/day2.tsv" > /dev/null
