@@ -29,7 +29,7 @@ sanitized() {
   (cd "build-$name" && ctest -j"$jobs" --output-on-failure --timeout 1800 -L "$name")
 }
 if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
-  sanitized asan SS_ASAN test_model test_data test_checkpoint test_config test_engine test_sim \
+  sanitized asan SS_ASAN test_model test_data test_checkpoint test_report test_config test_engine test_sim \
     test_cluster test_deploy test_messages test_actors fuzz_replay_data fuzz_replay_ini \
     fuzz_replay_meta fuzz_replay_messages fuzz_replay_checkpoint fuzz_replay_dct
 fi
