@@ -70,6 +70,7 @@ void build(caf::actor_system& sys, const train_config& cfg, const std::vector<fl
            cluster_handles& c, trainer_peers& peers) {
   const auto& cl = cfg.cluster;
   peers.place = placement_for(cfg);
+  peers.train_sizes = measure_train_sizes(cfg);
   for (std::size_t s = 0; s < cl.embedding_shards; ++s) {
     auto ec = embedding_shard_config_for(cfg, s);
     ec.cpr.counters = cpr;

@@ -6,6 +6,9 @@
 #include <string>
 
 #include "model/check.hpp"
+#include "data/reader.hpp"
+
+#include <spdlog/spdlog.h>
 #include "engine/input.hpp"
 
 namespace runtime {
@@ -72,6 +75,21 @@ actors::dense_shard_config dense_shard_config_for(const train_config& cfg,
   return dc;
 }
 
+std::shared_ptr<const data::input_sizes> measure_train_sizes(const train_config& cfg) {
+  if (cfg.cluster.trainers < 2)
+    return nullptr;
+  auto sizes = data::measure_compressed_inputs(cfg.data.train);
+  if (sizes.empty())
+    return nullptr;
+  std::uint64_t bytes = 0;
+  for (const auto& [path, size] : sizes)
+    bytes += size;
+  spdlog::info("data.train: {} compressed file{} decompressed once to split them over {} trainers "
+               "({} bytes uncompressed)",
+               sizes.size(), sizes.size() == 1 ? "" : "s", cfg.cluster.trainers, bytes);
+  return std::make_shared<const data::input_sizes>(std::move(sizes));
+}
+
 actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t,
                                           const std::vector<float>& init,
                                           const trainer_peers& peers) {
@@ -84,6 +102,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.dense_opt = cfg.train.dense;
   tc.initial_params = init;
   tc.reader.options = reader_options_for(cfg, cfg.data.train, t, cl.trainers);
+  tc.reader.options.known_sizes = peers.train_sizes;
   tc.reader.batch_size = cfg.train.batch_size;
   tc.reader.epochs = cfg.train.epochs;
   // An example cap M is split over the N trainers' parts: trainer t's share

@@ -45,7 +45,15 @@ struct trainer_peers {
   std::vector<model::range> dense_ranges;
   placement place; // simulated hosts (cluster.mode=simulated)
   std::vector<actors::rows_ptr> local_rows; // cluster.local-rows: per shard
+  // The decompressed sizes of data.train's compressed files, measured once
+  // for every trainer's reader (measure_train_sizes); null: each measures.
+  std::shared_ptr<const data::input_sizes> train_sizes;
 };
+
+// data.train's compressed files decompressed once, so that the trainers'
+// readers split them without each decompressing them again; null when there
+// is one trainer or nothing compressed. Logs what it measured.
+std::shared_ptr<const data::input_sizes> measure_train_sizes(const train_config& cfg);
 
 // Trainer t: its part of data.train, its syncer, its workers.
 // Precondition: t < cluster.trainers.

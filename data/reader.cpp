@@ -99,8 +99,17 @@ std::unique_ptr<reader> reader::open(const reader_options& options, std::string*
     }
     std::string header;
     bool has_newline = false;
-    if (!probe_file(path, options.schema.header, options.num_parts > 1, &f.size, &header, &has_newline, error))
+    const bool split = options.num_parts > 1;
+    const std::uint64_t* known = nullptr; // measured before (known_sizes)
+    if (split && options.known_sizes) {
+      const auto it = options.known_sizes->find(path);
+      if (it != options.known_sizes->end())
+        known = &it->second;
+    }
+    if (!probe_file(path, options.schema.header, split && !known, &f.size, &header, &has_newline, error))
       return nullptr;
+    if (known && f.size == line_source::unknown_size) // compressed
+      f.size = *known;
     std::vector<std::string> header_fields;
     if (options.schema.header) {
       if (f.size == 0 || (header.empty() && !has_newline)) {
@@ -123,6 +132,24 @@ std::unique_ptr<reader> reader::open(const reader_options& options, std::string*
   r->part_begin_ = split_point(total, options.part, options.num_parts);
   r->part_end_ = split_point(total, options.part + 1, options.num_parts);
   return r;
+}
+
+input_sizes measure_compressed_inputs(const std::vector<std::string>& entries) {
+  input_sizes sizes;
+  std::vector<std::string> files;
+  std::string error;
+  if (!expand_inputs(entries, &files, &error))
+    return sizes;
+  for (const auto& path : files) {
+    if (is_stdin(path) || sniff_compression(path) == compression::none || sizes.count(path))
+      continue;
+    std::uint64_t size = 0;
+    std::string first_line;
+    bool has_newline = false;
+    if (probe_file(path, false, true, &size, &first_line, &has_newline, &error))
+      sizes.emplace(path, size);
+  }
+  return sizes;
 }
 
 void reader::reset() {

@@ -35,7 +35,10 @@
 // line exactly once; a part may be empty. Files are never merged: every file
 // starts a new line.
 // With num_parts > 1, open() decompresses each compressed file once to learn
-// its size, so its parts are those of the same file uncompressed; standard
+// its size, so its parts are those of the same file uncompressed, unless
+// reader_options::known_sizes has the file's size already: many readers of
+// the same files (one per trainer) measure them once, before they open, with
+// measure_compressed_inputs (below); standard
 // input cannot be split (open() refuses "-" with num_parts > 1) and is read
 // once: reset() or a second reader on "-" fails in next() with a message.
 //
@@ -46,6 +49,7 @@
 // Thread safety: one reader per thread; distinct readers share nothing.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +72,10 @@ namespace data {
 // Only predict reads lines without a label.
 enum class label_presence { required, absent, either };
 
+// The decompressed sizes of gzip and zstd input files, by path as expanded
+// (input_files.hpp).
+using input_sizes = std::map<std::string, std::uint64_t>;
+
 struct reader_options {
   std::vector<std::string> files; // entries read in this order; at least one
   schema_options schema = schema_options::criteo();
@@ -81,7 +89,17 @@ struct reader_options {
   std::size_t part = 0;              // read part `part` of `num_parts` (0-based)
   std::size_t num_parts = 1;
   std::size_t chunk_bytes = std::size_t(1) << 20; // read size; tests use tiny ones
+  // With num_parts > 1: a compressed file found here is not decompressed at
+  // open() to learn its size; this size is used. Null or a file not in it:
+  // measured at open().
+  std::shared_ptr<const input_sizes> known_sizes;
 };
+
+// Expands `entries` (input_files.hpp) and decompresses every gzip or zstd
+// file among them once, counting its bytes. Plain files and standard input
+// are left out, and so is a file that cannot be expanded, opened or
+// decompressed to its end: its reader's open() or next() reports it.
+input_sizes measure_compressed_inputs(const std::vector<std::string>& entries);
 
 class reader {
 public:

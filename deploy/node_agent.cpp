@@ -164,6 +164,8 @@ spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
   for (const auto& d : plan.dense)
     peers.dense.push_back(caf::actor_cast<actors::dense_shard_actor>(d));
   peers.dense_ranges = ranges;
+  if (plan.trainers.size() > 1) // one trainer measures what it reads itself
+    peers.train_sizes = measure_train_sizes(cfg);
   for (auto t : plan.trainers) {
     auto tc = trainer_config_for(cfg, t, init, peers);
     tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;

@@ -120,6 +120,45 @@ TEST_CASE("a compressed file splits into the parts of the same file uncompressed
   CHECK(total == 301);
 }
 
+TEST_CASE("compressed sizes measured once serve every reader of the files (one per trainer)") {
+  temp_dir dir;
+  const std::string text = criteo_text(301);
+  const std::string plain = dir.write("p.tsv", text), gz = dir.write("p.gz", gzip_bytes(text)),
+                    zst = dir.write("p.zst", zstd_bytes(text)),
+                    cut = dir.write("cut.gz", gzip_bytes(text).substr(0, 200));
+  // The pattern expands to p.gz, p.tsv, p.zst; plain and damaged files are
+  // left out (their readers report the damage).
+  const auto sizes = data::measure_compressed_inputs({dir.path("p.*"), cut});
+  CHECK(sizes == data::input_sizes{{gz, text.size()}, {zst, text.size()}});
+  const auto known = std::make_shared<const data::input_sizes>(sizes);
+  for (std::size_t part = 0; part < 3; ++part) {
+    auto o = options_for({plain});
+    o.part = part;
+    o.num_parts = 3;
+    const auto want = read_all(o, 16);
+    o.known_sizes = known;
+    for (const auto& f : {gz, zst}) {
+      o.files = {f};
+      check_same(want, read_all(o, 16));
+    }
+  }
+  // The known size is what the parts come from: a size of a third of the
+  // file gives three parts that together end a third of the way in (a
+  // reader measuring the file again would cover all 301 lines).
+  std::size_t total = 0;
+  for (std::size_t part = 0; part < 3; ++part) {
+    auto o = options_for({gz});
+    o.part = part;
+    o.num_parts = 3;
+    o.known_sizes = std::make_shared<const data::input_sizes>(data::input_sizes{{gz, text.size() / 3}});
+    const auto r = read_all(o, 16);
+    CHECK(r.error.empty());
+    total += r.all.size;
+  }
+  CHECK(total > 90);
+  CHECK(total < 110);
+}
+
 TEST_CASE("truncated and corrupt compressed data: the file, the line reached and what was expected") {
   temp_dir dir;
   const std::string text = criteo_text(2000);
