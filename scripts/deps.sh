@@ -5,7 +5,8 @@
 #   deps.sh test      + what the test suite uses: clang with libFuzzer (the
 #                     fuzz targets), openssl (test certificates), python3
 #                     (the system tests read JSON with it), gnuplot-nox
-#                     (the run charts' test)
+#                     (the run charts' test), prometheus (the /metrics
+#                     test), chromium (the report page's test, headless)
 #   deps.sh bench     + the PyTorch reference and its numpy (bench/)
 # Needs root (or sudo) and the Debian archive; idempotent and quiet when
 # everything is already there.
@@ -13,7 +14,7 @@ set -euo pipefail
 use=${1:-train}
 train=(g++ cmake make libcaf-dev libcaf-openssl0.17 libcereal-dev libeigen3-dev libspdlog-dev
        doctest-dev libssl-dev libisal-dev nlohmann-json3-dev libcpp-httplib-dev libzstd-dev)
-test=(clang libclang-rt-14-dev openssl python3 gnuplot-nox prometheus)
+test=(clang libclang-rt-14-dev openssl python3 gnuplot-nox prometheus chromium)
 bench=(python3-numpy python3-torch)
 case "$use" in
   train) pkgs=("${train[@]}") ;;

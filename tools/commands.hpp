@@ -79,5 +79,7 @@ std::optional<std::string> take_attached(std::vector<std::string>& args, const s
 int node_command(const std::vector<std::string>& args);
 int launch_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
+// `report RUN_DIR... --out=PAGE.html` (report_command.cpp).
+int report_command(const std::vector<std::string>& args);
 
 } // namespace tools

@@ -24,6 +24,7 @@ const char* usage =
   "  node      run one node of a multi-node cluster spec (--node=ID)\n"
   "  launch    start every node of a cluster spec on this machine\n"
   "  calibrate measure the virtual clock's cost constants on this machine (INI lines)\n"
+  "  report    one HTML page of run folders: settings, summary, charts (RUN_DIR... --out=PAGE.html)\n"
   "\n"
   "Run 'shadowsync <command> --help' for the options of a command.\n";
 
@@ -54,6 +55,8 @@ int run(int argc, char** argv) {
     rc = tools::launch_command(args);
   else if (cmd == "calibrate")
     rc = tools::calibrate_command(args);
+  else if (cmd == "report")
+    rc = tools::report_command(args);
   else if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     print_usage(stdout);
     rc = tools::exit_ok;
