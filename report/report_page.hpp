@@ -14,8 +14,10 @@
 //   - the settings: those that differ between the runs, then each run's
 //     config.ini in full.
 // After drawing, the script sets on <body> data-charts-drawn (charts with
-// data), data-series (lines and bar groups drawn) and data-points (points
-// and bars); an error in the script sets data-script-error.
+// data), data-series (lines and bar groups drawn) and data-points (the
+// series' points and the bars); an error in the script sets
+// data-script-error. A line of more than 2000 points is drawn through the
+// lowest and highest point of each of 1000 slices of its time axis.
 //
 // Nothing from a run reaches the page unescaped: text in the HTML goes
 // through html_escape(), the data for the script is JSON inside a

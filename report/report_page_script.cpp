@@ -59,6 +59,25 @@ const char* const report_page_script = R"JS(
     for (var t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(t);
     return out;
   }
+  // At most about 2 x `buckets` points of a long series for the line: the
+  // lowest and the highest of each slice of x, in order (a day at a row a
+  // second stays a light page with its peaks).
+  function thin(pts, buckets) {
+    if (pts.length <= 2 * buckets) return pts;
+    var out = [], x0 = pts[0][0], span = (pts[pts.length - 1][0] - x0) || 1, i = 0;
+    for (var b = 0; b < buckets && i < pts.length; ++b) {
+      var end = x0 + span * (b + 1) / buckets, lo = null, hi = null;
+      for (; i < pts.length && (pts[i][0] <= end || b === buckets - 1); ++i) {
+        if (lo === null || pts[i][1] < lo[1]) lo = pts[i];
+        if (hi === null || pts[i][1] > hi[1]) hi = pts[i];
+      }
+      if (lo === null) continue;
+      if (lo === hi) out.push(lo);
+      else if (lo[0] <= hi[0]) out.push(lo, hi);
+      else out.push(hi, lo);
+    }
+    return out;
+  }
   function note(svg, text) {
     el(svg, 'text', {x: 20, y: 40}, text);
   }
@@ -73,9 +92,13 @@ const char* const report_page_script = R"JS(
       return {run: run, pts: pts};
     }).filter(function (l) { return l.pts.length > 0; });
     if (lines.length === 0) { note(svg, 'no data in the runs\u2019 timelines'); return; }
-    var xs = [], ys = [];
-    lines.forEach(function (l) { l.pts.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); }); });
-    var x0 = 0, x1 = Math.max.apply(null, xs), y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
+    // A loop, not Math.max.apply: a day-long timeline has more points than arguments allowed.
+    var x0 = 0, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    lines.forEach(function (l) {
+      l.pts.forEach(function (p) {
+        x1 = Math.max(x1, p[0]); y0 = Math.min(y0, p[1]); y1 = Math.max(y1, p[1]);
+      });
+    });
     if (zero) y0 = Math.min(0, y0);
     if (x1 <= x0) x1 = x0 + 1;
     if (y1 <= y0) { var pad = Math.abs(y1) * 0.05 || 1; y0 -= pad; y1 += pad; }
@@ -102,7 +125,7 @@ const char* const report_page_script = R"JS(
       var g = el(svg, 'g', {'class': 'series', 'data-points': l.pts.length});
       el(g, 'title', {}, l.run.name);
       el(g, 'polyline', {fill: 'none', stroke: l.run.color, 'stroke-width': 2,
-        points: l.pts.map(function (p) { return sx(p[0]) + ',' + sy(p[1]); }).join(' ')});
+        points: thin(l.pts, 1000).map(function (p) { return sx(p[0]) + ',' + sy(p[1]); }).join(' ')});
       if (l.pts.length <= 60)
         l.pts.forEach(function (p) {
           var c = el(g, 'circle', {cx: sx(p[0]), cy: sy(p[1]), r: 2.5, fill: l.run.color});
@@ -124,7 +147,7 @@ const char* const report_page_script = R"JS(
     var W = 640, L = 250, R = 60, T = 8, row = 20, H = T + row * rows.length + 26;
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.setAttribute('height', H);
-    var x1 = Math.max(1, Math.max.apply(null, rows.map(function (r) { return r.share; })));
+    var x1 = rows.reduce(function (m, r) { return Math.max(m, r.share); }, 1);
     var sx = function (x) { return L + x / x1 * (W - L - R); };
     ticks(0, x1, 5).forEach(function (t) {
       el(svg, 'line', {x1: sx(t), x2: sx(t), y1: T, y2: H - 22, 'class': 'grid'});
