@@ -71,6 +71,26 @@ std::optional<std::string> check_column_index(const option_set& o, const char* k
 
 } // namespace
 
+std::optional<std::string> set_user_column(const std::string& text, const std::string& source,
+                                           data::schema_options& schema) {
+  const auto ref = data::column_ref::parse(text);
+  const std::string key = "option 'data.user' = '" + text + "' (" + source + "): ";
+  if (!ref.by_name() && ref.index >= data::max_columns)
+    return key + "column index " + ref.describe() + " is out of range, expected 0.." +
+           std::to_string(data::max_columns - 1);
+  schema.user = ref;
+  // Without a header the layout is known now: a mistyped name or index is
+  // refused before any file (or synthetic set) is read.
+  data::resolved_schema with_user, without_user;
+  auto plain = schema;
+  plain.user.reset();
+  std::string err;
+  if (!schema.header && data::resolve_schema(plain, nullptr, "", &without_user, &err) &&
+      !data::resolve_schema(schema, nullptr, "", &with_user, &err))
+    return key + err.substr(std::min(err.find("user (data.user)"), err.size()));
+  return std::nullopt;
+}
+
 void add_train_options(option_set& o) {
   // [data]
   add(o, "data.train", l, "[]",
@@ -87,6 +107,9 @@ void add_train_options(option_set& o) {
   add(o, "data.dense", l, "[]", "delimited: dense (numeric) columns, indices (< " + most + ") or names");
   add(o, "data.categorical", l, "[]",
       "delimited: categorical columns, indices (< " + most + ") or names");
+  add(o, "data.user", s, "",
+      "the column naming each example's user, 0-based index or name (Criteo: label, I1..I13, "
+      "C1..C26); set: eval also reports GAUC. Empty = none");
   add(o, "data.columns", i, "0",
       "delimited: most fields per line, at most " + most +
         " (0 = header width / highest column); a header may have at most " + most + " fields",
@@ -277,6 +300,10 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
     if (d.train.empty() && use == config_use::train)
       return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
   }
+
+  if (const auto& user = o.get_string("data.user"); !user.empty())
+    if (auto e = set_user_column(user, o.source("data.user"), d.schema))
+      return e;
 
   if (auto err = check_inputs(d.train, d.schema, "data.train"))
     return err;

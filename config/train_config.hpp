@@ -140,6 +140,12 @@ void add_train_options(option_set& opts);
 // train options; predict and eval use them too).
 void add_display_options(option_set& opts);
 
+// data.user = `text` (from `source`, for messages): sets schema.user to that
+// column. Refuses, naming data.user, an index beyond max_columns and, for a
+// header-less layout (known without a file), a name or index not in it.
+std::optional<std::string> set_user_column(const std::string& text, const std::string& source,
+                                           data::schema_options& schema);
+
 // What a configuration is built for: a run that trains (data.train is
 // needed unless the synthetic set can stand in), or a saved model's own
 // configuration read back by predict and eval (its run's files are gone).

@@ -18,12 +18,16 @@ struct batch {
   std::vector<float> labels;  // [size], 0 or 1
   std::vector<float> dense;   // [size * num_dense], already log(1 + max(x, 0))
   std::vector<std::uint64_t> cat; // [size * num_cat], 64-bit hashes (see hashing.hpp)
+  // [size] user keys (hash_user of the data.user column) when the reader's
+  // schema names a user column, else empty.
+  std::vector<std::uint64_t> users;
 
   void clear() {
     size = 0;
     labels.clear();
     dense.clear();
     cat.clear();
+    users.clear();
   }
 };
 

@@ -34,4 +34,16 @@ inline std::uint64_t hash_categorical(std::string_view value, std::size_t column
   return splitmix64_finalize(h);
 }
 
+// The user key of GAUC (schema_options::user): FNV-1a-64 of the raw value
+// ("" when missing), through the same finaliser, with no column term. It
+// depends on the value alone, not on the column or the table size.
+inline std::uint64_t hash_user(std::string_view value) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : value) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return splitmix64_finalize(h);
+}
+
 } // namespace data

@@ -95,7 +95,7 @@ line_parser::line_parser(const resolved_schema* schema) : schema_(schema) {
 }
 
 bool line_parser::parse(std::string_view line, float* label, float* dense, std::uint64_t* cat,
-                        line_error* error) {
+                        line_error* error, std::uint64_t* user) {
   const resolved_schema& schema = *schema_;
   const char d = schema.delimiter;
   const char* const b = line.data();
@@ -201,6 +201,16 @@ bool line_parser::parse(std::string_view line, float* label, float* dense, std::
     default:
       break;
     }
+  }
+  if (user != nullptr && schema.user_column != resolved_schema::no_user) {
+    // Outside the field loop: a run without data.user pays nothing.
+    const std::size_t u = schema.user_column;
+    std::string_view text; // a field the line does not have is empty
+    if (u < nfields) {
+      const char* begin = u == 0 ? b : ends_[u - 1] + 1;
+      text = std::string_view(begin, static_cast<std::size_t>(ends_[u] - begin));
+    }
+    *user = hash_user(text);
   }
   return true;
 }

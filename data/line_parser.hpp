@@ -43,8 +43,10 @@ public:
 
   // On success writes *label, dense[0..num_dense), cat[0..num_cat) and
   // returns true. On failure returns false, fills *error, and leaves the
-  // outputs in an unspecified state.
-  bool parse(std::string_view line, float* label, float* dense, std::uint64_t* cat, line_error* error);
+  // outputs in an unspecified state. With a user column in the schema and
+  // `user` set, also writes *user = hash_user(that field's raw text).
+  bool parse(std::string_view line, float* label, float* dense, std::uint64_t* cat, line_error* error,
+             std::uint64_t* user = nullptr);
 
   const resolved_schema& schema() const { return *schema_; }
   // true: a line with fewer fields than the schema is malformed

@@ -26,10 +26,13 @@ std::uint64_t split_point(std::uint64_t total, std::uint64_t i, std::uint64_t n)
 
 // The layout without its label column: the fields after it move one left.
 resolved_schema drop_label(resolved_schema s) {
-  s.roles.erase(s.roles.begin() + std::ptrdiff_t(s.label_column));
-  s.names.erase(s.names.begin() + std::ptrdiff_t(s.label_column));
+  const std::size_t label = s.label_column;
+  s.roles.erase(s.roles.begin() + std::ptrdiff_t(label));
+  s.names.erase(s.names.begin() + std::ptrdiff_t(label));
   s.num_columns -= 1;
   s.label_column = ~std::size_t(0);
+  if (s.user_column != resolved_schema::no_user && s.user_column > label)
+    s.user_column -= 1;
   return s;
 }
 
@@ -267,11 +270,14 @@ bool reader::next(batch& out, std::size_t max_examples) {
   // at once: a batch of a million on a file of 2 000 lines takes what the
   // lines need.
   std::size_t room = first;
+  const bool with_users = options_.schema.user.has_value();
   const auto grow = [&] {
     room = std::min(limit, std::max(first + 1024, first + 2 * (room - first)));
     out.labels.resize(room);
     out.dense.resize(room * num_dense_);
     out.cat.resize(room * num_cat_);
+    if (with_users)
+      out.users.resize(room);
   };
   grow();
   std::size_t n = first;
@@ -332,24 +338,27 @@ bool reader::next(batch& out, std::size_t max_examples) {
     float* const label = &out.labels[n];
     float* const dense = out.dense.data() + n * num_dense_;
     std::uint64_t* const cat = out.cat.data() + n * num_cat_;
+    std::uint64_t* const user = with_users ? &out.users[n] : nullptr;
     const line_parser* used = &parser_;
     bool parsed = false;
     if (file_unlabelled_) {
       used = &unlabelled_parser_;
-      parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err);
+      parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err, user);
     } else {
-      parsed = parser_.parse(line.text, label, dense, cat, &err);
+      parsed = parser_.parse(line.text, label, dense, cat, &err, user);
       if (!parsed && options_.labels == label_presence::either && !file_layout_known_ &&
           err.kind == line_error::too_few_fields &&
           err.fields + 1 == parser_.schema().num_columns) { // the layout without its label
         used = &unlabelled_parser_;
-        parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err);
+        parsed = unlabelled_parser_.parse(line.text, label, dense, cat, &err, user);
         file_unlabelled_ = parsed; // and so are the file's other lines
       }
       file_layout_known_ = file_layout_known_ || parsed;
     }
-    if (parsed && used == &unlabelled_parser_)
+    if (parsed && used == &unlabelled_parser_) {
       *label = 0.0f; // no label to read
+      ++stats_.unlabelled;
+    }
     if (parsed) {
       ++n;
       ++stats_.examples;
@@ -365,6 +374,7 @@ bool reader::next(batch& out, std::size_t max_examples) {
   out.labels.resize(n);
   out.dense.resize(n * num_dense_);
   out.cat.resize(n * num_cat_);
+  out.users.resize(with_users ? n : 0);
   return ok && n > first;
 }
 

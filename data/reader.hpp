@@ -106,6 +106,7 @@ public:
   struct stats {
     std::uint64_t lines = 0;     // data lines consumed: examples + malformed
     std::uint64_t examples = 0;  // well-formed lines, returned in batches
+    std::uint64_t unlabelled = 0; // of those, read without a label (label 0)
     std::uint64_t malformed = 0; // skipped (or, in strict mode, the fatal one)
     std::uint64_t bytes = 0;     // bytes of this part's lines (empty ones too), newlines included
     std::vector<std::string> first_errors; // at most max_logged_errors

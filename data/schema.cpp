@@ -107,6 +107,10 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
     if (!resolve(options.categorical[i], "categorical", &cat[i]))
       return false;
 
+  std::size_t user_index = resolved_schema::no_user;
+  if (options.user && !resolve(*options.user, "user (data.user)", &user_index))
+    return false;
+
   const std::string most = std::to_string(max_columns);
   if (options.num_columns > max_columns)
     return fail("num_columns " + std::to_string(options.num_columns) + " is more than the " + most +
@@ -157,6 +161,17 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
   for (std::size_t i = 0; i < cat.size(); ++i)
     if (!assign(cat[i], options.categorical[i], "categorical", column_kind::categorical, i))
       return false;
+
+  if (options.user) {
+    if (user_index >= width)
+      return fail("user (data.user) column " + options.user->describe() +
+                  " is out of range: lines have at most " + std::to_string(width) +
+                  " columns (0-based indices 0.." + std::to_string(width - 1) + ")");
+    if (user_index == label_index)
+      return fail("user (data.user) column " + options.user->describe() +
+                  " is the label column; name the column that identifies the user");
+    r.user_column = user_index;
+  }
 
   r.missing_hash.resize(r.num_cat);
   for (std::size_t c = 0; c < r.num_cat; ++c)

@@ -11,6 +11,7 @@
 // so a field can never contain the delimiter or a newline.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -57,6 +58,10 @@ struct schema_options {
   column_ref label = column_ref(0);
   std::vector<column_ref> dense;       // order = order in batch.dense
   std::vector<column_ref> categorical; // order = hashing column index
+  // The column naming each example's user (data.user), for GAUC; none when
+  // unset. Any column but the label: typically one of the categorical ones
+  // (it then stays a feature too). Its raw text is the user's identity.
+  std::optional<column_ref> user;
   // Most fields a line may have; more is a malformed line. 0 means: the
   // header's width, or without header the highest referenced index + 1 (so a
   // header-less file with unused trailing columns must set it). At most
@@ -85,6 +90,8 @@ struct resolved_schema {
   std::size_t num_dense = 0;
   std::size_t num_cat = 0;
   std::size_t label_column = 0;
+  static constexpr std::size_t no_user = static_cast<std::size_t>(-1);
+  std::size_t user_column = no_user;       // field index of schema_options::user
   std::vector<column_role> roles;          // [num_columns]
   std::vector<std::string> names;          // [num_columns], for messages
   std::vector<std::uint64_t> missing_hash; // [num_cat], hash_categorical("", c)

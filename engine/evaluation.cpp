@@ -26,8 +26,12 @@ std::optional<std::string> evaluate_model(const train_config& cfg, const model::
   while (r->next(b, cfg.train.eval_batch_size)) {
     rows.lookup(b.cat.data(), b.size, a, tables);
     net.forward(params, b.dense.data(), rows.input(), b.size, ws);
-    for (std::size_t e = 0; e < b.size; ++e)
-      ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
+    if (b.users.empty())
+      for (std::size_t e = 0; e < b.size; ++e)
+        ev.add(ws.logits[Eigen::Index(e)], b.labels[e]);
+    else // data.user: GAUC too
+      for (std::size_t e = 0; e < b.size; ++e)
+        ev.add(ws.logits[Eigen::Index(e)], b.labels[e], b.users[e]);
     b.clear();
   }
   if (!r->error().empty())

@@ -1,7 +1,8 @@
 #pragma once
 // Held-out evaluation of a trained model: reads the eval files with the run's
 // schema, scores every example and computes NE, exact AUC, logloss and
-// calibration. Shared by the sequential engine and the actor cluster (which
+// calibration, and exact GAUC when the schema names a user column
+// (data.user). Shared by the sequential engine and the actor cluster (which
 // first gathers the embedding rows from its shards).
 #include <optional>
 #include <string>

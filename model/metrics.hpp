@@ -54,15 +54,36 @@ struct ne_accumulator {
 // class is absent. O(n log n); sorts a copy.
 double auc_exact(const std::vector<float>& predictions, const std::vector<float>& labels);
 
-// The full held-out evaluation: exact AUC plus NE, logloss and calibration.
+// Group AUC: sum over users u with both classes of n_u * AUC_u, divided by
+// the sum of their n_u, where n_u counts u's examples (impressions) and AUC_u
+// is auc_exact over u's examples alone (the same tie rule). Users with one
+// class only have no AUC and are left out, examples and all. Exact; the
+// result does not depend on the order of the examples. O(n log n).
+struct gauc_result {
+  double gauc = 0;            // NaN when no user has both classes
+  std::uint64_t users = 0;    // distinct users
+  std::uint64_t counted = 0;  // users with both classes (in the mean)
+  std::uint64_t examples = 0; // their examples: the weights' sum
+};
+// predictions, labels and users: [n] each; users[i] is example i's user key.
+gauc_result gauc_exact(const std::vector<float>& predictions, const std::vector<float>& labels,
+                       const std::vector<std::uint64_t>& users);
+
+// The full held-out evaluation: exact AUC plus NE, logloss and calibration;
+// GAUC too when the examples carry users (grouped).
 struct eval_result {
   std::uint64_t examples = 0;
   double ne = 0, logloss = 0, auc = 0, calibration = 0, base_rate = 0;
+  bool grouped = false; // gauc is set (the examples named their users)
+  gauc_result gauc;
 };
 
 class evaluator {
 public:
   void add(float logit, float label);
+  // With the example's user key. An evaluator takes all its examples with
+  // users or all without (SS_CHECK in result()).
+  void add(float logit, float label, std::uint64_t user);
   void merge(const evaluator& other);
   eval_result result() const;
   std::uint64_t size() const { return acc_.count; }
@@ -70,6 +91,7 @@ public:
 private:
   ne_accumulator acc_;
   std::vector<float> preds_, labels_;
+  std::vector<std::uint64_t> users_; // [size] or empty
 };
 
 } // namespace model

@@ -42,6 +42,12 @@ std::string to_json(const run_metrics& m) {
   const auto& e = m.eval;
   j["eval_ne"] = e ? json(e->ne) : json(nullptr);
   j["eval_auc"] = e ? json(e->auc) : json(nullptr);
+  if (e && e->grouped) { // data.user: written only then
+    j["eval_gauc"] = e->gauc.gauc;
+    j["eval_users"] = e->gauc.users;
+    j["eval_gauc_users"] = e->gauc.counted;
+    j["eval_gauc_examples"] = e->gauc.examples;
+  }
   j["eval_logloss"] = e ? json(e->logloss) : json(nullptr);
   j["eval_calibration"] = e ? json(e->calibration) : json(nullptr);
   j["eval_examples"] = e ? json(e->examples) : json(nullptr);
@@ -206,6 +212,11 @@ std::string summary(const run_metrics& m) {
                        "\neval on %llu examples: NE %.4f, AUC %.4f, logloss %.4f, calibration %.3f",
                        static_cast<unsigned long long>(m.eval->examples), m.eval->ne, m.eval->auc,
                        m.eval->logloss, m.eval->calibration);
+    if (m.eval->grouped)
+      appendf(out, "\nGAUC %.4f over %llu of %llu users (those with both classes; %llu examples)",
+              m.eval->gauc.gauc, static_cast<unsigned long long>(m.eval->gauc.counted),
+              static_cast<unsigned long long>(m.eval->gauc.users),
+              static_cast<unsigned long long>(m.eval->gauc.examples));
     if (m.eval_bayes_ne)
       appendf(out, "\nBayes NE of the eval data %.4f (gap %+.4f)",
                          *m.eval_bayes_ne, m.eval->ne - *m.eval_bayes_ne);

@@ -7,7 +7,9 @@
 //           lack the label column (--data.labels: auto recognises Criteo's
 //           test layout, the 39 feature columns alone)
 //   eval    --model=PATH --data.eval=FILE [--output.metrics=PATH]
-//           prints NE, AUC, logloss and calibration
+//           prints NE, AUC, logloss and calibration (and GAUC with data.user)
+// Both take --data.user (default: the model's own). With it, predict logs the
+// AUC and GAUC of its scores when every line carried its label.
 // The data layout and hashing are the model's own (its saved configuration).
 #include <chrono>
 #include <cerrno>
@@ -34,6 +36,9 @@ void add_common(runtime::option_set& o) {
   using t = runtime::opt_type;
   o.add({"use.model", t::string, "", "the model: a checkpoint folder or dir (also --model=PATH)"});
   o.add({"data.strict", t::boolean, "false", "true: a malformed line stops the run"});
+  o.add({"data.user", t::string, "",
+         "the column naming each example's user, for GAUC (index or name; empty = the model's "
+         "own data.user, if it was trained with one)"});
   runtime::add_display_options(o);
 }
 
@@ -64,6 +69,11 @@ int prepare(const char* name, const char* usage, runtime::option_set& opts,
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   model.cfg.data.strict = opts.get_bool("data.strict");
+  if (const auto& user = opts.get_string("data.user"); !user.empty())
+    if (auto err = runtime::set_user_column(user, opts.source("data.user"), model.cfg.data.schema)) {
+      std::fprintf(stderr, "shadowsync %s: %s\n", name, err->c_str());
+      return exit_usage;
+    }
   model.cfg.data.whole_lines = true; // the model's layout, or a clear refusal
   spdlog::info("model {} ({} examples trained, {}): loaded {:.1f} MB in {:.2f} s", model.folder,
                model.examples, model.cfg.arch.describe(), double(model.bytes) / 1e6, s);
@@ -135,6 +145,11 @@ int predict_command(const std::vector<std::string>& raw) {
   data::batch b;
   model::batch_lookup rows;
   model::workspace ws;
+  // With data.user, what the labels say of the scores (AUC, GAUC), if the
+  // lines have them. It keeps each labelled example (20 bytes), so a predict
+  // without data.user stays streaming.
+  model::evaluator ev;
+  const bool scored = labels != "no" && cfg.data.schema.user.has_value();
   std::uint64_t n = 0;
   std::string text;
   while (r->next(b, cfg.train.eval_batch_size)) {
@@ -143,7 +158,10 @@ int predict_command(const std::vector<std::string>& raw) {
     text.clear();
     for (std::size_t e = 0; e < b.size; ++e) { // shortest text that reads back the same float
       char buf[32];
-      const float p = model::sigmoid(ws.logits[Eigen::Index(e)]);
+      const float logit = ws.logits[Eigen::Index(e)];
+      if (scored)
+        ev.add(logit, b.labels[e], b.users[e]);
+      const float p = model::sigmoid(logit);
       const auto res = std::to_chars(buf, buf + sizeof buf, p);
       text.append(buf, res.ptr);
       text.push_back('\n');
@@ -174,6 +192,11 @@ int predict_command(const std::vector<std::string>& raw) {
   spdlog::info("{} predictions written to {} in {:.2f} s ({:.0f} examples/s); {} malformed lines "
                "skipped",
                n, out_path, sec, sec > 0 ? double(n) / sec : 0.0, r->statistics().malformed);
+  if (scored && n > 0 && r->statistics().unlabelled == 0) { // every line had its label
+    const auto m = ev.result();
+    spdlog::info("labelled: AUC {:.6f}, GAUC {:.6f} over {} of {} users", m.auc, m.gauc.gauc,
+                 m.gauc.counted, m.gauc.users);
+  }
   return exit_ok;
 }
 
@@ -204,6 +227,11 @@ int eval_command(const std::vector<std::string>& raw) {
   std::printf("eval of %s on %llu examples: NE %.6f  AUC %.6f  logloss %.6f  calibration %.4f\n",
               model.folder.c_str(), static_cast<unsigned long long>(m.eval->examples),
               m.eval->ne, m.eval->auc, m.eval->logloss, m.eval->calibration);
+  if (m.eval->grouped)
+    std::printf("GAUC %.6f over %llu of %llu users (those with both classes; %llu examples)\n",
+                m.eval->gauc.gauc, static_cast<unsigned long long>(m.eval->gauc.counted),
+                static_cast<unsigned long long>(m.eval->gauc.users),
+                static_cast<unsigned long long>(m.eval->gauc.examples));
   std::string err;
   if (!path.empty() && !runtime::write_replacing(path, runtime::to_json(m), &err)) {
     spdlog::error("cannot write output.metrics: {}", err);

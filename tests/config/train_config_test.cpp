@@ -98,3 +98,22 @@ TEST_CASE("BMUF's block momentum defaults to 1 - 1/N capped at 0.5; a set value 
         doctest::Approx(0.9375));
   CHECK(configure({"--cluster.trainers=16", "--sync.momentum=0"}).sync.momentum == 0.0f);
 }
+
+TEST_CASE("data.user names a column; a mistyped one is refused naming data.user") {
+  CHECK_FALSE(configure({}).data.schema.user);
+  const auto c = configure({"--data.user=C1"});
+  REQUIRE(c.data.schema.user);
+  CHECK(c.data.schema.user->name == "C1");
+  CHECK(configure({"--data.user=14"}).data.schema.user->index == 14);
+  for (const char* bad : {"--data.user=C99", "--data.user=40", "--data.user=label",
+                          "--data.user=99999999"}) {
+    CAPTURE(bad);
+    runtime::option_set o;
+    runtime::add_train_options(o);
+    runtime::train_config cfg;
+    REQUIRE_FALSE(o.parse({bad}));
+    const auto err = runtime::build_train_config(o, cfg);
+    REQUIRE(err);
+    CHECK(err->find("option 'data.user'") != std::string::npos);
+  }
+}

@@ -77,6 +77,7 @@ inline read_result read_all(const data::reader_options& options, std::size_t bat
     r.all.labels.insert(r.all.labels.end(), b.labels.begin(), b.labels.end());
     r.all.dense.insert(r.all.dense.end(), b.dense.begin(), b.dense.end());
     r.all.cat.insert(r.all.cat.end(), b.cat.begin(), b.cat.end());
+    r.all.users.insert(r.all.users.end(), b.users.begin(), b.users.end());
     if (!more)
       break;
     ++r.batches;
