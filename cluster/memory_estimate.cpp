@@ -30,6 +30,8 @@ shape shape_of(const train_config& cfg) {
   s.ex = 4.0 + 4.0 * s.nd + 8.0 * s.nc; // label, dense floats, 64-bit hashes
   const double n = s.nc + 1.0, z = s.dim + n * (n - 1.0) / 2.0;
   double widths = s.nd + s.dim + n * s.dim + z + 1.0; // inputs, interaction, logit
+  if (a.interaction == model::interaction_kind::dcn) // per layer x, g [D] and h [r], kept for backward
+    widths += double(a.cross_layers) * (2.0 * double(a.cross_width()) + double(a.cross_rank));
   for (auto w : a.bottom_hidden)
     widths += double(w);
   for (auto w : a.top_hidden)

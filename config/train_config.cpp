@@ -125,7 +125,13 @@ void add_train_options(option_set& o) {
   add(o, "model.arch", s, "small", "architecture preset", model::preset_names());
   add(o, "model.bottom", s, "", "bottom MLP hidden widths, e.g. 512-256-64 (empty = preset)");
   add(o, "model.top", s, "", "top MLP hidden widths, e.g. 512-256 (empty = preset)");
-  add(o, "model.dim", i, "0", "embedding width (0 = preset, 16)", {}, 0, 4096);
+  add(o, "model.dim", i, "0", "embedding width (0 = preset: 16, dlrm-dcnv2 128)", {}, 0, 4096);
+  add(o, "model.interaction", s, "preset",
+      "how the bottom output and the embeddings meet: dot (DLRM's pairwise dot products), dcn "
+      "(DCNv2's low-rank cross layers), or the preset's",
+      {"preset", "dot", "dcn"});
+  add(o, "model.cross-layers", i, "-1", "dcn: cross layers (-1 = preset: 3)", {}, -1, 64);
+  add(o, "model.cross-rank", i, "0", "dcn: rank of each cross layer (0 = preset: dlrm-dcnv2 512, others 64)", {}, 0, 65536);
   add(o, "model.rows-per-table", i, "100000", "hash buckets per embedding table", {}, 1, 1e12);
   add(o, "model.seed", i, "1", "seed of the parameter initialisation", {}, 0);
   // [train]
@@ -325,6 +331,24 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   }
   if (o.get_int("model.dim") > 0)
     c.arch.dim = static_cast<std::size_t>(o.get_int("model.dim"));
+  if (const auto& kind = o.get_string("model.interaction"); kind != "preset") {
+    const auto want = kind == "dcn" ? model::interaction_kind::dcn : model::interaction_kind::dot;
+    if (want == model::interaction_kind::dcn && c.arch.interaction != want) {
+      c.arch.cross_layers = 3; // a dot preset made dcn: MLPerf's depth, a rank for its width
+      c.arch.cross_rank = 64;
+    }
+    c.arch.interaction = want;
+  }
+  if (o.get_int("model.cross-layers") >= 0 || o.get_int("model.cross-rank") > 0) {
+    if (c.arch.interaction != model::interaction_kind::dcn)
+      return std::string("option '") +
+             (o.get_int("model.cross-layers") >= 0 ? "model.cross-layers" : "model.cross-rank") +
+             "': cross layers need model.interaction=dcn (model " + c.arch_name + " with interaction dot)";
+    if (o.get_int("model.cross-layers") >= 0)
+      c.arch.cross_layers = static_cast<std::size_t>(o.get_int("model.cross-layers"));
+    if (o.get_int("model.cross-rank") > 0)
+      c.arch.cross_rank = static_cast<std::size_t>(o.get_int("model.cross-rank"));
+  }
   c.arch.rows_per_table = static_cast<std::uint64_t>(o.get_int("model.rows-per-table"));
   c.arch.num_dense = d.schema.dense.size();
   c.arch.num_tables = d.schema.categorical.size();

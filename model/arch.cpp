@@ -31,10 +31,15 @@ std::vector<std::size_t> arch::top_sizes() const {
   return out;
 }
 
+const char* to_string(interaction_kind k) { return k == interaction_kind::dcn ? "dcn" : "dot"; }
+
 std::string arch::describe() const {
   std::ostringstream os;
-  os << "bottom " << join(bottom_sizes()) << ", top " << join(top_sizes()) << ", dim "
-     << dim << ", " << num_tables << " tables x " << rows_per_table << " rows";
+  os << "bottom " << join(bottom_sizes());
+  if (interaction == interaction_kind::dcn)
+    os << ", " << cross_layers << " cross layers of rank " << cross_rank;
+  os << ", top " << join(top_sizes()) << ", dim " << dim << ", " << num_tables << " tables x "
+     << rows_per_table << " rows";
   return os.str();
 }
 
@@ -44,12 +49,17 @@ struct preset_entry {
   const char* name;
   std::vector<std::size_t> bottom_hidden, top_hidden;
   double dense_lr;
+  std::size_t dim = 16;
+  interaction_kind interaction = interaction_kind::dot;
+  std::size_t cross_layers = 0, cross_rank = 0;
 };
 
 const std::vector<preset_entry>& presets() {
   static const std::vector<preset_entry> table{
     {"small", {64, 32}, {64, 32}, 0.03},
     {"dlrm-kaggle", {512, 256, 64}, {512, 256}, 0.005},
+    {"dlrm-dcnv2", {512, 256}, {1024, 1024, 512, 256}, 0.005, 128, interaction_kind::dcn, 3, 512},
+    {"dcnv2-small", {64, 32}, {64, 32}, 0.01, 16, interaction_kind::dcn, 3, 64},
   };
   return table;
 }
@@ -70,6 +80,10 @@ std::optional<arch> preset(const std::string& name) {
   arch a;
   a.bottom_hidden = p->bottom_hidden;
   a.top_hidden = p->top_hidden;
+  a.dim = p->dim;
+  a.interaction = p->interaction;
+  a.cross_layers = p->cross_layers;
+  a.cross_rank = p->cross_rank;
   return a;
 }
 

@@ -5,6 +5,8 @@
 //   categorical c -> embedding table c -> e_c [dim]        (one value per column)
 //   interaction: T = [x, e_1..e_T] (T+1 vectors); strictly-lower-triangle dot
 //                products, concatenated after x -> [dim + (T+1)T/2]
+//   or, with interaction dcn, DCNv2's cross layers over [x, e_1..e_T]
+//                -> [(T+1) dim] (cross.hpp)
 //   top MLP (ReLU on all but the last layer, last layer linear, width 1) -> logit
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +16,11 @@
 
 namespace model {
 
+// How the bottom output and the embeddings meet: DLRM's pairwise dot
+// products, or DCNv2's low-rank cross layers.
+enum class interaction_kind { dot, dcn };
+const char* to_string(interaction_kind k); // "dot" | "dcn"
+
 struct arch {
   std::size_t num_dense = 13;   // dense input features
   std::size_t num_tables = 26;  // categorical columns = embedding tables
@@ -21,11 +28,19 @@ struct arch {
   std::vector<std::size_t> bottom_hidden{64, 32}; // bottom widths before the last (= dim)
   std::vector<std::size_t> top_hidden{64, 32};    // top widths before the last (= 1)
   std::uint64_t rows_per_table = 100000;          // hash buckets per table
+  interaction_kind interaction = interaction_kind::dot;
+  std::size_t cross_layers = 0; // dcn: cross layers (0: the top MLP reads [x, e_1..e_T])
+  std::size_t cross_rank = 0;   // dcn: rank r of each layer's V [r, D] and U [D, r]
 
   // Number of pairwise interaction features: (T+1)T/2 for T tables.
   std::size_t num_pairs() const { return (num_tables + 1) * num_tables / 2; }
-  // Width of the top MLP's input: dim + num_pairs() (367 for 26 tables, dim 16).
-  std::size_t top_input() const { return dim + num_pairs(); }
+  // dcn: the width D of x0 = [x, e_1..e_T], (T+1) dim.
+  std::size_t cross_width() const { return (num_tables + 1) * dim; }
+  // Width of the top MLP's input: dot, dim + num_pairs() (367 for 26 tables,
+  // dim 16); dcn, cross_width() (432 for 26 tables, dim 16).
+  std::size_t top_input() const {
+    return interaction == interaction_kind::dcn ? cross_width() : dim + num_pairs();
+  }
   // Full layer widths, input first: e.g. {13, 64, 32, 16} and {367, 64, 32, 1}.
   std::vector<std::size_t> bottom_sizes() const;
   std::vector<std::size_t> top_sizes() const;
@@ -33,9 +48,12 @@ struct arch {
   std::string describe() const;
 };
 
-// Presets: "small" (13-64-32-16, 367-64-32-1) and "dlrm-kaggle"
-// (13-512-256-64-16, 367-512-256-1), both dim 16. Returns nullopt for an
-// unknown name.
+// Presets (dim 16 unless said): "small" (13-64-32-16, 367-64-32-1),
+// "dlrm-kaggle" (13-512-256-64-16, 367-512-256-1), "dlrm-dcnv2" (MLPerf's
+// DLRM-DCNv2: dim 128, 13-512-256-128, 3 cross layers of rank 512,
+// 3456-1024-1024-512-256-1) and "dcnv2-small" (its shape scaled to train on
+// two cores in minutes: 13-64-32-16, 3 cross layers of rank 64,
+// 432-64-32-1). Returns nullopt for an unknown name.
 std::optional<arch> preset(const std::string& name);
 std::vector<std::string> preset_names();
 

@@ -6,7 +6,10 @@
 // Layer l of width in -> out owns:
 //   W: [out, in] column-major at offset w   (out*in floats)
 //   b: [out]                  at offset b   (out floats)
-// Bottom layers come first, then top layers, each W followed by its b.
+// DCNv2's cross layer l (cross.hpp) of width D and rank r owns:
+//   V: [r, D] column-major at offset v, U: [D, r] at offset u, b: [D] at b.
+// Bottom layers come first, then the cross layers (none with the dot
+// interaction), then the top layers, each W followed by its b.
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -24,6 +27,11 @@ struct layer_slot {
   std::size_t b = 0; // offset of b
 };
 
+struct cross_slot {
+  std::size_t width = 0, rank = 0;
+  std::size_t v = 0, u = 0, b = 0; // offsets of V, U and b
+};
+
 class dense_layout {
 public:
   explicit dense_layout(const arch& a);
@@ -31,12 +39,16 @@ public:
   std::size_t size() const { return size_; } // total floats
   const std::vector<layer_slot>& bottom() const { return bottom_; }
   const std::vector<layer_slot>& top() const { return top_; }
+  const std::vector<cross_slot>& cross() const { return cross_; }
 
   // Multiply-accumulates of the MLPs per example, forward only.
   std::size_t mlp_macs() const;
+  // Multiply-accumulates of the cross layers' V and U per example, forward only.
+  std::size_t cross_macs() const;
 
 private:
   std::vector<layer_slot> bottom_, top_;
+  std::vector<cross_slot> cross_;
   std::size_t size_ = 0;
 };
 
@@ -66,7 +78,8 @@ inline vector_map bias(float* buf, const layer_slot& s) {
 }
 
 // Initialises the flat buffer as the public DLRM code does:
-// W ~ N(0, sqrt(2 / (in + out))), b ~ N(0, sqrt(1 / out)).
+// W ~ N(0, sqrt(2 / (in + out))), b ~ N(0, sqrt(1 / out)); cross layers as
+// TorchRec's LowRankCrossNet does: V and U Xavier-normal, b zero.
 // `params` must hold layout.size() floats.
 void init_dense(const dense_layout& layout, float* params, std::uint64_t seed);
 

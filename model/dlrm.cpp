@@ -19,7 +19,11 @@ void dlrm::forward(const float* params, const float* dense, const embedding_inpu
   // The example-major dense block is exactly a column-major [num_dense, B].
   ws.bottom_acts[0] = Eigen::Map<const Eigen::MatrixXf>(dense, Index(arch_.num_dense), b);
   mlp_forward(params, layout_.bottom(), true, ws.bottom_acts);
-  interaction_forward(ws.bottom_acts.back(), emb, arch_.num_tables, ws.inter, ws.top_acts[0]);
+  if (arch_.interaction == interaction_kind::dcn)
+    cross_forward(params, layout_.cross(), ws.bottom_acts.back(), emb, arch_.num_tables, ws.cross,
+                  ws.top_acts[0]);
+  else
+    interaction_forward(ws.bottom_acts.back(), emb, arch_.num_tables, ws.inter, ws.top_acts[0]);
   mlp_forward(params, layout_.top(), false, ws.top_acts);
   ws.logits = ws.top_acts.back().row(0).transpose();
 }
@@ -40,14 +44,20 @@ void dlrm::forward_backward(const float* params, const float* dense, const embed
   ws.loss_sum = loss;
   mlp_backward(params, layout_.top(), false, ws.top_acts, ws.d_top, grad_params, &ws.d_top_in,
                ws.scratch);
-  interaction_backward(ws.d_top_in, emb, arch_.num_tables, ws.inter, ws.d_bottom, grad_rows);
+  if (arch_.interaction == interaction_kind::dcn)
+    cross_backward(params, layout_.cross(), ws.d_top_in, emb, arch_.num_tables, ws.cross,
+                   grad_params, ws.d_bottom, grad_rows);
+  else
+    interaction_backward(ws.d_top_in, emb, arch_.num_tables, ws.inter, ws.d_bottom, grad_rows);
   mlp_backward(params, layout_.bottom(), true, ws.bottom_acts, ws.d_bottom, grad_params, nullptr,
                ws.scratch);
 }
 
 double dlrm::flops_per_example() const {
   const double n = double(arch_.num_tables + 1);
-  const double inter_macs = n * n * double(arch_.dim); // Gram matrix per example
+  const double inter_macs = arch_.interaction == interaction_kind::dcn
+                              ? double(layout_.cross_macs())
+                              : n * n * double(arch_.dim); // Gram matrix per example
   return 3.0 * 2.0 * (double(layout_.mlp_macs()) + inter_macs);
 }
 

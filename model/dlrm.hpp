@@ -1,6 +1,7 @@
 #pragma once
 // The DLRM-style model's dense computation over one batch: bottom MLP, dot
-// interaction, top MLP, BCE-with-logits loss. Embedding rows come in already
+// interaction or DCNv2's cross layers (arch::interaction), top MLP,
+// BCE-with-logits loss. Embedding rows come in already
 // looked up (from local tables or from shard actors), so the same code serves
 // the sequential engine and the Hogwild workers.
 //
@@ -16,6 +17,7 @@
 #include <Eigen/Core>
 
 #include "model/arch.hpp"
+#include "model/cross.hpp"
 #include "model/dense_layout.hpp"
 #include "model/interaction.hpp"
 
@@ -27,6 +29,7 @@ struct workspace {
   std::vector<Eigen::MatrixXf> bottom_acts; // [layers+1] of [width, B]
   std::vector<Eigen::MatrixXf> top_acts;    // [layers+1] of [width, B]
   interaction_scratch inter;
+  cross_scratch cross;
   Eigen::MatrixXf d_top, d_top_in, d_bottom, scratch;
   Eigen::VectorXf logits;    // [B]
   double loss_sum = 0.0;     // sum of per-example BCE over the batch

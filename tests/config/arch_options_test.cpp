@@ -1,0 +1,44 @@
+// model.interaction, model.cross-layers and model.cross-rank: the presets'
+// values, overrides, and the refusal of cross options on a dot model.
+#include <doctest/doctest.h>
+
+#include "config/train_config.hpp"
+
+namespace {
+
+// The train_config of `args` in *out, or the error.
+std::string parse(const std::vector<std::string>& args, runtime::train_config* out) {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  if (auto e = o.parse(args))
+    return *e;
+  if (auto e = runtime::build_train_config(o, *out))
+    return *e;
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("model.interaction: presets, dcn on a dot preset, and cross options") {
+  runtime::train_config c;
+  REQUIRE(parse({"--model.arch=dcnv2-small"}, &c) == "");
+  CHECK(c.arch.interaction == model::interaction_kind::dcn);
+  CHECK(c.arch.cross_layers == 3);
+  CHECK(c.arch.cross_rank == 64);
+  REQUIRE(parse({"--model.arch=dlrm-dcnv2", "--model.cross-rank=256", "--model.cross-layers=2"}, &c) == "");
+  CHECK(c.arch.dim == 128);
+  CHECK(c.arch.cross_rank == 256);
+  CHECK(c.arch.cross_layers == 2);
+  REQUIRE(parse({"--model.interaction=dcn"}, &c) == ""); // small made dcn
+  CHECK(c.arch.interaction == model::interaction_kind::dcn);
+  CHECK(c.arch.cross_layers == 3);
+  CHECK(c.arch.cross_rank == 64);
+  REQUIRE(parse({"--model.arch=dcnv2-small", "--model.interaction=dot"}, &c) == "");
+  CHECK(c.arch.interaction == model::interaction_kind::dot);
+  REQUIRE(parse({}, &c) == "");
+  CHECK(c.arch.interaction == model::interaction_kind::dot);
+  const auto e = parse({"--model.cross-rank=8"}, &c);
+  CHECK(e.find("model.cross-rank") != std::string::npos);
+  CHECK(e.find("model.interaction=dcn") != std::string::npos);
+  CHECK(parse({"--model.interaction=cross"}, &c).find("model.interaction") != std::string::npos);
+}
