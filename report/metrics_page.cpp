@@ -77,6 +77,15 @@ void final_families(page_writer& w, const run_metrics& m) {
     w.one("shadowsync_eval_auc", "gauge", "AUC on the eval set.", m.eval->auc);
     w.one("shadowsync_eval_examples_total", "counter", "Eval examples scored.",
           std::uint64_t(m.eval->examples));
+    // data.user: GAUC where some user had both classes (else no sample).
+    if (m.eval->grouped && m.eval->gauc.counted > 0) {
+      w.one("shadowsync_eval_gauc", "gauge",
+            "Group AUC on the eval set: the impression-weighted mean of per-user AUCs over the "
+            "users with both classes (data.user).",
+            m.eval->gauc.gauc);
+      w.one("shadowsync_eval_gauc_users", "gauge", "Users with both classes, in the GAUC.",
+            m.eval->gauc.counted);
+    }
   }
   if (!m.trainer_examples_per_second.empty()) {
     w.family("shadowsync_trainer_examples_per_second", "gauge",

@@ -9,7 +9,8 @@
 // Live families come from the latest progress sample (the progress line's
 // cadence): examples, examples/s, train NE, sync rounds, gap and blocked
 // share, embedding and dense-sync bytes, virtual seconds. The run's final
-// metrics (at the end of training and evaluation) add eval NE and AUC, bytes
+// metrics (at the end of training and evaluation) add eval NE and AUC (and
+// GAUC with data.user), bytes
 // by link kind (lookup, push, dense sync) and DCT, checkpoint, recovery and
 // failure counters, and examples/s per trainer. A family with nothing known
 // yet is left out (an absent series, not a false zero). Pure: no clock, no

@@ -8,6 +8,8 @@
 
 #include "report/metrics_page.hpp"
 
+#include <limits>
+
 using namespace runtime;
 
 namespace {
@@ -120,7 +122,26 @@ TEST_CASE("metrics page: the final metrics add eval, bytes by kind, checkpoints,
   CHECK(has_line(page, "shadowsync_checkpoints_total" + l + ",kind=\"cut\"} 3"));
   CHECK(has_line(page, "shadowsync_failures_total" + l + ",kind=\"trainer_lost\"} 1"));
   CHECK(page.find("dct_bytes") == std::string::npos); // no DCT in this run
+  CHECK(page.find("gauc") == std::string::npos);      // no data.user in this run
   types_of(page);                                      // no family twice
+}
+
+TEST_CASE("metrics page: GAUC with data.user, absent when no user has both classes") {
+  metrics_snapshot s;
+  run_metrics m;
+  m.mode = "sequential";
+  m.eval = model::eval_result{100, 0.95, 0.6, 0.7, 1.0, 0.25};
+  m.eval->grouped = true;
+  m.eval->gauc = model::gauc_result{0.625, 40, 12, 70};
+  s.final_metrics = m;
+  auto page = prometheus_text(s);
+  CHECK(has_line(page, "shadowsync_eval_gauc{role=\"coordinator\"} 0.625"));
+  CHECK(has_line(page, "shadowsync_eval_gauc_users{role=\"coordinator\"} 12"));
+  types_of(page);
+  m.eval->gauc = model::gauc_result{std::numeric_limits<double>::quiet_NaN(), 40, 0, 0};
+  s.final_metrics = m;
+  page = prometheus_text(s);
+  CHECK(page.find("gauc") == std::string::npos);
 }
 
 TEST_CASE("metrics page: label values are escaped") {
