@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""The virtual clock's validation suite (issue 38 item 3; docs/virtual-time.md).
+
+Every configuration runs for real on this machine and on the virtual clock,
+alternated, REPEATS rounds; the suite prints, per configuration, the median
+real examples/s (with its range), the virtual clock's prediction and its
+error, then the mean absolute and the median absolute error.
+
+Real: the one-process cluster on the wall clock (sim.clock=wall; real
+threads, CAF's scheduler with this machine's cores), or `launch` of three
+nodes on loopback (plain TCP and mutual TLS) for the multi-node rows.
+Virtual: the same job on the virtual clock, every role on one simulated
+host of this machine's cores (sim.placement=one-host), as the real run
+shares them; the 3-node rows give each node's roles one host of one core
+(launch's split of 2 cores over 3 nodes) and turn the network model on;
+the model has no term for TLS, so both 3-node rows get one prediction.
+The cost constants come from --calibration (a file or a preset name;
+default: the shipped preset of this machine type), never measured during
+the run.
+
+usage: bench/virtual_suite.py [--bin build/shadowsync] [--repeats 3]
+         [--rows 100000] [--calibration NAME|FILE] [--only N,...] [--list]
+         [--json FILE]
+Prints a Markdown table for docs/virtual-time.md. Exit 1 when a run fails.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name -> (options of both runs, kind); kind: "local" or "3node-plain"/"3node-tls".
+def configurations():
+    one = ["--cluster.trainers=1", "--sync.algorithm=none"]
+    rows = [
+        ("1 trainer x 1 worker, no sync", one + ["--cluster.workers=1"], "local"),
+        ("1 trainer x 2 workers, no sync", one + ["--cluster.workers=2"], "local"),
+        ("1 trainer x 4 workers, no sync", one + ["--cluster.workers=4"], "local"),
+    ]
+    for n, alg in ((2, "s-easgd"), (2, "fr-easgd"), (4, "s-ma"), (4, "fr-ma"), (4, "s-bmuf"),
+                   (4, "fr-bmuf"), (8, "s-easgd")):
+        rows.append(("%d trainers, %s" % (n, alg),
+                     ["--cluster.trainers=%d" % n, "--sync.algorithm=" + alg], "local"))
+    rows += [
+        ("4 trainers, s-ma, dct.dp", ["--cluster.trainers=4", "--sync.algorithm=s-ma",
+                                      "--dct.dp=true"], "local"),
+        ("2 trainers, s-easgd, dct.mp", ["--cluster.trainers=2", "--sync.algorithm=s-easgd",
+                                         "--dct.mp=true"], "local"),
+        ("3 nodes on loopback, plain TCP", [], "3node-plain"),
+        ("3 nodes on loopback, mutual TLS", [], "3node-tls"),
+    ]
+    return rows
+
+
+def run(cmd, metrics, key):
+    proc = subprocess.run(cmd + ["--output.progress=none", "--output.metrics=" + metrics],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write("failed (exit %d): %s\n%s\n" % (proc.returncode, " ".join(cmd),
+                                                         proc.stdout[-3000:]))
+        sys.exit(1)
+    with open(metrics) as f:
+        m = json.load(f)
+    if key == "virtual": # the virtual clock's rate: examples per virtual second
+        key = "examples_per_second"
+        assert m["sim"]["clock"] == "virtual", "a virtual run's metrics say sim.clock=virtual"
+    return float(m[key])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "shadowsync"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--rows", type=int, default=100000)
+    ap.add_argument("--calibration", default="epyc-x86-64-v3-2core")
+    ap.add_argument("--only", default="", help="comma-separated configuration numbers (1-based)")
+    ap.add_argument("--list", action="store_true", help="list the configurations and exit")
+    ap.add_argument("--json", default="", help="also write every run's examples/s to this file")
+    a = ap.parse_args()
+    configs = configurations()
+    if a.list:
+        for i, (name, opts, kind) in enumerate(configs, 1):
+            print("%2d  %s  %s" % (i, name, " ".join(opts) or kind))
+        return
+    if a.only:
+        keep = {int(x) for x in a.only.split(",")}
+        configs = [c for i, c in enumerate(configs, 1) if i in keep]
+    cores = os.cpu_count() or 1
+    tmp = tempfile.mkdtemp(prefix="ss-vsuite-")
+    data = os.path.join(tmp, "train.tsv")
+    subprocess.run([a.bin, "datagen", "--out=" + data, "--rows=%d" % a.rows, "--seed=3"],
+                   check=True, stdout=subprocess.DEVNULL)
+    metrics = os.path.join(tmp, "m.json")
+    common = ["--data.train=" + data, "--data.eval=", "--cluster.embedding-shards=2"]
+    spec = os.path.join(ROOT, "config", "cluster-3node.ini")
+    job3 = ["--config-file=" + os.path.join(ROOT, "config", "default.ini"),
+            "--cluster.embedding-shards=1", "--cluster.dense-shards=1", "--cluster.timeout-ms=10000",
+            "--data.train=" + data, "--data.eval="]
+    certs = None
+    results, raw = [], []
+    for name, opts, kind in configs:
+        real, virt = [], []
+        for _ in range(a.repeats):
+            if kind == "local":
+                real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"], metrics,
+                                "examples_per_second"))
+                virt.append(run([a.bin, "train"] + common + opts +
+                                ["--sim.clock=virtual", "--sim.placement=one-host",
+                                 "--sim.cores-per-host=%d" % cores,
+                                 "--sim.calibration=" + a.calibration],
+                                metrics, "virtual"))
+            else:
+                launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
+                          "--data.eval="]
+                if kind == "3node-plain":
+                    launch.append("--deploy.insecure=true")
+                else:
+                    if certs is None:
+                        certs = os.path.join(tmp, "certs")
+                        subprocess.run(["bash", os.path.join(ROOT, "scripts", "make-certs.sh"), certs,
+                                        "coord", "t0", "t1"], check=True, stdout=subprocess.DEVNULL)
+                    launch += ["--openssl.certificate=%s/{node}.pem" % certs,
+                               "--openssl.key=%s/{node}.key" % certs,
+                               "--openssl.cafile=%s/ca.pem" % certs]
+                real.append(run(launch, metrics, "examples_per_second"))
+                virt.append(run([a.bin, "train"] + job3 +
+                                ["--sim.clock=virtual", "--net.enabled=true",
+                                 "--sim.cores-per-host=1", "--sim.calibration=" + a.calibration],
+                                metrics, "virtual"))
+        r, v = statistics.median(real), statistics.median(virt)
+        results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0)))
+        raw.append({"configuration": name, "real": real, "virtual": virt})
+        sys.stderr.write("%s: real %.0f, virtual %.0f (%+.1f %%)\n" % (name, r, v, results[-1][5]))
+    print("Virtual clock against real runs on this machine (%d cores), %d generated rows, medians "
+          "of %d alternated rounds; constants: sim.calibration=%s"
+          % (cores, a.rows, a.repeats, a.calibration))
+    print()
+    print("| configuration | real examples/s (range) | virtual | error |")
+    print("|---|---|---|---|")
+    for name, r, lo, hi, v, err in results:
+        print("| %s | %.0f (%.0f-%.0f) | %.0f | %+.1f %% |" % (name, r, lo, hi, v, err))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"rows": a.rows, "calibration": a.calibration, "runs": raw}, f, indent=1)
+    errs = [abs(x[5]) for x in results]
+    print()
+    print("mean |error| %.1f %%, median |error| %.1f %%, largest %.1f %%, within 10 %%: %d of %d"
+          % (statistics.mean(errs), statistics.median(errs), max(errs),
+             sum(1 for e in errs if e <= 10.0), len(errs)))
+
+
+if __name__ == "__main__":
+    main()
