@@ -193,7 +193,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     self = scoped->ptr();
   }
   coordination_result res;
-  cluster_checkpointer checkpoints{self, cfg, c, res, base};
+  cluster_checkpointer checkpoints{sys, cfg, c, base};
   fault_injector faults{cfg, c, self, {engine.get(), transport.get(), network.get()}};
   full_recovery rollbacks{self, cfg, engine.get()};
   coordinator_options opts;
@@ -212,28 +212,48 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     opts.restart_shard = [&](std::size_t i, shard_restart& r) {
       return restart_shard(self, cfg, cpr, c, i, r);
     };
-  opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
-      if (const int sig = stop_requested()) { // SIGINT/SIGTERM: a cut of this point, then stop
-        faults.disarm();
-        out.stopped_by = signal_name(sig);
-        auto e = cfg.checkpoint.enabled() ? checkpoints.cut_now() : std::nullopt;
-        return e ? *e
-                 : "stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
-                     " examples" +
-                     (cfg.checkpoint.enabled() ? "; the checkpoint of this point: " +
-                                                   checkpoints.newest()
-                                               : "; no checkpoint.dir: nothing kept");
-      }
-      faults.poll(examples);
+  // The progress poll asks for the cuts; the coordinator actor takes them
+  // (cluster/cut_run.hpp) and reports each one's end to on_cut.
+  opts.checkpoints = &checkpoints;
+  std::optional<std::uint64_t> cut_at; // examples at the poll that asked for the cut in flight
+  std::optional<std::uint64_t> stop_at; // a stop by signal: its cut of this point is in flight
+  auto stopped = [&](std::uint64_t examples) {
+    return "stopped by " + *out.stopped_by + " after " + std::to_string(examples) + " examples" +
+           (cfg.checkpoint.enabled() ? "; the checkpoint of this point: " + checkpoints.newest()
+                                     : "; no checkpoint.dir: nothing kept");
+  };
+  opts.on_progress = [&](std::uint64_t examples) -> progress_step {
+    if (const int sig = stop_requested()) { // SIGINT/SIGTERM: a cut of this point, then stop
+      faults.disarm();
+      out.stopped_by = signal_name(sig);
       if (!cfg.checkpoint.enabled())
-        return std::nullopt;
+        return {stopped(examples), false};
+      stop_at = examples;
+      return {std::nullopt, true};
+    }
+    faults.poll(examples);
+    if (!cfg.checkpoint.enabled())
+      return {};
+    if (checkpoints.due(examples)) {
       faults.hold(); // a failure inside a cut waits for its end (full_recovery.hpp)
-      auto e = checkpoints.maybe_cut(examples);
-      faults.release();
-      if (const auto t = young_daly(cfg, checkpoints.totals()))
-        checkpoints.set_every_seconds(*t);
-      return e;
-    };
+      cut_at = examples;
+      return {std::nullopt, true};
+    }
+    if (const auto t = young_daly(cfg, checkpoints.totals()))
+      checkpoints.set_every_seconds(*t);
+    return {};
+  };
+  opts.on_cut = [&](const std::optional<std::string>& e) -> std::optional<std::string> {
+    if (stop_at)
+      return e ? *e : stopped(*stop_at);
+    faults.release();
+    if (cut_at)
+      checkpoints.cut_ended(*cut_at);
+    cut_at.reset();
+    if (const auto t = young_daly(cfg, checkpoints.totals()))
+      checkpoints.set_every_seconds(*t);
+    return e;
+  };
   std::optional<std::string> failure;
   for (;;) { // one attempt, and one more after each rollback (recovery.mode=full)
     rollbacks.attempt_began();

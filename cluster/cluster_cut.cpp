@@ -1,9 +1,6 @@
-// A consistent cut of the running simulated cluster (see cluster_cut.hpp):
-//   coordinator -> trainer: sync (ring: rounds)
-//   coordinator -> embedding shard: cut(N, FOLDER, W)   (replies when written)
-//   coordinator -> trainer: cut(N, last)                 (replies cut_report)
-//   coordinator -> dense shard: dump                     (EASGD centre)
-//   coordinator -> trainer: resume                       (releases its syncer)
+// The cuts' bookkeeping and step 6 of a cut (see cluster_cut.hpp): when a
+// cut is due, and the files a cut gathered (cut_run.cpp) written and
+// committed.
 #include "cluster/cluster_cut.hpp"
 
 #include <filesystem>
@@ -15,15 +12,15 @@
 
 namespace runtime {
 
-namespace {
-
 // Seconds on the coordinator's clock: virtual under sim.clock=virtual, so
 // cut times replay with the run.
-double since(caf::blocking_actor* self, caf::actor_clock::time_point t) {
-  return std::chrono::duration<double>(self->clock().now() - t).count();
+caf::actor_clock::time_point cluster_checkpointer::now() const {
+  return sys_.clock().now();
 }
 
-} // namespace
+double cluster_checkpointer::since(caf::actor_clock::time_point t) const {
+  return std::chrono::duration<double>(now() - t).count();
+}
 
 // BMUF: w_g and Delta from the holds, identical in every syncer held after
 // the same round (their ring all-reduce gives every member the same bits).
@@ -49,128 +46,41 @@ cluster_checkpointer::write_bmuf_state(checkpoint::folder_writer& w,
   return std::nullopt;
 }
 
-cluster_checkpointer::cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg,
-                                           const cluster_handles& c,
-                                           const coordination_result& res,
-                                           const resume_base& base)
-    : self_(self), cfg_(cfg), c_(c), res_(res), base_(base), began_(self->clock().now()),
-      last_(began_), every_seconds_(cfg.checkpoint.every_seconds) {
+cluster_checkpointer::cluster_checkpointer(caf::actor_system& sys, const train_config& cfg,
+                                           const cluster_handles& c, const resume_base& base)
+    : sys_(sys), cfg_(cfg), c_(c), base_(base), began_(now()), last_(began_),
+      every_seconds_(cfg.checkpoint.every_seconds) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
 }
 
 void cluster_checkpointer::restart(const resume_base& base) {
   base_ = base;
-  began_ = last_ = self_->clock().now();
+  began_ = last_ = now();
   next_examples_ = cfg_.checkpoint.every_examples;
 }
 
-std::optional<std::string> cluster_checkpointer::maybe_cut(std::uint64_t examples) {
-  const auto& ck = cfg_.checkpoint;
-  if (!ck.enabled())
-    return std::nullopt;
+bool cluster_checkpointer::due(std::uint64_t examples) const {
+  if (!cfg_.checkpoint.enabled())
+    return false;
   const bool by_examples = next_examples_ && examples >= next_examples_;
-  const bool by_time = every_seconds_ > 0 && since(self_, last_) >= every_seconds_;
-  if (!by_examples && !by_time)
-    return std::nullopt;
-  auto e = cut();
+  const bool by_time = every_seconds_ > 0 && since(last_) >= every_seconds_;
+  return by_examples || by_time;
+}
+
+void cluster_checkpointer::cut_ended(std::uint64_t examples) {
   while (next_examples_ && next_examples_ <= examples)
-    next_examples_ += ck.every_examples;
-  last_ = self_->clock().now();
-  return e;
+    next_examples_ += cfg_.checkpoint.every_examples;
+  last_ = now();
 }
 
-std::optional<std::string> cluster_checkpointer::aim_ring(std::uint64_t* round) {
-  const auto timeout = cfg_.cluster.timeout;
-  const auto& syncers = res_.syncers; // wired before training, in trainer order
-  // No syncer starts a round beyond its reply, so aiming them all at the
-  // largest reply of the first pass gets that round from every one in the
-  // second (see shadow_syncer.hpp); a third pass is never needed.
-  std::uint64_t target = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
-    for (std::size_t t = 0; t < syncers.size(); ++t) {
-      std::optional<std::string> failure;
-      self_->request(caf::actor_cast<actors::syncer_actor>(syncers[t]), timeout,
-                     messages::aim_atom::value, target)
-        .receive(
-          [&](std::uint64_t r) {
-            lo = std::min(lo, r);
-            hi = std::max(hi, r);
-          },
-          [&](caf::error& e) {
-            failure = c_.trainer_names[t] + "'s syncer: " + self_->system().render(e);
-          });
-      if (failure)
-        return failure;
-    }
-    target = hi;
-    if (lo == hi) {
-      *round = target;
-      return std::nullopt;
-    }
-  }
-  return "the ring's syncers did not agree on a round to hold at (last aim: round " +
-         std::to_string(target) + ")";
-}
-
-std::optional<std::string> cluster_checkpointer::cut() {
-  const auto t0 = self_->clock().now();
-  const auto timeout = cfg_.cluster.timeout;
-  const auto id = ++id_;
-  std::optional<std::string> failure;
-  auto fail = [&](const std::string& who, const caf::error& e) {
-    if (!failure)
-      failure = "checkpoint: " + who + ": " + self_->system().render(e);
-  };
-  // 1. Ring methods: one common round to hold at. EASGD and none: 0 (a
-  // syncer holds after the exchange in flight).
-  std::uint64_t last = 0;
-  if (model::uses_ring(cfg_.sync.algorithm))
-    if (auto e = aim_ring(&last))
-      return "checkpoint: " + *e;
-  checkpoint::folder_writer w;
-  std::string err;
-  if (!w.begin(cfg_.checkpoint.dir, ".cut", &err))
-    return "checkpoint: " + err;
-  // 2. The shards first: they align on the workers' markers.
-  const auto workers = std::uint32_t(cfg_.cluster.trainers * cfg_.cluster.workers);
-  using shard_handle = decltype(self_->request(c_.shards[0], timeout, messages::cut_atom::value,
-                                               id, std::string{}, workers));
-  std::vector<shard_handle> shard_replies;
-  for (const auto& s : c_.shards)
-    shard_replies.push_back(
-      self_->request(s, timeout, messages::cut_atom::value, id, w.folder(), workers));
-  // 3. The trainers.
-  std::vector<messages::cut_report> reports(c_.trainers.size());
-  for (std::size_t t = 0; t < c_.trainers.size(); ++t)
-    self_->request(c_.trainers[t], timeout, messages::cut_atom::value, id, last)
-      .receive([&](messages::cut_report& r) { reports[t] = std::move(r); },
-               [&](caf::error& e) { fail(c_.trainer_names[t], e); });
-  // 5. The EASGD centre while every syncer is held; then the syncers go on.
+std::optional<std::string> cluster_checkpointer::commit(checkpoint::folder_writer& w,
+                                                        const cut_gathered& g) {
+  const auto& reports = g.reports;
   const std::size_t size = reports.empty() ? 0 : reports[0].replica.size();
-  std::vector<float> centre(c_.dense.empty() ? 0 : size);
-  if (!failure && !centre.empty())
-    if (auto e = gather_centre(self_, cfg_, c_, centre))
-      failure = "checkpoint: " + *e;
-  for (const auto& t : c_.trainers)
-    self_->send(t, messages::resume_atom::value);
-  // A trainer failed: the job ends (or, under full recovery, rolls back).
-  // Its shard replies are not awaited: a shard lost with it, holding the
-  // request, would never answer (CAF 0.17 sends nothing for a dropped
-  // promise), and a live one may still be writing into the temporary
-  // folder, which the next commit removes.
-  if (failure)
-    return failure;
-  // 4. The shards' files.
-  std::uint64_t pushes_held = 0, rows_copied = 0;
-  for (std::size_t s = 0; s < shard_replies.size(); ++s)
-    shard_replies[s].receive(
-      [&](messages::shard_cut_file& f) {
-        w.add(checkpoint::file_info{f.name, f.bytes, f.crc32c});
-        pushes_held += f.pushes_held;
-        rows_copied += f.rows_copied;
-      },
-      [&](caf::error& e) { fail(c_.shard_names[s], e); });
+  const auto& centre = g.centre;
+  const auto pushes_held = g.pushes_held, rows_copied = g.rows_copied;
+  std::optional<std::string> failure;
+  std::string err;
   // 6. Replicas, centre, manifest, commit.
   checkpoint::manifest m;
   m.config_ini = cfg_.checkpoint.effective_ini;
@@ -179,7 +89,7 @@ std::optional<std::string> cluster_checkpointer::cut() {
   m.examples = base_.examples;
   m.counters = base_.counters;
   m.counters.malformed = 0; // summed below: the readers count from their resumed marks
-  m.counters.seconds += since(self_, began_);
+  m.counters.seconds += since(began_);
   double max_pause = 0;
   for (std::size_t t = 0; t < reports.size() && !failure; ++t) {
     const auto& r = reports[t];
@@ -221,7 +131,7 @@ std::optional<std::string> cluster_checkpointer::cut() {
   std::error_code ec;
   for (const auto& f : std::filesystem::directory_iterator(folder, ec))
     bytes += f.is_regular_file(ec) ? f.file_size(ec) : 0;
-  const double s = since(self_, t0);
+  const double s = since(g.began);
   newest_ = folder;
   ++totals_.cuts;
   totals_.bytes += bytes;

@@ -40,8 +40,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include <caf/blocking_actor.hpp>
+#include <caf/actor_clock.hpp>
+#include <caf/fwd.hpp>
 
 #include "checkpoint/store.hpp"
 #include "messages/cut_messages.hpp"
@@ -56,17 +58,32 @@ struct cut_totals {
   std::uint64_t pushes_held = 0, rows_copied = 0;
 };
 
+// What a cut gathered before its commit (cluster/cut_run.hpp walks the
+// protocol; the checkpointer writes and counts).
+struct cut_gathered {
+  std::vector<messages::cut_report> reports; // per trainer
+  std::vector<float> centre;                 // EASGD: the dense shards' centre, else empty
+  std::uint64_t pushes_held = 0, rows_copied = 0;
+  caf::actor_clock::time_point began;        // the cut's request
+};
+
+// The cuts' bookkeeping, shared by the caller of coordinate() (when a cut
+// is due, the totals, full recovery's rollbacks) and the coordinator actor
+// (which runs each cut: cut_run.hpp). Only one of them touches it at a
+// time: the caller inside the coordinator's hooks and after its outcome,
+// the coordinator between them.
 class cluster_checkpointer {
 public:
-  // res: the coordination's (its syncers, wired before training); base:
-  // the runs before this one (resume).
-  cluster_checkpointer(caf::blocking_actor* self, const train_config& cfg, const cluster_handles& c,
-                       const coordination_result& res, const resume_base& base);
-  // Called with the examples trained so far (the progress poll): takes a cut
-  // when one is due by checkpoint.every-examples or .every-seconds.
-  std::optional<std::string> maybe_cut(std::uint64_t examples);
-  // A cut now, whatever is due (a stop by signal keeps its point).
-  std::optional<std::string> cut_now() { return cut(); }
+  // sys: its clock (virtual under sim.clock=virtual); base: the runs before
+  // this one (resume).
+  cluster_checkpointer(caf::actor_system& sys, const train_config& cfg, const cluster_handles& c,
+                       const resume_base& base);
+  // Whether a cut is due by checkpoint.every-examples or .every-seconds,
+  // with the examples trained so far (the progress poll).
+  bool due(std::uint64_t examples) const;
+  // A cut that was due ended (committed or not): the next is due from now
+  // and from `examples` on.
+  void cut_ended(std::uint64_t examples);
   // Over every attempt (restart), like newest().
   const cut_totals& totals() const { return totals_; }
   // Full recovery: the cluster was built again from `base` (a rollback);
@@ -79,17 +96,24 @@ public:
   // It survives a restart: a rollback goes back to it.
   const std::string& newest() const { return newest_; }
 
+  // -- for the cut in flight (cut_run.cpp) --
+  const train_config& config() const { return cfg_; }
+  const cluster_handles& cluster() const { return c_; }
+  std::uint64_t next_id() { return ++id_; }
+  caf::actor_clock::time_point now() const;
+  // Step 6: replicas, centre, BMUF state, manifest, commit into `w` (begun
+  // in checkpoint.dir); the totals and the log line. An error leaves `w`
+  // abandoned.
+  std::optional<std::string> commit(checkpoint::folder_writer& w, const cut_gathered& g);
+
 private:
-  std::optional<std::string> cut();
-  // Ring methods: the round every syncer holds at (step 1).
-  std::optional<std::string> aim_ring(std::uint64_t* round);
+  double since(caf::actor_clock::time_point t) const;
   std::optional<std::string> write_bmuf_state(checkpoint::folder_writer& w,
                                               const std::vector<messages::cut_report>& reports,
                                               std::size_t size);
-  caf::blocking_actor* self_;
+  caf::actor_system& sys_;
   const train_config& cfg_;
   const cluster_handles& c_;
-  const coordination_result& res_;
   resume_base base_;
   std::uint64_t next_examples_ = 0, id_ = 0;
   caf::actor_clock::time_point began_, last_; // the coordinator's clock

@@ -17,11 +17,27 @@
 
 namespace runtime {
 
+class cluster_checkpointer;
+
+// The progress hook's answer: an error that ends the job, or a cut to take
+// now (the coordinator actor runs it: cluster/cut_run.hpp).
+struct progress_step {
+  std::optional<std::string> error;
+  bool cut = false;
+};
+
 struct coordinator_options {
   bool tolerate_trainer_loss = false;
-  // Called by the progress poll with the examples trained so far (periodic
-  // checkpoints: cluster/cluster_cut.hpp); an error ends the job.
-  std::function<std::optional<std::string>(std::uint64_t)> on_progress;
+  // Called by the progress poll with the examples trained so far; an error
+  // ends the job. It may ask for a checkpoint cut (cluster/cluster_cut.hpp)
+  // of `checkpoints`, which the coordinator actor then takes while it goes
+  // on handling its messages; no poll runs until the cut has ended.
+  std::function<progress_step(std::uint64_t)> on_progress;
+  // Called when that cut has ended, with its error (none: committed). An
+  // error ends the job (under full recovery, rolls it back); a cut's own
+  // error does so whatever on_cut answers.
+  std::function<std::optional<std::string>(const std::optional<std::string>&)> on_cut;
+  cluster_checkpointer* checkpoints = nullptr; // the cuts' (needed when on_progress asks one)
   // Called when training begins (the ring is wired), with the time that
   // every "at N s" of the run counts from (the fault injector's zero).
   std::function<void(caf::actor_clock::time_point)> on_started;

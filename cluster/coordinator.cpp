@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <tuple>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -34,6 +35,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   setup.rollback_on_shard_loss = opts.rollback_on_shard_loss;
   setup.on_trained = static_cast<bool>(opts.on_trained);
   setup.poll_interval = opts.poll_interval;
+  setup.checkpoints = opts.checkpoints;
   auto coordinator = spawn_coordinator(self->system(), setup);
   self->monitor(coordinator);
   self->send(coordinator, messages::begin_atom::value);
@@ -49,16 +51,25 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
       if (opts.on_started)
         opts.on_started(t0);
     },
-    [&](messages::polled_atom, progress_report& total) -> std::string {
+    [&](messages::polled_atom, progress_report& total) -> std::tuple<std::string, bool> {
       auto sample = progress_of(total);
       if (virtual_time)
         sample.virtual_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
       progress.update(sample);
       recovery.sample(total.examples);
-      if (opts.on_progress)
-        if (auto e = opts.on_progress(total.examples))
-          return *e;
-      return {};
+      if (!opts.on_progress)
+        return {std::string{}, false};
+      auto step = opts.on_progress(total.examples);
+      if (step.error)
+        return {*step.error, false};
+      return {std::string{}, step.cut && opts.checkpoints};
+    },
+    [&](messages::cut_atom, std::string& failure) -> std::string {
+      std::optional<std::string> f;
+      if (!failure.empty())
+        f = std::move(failure);
+      auto e = opts.on_cut ? opts.on_cut(f) : f;
+      return e ? *e : std::string{};
     },
     [&](messages::trained_atom) {
       return opts.on_trained ? opts.on_trained() : std::vector<caf::actor_addr>{};

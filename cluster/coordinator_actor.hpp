@@ -16,8 +16,9 @@
 //                  progress poll, opts.poll_interval after the coordinator's
 //                  last message: -> every live trainer in turn: stats
 //                  (awaited, each within min(timeout, 1 s)), then -> caller:
-//                  polled(total) (awaited; an error ends the job or, under
-//                  full recovery, rolls it back)
+//                  polled(total) (awaited: (error, cut); an error ends the
+//                  job or, under full recovery, rolls it back; cut: a
+//                  checkpoint cut now, see "Cuts" below)
 //      drain    -> caller: trained (awaited): the roles the fault injector
 //                  killed; their DOWNs are awaited (cluster.timeout)
 //   3. rounds   -> every trainer: sync (its round)
@@ -26,12 +27,21 @@
 //
 // The caller (coordinate(), a blocking actor on the wall clock or the
 // engine-stepping one of virtual_coordinator.hpp) serves the hooks and does
-// step 4. The hooks are blocking work of the caller's: checkpoint cuts
-// (cluster_cut.hpp) and fault polls run in `polled`, a shard's restart
-// (recovery.mode=partial) in `restart`. The coordinator awaits each (CAF's
-// await: no other message is handled until the answer), so a hook sees the
-// protocol as it was when it was asked, as when the coordinator was one
-// blocking actor.
+// step 4. The hooks are blocking work of the caller's: fault polls and the
+// choice of a cut run in `polled`, a shard's restart (recovery.mode=partial)
+// in `restart`. The coordinator awaits each (CAF's await: no other message
+// is handled until the answer), so a hook sees the protocol as it was when
+// it was asked, as when the coordinator was one blocking actor.
+//
+// Cuts. When `polled` answers "cut", the coordinator takes the checkpoint
+// cut itself (cut_run.hpp), as continuations: it keeps handling its
+// messages meanwhile, but neither polls nor moves to the next phase until
+// the cut has ended; then -> caller: cut(error) (awaited; the caller
+// releases the faults it held and may answer an error). A DOWN during the
+// cut aborts it at once ("checkpoint: cut N aborted: shard-1 is down
+// (...)"): the trainers asked so far are released, the cut's error goes to
+// the caller, and the DOWN is then handled as any other. A cut's error
+// ends the job, or rolls it back under full recovery.
 //
 // Losses, as coordinator.hpp says: a shard's DOWN fails the job, or (partial
 // recovery) -> caller: restart(shard, why) (awaited), then the coordinator
@@ -80,6 +90,7 @@ struct coordinator_setup {
   bool restart_shards = false; // opts.restart_shard is set
   bool rollback_on_shard_loss = false;
   bool on_trained = false;     // opts.on_trained is set
+  cluster_checkpointer* checkpoints = nullptr; // opts.checkpoints: the cuts the polls ask for
   std::chrono::milliseconds poll_interval{200};
 };
 

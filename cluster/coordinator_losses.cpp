@@ -46,6 +46,20 @@ void coordinator_protocol::monitor_all() {
 void coordinator_protocol::on_down_msg(caf::down_msg& dm) {
   if (ended_)
     return;
+  if (cut_) {
+    // A DOWN during a cut: the cut ends now (a shard that died holding its
+    // request would never answer); the DOWN is handled once it has.
+    const auto why = describe(dm);
+    cut_downs_.push_back(std::move(dm));
+    auto run = cut_; // (its end resets cut_)
+    run->abort(why);
+    return;
+  }
+  take_down(dm);
+  after_event();
+}
+
+void coordinator_protocol::take_down(caf::down_msg& dm) {
   if (wait_ == wait::shard_down) {
     // Only a shard's or an essential node's DOWN can name the cause; the
     // others (trainers and their nodes) are handled after.
@@ -56,7 +70,7 @@ void coordinator_protocol::on_down_msg(caf::down_msg& dm) {
     on_down(dm);
     if (phases_.failure())
       later_.clear();
-    return after_event();
+    return;
   }
   on_down(dm);
   if (wait_ == wait::downs && drained()) {
@@ -64,7 +78,21 @@ void coordinator_protocol::on_down_msg(caf::down_msg& dm) {
     local_done_ = true;
     ++wait_gen_; // the deadline is void
   }
-  after_event();
+}
+
+std::string coordinator_protocol::describe(const caf::down_msg& dm) const {
+  const auto why = self_->system().render(dm.reason);
+  const auto& k = c();
+  if (auto i = index_of(k.shards, dm.source); i < k.shards.size())
+    return k.shard_names[i] + " is down (" + why + ")";
+  if (auto i = index_of(k.dense, dm.source); i < k.dense.size())
+    return k.dense_names[i] + " is down (" + why + ")";
+  if (auto i = index_of(k.trainers, dm.source); i < k.trainers.size())
+    return k.trainer_names[i] + " is down (" + why + ")";
+  for (const auto& n : k.nodes)
+    if (n.agent == dm.source)
+      return n.name + " is down (" + why + ")";
+  return "an actor it monitors is down (" + why + ")";
 }
 
 bool coordinator_protocol::names_cause(const caf::down_msg& dm) const {

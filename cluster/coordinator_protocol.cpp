@@ -4,6 +4,7 @@
 //   coordinator -> syncer: peers(rank, all)
 //   coordinator -> embedding shard: lookup of no keys (readiness)
 //   coordinator -> caller: started, polled, trained (hooks, awaited)
+//   (the cuts the polls ask for: coordinator_cuts.cpp)
 #include "cluster/coordinator_protocol.hpp"
 
 #include <spdlog/spdlog.h>
@@ -48,7 +49,7 @@ void coordinator_protocol::begin() {
 }
 
 void coordinator_protocol::after_event() {
-  if (busy_ || ended_)
+  if (busy_ || ended_ || cutting())
     return;
   if (phases_.failure()) {
     end();
@@ -182,7 +183,8 @@ void coordinator_protocol::arm_poll() {
 }
 
 void coordinator_protocol::on_poll(std::uint64_t g) {
-  if (g != poll_gen_ || over() || busy_ || phases_.phase() != coordinator_phase::train)
+  if (g != poll_gen_ || over() || busy_ || cutting() ||
+      phases_.phase() != coordinator_phase::train)
     return;
   busy_ = true;
   poll_from(0, progress_report{});
@@ -195,16 +197,12 @@ void coordinator_protocol::poll_from(std::size_t i, progress_report total) {
   if (i == alive.size()) {
     last_examples_ = total.examples;
     busy_ = false;
-    hook<std::string>(
-      [this](std::string& e) {
-        if (e.empty())
-          return;
-        if (setup_.rollback_on_shard_loss) { // a cut that failed with the loss
-          pending_loss_ = std::move(e);
-          finish_soon();
-        } else {
-          phases_.fail(std::move(e));
-        }
+    hook<std::string, bool>(
+      [this](std::string& e, bool cut) {
+        if (!e.empty())
+          hook_failed(std::move(e));
+        else if (cut)
+          start_cut();
       },
       messages::polled_atom::value, total);
     return;
@@ -251,8 +249,19 @@ void coordinator_protocol::on_deadline(std::uint64_t g) {
   after_event();
 }
 
+void coordinator_protocol::hook_failed(std::string e) {
+  if (setup_.rollback_on_shard_loss) { // a cut that failed with the loss
+    pending_loss_ = std::move(e);
+    finish_soon();
+  } else {
+    phases_.fail(std::move(e));
+  }
+}
+
 void coordinator_protocol::end() {
   ended_ = true;
+  if (auto cut = std::move(cut_)) // (its end reports to no one now)
+    cut->abort("the coordinator ended first");
   coordinator_outcome o;
   o.failure = phases_.failure();
   o.rollback = rollback_;

@@ -2,8 +2,10 @@
 // The coordinator actor's state (coordinator_actor.hpp): the phases of
 // coordinator_phases.hpp carried out with CAF. coordinator_protocol.cpp
 // holds the behaviour and walks the phases (requests, continuations, the
-// progress poll, the hooks); coordinator_losses.cpp handles DOWNs: a lost trainer, a shard restarted
-// or the job's end, and the rollback of full recovery.
+// progress poll, the hooks); coordinator_cuts.cpp runs the checkpoint cuts
+// the polls ask for (cut_run.hpp); coordinator_losses.cpp handles DOWNs: a
+// lost trainer, a shard restarted or the job's end, and the rollback of
+// full recovery.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "model/check.hpp"
 #include "cluster/coordinator_actor.hpp"
 #include "cluster/coordinator_phases.hpp"
+#include "cluster/cut_run.hpp"
 
 namespace runtime {
 
@@ -56,6 +59,8 @@ private:
   }
   // The protocol ended (failure or rollback), or a wait holds replies back.
   bool over() const { return ended_ || wait_ != wait::none; }
+  // A cut is in flight: no poll and no next phase until it ends.
+  bool cutting() const { return static_cast<bool>(cut_); }
   bool ended() const { return phases_.failure() || rollback_; }
 
   // -- phases (coordinator_protocol.cpp) --
@@ -110,11 +115,20 @@ private:
         });
   }
   void end(); // the outcome to the caller; quits
+  // A failed progress or cut hook: the job's error, or a rollback under
+  // full recovery.
+  void hook_failed(std::string e);
+
+  // -- cuts (coordinator_cuts.cpp) --
+  void start_cut();
+  void cut_ended(std::optional<std::string> failure);
 
   // -- losses (coordinator_losses.cpp) --
   void monitor_all();
   void monitor(const caf::actor_addr& a);
   void on_down(const caf::down_msg& dm);
+  void take_down(caf::down_msg& dm); // on_down_msg's work, without after_event
+  std::string describe(const caf::down_msg& dm) const; // "shard-1 is down (why)"
   // A shard's or an essential node's DOWN (the cause a trainer's shard_down
   // error waits for).
   bool names_cause(const caf::down_msg& dm) const;
@@ -138,6 +152,8 @@ private:
   std::vector<caf::actor_addr> awaited_;   // drain: the killed roles
   std::vector<caf::actor_addr> downs_;     // every DOWN handled
   std::vector<caf::actor_addr> monitored_;
+  std::shared_ptr<cut_run> cut_;           // the cut in flight
+  std::vector<caf::down_msg> cut_downs_;   // DOWNs that aborted it, handled after it
   std::uint64_t last_examples_ = 0;        // the newest poll's
   caf::actor_clock::time_point t0_{}, train_t0_{};
   double seconds_ = 0;

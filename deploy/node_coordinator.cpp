@@ -302,13 +302,14 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       };
     // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
     // progress poll (multi-node runs write no checkpoint yet).
-    opts.on_progress = [&](std::uint64_t examples) -> std::optional<std::string> {
+    opts.on_progress = [&](std::uint64_t examples) -> progress_step {
       const int sig = stop_requested();
       if (!sig)
-        return std::nullopt;
+        return {};
       out.stopped_by = signal_name(sig);
-      return "stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
-             " examples (multi-node runs keep no checkpoint)";
+      return {"stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
+                " examples (multi-node runs keep no checkpoint)",
+              false};
     };
     coordination_result res;
     err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);

@@ -126,9 +126,9 @@ caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<walk_log> log
     [=](messages::started_atom, std::int64_t, std::vector<caf::strong_actor_ptr>&) {
       ++log->started;
     },
-    [=](messages::polled_atom, progress_report& p) -> std::string {
+    [=](messages::polled_atom, progress_report& p) {
       log->polled.push_back(p.examples);
-      return log->poll_error;
+      return std::make_tuple(log->poll_error, false);
     },
     [=](messages::trained_atom) {
       ++log->trained;

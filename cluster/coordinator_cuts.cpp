@@ -1,0 +1,43 @@
+// The coordinator actor's checkpoint cuts (see coordinator_actor.hpp, "Cuts"):
+//   coordinator -> syncers, shards, trainers, dense shards: the cut (cut_run.cpp)
+//   coordinator -> caller: cut(error) (the cut ended; awaited)
+#include "cluster/coordinator_protocol.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace runtime {
+
+void coordinator_protocol::start_cut() {
+  SS_CHECK(setup_.checkpoints, "a poll asked for a cut, but the coordinator has no checkpointer");
+  SS_CHECK(!cut_, "one cut at a time");
+  auto run = std::make_shared<cut_run>(
+    self_, *setup_.checkpoints, syncers_,
+    [this](std::optional<std::string> failure) { cut_ended(std::move(failure)); });
+  cut_ = run;
+  run->start(); // (it may end at once: `run` keeps it alive meanwhile)
+}
+
+void coordinator_protocol::cut_ended(std::optional<std::string> failure) {
+  cut_.reset();
+  if (ended_)
+    return;
+  hook<std::string>(
+    [this, failure](std::string& e) {
+      // The cut's own error ends the job whatever the caller answers.
+      if (e.empty() && failure)
+        e = *failure;
+      if (!e.empty())
+        hook_failed(std::move(e));
+      // The DOWNs that aborted the cut, now as any other (the first failure
+      // stays the job's error; under full recovery a lost shard still names
+      // the rollback).
+      auto downs = std::move(cut_downs_);
+      cut_downs_.clear();
+      for (auto& dm : downs)
+        if (!ended_ && !phases_.failure())
+          take_down(dm);
+    },
+    messages::cut_atom::value, failure ? *failure : std::string{});
+}
+
+} // namespace runtime

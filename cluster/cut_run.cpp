@@ -1,0 +1,230 @@
+// A consistent cut as the coordinator actor's continuations (cut_run.hpp):
+//   coordinator -> syncer: aim(R)                        (ring: the round held at)
+//   coordinator -> embedding shard: cut(N, FOLDER, W)   (replies when written)
+//   coordinator -> trainer: cut(N, last)                 (replies cut_report)
+//   coordinator -> dense shard: dump                     (EASGD centre)
+//   coordinator -> trainer: resume                       (releases its syncer)
+#include "cluster/cut_run.hpp"
+
+#include <algorithm>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+namespace runtime {
+
+using namespace messages;
+
+cut_run::cut_run(actors::coordinator_actor::pointer self, cluster_checkpointer& ck,
+                 std::vector<caf::strong_actor_ptr> syncers, done_fn done)
+    : self_(self), ck_(ck), syncers_(std::move(syncers)), done_(std::move(done)) {}
+
+std::string cut_run::render(const caf::error& e) const {
+  return self_->system().render(e);
+}
+
+void cut_run::fail(const std::string& who, const caf::error& e) {
+  if (!failure_)
+    failure_ = "checkpoint: " + who + ": " + render(e);
+}
+
+void cut_run::start() {
+  g_.began = ck_.now();
+  id_ = ck_.next_id();
+  // 1. Ring methods: one common round to hold at. EASGD and none: 0 (a
+  // syncer holds after the exchange in flight).
+  if (model::uses_ring(cfg().sync.algorithm)) {
+    step_ = step::aim;
+    lo_ = ~std::uint64_t{0};
+    aim(0);
+  } else {
+    ask_shards();
+  }
+}
+
+// No syncer starts a round beyond its answer, so aiming them all at the
+// largest answer of the first pass gets that round from every one in the
+// second (see shadow_syncer.hpp); a third pass is never needed.
+void cut_run::aim(std::size_t t) {
+  if (t == syncers_.size()) {
+    target_ = hi_;
+    if (lo_ == hi_) {
+      last_ = target_;
+      return ask_shards();
+    }
+    if (++pass_ == 2)
+      return finish("checkpoint: the ring's syncers did not agree on a round to hold at (last "
+                    "aim: round " + std::to_string(target_) + ")");
+    lo_ = ~std::uint64_t{0};
+    hi_ = 0;
+    return aim(0);
+  }
+  auto me = shared_from_this();
+  self_->request(caf::actor_cast<actors::syncer_actor>(syncers_[t]), cfg().cluster.timeout,
+                 aim_atom::value, target_)
+    .then(
+      [me, t](std::uint64_t r) {
+        if (me->step_ != step::aim)
+          return;
+        me->lo_ = std::min(me->lo_, r);
+        me->hi_ = std::max(me->hi_, r);
+        me->aim(t + 1);
+      },
+      [me, t](caf::error& e) {
+        if (me->step_ == step::aim)
+          me->finish("checkpoint: " + me->c().trainer_names[t] + "'s syncer: " + me->render(e));
+      });
+}
+
+void cut_run::ask_shards() {
+  std::string err;
+  if (!w_.begin(cfg().checkpoint.dir, ".cut", &err))
+    return finish("checkpoint: " + err);
+  // 2. The shards first: they align on the workers' markers.
+  step_ = step::shards;
+  const auto workers = std::uint32_t(cfg().cluster.trainers * cfg().cluster.workers);
+  const auto n = c().shards.size();
+  files_.assign(n, std::nullopt);
+  shard_errors_.assign(n, std::nullopt);
+  auto me = shared_from_this();
+  for (std::size_t s = 0; s < n; ++s)
+    self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, w_.folder(),
+                   workers)
+      .then(
+        [me, s](shard_cut_file& f) {
+          if (me->step_ == step::done)
+            return;
+          me->files_[s] = std::move(f);
+          me->shard_answered();
+        },
+        [me, s](caf::error& e) {
+          if (me->step_ == step::done)
+            return;
+          me->shard_errors_[s] = std::move(e);
+          me->shard_answered();
+        });
+  // 3. The trainers, one after the other.
+  step_ = step::trainers;
+  asked_trainers_ = true;
+  g_.reports.assign(c().trainers.size(), cut_report{});
+  ask_trainer(0);
+}
+
+void cut_run::ask_trainer(std::size_t t) {
+  if (t == c().trainers.size()) {
+    // 5. The EASGD centre while every syncer is held; then the syncers go on.
+    const std::size_t size = g_.reports.empty() ? 0 : g_.reports[0].replica.size();
+    g_.centre.assign(c().dense.empty() ? 0 : size, 0.0f);
+    step_ = step::centre;
+    if (!failure_ && !g_.centre.empty())
+      return gather(0);
+    return resume();
+  }
+  auto me = shared_from_this();
+  self_->request(c().trainers[t], cfg().cluster.timeout, cut_atom::value, id_, last_)
+    .then(
+      [me, t](cut_report& r) {
+        if (me->step_ != step::trainers)
+          return;
+        me->g_.reports[t] = std::move(r);
+        me->ask_trainer(t + 1);
+      },
+      [me, t](caf::error& e) {
+        if (me->step_ != step::trainers)
+          return;
+        me->fail(me->c().trainer_names[t], e);
+        me->ask_trainer(t + 1);
+      });
+}
+
+void cut_run::gather(std::size_t d) {
+  if (d == c().dense.size())
+    return resume();
+  auto me = shared_from_this();
+  self_->request(c().dense[d], cfg().cluster.timeout, dump_atom::value)
+    .then(
+      [me, d](dense_range& r) {
+        if (me->step_ != step::centre)
+          return;
+        auto& params = me->g_.centre;
+        if (r.offset + r.values.size() > params.size()) {
+          me->failure_ = "checkpoint: " + me->c().dense_names[d] +
+                         " dumped a range beyond the parameters";
+          return me->resume();
+        }
+        std::copy(r.values.values.begin(), r.values.values.end(),
+                  params.begin() + std::ptrdiff_t(r.offset));
+        me->gather(d + 1);
+      },
+      [me, d](caf::error& e) {
+        if (me->step_ != step::centre)
+          return;
+        me->failure_ =
+          "checkpoint: " + me->c().dense_names[d] + ": dump failed: " + me->render(e);
+        me->resume();
+      });
+}
+
+void cut_run::resume() {
+  for (const auto& t : c().trainers)
+    self_->send(t, actors::resume_atom::value);
+  resumed_ = true;
+  // A trainer failed: the job ends (or, under full recovery, rolls back).
+  // Its shard answers are not awaited: a shard lost with it, holding the
+  // request, would never answer, and a live one may still be writing into
+  // the temporary folder, which the next commit removes.
+  if (failure_)
+    return finish(failure_);
+  step_ = step::files;
+  if (shards_in_ == files_.size())
+    files();
+}
+
+void cut_run::shard_answered() {
+  ++shards_in_;
+  if (step_ == step::files && shards_in_ == files_.size())
+    files();
+}
+
+void cut_run::files() {
+  // 4. The shards' files, in shard order (the first error wins).
+  for (std::size_t s = 0; s < files_.size(); ++s) {
+    if (shard_errors_[s]) {
+      fail(c().shard_names[s], *shard_errors_[s]);
+      continue;
+    }
+    const auto& f = *files_[s];
+    w_.add(checkpoint::file_info{f.name, f.bytes, f.crc32c});
+    g_.pushes_held += f.pushes_held;
+    g_.rows_copied += f.rows_copied;
+  }
+  if (failure_)
+    return finish(failure_);
+  // 6. Replicas, centre, manifest, commit.
+  finish(ck_.commit(w_, g_));
+}
+
+bool cut_run::abort(const std::string& why) {
+  if (step_ == step::done || step_ == step::idle)
+    return false;
+  if (asked_trainers_ && !resumed_) // the trainers asked so far hold their syncers
+    for (const auto& t : c().trainers)
+      self_->send(t, actors::resume_atom::value);
+  resumed_ = true;
+  const auto what = "checkpoint: cut " + std::to_string(id_) + " aborted: " + why;
+  spdlog::warn("{}; the trainers asked were released", what);
+  finish(what);
+  return true;
+}
+
+void cut_run::finish(std::optional<std::string> failure) {
+  if (step_ == step::done)
+    return;
+  // (After a failure the temporary folder stays: a live shard may still be
+  // writing into it; the next commit removes it.)
+  step_ = step::done;
+  auto done = std::move(done_);
+  done(std::move(failure));
+}
+
+} // namespace runtime

@@ -1,0 +1,95 @@
+#pragma once
+// One consistent cut (cluster_cut.hpp) as continuations of the coordinator
+// actor: every step is a request answered through .then, so the
+// coordinator goes on handling its other messages while the cut is in
+// flight, a DOWN above all. Its steps, in order:
+//   aim       ring methods (MA, BMUF): each syncer in turn aim(R), two
+//             passes at most, until all answer the same round;
+//   shards    every embedding shard cut(N, FOLDER, W), all at once (each
+//             answers once it has aligned and written its file);
+//   trainers  each trainer in turn cut(N, last): its cut_report;
+//   centre    EASGD: each dense shard in turn dump (the centre);
+//   resume    every trainer resume; after a failure the cut ends here;
+//   files     the shards' answers, then the checkpointer's commit (step 6).
+// A failed step ends the cut with its error, as a blocking cut did (a
+// trainer's failure still lets the others be asked, and resume goes out).
+//
+// abort(why): a role went down while the cut was in flight. The cut ends at
+// once with "checkpoint: cut N aborted: why": the trainers already asked get
+// resume (their syncers were held), and the answers still outstanding are
+// ignored when they come. The temporary folder stays after any failure: a
+// live shard may still be writing into it; the next commit removes it. (A shard that
+// dies holding its cut request never answers: CAF 0.17 sends nothing for a
+// dropped promise.)
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/error.hpp>
+#include <caf/fwd.hpp>
+
+#include "actors/interfaces.hpp"
+#include "checkpoint/store.hpp"
+#include "cluster/cluster_cut.hpp"
+
+namespace runtime {
+
+class cut_run : public std::enable_shared_from_this<cut_run> {
+public:
+  // Called once, when the cut has ended: its error, or none (committed).
+  using done_fn = std::function<void(std::optional<std::string>)>;
+
+  enum class step { idle, aim, shards, trainers, centre, files, done };
+
+  // self: the coordinator actor, which outlives the cut or drops its
+  // continuations; syncers: every trainer's, in trainer order (the ring's
+  // aim); ck: the checkpointer whose cut this is.
+  cut_run(actors::coordinator_actor::pointer self, cluster_checkpointer& ck,
+          std::vector<caf::strong_actor_ptr> syncers, done_fn done);
+
+  void start();
+  // Ends the cut in flight with "checkpoint: cut N aborted: why". False
+  // when it had already ended.
+  bool abort(const std::string& why);
+
+  step at() const { return step_; }
+  std::uint64_t id() const { return id_; }
+
+private:
+  const train_config& cfg() const { return ck_.config(); }
+  const cluster_handles& c() const { return ck_.cluster(); }
+  std::string render(const caf::error& e) const;
+  void fail(const std::string& who, const caf::error& e);
+
+  void aim(std::size_t t);
+  void ask_shards();
+  void ask_trainer(std::size_t t);
+  void gather(std::size_t d);
+  void resume();
+  void shard_answered();
+  void files();
+  void finish(std::optional<std::string> failure);
+
+  actors::coordinator_actor::pointer self_;
+  cluster_checkpointer& ck_;
+  std::vector<caf::strong_actor_ptr> syncers_;
+  done_fn done_;
+  step step_ = step::idle;
+  std::uint64_t id_ = 0;
+  // aim: the pass, the round asked, the answers' range
+  int pass_ = 0;
+  std::uint64_t target_ = 0, lo_ = 0, hi_ = 0, last_ = 0;
+  checkpoint::folder_writer w_;
+  bool resumed_ = false, asked_trainers_ = false;
+  std::optional<std::string> failure_;
+  cut_gathered g_;
+  // per shard: its file, or its error
+  std::vector<std::optional<messages::shard_cut_file>> files_;
+  std::vector<std::optional<caf::error>> shard_errors_;
+  std::size_t shards_in_ = 0;
+};
+
+} // namespace runtime

@@ -1,0 +1,236 @@
+// The checkpoint cuts as continuations of the coordinator actor
+// (cluster/cut_run.hpp, cluster/coordinator_cuts.cpp), walked on CAF's
+// deterministic scheduler against fake trainers, shards and caller: a cut the
+// poll asks for is taken while the coordinator keeps handling its messages,
+// committed, and polls go on after it; a shard that goes down holding its
+// cut request aborts the cut at once (no wait for cluster.timeout), the
+// trainers already asked are released, and the job ends naming the cut and
+// the shard.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <unistd.h>
+
+#include <caf/all.hpp>
+
+#include "actors/interfaces.hpp"
+#include "cluster/cluster_cut.hpp"
+#include "cluster/coordinator_actor.hpp"
+#include "tests/actors/test_fixture.hpp"
+
+using namespace messages;
+
+namespace {
+
+struct cut_log {
+  std::vector<int> cuts, resumes; // per trainer
+  std::vector<int> shard_cuts;    // per shard: cut requests seen
+  int polls = 0;
+  int cuts_asked = 1;             // the polled hook asks for this many cuts
+  std::vector<std::string> cut_ends; // the caller's cut(failure) hooks ("" committed)
+  std::optional<runtime::coordinator_outcome> outcome;
+  bool shards_answer = true;      // false: a shard holds its cut request
+  std::vector<caf::typed_response_promise<shard_cut_file>> held;
+};
+
+// Answers a readiness lookup; a cut with its file at once, or (holding)
+// never. (Untyped, cast to the shard's handle: the coordinator sends it no
+// more. The unused argument: see coordinator_actor_test.cpp.)
+caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> log,
+                         std::size_t s) {
+  return {
+    [](lookup_atom, lookup_request&) { return embedding_rows{}; },
+    [=](cut_atom, std::uint64_t id, std::string&, std::uint32_t) -> caf::result<shard_cut_file> {
+      ++log->shard_cuts[s];
+      auto rp = self->make_response_promise<shard_cut_file>();
+      if (log->shards_answer)
+        rp.deliver(shard_cut_file{"shard-" + std::to_string(s) + "-" + std::to_string(id) +
+                                    ".bin",
+                                  0, 0, 0, 0});
+      else
+        log->held.push_back(rp);
+      return rp;
+    },
+  };
+}
+
+struct fake_trainer_state {
+  caf::typed_response_promise<worker_stats> start;
+};
+
+actors::trainer_actor::behavior_type
+fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
+             std::shared_ptr<cut_log> log, std::uint32_t i) {
+  return {
+    [=](start_atom) {
+      self->state.start = self->make_response_promise<worker_stats>();
+      return self->state.start;
+    },
+    [=](done_atom, worker_stats& w) { self->state.start.deliver(w); },
+    [=](stats_atom) {
+      progress_report p;
+      p.examples = 1000;
+      return p;
+    },
+    [=](peers_atom) { return caf::strong_actor_ptr{}; },
+    [=](sync_atom) { return std::uint64_t{0}; },
+    [=](stop_atom, std::uint64_t) {
+      trainer_report r;
+      r.trainer = i;
+      r.replica.values.assign(3, 0.5f);
+      return r;
+    },
+    [=](cut_atom, std::uint64_t, std::uint64_t) {
+      ++log->cuts[i];
+      cut_report r;
+      r.trainer = i;
+      r.replica.values.assign(3, 0.5f);
+      r.state.values.assign(3, 0.0f);
+      return r;
+    },
+    [=](parked_atom, std::uint64_t) {},
+    [=](resume_atom) { ++log->resumes[i]; },
+    [=](rebind_atom, std::uint32_t, caf::strong_actor_ptr&) {},
+  };
+}
+
+caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<cut_log> log) {
+  return {
+    [=](started_atom, std::int64_t, std::vector<caf::strong_actor_ptr>&) {},
+    [=](polled_atom, progress_report&) {
+      ++log->polls;
+      const bool cut = log->cuts_asked > 0;
+      log->cuts_asked -= cut ? 1 : 0;
+      return std::make_tuple(std::string{}, cut);
+    },
+    [=](cut_atom, std::string& failure) {
+      log->cut_ends.push_back(failure);
+      return std::string{};
+    },
+    [=](trained_atom) { return std::vector<caf::actor_addr>{}; },
+    [=](runtime::coordinator_outcome& o) { log->outcome = std::move(o); },
+  };
+}
+
+struct cut_walk : test::actor_fixture {
+  std::shared_ptr<cut_log> log = std::make_shared<cut_log>();
+  runtime::train_config cfg;
+  runtime::cluster_handles c;
+  caf::actor caller;
+  std::string dir;
+  std::unique_ptr<runtime::cluster_checkpointer> ck;
+
+  cut_walk() {
+    dir = (std::filesystem::temp_directory_path() /
+           ("ss-coordinator-cut-" + std::to_string(::getpid())))
+            .string();
+    std::filesystem::remove_all(dir);
+    cfg.sync.algorithm = model::sync_algorithm::none;
+    // Long: a cut that waited for a request's timeout would not end here.
+    cfg.cluster.timeout = std::chrono::milliseconds(60000);
+    cfg.cluster.trainers = 2;
+    cfg.cluster.workers = 1;
+    cfg.checkpoint.dir = dir;
+    log->cuts.assign(2, 0);
+    log->resumes.assign(2, 0);
+    log->shard_cuts.assign(2, 0);
+    log->held.clear();
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      c.trainers.push_back(sys.spawn(fake_trainer, log, i));
+      c.trainer_names.push_back("trainer-" + std::to_string(i));
+      c.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(
+        sys.spawn(fake_shard, log, std::size_t(i))));
+      c.shard_names.push_back("embedding shard " + std::to_string(i));
+    }
+    caller = sys.spawn(fake_caller, log);
+    ck = std::make_unique<runtime::cluster_checkpointer>(sys, cfg, c, runtime::resume_base{});
+  }
+
+  void start() {
+    runtime::coordinator_setup s;
+    s.cfg = &cfg;
+    s.cluster = &c;
+    s.caller = caller;
+    s.on_trained = true;
+    s.poll_interval = std::chrono::milliseconds(10);
+    s.checkpoints = ck.get();
+    self->send(runtime::spawn_coordinator(sys, s), begin_atom::value);
+    run();
+  }
+
+  ~cut_walk() {
+    for (auto& t : c.trainers)
+      self->send_exit(t, caf::exit_reason::user_shutdown);
+    for (auto& x : c.shards)
+      self->send_exit(x, caf::exit_reason::user_shutdown);
+    self->send_exit(caller, caf::exit_reason::user_shutdown);
+    run();
+    std::filesystem::remove_all(dir);
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: taken by the coordinator actor, committed, and the "
+                            "polls go on after it") {
+  start();
+  advance(std::chrono::milliseconds(10)); // the poll asks for a cut
+  CHECK(log->polls == 1);
+  CHECK(log->shard_cuts == std::vector<int>{1, 1});
+  CHECK(log->cuts == std::vector<int>{1, 1});
+  CHECK(log->resumes == std::vector<int>{1, 1});
+  REQUIRE(log->cut_ends.size() == 1);
+  CHECK(log->cut_ends[0].empty());
+  CHECK(ck->totals().cuts == 1);
+  CHECK(std::filesystem::exists(ck->newest() + "/manifest.json"));
+  advance(std::chrono::milliseconds(10)); // polls again, no cut asked
+  CHECK(log->polls == 2);
+  CHECK(log->cuts == std::vector<int>{1, 1});
+  CHECK_FALSE(log->outcome);
+}
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a shard that goes down holding its cut request "
+                            "aborts the cut at once and ends the job naming both") {
+  log->shards_answer = false;
+  start();
+  advance(std::chrono::milliseconds(10));
+  // The cut is in flight: every trainer cut and resumed, the shards' files
+  // awaited.
+  CHECK(log->shard_cuts == std::vector<int>{1, 1});
+  CHECK(log->cuts == std::vector<int>{1, 1});
+  CHECK(log->resumes == std::vector<int>{1, 1});
+  CHECK(log->cut_ends.empty());
+  // Shard 1 dies holding the request (CAF 0.17 answers nothing for it). No
+  // virtual time passes: the cut's requests (60 s) cannot time out.
+  self->send_exit(c.shards[1], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->cut_ends.size() == 1);
+  CHECK(log->cut_ends[0] ==
+        "checkpoint: cut 1 aborted: embedding shard 1 is down (exit_reason(kill))");
+  REQUIRE(log->outcome);
+  REQUIRE(log->outcome->failure);
+  CHECK(*log->outcome->failure == log->cut_ends[0]);
+  CHECK(log->resumes == std::vector<int>{1, 1}); // (released once)
+  CHECK(ck->totals().cuts == 0);
+}
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer's DOWN while the cut waits releases the "
+                            "others and ends the job") {
+  log->shards_answer = false;
+  start();
+  advance(std::chrono::milliseconds(10));
+  REQUIRE(log->cuts == std::vector<int>{1, 1});
+  self->send_exit(c.trainers[0], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->cut_ends.size() == 1);
+  CHECK(log->cut_ends[0] == "checkpoint: cut 1 aborted: trainer-0 is down (exit_reason(kill))");
+  REQUIRE(log->outcome);
+  REQUIRE(log->outcome->failure);
+  CHECK(log->outcome->failure->find("cut 1 aborted: trainer-0 is down") != std::string::npos);
+}
