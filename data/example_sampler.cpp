@@ -20,7 +20,8 @@ constexpr std::size_t i2 = 1;
 } // namespace
 
 example_sampler::example_sampler(const synthetic_options& o)
-    : dense_missing_(o.dense_missing), cat_missing_(o.cat_missing), negative_i2_(o.negative_i2) {
+    : dense_missing_(o.dense_missing), cat_missing_(o.cat_missing), negative_i2_(o.negative_i2),
+      bag_size_(o.bag_size), bag_drawn_(o.bag_drawn), multi_hot_(has_multi_hot(o)) {
   SS_CHECK(validate(o).empty(), "example_sampler: options validated by the caller");
   const auto sizes = synthetic_vocab_sizes(o);
   zipf_.reserve(synthetic_num_cat);
@@ -40,11 +41,27 @@ std::uint32_t example_sampler::value_id(std::size_t column, std::uint64_t rank) 
 }
 
 void example_sampler::draw(split_mix64& rng, synthetic_example* out) const {
+  if (multi_hot_)
+    out->bag_ids.clear();
   for (std::size_t c = 0; c < synthetic_num_cat; ++c) {
     // A zero rate consumes no uniform: faster, and still a fixed sequence.
     const bool missing = cat_missing_[c] > 0.0 && rng.uniform() < cat_missing_[c];
     out->cat_missing[c] = missing;
-    out->cat[c] = missing ? 0 : value_id(c, zipf_[c](rng));
+    if (bag_size_[c] == 0) {
+      out->cat[c] = missing ? 0 : value_id(c, zipf_[c](rng));
+      out->bag_begin[c + 1] = static_cast<std::uint32_t>(out->bag_ids.size());
+      continue;
+    }
+    out->cat[c] = 0;
+    if (!missing) {
+      const std::uint32_t k = bag_size_[c];
+      std::uint32_t n = k;
+      if (bag_drawn_ && k > 1)
+        n = 1 + std::min<std::uint32_t>(2 * k - 2, static_cast<std::uint32_t>(rng.uniform() * (2 * k - 1)));
+      for (std::uint32_t i = 0; i < n; ++i)
+        out->bag_ids.push_back(value_id(c, zipf_[c](rng)));
+    }
+    out->bag_begin[c + 1] = static_cast<std::uint32_t>(out->bag_ids.size());
   }
   for (std::size_t j = 0; j < synthetic_num_dense; ++j) {
     const bool missing = dense_missing_[j] > 0.0 && rng.uniform() < dense_missing_[j];

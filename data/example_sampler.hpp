@@ -24,6 +24,11 @@ struct synthetic_example {
   std::array<std::uint32_t, synthetic_num_cat> cat{};    // value ids; read only where present
   std::array<bool, synthetic_num_dense> dense_missing{};
   std::array<bool, synthetic_num_cat> cat_missing{};
+  // Multi-hot columns (options.bag_size[c] > 0): column c's ids are
+  // bag_ids[bag_begin[c] .. bag_begin[c + 1]), empty for a missing (empty)
+  // bag and for single-hot columns, whose id is cat[c].
+  std::vector<std::uint32_t> bag_ids;
+  std::array<std::uint32_t, synthetic_num_cat + 1> bag_begin{};
 };
 
 // Immutable after construction; draw() is const, so one sampler may serve
@@ -49,6 +54,9 @@ private:
   std::array<double, synthetic_num_dense> dense_missing_{};
   std::array<double, synthetic_num_cat> cat_missing_{};
   bool negative_i2_ = true;
+  std::array<std::uint32_t, synthetic_num_cat> bag_size_{};
+  bool bag_drawn_ = false;
+  bool multi_hot_ = false;
 };
 
 } // namespace data

@@ -99,6 +99,11 @@ void read_field(const json& object, const char* key, std::array<T, N>& field) {
 std::string to_json(const synthetic_meta& meta) {
   nlohmann::ordered_json j;
   visit_fields(meta, [&](const char* key, const auto& field) { j[key] = field; });
+  // Written only for multi-hot data, so single-hot sidecars keep their bytes.
+  if (has_multi_hot(meta.options)) {
+    j["bag_sizes"] = meta.options.bag_size;
+    j["bag_drawn"] = meta.options.bag_drawn;
+  }
   return j.dump(2) + "\n";
 }
 
@@ -169,6 +174,10 @@ std::optional<synthetic_meta> parse_meta(std::string_view text, const std::strin
       if (j.contains(key))
         read_field(j, key, field);
     });
+    if (j.contains("bag_sizes"))
+      read_field(j, "bag_sizes", m.options.bag_size);
+    if (j.contains("bag_drawn"))
+      read_field(j, "bag_drawn", m.options.bag_drawn);
   } catch (const std::exception& e) {
     return refuse(e.what());
   }

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -47,6 +48,14 @@ void categorical_text(std::size_t column, std::uint32_t id, char out[8]) {
     out[i] = hex[(v >> (28 - 4 * i)) & 0xf];
 }
 
+std::size_t synthetic_line_bytes(const synthetic_options& o) {
+  std::size_t n = synthetic_max_line_bytes;
+  for (std::uint32_t k : o.bag_size)
+    if (k > 0)
+      n += 9 * std::size_t(o.bag_drawn ? 2 * k - 1 : k);
+  return n;
+}
+
 char* format_synthetic_line(const synthetic_example& x, int label, char* out) {
   *out++ = label ? '1' : '0';
   for (std::size_t j = 0; j < synthetic_num_dense; ++j) {
@@ -56,7 +65,14 @@ char* format_synthetic_line(const synthetic_example& x, int label, char* out) {
   }
   for (std::size_t c = 0; c < synthetic_num_cat; ++c) {
     *out++ = '\t';
-    if (!x.cat_missing[c]) {
+    if (x.bag_begin[c] != x.bag_begin[c + 1]) {
+      for (std::uint32_t i = x.bag_begin[c]; i < x.bag_begin[c + 1]; ++i) {
+        if (i != x.bag_begin[c])
+          *out++ = '|';
+        categorical_text(c, x.bag_ids[i], out);
+        out += 8;
+      }
+    } else if (!x.cat_missing[c]) { // one id (a present multi-hot bag is never empty)
       categorical_text(c, x.cat[c], out);
       out += 8;
     }
@@ -88,9 +104,10 @@ bool generate_synthetic(const synthetic_options& options, const std::string& out
 
   const teacher t(options);
   synthetic_stream stream(options, t);
-  std::vector<char> buffer(buffer_bytes);
+  const std::size_t line_bytes = synthetic_line_bytes(options);
+  std::vector<char> buffer(std::max(buffer_bytes, 4 * line_bytes));
   char* pos = buffer.data();
-  char* const flush_at = buffer.data() + buffer.size() - synthetic_max_line_bytes;
+  char* const flush_at = buffer.data() + buffer.size() - line_bytes;
   auto flush = [&] {
     const auto n = static_cast<std::size_t>(pos - buffer.data());
     pos = buffer.data();

@@ -44,9 +44,13 @@ private:
 // Most bytes format_synthetic_line writes: label, 13 tab+int64 (at most 20
 // characters), 26 tab+8 hex digits, newline.
 inline constexpr std::size_t synthetic_max_line_bytes = 1 + 13 * 21 + 26 * 9 + 1;
+// Most bytes a line of these options takes: synthetic_max_line_bytes plus
+// 9 per id ('|' and 8 hex digits) of the largest bag of each multi-hot column.
+std::size_t synthetic_line_bytes(const synthetic_options& options);
 
 // Writes one TSV line, newline included, at `out` (room for
-// synthetic_max_line_bytes) and returns one past its last byte.
+// synthetic_line_bytes) and returns one past its last byte. A multi-hot
+// column's ids are written as their text joined by '|'.
 char* format_synthetic_line(const synthetic_example& x, int label, char* out);
 
 // The 8 lowercase hex digits written for value id `id` of categorical column

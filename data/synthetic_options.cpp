@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 
 namespace data {
 namespace {
@@ -43,6 +44,52 @@ std::string validate(const synthetic_options& o) {
   for (double p : o.cat_missing)
     if (!is_rate(p))
       return "cat_missing rates must be in [0, 1]";
+  for (std::uint32_t k : o.bag_size)
+    if (k > synthetic_max_bag_size)
+      return "bag sizes must be <= " + std::to_string(synthetic_max_bag_size);
+  if (has_multi_hot(o) && o.interaction_rank > 64)
+    return "interaction_rank must be <= 64 with multi-hot columns";
+  return {};
+}
+
+bool has_multi_hot(const synthetic_options& o) {
+  for (std::uint32_t k : o.bag_size)
+    if (k > 0)
+      return true;
+  return false;
+}
+
+std::string parse_bag_sizes(const std::string& text, std::array<std::uint32_t, synthetic_num_cat>* out) {
+  if (text.empty() || text == "none") {
+    out->fill(0);
+    return {};
+  }
+  if (text == "mlperf") {
+    *out = mlperf_bag_sizes;
+    return {};
+  }
+  std::array<std::uint32_t, synthetic_num_cat> sizes{};
+  std::size_t n = 0, at = 0;
+  for (;;) {
+    auto comma = text.find(',', at);
+    if (comma == std::string::npos)
+      comma = text.size();
+    const std::string item = text.substr(at, comma - at);
+    std::uint32_t v = 0;
+    const auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || v > synthetic_max_bag_size)
+      return "expected 'none', 'mlperf' or 26 comma-separated integers from 0 to " +
+             std::to_string(synthetic_max_bag_size) + ", got '" + item + "' as item " + std::to_string(n + 1);
+    if (n == synthetic_num_cat)
+      return "expected 26 bag sizes, got more";
+    sizes[n++] = v;
+    if (comma == text.size())
+      break;
+    at = comma + 1;
+  }
+  if (n != synthetic_num_cat)
+    return "expected 26 bag sizes, got " + std::to_string(n);
+  *out = sizes;
   return {};
 }
 

@@ -61,7 +61,29 @@ struct synthetic_options {
   // I2 is sometimes -1 or -2, as in Criteo (the reader's transform maps
   // negatives to log(1 + 0) = 0).
   bool negative_i2 = true;
+
+  // Multi-hot columns (DESIGN.md section 15): bag_size[c] > 0 makes column c
+  // a bag of ids, written separated by '|' (0, the default, is one id). With
+  // bag_drawn false every bag holds bag_size[c] ids; with it true a bag's size
+  // is uniform in 1 .. 2 * bag_size[c] - 1 (mean bag_size[c]). Ids of a bag
+  // are independent Zipf draws, so an id may repeat. cat_missing[c] of a
+  // multi-hot column is the rate of an empty bag (an empty field).
+  std::array<std::uint32_t, synthetic_num_cat> bag_size{};
+  bool bag_drawn = false;
 };
+
+inline constexpr std::uint32_t synthetic_max_bag_size = 1024;
+// MLPerf DLRM-DCNv2's bag sizes of the 26 Criteo multi-hot fields.
+inline constexpr std::array<std::uint32_t, synthetic_num_cat> mlperf_bag_sizes = {
+    3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1};
+
+// Reads a bag-size list: "" or "none" (no multi-hot column), "mlperf"
+// (mlperf_bag_sizes) or 26 comma-separated integers from 0 to
+// synthetic_max_bag_size. Empty when it parses, else why not.
+std::string parse_bag_sizes(const std::string& text, std::array<std::uint32_t, synthetic_num_cat>* out);
+
+// true when any column is multi-hot.
+bool has_multi_hot(const synthetic_options& options);
 
 // Empty when the options are usable, else a message naming the bad option.
 std::string validate(const synthetic_options& options);

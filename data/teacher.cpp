@@ -39,6 +39,7 @@ teacher::teacher(const synthetic_options& o) {
   for (std::size_t c = 0; c < synthetic_num_cat; ++c) {
     effect_key_[c] = hash_combine(effect_root, c);
     effect_sd_[c] = o.cat_effect_scale * (0.25 + 0.75 * hash_to_unit(hash_combine(weight_root, c)));
+    bag_scale_[c] = o.bag_size[c] > 0 ? 1.0 / std::sqrt(static_cast<double>(o.bag_size[c])) : 0.0;
   }
 
   // Distinct unordered pairs; terminates because count <= 325 (validated).
@@ -82,14 +83,46 @@ teacher::teacher(const synthetic_options& o) {
 
 double teacher::categorical_term(const synthetic_example& x) const {
   double s = 0.0;
-  for (std::size_t c = 0; c < synthetic_num_cat; ++c)
-    s += effect_sd_[c] * hash_to_normal(hash_combine(effect_key_[c], value_key(x, c)));
+  for (std::size_t c = 0; c < synthetic_num_cat; ++c) {
+    if (bag_scale_[c] == 0.0) {
+      s += effect_sd_[c] * hash_to_normal(hash_combine(effect_key_[c], value_key(x, c)));
+      continue;
+    }
+    double bag = 0.0;
+    for (std::uint32_t i = x.bag_begin[c]; i < x.bag_begin[c + 1]; ++i)
+      bag += hash_to_normal(hash_combine(effect_key_[c], x.bag_ids[i]));
+    s += effect_sd_[c] * bag_scale_[c] * bag;
+  }
   return s;
+}
+
+void teacher::pair_vector(const synthetic_example& x, std::size_t k, int side, double* out) const {
+  const std::size_t c = side == 0 ? pairs_[k].first : pairs_[k].second;
+  auto add = [&](std::uint64_t key, double w) {
+    const std::uint64_t h = hash_combine(pair_key_[k][side], key);
+    for (std::uint64_t r = 1; r <= rank_; ++r)
+      out[r - 1] += w * hash_to_normal(splitmix64_finalize(h + r * 0x9E3779B97F4A7C15ULL));
+  };
+  std::fill(out, out + rank_, 0.0);
+  if (bag_scale_[c] == 0.0) {
+    add(value_key(x, c), 1.0);
+    return;
+  }
+  for (std::uint32_t i = x.bag_begin[c]; i < x.bag_begin[c + 1]; ++i)
+    add(x.bag_ids[i], bag_scale_[c]);
 }
 
 double teacher::interaction_term(const synthetic_example& x) const {
   double s = 0.0;
   for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    if (bag_scale_[pairs_[k].first] != 0.0 || bag_scale_[pairs_[k].second] != 0.0) {
+      double a[64], b[64]; // rank <= 64 (validated)
+      pair_vector(x, k, 0, a);
+      pair_vector(x, k, 1, b);
+      for (std::size_t r = 0; r < rank_; ++r)
+        s += a[r] * b[r];
+      continue;
+    }
     const std::uint64_t ha = hash_combine(pair_key_[k][0], value_key(x, pairs_[k].first));
     const std::uint64_t hb = hash_combine(pair_key_[k][1], value_key(x, pairs_[k].second));
     for (std::uint64_t r = 1; r <= rank_; ++r) {

@@ -5,6 +5,13 @@
 //
 //   logit(x) = bias
 //            + sum_c effect_c(v_c)                         (26 per-value effects)
+//
+// A multi-hot column c (options.bag_size[c] = k > 0) enters through its bag B:
+// effect_c(B) = sum_{v in B} effect_c(v) / sqrt(k), and in an interaction
+// u(B) = sum_{v in B} u(v) / sqrt(k) (an empty bag gives 0). The scale is per
+// column, not per bag, so a model that sums embeddings over the bag can
+// represent the teacher exactly.
+//
 //            + sum_k u_{k,a}(v_a) . u_{k,b}(v_b)           (K factorised pairs)
 //            + dense_scale * (mlp(std(log1p(max(I, 0)))) - m) / s   (13 -> 8 ReLU -> 1)
 //
@@ -57,6 +64,10 @@ private:
 
   std::array<std::uint64_t, synthetic_num_cat> effect_key_{};
   std::array<double, synthetic_num_cat> effect_sd_{};     // cat_effect_scale * w_c
+  std::array<double, synthetic_num_cat> bag_scale_{};     // 1 / sqrt(bag_size[c]); 0 for one id
+  // Entries 1..rank of side `side` of pair k's vector for column c of x
+  // (summed and scaled over a bag), into out[0..rank).
+  void pair_vector(const synthetic_example& x, std::size_t k, int side, double* out) const;
   std::vector<std::pair<std::size_t, std::size_t>> pairs_; // [K]
   std::vector<std::array<std::uint64_t, 2>> pair_key_;   // [K], one key per side
   std::size_t rank_ = 0;

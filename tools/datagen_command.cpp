@@ -45,6 +45,12 @@ void add_datagen_options(runtime::option_set& o) {
   add("teacher.target-ctr", opt_type::real, num(d.target_ctr), "mean true click probability", 1e-6, 1 - 1e-6);
   add("teacher.calibration-rows", opt_type::integer, std::to_string(d.calibration_rows),
       "examples used to tune the bias to the target CTR", 1);
+  o.add(runtime::option_spec{"teacher.bag-sizes", opt_type::string, "none",
+                             "multi-hot columns: 'none', 'mlperf' (MLPerf DLRM-DCNv2's 26 sizes) or 26 comma-separated "
+                             "ids per bag, 0 = one id; ids are written joined by '|'"});
+  o.add(runtime::option_spec{"teacher.bag-size-draw", opt_type::string, "fixed",
+                             "fixed: every bag holds its size's ids; uniform: 1 .. 2 x size - 1 ids (mean size)",
+                             {"fixed", "uniform"}});
   add("output.log-level", opt_type::string, "info", "log verbosity");
 }
 
@@ -91,6 +97,11 @@ int datagen_command(const std::vector<std::string>& raw_args) {
   so.dense_effect_scale = opts.get_real("teacher.dense-effect-scale");
   so.target_ctr = opts.get_real("teacher.target-ctr");
   so.calibration_rows = std::uint64_t(opts.get_int("teacher.calibration-rows"));
+  if (auto bad = data::parse_bag_sizes(opts.get_string("teacher.bag-sizes"), &so.bag_size); !bad.empty()) {
+    std::fprintf(stderr, "shadowsync datagen: option 'teacher.bag-sizes': %s\n", bad.c_str());
+    return exit_usage;
+  }
+  so.bag_drawn = opts.get_string("teacher.bag-size-draw") == "uniform";
   if (auto bad = data::validate(so); !bad.empty()) {
     std::fprintf(stderr, "shadowsync datagen: %s\n", bad.c_str());
     return exit_usage;
@@ -111,6 +122,13 @@ int datagen_command(const std::vector<std::string>& raw_args) {
   std::printf("wrote %llu rows to %s (%.1f s): positive rate %.4f, Bayes logloss %.4f, Bayes NE %.4f\n",
               static_cast<unsigned long long>(res.meta.rows), out.c_str(), progress.elapsed_seconds(),
               res.meta.positive_rate, res.meta.bayes_logloss, res.meta.bayes_ne);
+  if (data::has_multi_hot(so)) {
+    std::string cols;
+    for (std::size_t c = 0; c < data::synthetic_num_cat; ++c)
+      if (so.bag_size[c] > 0)
+        cols += (cols.empty() ? "C" : ",C") + std::to_string(c + 1);
+    std::printf("multi-hot columns: %s\n", cols.c_str());
+  }
   return exit_ok;
 }
 
