@@ -2,14 +2,15 @@
 """Sequential engine vs the PyTorch reference, measured in one run.
 
   /usr/bin/python3 bench/engine_vs_torch.py [--arch small dlrm-kaggle] [--batch 64 256 1024]
-                                           [--rounds 3] [--quick]
+                                           [--rounds 3] [--quick] [--name engine]
 
 Alternates build/bench/bench_engine and bench/torch_reference.py --bench
 (1 thread each) for every (arch, batch) and reports medians over the rounds of
 each tool's own median, the speed-up ratio, and the engine's GFLOP/s against
 the Eigen SGEMM peak bench_engine measures in the same process. Iterations
 scale with 1/batch so every batch size times about the same examples
-(--quick: a quarter, one round). Writes bench/results/engine.{json,md};
+(--quick: a quarter, one round). Writes bench/results/NAME.{json,md} (--name,
+default engine; the DCNv2 presets: --arch dcnv2-small --name engine-dcn);
 bench/run_suite.py --only engine adds the CSV and the chart. The build
 folder is $SS_BUILD_DIR (default build).
 """
@@ -83,12 +84,13 @@ def main():
     ap.add_argument("--batch", nargs="+", type=int, default=[64, 256, 1024])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="a quarter of the iterations")
+    ap.add_argument("--name", default="engine", help="results file name: bench/results/NAME.{json,md}")
     a = ap.parse_args()
     res = measure(a.arch, a.batch, 1 if a.quick else a.rounds, a.quick)
     md = report(res)
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
-    json.dump(res, open(os.path.join(ROOT, "bench", "results", "engine.json"), "w"), indent=1)
-    open(os.path.join(ROOT, "bench", "results", "engine.md"), "w").write(md + "\n")
+    json.dump(res, open(os.path.join(ROOT, "bench", "results", a.name + ".json"), "w"), indent=1)
+    open(os.path.join(ROOT, "bench", "results", a.name + ".md"), "w").write(md + "\n")
     print("\n" + md)
 
 

@@ -41,6 +41,12 @@ ARCHS = {  # arch -> (bottom MLP sizes, top MLP sizes); dim 16 -> 27*26/2 + 16 =
     "dlrm-kaggle": ([13, 512, 256, 64, 16], [367, 512, 256, 1]),
 }
 DENSE_LR = {"small": 0.03, "dlrm-kaggle": 0.005}  # the presets' train.dense-lr (model/arch.cpp)
+# DCNv2 presets (model/arch.cpp): bottom MLP, top MLP (first entry: (T+1)*dim), dim, cross layers,
+# cross rank, dense lr.
+DCN_ARCHS = {
+    "dlrm-dcnv2": ([13, 512, 256, 128], [3456, 1024, 1024, 512, 256, 1], 128, 3, 512, 0.005),
+    "dcnv2-small": ([13, 64, 32, 16], [432, 64, 32, 1], 16, 3, 64, 0.01),
+}
 
 
 # ----------------------------------------------------------------------------- hashing
@@ -160,6 +166,50 @@ class DLRM(nn.Module):
         return self.top(feats).squeeze(1)                      # logits [B]
 
 
+class DCNv2(nn.Module):
+    """DCNv2 as model/cross.hpp: x0 = [bottom(dense), e_1..e_T] ([B, D], D = (T+1) dim), then per
+    cross layer x_{l+1} = x0 * (U_l V_l x_l + b_l) + x_l, the top MLP reads x_L.
+
+    V_l [r, D] (Linear without bias) and U_l [D, r] (Linear whose bias is b_l), both normal with
+    std sqrt(2 / (D + r)), b_l zero (model/dense_layout.cpp, TorchRec's LowRankCrossNet). The
+    embeddings are one nn.EmbeddingBag (mode sum, single-hot bags: one bag per field), fused as
+    DLRM's nn.Embedding, so `emb.weight` gets the same sparse gradient and optimiser.
+    """
+
+    def __init__(self, arch, rows_per_table, dim):
+        super().__init__()
+        bottom, top, _, layers, rank, _ = DCN_ARCHS[arch]
+        width = (NUM_CAT + 1) * dim
+        self.bottom = make_mlp(bottom[:-1] + [dim], relu_last=True)
+        self.top = make_mlp([width] + top[1:], relu_last=False)
+        self.emb = nn.EmbeddingBag(NUM_CAT * rows_per_table, dim, mode="sum", sparse=True)
+        bound = math.sqrt(1.0 / rows_per_table)
+        std = math.sqrt(2.0 / (width + rank))
+        self.v = nn.ModuleList(nn.Linear(width, rank, bias=False) for _ in range(layers))
+        self.u = nn.ModuleList(nn.Linear(rank, width) for _ in range(layers))
+        with torch.no_grad():
+            self.emb.weight.uniform_(-bound, bound)
+            for v, u in zip(self.v, self.u):
+                v.weight.normal_(0.0, std)
+                u.weight.normal_(0.0, std)
+                u.bias.zero_()
+
+    def forward(self, dense, idx):
+        b = idx.shape[0]
+        flat = idx.reshape(-1)                                  # one single-id bag per field
+        offsets = torch.arange(0, flat.numel(), dtype=torch.int64)
+        e = self.emb(flat, offsets).view(b, NUM_CAT * self.emb.embedding_dim)
+        x0 = torch.cat([self.bottom(dense), e], dim=1)          # [B, D]
+        x = x0
+        for v, u in zip(self.v, self.u):
+            x = x0 * u(v(x)) + x
+        return self.top(x).squeeze(1)                           # logits [B]
+
+
+def make_model(arch, rows_per_table, dim):
+    return (DCNv2 if arch in DCN_ARCHS else DLRM)(arch, rows_per_table, dim)
+
+
 class SparseOptimizer:
     """Row-wise Adagrad or SGD on the coalesced sparse gradient of the embedding table."""
 
@@ -199,22 +249,30 @@ def train_step(model, loss_fn, dense_opt, sparse_opt, dense, idx, y):
     return loss
 
 
+def dense_linears(model):
+    """The Linear layers in the engine's flat dense_layout order: bottom, then (DCNv2) each cross
+    layer's V [r, D] and U [D, r] with b as U's bias, then top."""
+    cross = [m for v, u in zip(model.v, model.u) for m in (v, u)] if isinstance(model, DCNv2) else []
+    return [m for m in list(model.bottom) + cross + list(model.top) if isinstance(m, nn.Linear)]
+
+
 def load_init(model, directory):
     """Loads the C++ engine's initial parameters (bench/trace_engine.cpp --dump-init=DIR).
 
     DIR/dense.f32: the flat dense_layout buffer (per layer W [out, in] column-major, then b;
-    bottom layers, then top). DIR/emb.f32: [26 * rows, dim] row-major, row = table * rows + r.
+    bottom layers, (DCNv2) the cross layers' V, U, b, then top). DIR/emb.f32: [26 * rows, dim] row-major, row = table * rows + r.
     """
     flat = np.fromfile(f"{directory}/dense.f32", dtype=np.float32)
     off = 0
     with torch.no_grad():
-        for lin in [m for m in list(model.bottom) + list(model.top) if isinstance(m, nn.Linear)]:
+        for lin in dense_linears(model):
             out_f, in_f = lin.weight.shape
             w = flat[off:off + in_f * out_f].reshape(in_f, out_f).T  # column-major [out, in]
             lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
             off += in_f * out_f
-            lin.bias.copy_(torch.from_numpy(flat[off:off + out_f].copy()))
-            off += out_f
+            if lin.bias is not None:  # a cross layer's V has none
+                lin.bias.copy_(torch.from_numpy(flat[off:off + out_f].copy()))
+                off += out_f
         if off != flat.size:
             raise SystemExit(f"{directory}/dense.f32: {flat.size} floats, the model has {off}")
         emb = np.fromfile(f"{directory}/emb.f32", dtype=np.float32)
@@ -227,9 +285,10 @@ def load_init(model, directory):
 def save_params(model, sparse_opt, directory):
     """The inverse of load_init (plus the row-wise Adagrad state as DIR/rowacc.f32)."""
     parts = []
-    for lin in [m for m in list(model.bottom) + list(model.top) if isinstance(m, nn.Linear)]:
+    for lin in dense_linears(model):
         parts.append(lin.weight.detach().numpy().T.reshape(-1))  # column-major [out, in]
-        parts.append(lin.bias.detach().numpy().reshape(-1))
+        if lin.bias is not None:
+            parts.append(lin.bias.detach().numpy().reshape(-1))
     np.concatenate(parts).astype(np.float32).tofile(f"{directory}/dense.f32")
     model.emb.weight.detach().numpy().astype(np.float32).tofile(f"{directory}/emb.f32")
     if sparse_opt.acc is not None:
@@ -286,7 +345,7 @@ def run_train(args):
     parse_s = time.perf_counter() - t0
     n = len(y)
     print(f"parsed {n} train / {len(ev[2]) if ev else 0} eval examples in {parse_s:.1f}s")
-    model = DLRM(args.arch, args.rows_per_table, args.dim)
+    model = make_model(args.arch, args.rows_per_table, args.dim)
     if args.init_from:
         load_init(model, args.init_from)
     if args.trace or args.every:
@@ -341,7 +400,7 @@ def run_train(args):
 def run_bench(args):
     """Synthetic inputs: time forward+backward+optimiser steps; median over repeats."""
     rng = np.random.default_rng(args.seed)
-    model = DLRM(args.arch, args.rows_per_table, args.dim)
+    model = make_model(args.arch, args.rows_per_table, args.dim)
     dense_opt, sparse_opt = make_optimizers(model, args)
     loss_fn = nn.BCEWithLogitsLoss()
     bs, pool = args.batch_size, 16  # cycle over a few pre-generated batches
@@ -368,14 +427,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--train", nargs="+", help="training TSV file(s), read in order")
     p.add_argument("--eval", help="held-out TSV file")
-    p.add_argument("--arch", choices=sorted(ARCHS), default="small")
+    p.add_argument("--arch", choices=sorted(ARCHS) + sorted(DCN_ARCHS), default="small")
     p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--dense-lr", type=float, help="default: the preset's, as in train.dense-lr (small 0.03, dlrm-kaggle 0.005)")
+    p.add_argument("--dense-lr", type=float, help="default: the preset's, as in train.dense-lr (small 0.03, dlrm-kaggle 0.005, "
+                   "dlrm-dcnv2 0.005, dcnv2-small 0.01)")
     p.add_argument("--sparse-lr", type=float, default=0.03)
     p.add_argument("--dense-optimizer", choices=["adagrad", "sgd"], default="adagrad")
     p.add_argument("--sparse-optimizer", choices=["rowwise-adagrad", "sgd"], default="rowwise-adagrad")
     p.add_argument("--rows-per-table", type=int, default=100000)
-    p.add_argument("--dim", type=int, default=16)
+    p.add_argument("--dim", type=int, help="default: the preset's (16; dlrm-dcnv2 128)")
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
@@ -397,7 +457,9 @@ def main():
                    help="write the trained parameters as DIR/dense.f32, DIR/emb.f32, DIR/rowacc.f32")
     args = p.parse_args()
     if args.dense_lr is None:
-        args.dense_lr = DENSE_LR[args.arch]
+        args.dense_lr = DCN_ARCHS[args.arch][5] if args.arch in DCN_ARCHS else DENSE_LR[args.arch]
+    if args.dim is None:
+        args.dim = DCN_ARCHS[args.arch][2] if args.arch in DCN_ARCHS else 16
     if not args.bench and not args.train:
         p.error("--train is required unless --bench is given")
     torch.set_num_threads(args.threads)

@@ -1,12 +1,13 @@
 // Deterministic trace of the sequential engine, for comparing it step by step
 // with the PyTorch reference (bench/torch_reference.py --init-from/--trace).
 //
-// usage: bench_trace --train=FILE [--eval=FILE] [--rows=100000] [--seed=1]
+// usage: bench_trace --train=FILE [--eval=FILE] [--arch=small] [--rows=100000] [--seed=1]
 //                    [--batch=128] [--dense-lr=0.03] [--sparse-lr=0.03]
 //                    [--max-examples=0] [--trace=20] [--every=0]
 //                    [--dump-init=DIR] [--dump-final=DIR] [--dump-data=FILE]
 //                    [--init-from=DIR]
 //
+// --arch=NAME       a model.arch preset (the dense lr stays --dense-lr's).
 // --dump-init=DIR   writes DIR/dense.f32 (flat dense_layout buffer) and
 //                   DIR/emb.f32 ([26*rows, dim], row = table*rows + r) of the
 //                   initial model, before any training.
@@ -63,7 +64,7 @@ double norm(const V& v) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string train, eval, dump_init, dump_final, dump_data, init_from;
+  std::string train, eval, dump_init, dump_final, dump_data, init_from, arch = "small";
   std::size_t rows = 100000, batch = 128, trace = 20, every = 0;
   std::uint64_t seed = 1, max_examples = 0;
   double dense_lr = 0.03, sparse_lr = 0.03;
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
     const std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
     if (k == "--train") train = v;
     else if (k == "--eval") eval = v;
+    else if (k == "--arch") arch = v;
     else if (k == "--rows") rows = std::stoull(v);
     else if (k == "--seed") seed = std::stoull(v);
     else if (k == "--batch") batch = std::stoull(v);
@@ -98,7 +100,12 @@ int main(int argc, char** argv) {
   cfg.data.train = {train};
   if (!eval.empty())
     cfg.data.eval = {eval};
-  cfg.arch = *model::preset("small");
+  const auto preset = model::preset(arch);
+  if (!preset) {
+    std::fprintf(stderr, "unknown --arch '%s'\n", arch.c_str());
+    return 2;
+  }
+  cfg.arch = *preset;
   cfg.arch.rows_per_table = rows;
   cfg.train.batch_size = batch;
   cfg.train.seed = seed;
