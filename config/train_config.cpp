@@ -69,6 +69,34 @@ std::optional<std::string> check_column_index(const option_set& o, const char* k
   return std::nullopt;
 }
 
+// data.multi-hot, data.id-delimiter, data.max-ids into the schema; without a
+// header the columns are checked now, naming the key.
+std::optional<std::string> set_multi_hot_columns(const option_set& o, data::schema_options& schema) {
+  const auto list = o.get_list("data.multi-hot");
+  if (list.empty())
+    return std::nullopt;
+  const std::string key = "option 'data.multi-hot' = " + o.value_text("data.multi-hot") + " (" +
+                          o.source("data.multi-hot") + "): ";
+  for (const auto& x : list)
+    schema.multi_hot.push_back(data::column_ref::parse(x));
+  if (auto e = check_column_index(o, "data.multi-hot", schema.multi_hot))
+    return e;
+  std::string delim = o.get_string("data.id-delimiter");
+  if (delim == "tab" || delim == "\\t")
+    delim = "\t";
+  if (delim.size() != 1 || delim[0] == schema.delimiter || delim[0] == '\n' || delim[0] == '\r')
+    return "option 'data.id-delimiter' = '" + o.get_string("data.id-delimiter") + "' (" +
+           o.source("data.id-delimiter") +
+           "): expected one character other than the field delimiter and the line end";
+  schema.id_delimiter = delim[0];
+  schema.max_ids = static_cast<std::size_t>(o.get_int("data.max-ids"));
+  data::resolved_schema resolved;
+  std::string err;
+  if (!schema.header && !data::resolve_schema(schema, nullptr, "", &resolved, &err))
+    return key + err.substr(std::min(err.find("multi-hot (data.multi-hot)"), err.size()));
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> set_user_column(const std::string& text, const std::string& source,
@@ -110,6 +138,24 @@ void add_train_options(option_set& o) {
   add(o, "data.user", s, "",
       "the column naming each example's user, 0-based index or name (Criteo: label, I1..I13, "
       "C1..C26); set: eval also reports GAUC. Empty = none");
+  {
+    // Added after checkpoints existed: left out of saved configurations while
+    // at their defaults, so those keep their bytes.
+    auto quiet = [&](std::string key, opt_type t, std::string def, std::string help,
+                     std::vector<std::string> choices = {}, std::optional<double> min = std::nullopt,
+                     std::optional<double> max = std::nullopt) {
+      option_spec spec{std::move(key), t, std::move(def), std::move(help), std::move(choices), min, max};
+      spec.omit_default_from_ini = true;
+      o.add(spec);
+    };
+    quiet("data.multi-hot", l, "[]",
+          "categorical columns whose field is a bag of ids (indices or names, e.g. C1,C21; Criteo and "
+          "delimited); empty field = empty bag. Empty = none");
+    quiet("data.id-delimiter", s, "|", "data.multi-hot: the character between the ids of a bag");
+    quiet("data.max-ids", i, "1024",
+          "data.multi-hot: most ids a bag keeps; longer bags are cut and counted (refused with data.strict)",
+          {}, 1, 1e7);
+  }
   add(o, "data.columns", i, "0",
       "delimited: most fields per line, at most " + most +
         " (0 = header width / highest column); a header may have at most " + most + " fields",
@@ -307,6 +353,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
       return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
   }
 
+  if (auto e = set_multi_hot_columns(o, d.schema))
+    return e;
   if (const auto& user = o.get_string("data.user"); !user.empty())
     if (auto e = set_user_column(user, o.source("data.user"), d.schema))
       return e;
@@ -379,6 +427,10 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.local_rows = o.get_bool("cluster.local-rows");
   if (auto e = check_stdin(c, c.cluster.mode == cluster_mode::sequential))
     return e;
+  if (!d.schema.multi_hot.empty())
+    return "option 'data.multi-hot' = " + o.value_text("data.multi-hot") + " (" + o.source("data.multi-hot") +
+           "): bags of ids are read (the reader and datagen support them) but no training mode pools them "
+           "yet; train on single-hot columns (leave data.multi-hot empty)";
   c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
   c.cluster.scheduler = o.get_string("scheduler.policy") == "sharing" ? scheduler_policy::sharing

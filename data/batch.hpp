@@ -21,6 +21,13 @@ struct batch {
   // [size] user keys (hash_user of the data.user column) when the reader's
   // schema names a user column, else empty.
   std::vector<std::uint64_t> users;
+  // Multi-hot batches (a schema with data.multi-hot columns): cat holds every
+  // id and cat_offsets has size * num_cat + 1 entries, field (e, c) being
+  // cat[cat_offsets[e*num_cat + c] .. cat_offsets[e*num_cat + c + 1]) (one id
+  // for a single-hot column, none for an empty bag). Empty otherwise.
+  std::vector<std::uint32_t> cat_offsets;
+
+  bool multi_hot() const { return !cat_offsets.empty(); }
 
   void clear() {
     size = 0;
@@ -28,6 +35,7 @@ struct batch {
     dense.clear();
     cat.clear();
     users.clear();
+    cat_offsets.clear();
   }
 };
 

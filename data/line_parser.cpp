@@ -90,8 +90,59 @@ inline number parse_double(const char* p, const char* e, double* out) {
 } // namespace
 
 line_parser::line_parser(const resolved_schema* schema) : schema_(schema) {
-  if (schema_)
+  if (schema_) {
     ends_.resize(schema_->num_columns + 1);
+    slot_column_.resize(schema_->num_cat);
+    for (std::size_t col = 0; col < schema_->roles.size(); ++col)
+      if (schema_->roles[col].kind == column_kind::categorical)
+        slot_column_[schema_->roles[col].slot] = col;
+  }
+}
+
+bool line_parser::append_bags(const std::uint64_t* cat, std::vector<std::uint64_t>* ids,
+                              std::vector<std::uint32_t>* offsets, bag_cuts* cuts, line_error* error) const {
+  const resolved_schema& schema = *schema_;
+  const char d = schema.id_delimiter;
+  for (std::size_t slot = 0; slot < schema.num_cat; ++slot) {
+    if (!schema.multi_hot[slot]) {
+      ids->push_back(cat[slot]);
+      offsets->push_back(static_cast<std::uint32_t>(ids->size()));
+      continue;
+    }
+    const std::size_t col = slot_column_[slot];
+    if (col < fields_) { // a field the line does not have is an empty bag
+      const char* const fb = col == 0 ? line_begin_ : ends_[col - 1] + 1;
+      const char* const fe = ends_[col];
+      const char* p = fb;
+      if (p != fe) {
+        std::size_t n = 0;
+        for (const char* q = p;; ++q) {
+          if (q == fe || *q == d) {
+            if (q == p) {
+              error->kind = line_error::empty_id;
+              error->column = col;
+              error->text = std::string_view(fb, static_cast<std::size_t>(fe - fb));
+              return false;
+            }
+            if (n < schema.max_ids)
+              ids->push_back(hash_categorical(std::string_view(p, static_cast<std::size_t>(q - p)), slot));
+            ++n;
+            p = q + 1;
+            if (q == fe)
+              break;
+          }
+        }
+        if (n > schema.max_ids) {
+          if (cuts->bags++ == 0) {
+            cuts->column = col;
+            cuts->ids = n;
+          }
+        }
+      }
+    }
+    offsets->push_back(static_cast<std::uint32_t>(ids->size()));
+  }
+  return true;
 }
 
 bool line_parser::parse(std::string_view line, float* label, float* dense, std::uint64_t* cat,
@@ -117,6 +168,8 @@ bool line_parser::parse(std::string_view line, float* label, float* dense, std::
     return false;
   }
   ends_[delimiters] = e;
+  line_begin_ = b;
+  fields_ = nfields;
   const column_role* roles = schema.roles.data();
   const char* p = b;
   for (std::size_t col = 0; col < nfields; ++col) {
@@ -231,6 +284,12 @@ std::string describe(const resolved_schema& schema, const line_error& error) {
     return column + ": expected a number, got '" + got + "'";
   case line_error::not_finite:
     return column + ": expected a finite number, got '" + got + "'";
+  case line_error::empty_id:
+    return column + ": expected ids separated by '" + printable(std::string_view(&schema.id_delimiter, 1)) +
+           "', got an empty id in '" + got + "'";
+  case line_error::long_bag:
+    return column + ": a bag of " + std::to_string(error.fields) + " ids, more than data.max-ids=" +
+           std::to_string(schema.max_ids) + " (cut to its first ids without data.strict)";
   case line_error::too_many_fields:
     return "expected at most " + std::to_string(schema.num_columns) + " fields, got " +
            std::to_string(error.fields);

@@ -271,11 +271,18 @@ bool reader::next(batch& out, std::size_t max_examples) {
   // lines need.
   std::size_t room = first;
   const bool with_users = options_.schema.user.has_value();
+  const bool bags = !options_.schema.multi_hot.empty();
+  if (bags) {
+    single_.resize(num_cat_);
+    if (out.cat_offsets.empty())
+      out.cat_offsets.push_back(0);
+  }
   const auto grow = [&] {
     room = std::min(limit, std::max(first + 1024, first + 2 * (room - first)));
     out.labels.resize(room);
     out.dense.resize(room * num_dense_);
-    out.cat.resize(room * num_cat_);
+    if (!bags)
+      out.cat.resize(room * num_cat_);
     if (with_users)
       out.users.resize(room);
   };
@@ -337,7 +344,7 @@ bool reader::next(batch& out, std::size_t max_examples) {
     line_error err;
     float* const label = &out.labels[n];
     float* const dense = out.dense.data() + n * num_dense_;
-    std::uint64_t* const cat = out.cat.data() + n * num_cat_;
+    std::uint64_t* const cat = bags ? single_.data() : out.cat.data() + n * num_cat_;
     std::uint64_t* const user = with_users ? &out.users[n] : nullptr;
     const line_parser* used = &parser_;
     bool parsed = false;
@@ -359,6 +366,26 @@ bool reader::next(batch& out, std::size_t max_examples) {
       *label = 0.0f; // no label to read
       ++stats_.unlabelled;
     }
+    if (parsed && bags) {
+      const std::size_t ids_before = out.cat.size(), offsets_before = out.cat_offsets.size();
+      bag_cuts cuts;
+      parsed = used->append_bags(cat, &out.cat, &out.cat_offsets, &cuts, &err);
+      if (parsed && cuts.bags > 0) {
+        if (options_.strict) {
+          parsed = false;
+          err.kind = line_error::long_bag;
+          err.column = cuts.column;
+          err.fields = cuts.ids;
+          err.text = {};
+        } else {
+          stats_.cut_bags += cuts.bags;
+        }
+      }
+      if (!parsed) {
+        out.cat.resize(ids_before);
+        out.cat_offsets.resize(offsets_before);
+      }
+    }
     if (parsed) {
       ++n;
       ++stats_.examples;
@@ -373,7 +400,8 @@ bool reader::next(batch& out, std::size_t max_examples) {
   out.size = n;
   out.labels.resize(n);
   out.dense.resize(n * num_dense_);
-  out.cat.resize(n * num_cat_);
+  if (!bags)
+    out.cat.resize(n * num_cat_);
   out.users.resize(with_users ? n : 0);
   return ok && n > first;
 }

@@ -16,6 +16,11 @@
 //   error() holds that message. Lines are 1-based per file; a header is
 //   line 1.
 //
+// Multi-hot columns (schema.multi_hot): batches carry bags (batch.hpp's
+// cat_offsets); a bag longer than max_ids is cut and counted in
+// stats::cut_bags, or, strict, is a malformed line; an empty id in a bag
+// is a malformed line.
+//
 // Headers: with schema.header every file starts with its own header line;
 // column names are resolved per file, so the column order may differ.
 //
@@ -109,6 +114,7 @@ public:
     std::uint64_t unlabelled = 0; // of those, read without a label (label 0)
     std::uint64_t malformed = 0; // skipped (or, in strict mode, the fatal one)
     std::uint64_t bytes = 0;     // bytes of this part's lines (empty ones too), newlines included
+    std::uint64_t cut_bags = 0;  // multi-hot bags cut to data.max-ids (not strict)
     std::vector<std::string> first_errors; // at most max_logged_errors
   };
 
@@ -175,6 +181,7 @@ private:
   std::uint64_t line_index_ = 0; // lines seen in this file since that first line
   std::uint64_t pending_blanks_ = 0;
   std::vector<std::uint64_t> pending_blank_index_; // the first few, for messages
+  std::vector<std::uint64_t> single_; // [num_cat]: parse()'s output with multi-hot columns
 };
 
 } // namespace data

@@ -107,6 +107,11 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
     if (!resolve(options.categorical[i], "categorical", &cat[i]))
       return false;
 
+  std::vector<std::size_t> multi(options.multi_hot.size());
+  for (std::size_t i = 0; i < multi.size(); ++i)
+    if (!resolve(options.multi_hot[i], "multi-hot (data.multi-hot)", &multi[i]))
+      return false;
+
   std::size_t user_index = resolved_schema::no_user;
   if (options.user && !resolve(*options.user, "user (data.user)", &user_index))
     return false;
@@ -173,6 +178,21 @@ bool resolve_schema(const schema_options& options, const std::vector<std::string
     r.user_column = user_index;
   }
 
+  if (!multi.empty()) {
+    if (options.id_delimiter == options.delimiter || options.id_delimiter == '\n' || options.id_delimiter == '\r')
+      return fail("the id delimiter (data.id-delimiter) must differ from the field delimiter and from line ends");
+    if (options.max_ids == 0)
+      return fail("data.max-ids must be at least 1");
+    r.multi_hot.assign(r.num_cat, 0);
+    r.id_delimiter = options.id_delimiter;
+    r.max_ids = options.max_ids;
+    for (std::size_t i = 0; i < multi.size(); ++i) {
+      if (multi[i] >= width || r.roles[multi[i]].kind != column_kind::categorical)
+        return fail("multi-hot (data.multi-hot) column " + options.multi_hot[i].describe() +
+                    " is not a categorical column (list it in data.categorical too)");
+      r.multi_hot[r.roles[multi[i]].slot] = 1;
+    }
+  }
   r.missing_hash.resize(r.num_cat);
   for (std::size_t c = 0; c < r.num_cat; ++c)
     r.missing_hash[c] = hash_categorical("", c);

@@ -62,6 +62,13 @@ struct schema_options {
   // unset. Any column but the label: typically one of the categorical ones
   // (it then stays a feature too). Its raw text is the user's identity.
   std::optional<column_ref> user;
+  // Multi-hot columns (data.multi-hot): categorical columns whose field is a
+  // bag of ids separated by id_delimiter; an empty field is an empty bag. A
+  // bag longer than max_ids keeps its first max_ids ids (the line parser
+  // reports the cut). Each must also be listed in `categorical`.
+  std::vector<column_ref> multi_hot;
+  char id_delimiter = '|';
+  std::size_t max_ids = 1024;
   // Most fields a line may have; more is a malformed line. 0 means: the
   // header's width, or without header the highest referenced index + 1 (so a
   // header-less file with unused trailing columns must set it). At most
@@ -95,6 +102,12 @@ struct resolved_schema {
   std::vector<column_role> roles;          // [num_columns]
   std::vector<std::string> names;          // [num_columns], for messages
   std::vector<std::uint64_t> missing_hash; // [num_cat], hash_categorical("", c)
+  // [num_cat]: 1 for a multi-hot slot. Empty when no column is multi-hot:
+  // the single-hot parse and batch layout are then as without the option.
+  std::vector<std::uint8_t> multi_hot;
+  char id_delimiter = '|';
+  std::size_t max_ids = 1024;
+  bool has_multi_hot() const { return !multi_hot.empty(); }
 };
 
 // Resolves `options` for `file`. `header` holds the file's header fields, or

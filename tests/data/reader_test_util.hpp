@@ -76,6 +76,13 @@ inline read_result read_all(const data::reader_options& options, std::size_t bat
     r.all.size += b.size;
     r.all.labels.insert(r.all.labels.end(), b.labels.begin(), b.labels.end());
     r.all.dense.insert(r.all.dense.end(), b.dense.begin(), b.dense.end());
+    if (b.multi_hot()) { // bags: offsets continue from the ids already gathered
+      const auto base = static_cast<std::uint32_t>(r.all.cat.size());
+      if (r.all.cat_offsets.empty())
+        r.all.cat_offsets.push_back(0);
+      for (std::size_t k = 1; k < b.cat_offsets.size(); ++k)
+        r.all.cat_offsets.push_back(base + b.cat_offsets[k]);
+    }
     r.all.cat.insert(r.all.cat.end(), b.cat.begin(), b.cat.end());
     r.all.users.insert(r.all.users.end(), b.users.begin(), b.users.end());
     if (!more)
