@@ -181,7 +181,10 @@ void add_train_options(option_set& o) {
   add(o, "model.rows-per-table", i, "100000", "hash buckets per embedding table", {}, 1, 1e12);
   add(o, "model.seed", i, "1", "seed of the parameter initialisation", {}, 0);
   // [train]
-  add(o, "train.batch-size", i, "128", "examples per mini-batch", {}, 1, 1 << 20);
+  add(o, "train.batch-size", i, "0",
+      "examples per mini-batch of each worker (0 = auto: 128, and with more than 4 trainers "
+      "512 / cluster.trainers, at least 32)",
+      {}, 0, 1 << 20);
   add(o, "train.epochs", i, "1", "passes over the training data (CTR practice: one)", {}, 1, 1000);
   add(o, "train.max-examples", i, "0", "stop after this many training examples (0 = all)", {}, 0);
   add(o, "train.eval-batch-size", i, "4096", "examples per evaluation batch", {}, 1, 1 << 22);
@@ -420,6 +423,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.mode = o.get_string("cluster.mode") == "sequential" ? cluster_mode::sequential
                                                                : cluster_mode::simulated;
   c.cluster.trainers = std::size_t(o.get_int("cluster.trainers"));
+  if (t.batch_size == 0)
+    t.batch_size = auto_batch_size(c.cluster.mode, c.cluster.trainers);
   c.cluster.workers = std::size_t(o.get_int("cluster.workers"));
   c.cluster.embedding_shards = std::size_t(o.get_int("cluster.embedding-shards"));
   c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
@@ -538,6 +543,12 @@ double effective_dilation(const train_config& c) {
     return c.net.dilation;
   return std::max(1.0,
                   double(c.cluster.trainers * c.cluster.workers) / double(scheduler_threads(c)));
+}
+
+std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers) {
+  if (mode == cluster_mode::sequential || trainers <= 4)
+    return 128;
+  return std::max<std::size_t>(32, 512 / trainers);
 }
 
 std::size_t scheduler_threads(const train_config& c) {

@@ -93,9 +93,10 @@ int train_command(const std::vector<std::string>& raw_args) {
   const auto stopped_code = [] { return 128 + runtime::stop_requested(); };
   if (cfg.cluster.mode == runtime::cluster_mode::simulated) {
     spdlog::info("simulated cluster: {} trainers x {} workers, {} embedding shards, {} dense "
-                 "shards, sync {}",
+                 "shards, sync {}, batch {}",
                  cfg.cluster.trainers, cfg.cluster.workers, cfg.cluster.embedding_shards,
-                 cfg.cluster.dense_shards, model::to_string(cfg.sync.algorithm));
+                 cfg.cluster.dense_shards, model::to_string(cfg.sync.algorithm),
+                 cfg.train.batch_size);
     if (cfg.sim.virtual_clock)
       spdlog::info("simulated on the virtual clock, constants: {}", cfg.sim.constants);
     const auto err = runtime::run_simulated(cfg, progress, m);
