@@ -5,10 +5,21 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <random>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 namespace testing {
+
+// n values drawn from N(0, scale): test inputs and parameters.
+inline std::vector<float> random_vector(std::size_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v)
+    x = d(rng);
+  return v;
+}
 
 // Checks analytic[i] against finite differences of f for every i < n of x.
 // f must recompute the loss (in double) from the current contents of x.

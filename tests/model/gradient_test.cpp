@@ -13,13 +13,7 @@
 
 namespace {
 
-std::vector<float> random_vector(std::size_t n, std::mt19937& rng, float scale = 1.0f) {
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v)
-    x = d(rng);
-  return v;
-}
+using testing::random_vector;
 
 // A tiny architecture so every coordinate can be checked: 3 dense features,
 // 2 tables, dim 4, bottom 3-5-4, top 7-6-1 (7 = 4 + 3 pairs).
