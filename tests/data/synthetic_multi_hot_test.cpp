@@ -127,9 +127,9 @@ TEST_CASE("the teacher sums per-id effects over a bag, scaled by 1/sqrt(k)") {
   example_sampler s(o);
   split_mix64 rng(9);
   s.draw(rng, &x);
-  const auto with_bag = [&](std::size_t c, std::vector<std::uint32_t> ids) {
+  // x with the bag of column c replaced by `ids`.
+  const auto replaced = [&](std::size_t c, const std::vector<std::uint32_t>& ids) {
     synthetic_example y = x;
-    // Rebuild bag_ids with column c replaced by `ids`.
     std::vector<std::uint32_t> all;
     std::array<std::uint32_t, synthetic_num_cat + 1> begin{};
     for (std::size_t k = 0; k < synthetic_num_cat; ++k) {
@@ -141,7 +141,10 @@ TEST_CASE("the teacher sums per-id effects over a bag, scaled by 1/sqrt(k)") {
     }
     y.bag_ids = all;
     y.bag_begin = begin;
-    return t.categorical_term(y);
+    return y;
+  };
+  const auto with_bag = [&](std::size_t c, const std::vector<std::uint32_t>& ids) {
+    return t.categorical_term(replaced(c, ids));
   };
   const std::size_t c = 4; // k = 6
   const double none = with_bag(c, {});
@@ -158,20 +161,8 @@ TEST_CASE("the teacher sums per-id effects over a bag, scaled by 1/sqrt(k)") {
   oi.cat_effect_scale = 0;
   oi.dense_effect_scale = 0;
   const teacher ti(oi);
-  auto inter = [&](std::vector<std::uint32_t> ids) {
-    synthetic_example y = x;
-    std::vector<std::uint32_t> all;
-    std::array<std::uint32_t, synthetic_num_cat + 1> begin{};
-    for (std::size_t k = 0; k < synthetic_num_cat; ++k) {
-      if (k == c)
-        all.insert(all.end(), ids.begin(), ids.end());
-      else
-        all.insert(all.end(), x.bag_ids.begin() + x.bag_begin[k], x.bag_ids.begin() + x.bag_begin[k + 1]);
-      begin[k + 1] = static_cast<std::uint32_t>(all.size());
-    }
-    y.bag_ids = all;
-    y.bag_begin = begin;
-    return ti.interaction_term(y);
+  auto inter = [&](const std::vector<std::uint32_t>& ids) {
+    return ti.interaction_term(replaced(c, ids));
   };
   const double i0 = inter({}), i1 = inter({11}) - i0, i2 = inter({22}) - i0;
   CHECK(i1 != 0.0);

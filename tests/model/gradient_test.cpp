@@ -10,6 +10,7 @@
 #include "model/metrics.hpp"
 #include "model/mlp.hpp"
 #include "tests/model/gradcheck.hpp"
+#include "tests/model/whole_model_check.hpp"
 
 namespace {
 
@@ -104,35 +105,7 @@ TEST_CASE("interaction backward matches finite differences") {
 }
 
 TEST_CASE("whole model: loss gradient w.r.t. every dense parameter and embedding value") {
-  std::mt19937 rng(5);
-  model::arch a = tiny_arch();
-  model::dlrm net(a);
-  const std::size_t batch = 4;
-  std::vector<float> params(net.layout().size());
-  model::init_dense(net.layout(), params.data(), 99);
-  std::vector<float> dense = random_vector(batch * a.num_dense, rng);
-  std::vector<float> labels{1, 0, 0, 1};
-  // Three distinct rows shared by the 8 (example, table) slots, so the row
-  // gradient must sum over every use of a row.
-  const std::vector<std::uint32_t> index{0, 1, 2, 0, 1, 1, 0, 2};
-  std::vector<float> emb = random_vector(a.dim * 3, rng, 0.5f);
-  const model::embedding_input in{emb.data(), index.data(), 3};
-  model::workspace ws;
-  auto mean_loss = [&]() {
-    net.forward(params.data(), dense.data(), in, batch, ws);
-    double s = 0;
-    for (std::size_t e = 0; e < batch; ++e)
-      s += model::bce_with_logit(ws.logits[Eigen::Index(e)], labels[e]);
-    return s / double(batch);
-  };
-  std::vector<float> gp(params.size()), ge(emb.size());
-  net.forward_backward(params.data(), dense.data(), in, labels.data(), batch, ws,
-                       gp.data(), ge.data());
-  CHECK(ws.loss_sum / batch == doctest::Approx(mean_loss()).epsilon(1e-6));
-  testing::check_gradient(params.data(), gp.data(), params.size(), mean_loss, "dense params",
-                          1e-3, 1e-4);
-  testing::check_gradient(emb.data(), ge.data(), emb.size(), mean_loss, "shared embedding rows",
-                          1e-3, 1e-4);
+  testing::check_whole_model_gradient(tiny_arch());
 }
 
 TEST_CASE("presets have the sizes of DESIGN.md") {
