@@ -51,7 +51,12 @@ void cross_forward(const float* params, const std::vector<cross_slot>& layers,
     g.noalias() += u_of(params, c) * s.h[l];
     s.x[l + 1] = x0.cwiseProduct(g) + s.x[l];
   }
-  out = s.x.back();
+  // The backward pass reads x_0 .. x_{L-1}, never x_L: hand x_L over
+  // instead of copying it (the buffers trade places and stay allocated).
+  if (layers.empty())
+    out = x0;
+  else
+    std::swap(out, s.x.back());
 }
 
 void cross_backward(const float* params, const std::vector<cross_slot>& layers,

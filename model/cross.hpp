@@ -21,13 +21,15 @@
 namespace model {
 
 struct cross_scratch {
-  std::vector<Eigen::MatrixXf> x; // [L+1] of [D, B]: x[0] = x0, x[l+1] = layer l's output
+  // [L+1] of [D, B]: x[0] = x0, x[l+1] = layer l's output; after forward,
+  // x[L] holds no meaning (x_L went to `out`).
+  std::vector<Eigen::MatrixXf> x;
   std::vector<Eigen::MatrixXf> h; // [L] of [r, B]
   std::vector<Eigen::MatrixXf> g; // [L] of [D, B]
   Eigen::MatrixXf dx, dx0, dg, dh;
 };
 
-// bottom: [dim, B]. out: resized to [D, B] (a copy of x_L).
+// bottom: [dim, B]. out: x_L, [D, B] (moved out of the scratch, not copied).
 void cross_forward(const float* params, const std::vector<cross_slot>& layers,
                    const Eigen::MatrixXf& bottom, const embedding_input& emb,
                    std::size_t num_tables, cross_scratch& s, Eigen::MatrixXf& out);
