@@ -80,9 +80,11 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     },
     [&](coordinator_outcome& o) { outcome = std::move(o); },
     [&](caf::down_msg& dm) {
-      if (dm.source == coordinator.address())
-        outcome = coordinator_outcome{
-          "the coordinator actor stopped before its outcome: " + self->system().render(dm.reason)};
+      if (dm.source == coordinator.address()) {
+        outcome = coordinator_outcome{};
+        outcome->failure =
+          "the coordinator actor stopped before its outcome: " + self->system().render(dm.reason);
+      }
     });
   self->demonitor(coordinator.address());
   auto& o = *outcome;
