@@ -178,6 +178,13 @@ void add_train_options(option_set& o) {
       {"preset", "dot", "dcn"});
   add(o, "model.cross-layers", i, "-1", "dcn: cross layers (-1 = preset: 3)", {}, -1, 64);
   add(o, "model.cross-rank", i, "0", "dcn: rank of each cross layer (0 = preset: dlrm-dcnv2 512, others 64)", {}, 0, 65536);
+  {
+    option_spec pooling{"model.pooling", s, "sum",
+                        "data.multi-hot: a bag's vector is the sum or the mean of its ids' rows (an empty bag: zeros)",
+                        {"sum", "mean"}};
+    pooling.omit_default_from_ini = true; // added after checkpoints existed: their bytes stay
+    o.add(pooling);
+  }
   add(o, "model.rows-per-table", i, "100000", "hash buckets per embedding table", {}, 1, 1e12);
   add(o, "model.seed", i, "1", "seed of the parameter initialisation", {}, 0);
   // [train]
@@ -401,6 +408,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
       c.arch.cross_rank = static_cast<std::size_t>(o.get_int("model.cross-rank"));
   }
   c.arch.rows_per_table = static_cast<std::uint64_t>(o.get_int("model.rows-per-table"));
+  c.arch.pooling = o.get_string("model.pooling") == "mean" ? model::pooling_kind::mean
+                                                            : model::pooling_kind::sum;
   c.arch.num_dense = d.schema.dense.size();
   c.arch.num_tables = d.schema.categorical.size();
 
@@ -432,10 +441,10 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.local_rows = o.get_bool("cluster.local-rows");
   if (auto e = check_stdin(c, c.cluster.mode == cluster_mode::sequential))
     return e;
-  if (!d.schema.multi_hot.empty())
+  if (!d.schema.multi_hot.empty() && c.cluster.mode != cluster_mode::sequential)
     return "option 'data.multi-hot' = " + o.value_text("data.multi-hot") + " (" + o.source("data.multi-hot") +
-           "): bags of ids are read (the reader and datagen support them) but no training mode pools them "
-           "yet; train on single-hot columns (leave data.multi-hot empty)";
+           "): bags of ids train in cluster.mode=sequential only so far; train on single-hot columns "
+           "(leave data.multi-hot empty)";
   c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
   c.cluster.scheduler = o.get_string("scheduler.policy") == "sharing" ? scheduler_policy::sharing

@@ -24,7 +24,7 @@ std::optional<std::string> evaluate_model(const train_config& cfg, const model::
   model::workspace ws;
   model::evaluator ev;
   while (r->next(b, cfg.train.eval_batch_size)) {
-    rows.lookup(b.cat.data(), b.size, a, tables);
+    rows.lookup(b.cat.data(), b.size, a, tables, b.multi_hot() ? b.cat_offsets.data() : nullptr);
     net.forward(params, b.dense.data(), rows.input(), b.size, ws);
     if (b.users.empty())
       for (std::size_t e = 0; e < b.size; ++e)

@@ -32,7 +32,7 @@ sequential_engine::sequential_engine(const train_config& cfg)
 
 void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& ne) {
   const auto& a = cfg_.arch;
-  rows_.lookup(b.cat.data(), b.size, a, tables_);
+  rows_.lookup(b.cat.data(), b.size, a, tables_, b.multi_hot() ? b.cat_offsets.data() : nullptr);
   grad_unique_.resize(rows_.unique_rows.size());
   net_.forward_backward(params_.data(), b.dense.data(), rows_.input(), b.labels.data(), b.size,
                         ws_, grads_.data(), grad_unique_.data());

@@ -32,6 +32,7 @@ std::vector<std::size_t> arch::top_sizes() const {
 }
 
 const char* to_string(interaction_kind k) { return k == interaction_kind::dcn ? "dcn" : "dot"; }
+const char* to_string(pooling_kind k) { return k == pooling_kind::mean ? "mean" : "sum"; }
 
 std::string arch::describe() const {
   std::ostringstream os;

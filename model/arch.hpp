@@ -2,7 +2,8 @@
 // Model architecture: sizes of the DLRM-style network (DESIGN.md section 4).
 //
 //   dense [num_dense] -> bottom MLP (ReLU on every layer) -> x [dim]
-//   categorical c -> embedding table c -> e_c [dim]        (one value per column)
+//   categorical c -> embedding table c -> e_c [dim]        (one value per column, or
+//                    the sum or mean of a multi-hot bag's rows: pooling)
 //   interaction: T = [x, e_1..e_T] (T+1 vectors); strictly-lower-triangle dot
 //                products, concatenated after x -> [dim + (T+1)T/2]
 //   or, with interaction dcn, DCNv2's cross layers over [x, e_1..e_T]
@@ -21,6 +22,10 @@ namespace model {
 enum class interaction_kind { dot, dcn };
 const char* to_string(interaction_kind k); // "dot" | "dcn"
 
+// How a multi-hot field's rows become its one vector (model/pooling.hpp).
+enum class pooling_kind { sum, mean };
+const char* to_string(pooling_kind k); // "sum" | "mean"
+
 struct arch {
   std::size_t num_dense = 13;   // dense input features
   std::size_t num_tables = 26;  // categorical columns = embedding tables
@@ -31,6 +36,7 @@ struct arch {
   interaction_kind interaction = interaction_kind::dot;
   std::size_t cross_layers = 0; // dcn: cross layers (0: the top MLP reads [x, e_1..e_T])
   std::size_t cross_rank = 0;   // dcn: rank r of each layer's V [r, D] and U [D, r]
+  pooling_kind pooling = pooling_kind::sum; // multi-hot fields: sum or mean of a bag's rows
 
   // Number of pairwise interaction features: (T+1)T/2 for T tables.
   std::size_t num_pairs() const { return (num_tables + 1) * num_tables / 2; }

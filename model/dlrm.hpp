@@ -8,7 +8,8 @@
 // Inputs per batch of B examples:
 //   dense  [B * num_dense]  example-major, already transformed
 //   emb    embedding rows and which row each (example, table) uses
-//          (interaction.hpp: embedding_input)
+//          (interaction.hpp: embedding_input), or which rows each field's
+//          bag pools (emb.offsets set: multi-hot, arch::pooling)
 //   labels [B]
 // Parameters: one flat buffer in dense_layout order (read-only here).
 #include <cstddef>
@@ -31,6 +32,7 @@ struct workspace {
   interaction_scratch inter;
   cross_scratch cross;
   Eigen::MatrixXf d_top, d_top_in, d_bottom, scratch;
+  std::vector<float> pooled, d_pooled; // multi-hot: [dim, B*T] pooled bags and their gradient
   Eigen::VectorXf logits;    // [B]
   double loss_sum = 0.0;     // sum of per-example BCE over the batch
 };
@@ -58,6 +60,9 @@ public:
   double flops_per_example() const;
 
 private:
+  // emb itself, or (a multi-hot batch) the bags pooled into ws.pooled.
+  embedding_input pooled_input(const embedding_input& emb, std::size_t batch, workspace& ws) const;
+
   arch arch_;
   dense_layout layout_;
 };

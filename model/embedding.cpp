@@ -22,6 +22,18 @@ void make_keys(const std::uint64_t* hashes, std::size_t n_ids, std::size_t num_t
   }
 }
 
+void make_bag_keys(const std::uint64_t* hashes, const std::uint32_t* offsets, std::size_t fields,
+                   std::size_t num_tables, std::uint64_t rows_per_table, std::uint64_t* keys) {
+  const remainder_by row_of(rows_per_table);
+  std::size_t t = 0;
+  for (std::size_t f = 0; f < fields; ++f) {
+    for (std::size_t i = offsets[f]; i < offsets[f + 1]; ++i)
+      keys[i] = row_key(t, row_of(hashes[i]));
+    if (++t == num_tables)
+      t = 0;
+  }
+}
+
 void sparse_index::build(const std::uint64_t* keys, std::size_t n) {
   unique_.clear();
   inverse_.resize(n);
@@ -51,10 +63,15 @@ void sparse_index::build(const std::uint64_t* keys, std::size_t n) {
 }
 
 void batch_lookup::lookup(const std::uint64_t* hashes, std::size_t examples, const arch& a,
-                          const embedding_tables& t) {
-  const std::size_t n = examples * a.num_tables;
+                          const embedding_tables& t, const std::uint32_t* bag_offsets) {
+  offsets = bag_offsets;
+  const std::size_t fields = examples * a.num_tables;
+  const std::size_t n = bag_offsets ? bag_offsets[fields] : fields;
   keys.resize(n);
-  make_keys(hashes, n, a.num_tables, a.rows_per_table, keys.data());
+  if (bag_offsets)
+    make_bag_keys(hashes, bag_offsets, fields, a.num_tables, a.rows_per_table, keys.data());
+  else
+    make_keys(hashes, n, a.num_tables, a.rows_per_table, keys.data());
   index.build(keys.data(), n);
   unique_rows.resize(index.unique().size() * a.dim);
   t.gather(index, unique_rows.data());

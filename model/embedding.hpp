@@ -43,6 +43,12 @@ private:
 void make_keys(const std::uint64_t* hashes, std::size_t n_ids, std::size_t num_tables,
                std::uint64_t rows_per_table, std::uint64_t* keys);
 
+// The same for a multi-hot batch (data::batch::cat_offsets): field f =
+// e*num_tables + t holds the ids hashes[offsets[f] .. offsets[f+1]), all of
+// table t; keys gets offsets[fields] entries.
+void make_bag_keys(const std::uint64_t* hashes, const std::uint32_t* offsets, std::size_t fields,
+                   std::size_t num_tables, std::uint64_t rows_per_table, std::uint64_t* keys);
+
 // De-duplicates the keys of a batch: unique() lists each key once (in order of
 // first appearance), inverse()[i] is the position of keys[i] in unique().
 // Reusable: build() keeps its buffers, so steady state does not allocate.
@@ -67,13 +73,16 @@ struct batch_lookup {
   std::vector<std::uint64_t> keys;
   sparse_index index;
   float_buffer unique_rows; // [unique keys * dim]
+  const std::uint32_t* offsets = nullptr; // multi-hot: the batch's cat_offsets
 
-  // hashes: [examples * num_tables] example-major (data::batch::cat).
+  // hashes: [examples * num_tables] example-major (data::batch::cat); with
+  // bag_offsets (a multi-hot batch's cat_offsets, [examples * num_tables + 1],
+  // kept by pointer until the next lookup) the ids of every bag.
   void lookup(const std::uint64_t* hashes, std::size_t examples, const arch& a,
-              const embedding_tables& t);
+              const embedding_tables& t, const std::uint32_t* bag_offsets = nullptr);
   // The rows as the model reads them (interaction.hpp).
   embedding_input input() const {
-    return {unique_rows.data(), index.inverse().data(), index.unique().size()};
+    return {unique_rows.data(), index.inverse().data(), index.unique().size(), offsets};
   }
 };
 

@@ -19,10 +19,16 @@ namespace model {
 // e*T + t when index is null. With the batch's de-duplicated rows and the
 // sparse_index's inverse this avoids expanding rows per example, and the
 // backward pass sums the gradients of repeated rows as it goes.
+//
+// Multi-hot batches set offsets ([B*T + 1]): field f = e*T + t is then the
+// bag of ids offsets[f] .. offsets[f+1], id i reading column(i). model::dlrm
+// pools the bags (model/pooling.hpp) and hands the interaction the pooled
+// vectors, one per field (offsets null); the interaction never sees bags.
 struct embedding_input {
   const float* rows = nullptr;
   const std::uint32_t* index = nullptr;
   std::size_t num_rows = 0;
+  const std::uint32_t* offsets = nullptr;
 
   const float* column(std::size_t i, std::size_t dim) const {
     return rows + (index ? std::size_t{index[i]} : i) * dim;

@@ -153,7 +153,8 @@ int predict_command(const std::vector<std::string>& raw) {
   std::uint64_t n = 0;
   std::string text;
   while (r->next(b, cfg.train.eval_batch_size)) {
-    rows.lookup(b.cat.data(), b.size, cfg.arch, *model.tables);
+    rows.lookup(b.cat.data(), b.size, cfg.arch, *model.tables,
+                b.multi_hot() ? b.cat_offsets.data() : nullptr);
     model.net->forward(model.params.data(), b.dense.data(), rows.input(), b.size, ws);
     text.clear();
     for (std::size_t e = 0; e < b.size; ++e) { // shortest text that reads back the same float

@@ -1,6 +1,6 @@
 // data.multi-hot, data.id-delimiter, data.max-ids: parsed into the schema,
 // checked against the layout naming the key, and refused at start naming the
-// key while no training mode pools bags.
+// key in the modes that do not pool bags; model.pooling.
 #include <doctest/doctest.h>
 
 #include "config/train_config.hpp"
@@ -30,21 +30,19 @@ TEST_CASE("data.multi-hot: checked against the layout, refused where bags are no
   CHECK(build({"--data.multi-hot=C9", "--data.id-delimiter=tab"}).find("option 'data.id-delimiter'") == 0);
   CHECK(build({"--data.multi-hot=C9", "--data.id-delimiter=ab"}).find("option 'data.id-delimiter'") == 0);
   CHECK(build({"--data.multi-hot=99999999"}).find("option 'data.multi-hot'") == 0);
-  // A valid list: refused at start, naming the key and what is supported.
-  const auto e = build({"--data.multi-hot=C1,21", "--cluster.mode=sequential"});
-  CHECK(e.find("option 'data.multi-hot'") == 0);
-  CHECK(e.find("no training mode pools them yet") != std::string::npos);
+  // A valid list trains in sequential mode.
+  CHECK(build({"--data.multi-hot=C1,21", "--cluster.mode=sequential"}) == "");
+  CHECK(build({"--data.multi-hot=C1,21", "--cluster.mode=sequential", "--model.pooling=mean"}) == "");
   // Without the option nothing changes.
   CHECK(build({"--cluster.mode=sequential"}) == "");
 }
 
 TEST_CASE("data.multi-hot: the schema carries the columns, delimiter and bound") {
-  const auto o = parsed({"--data.multi-hot=C1,C21", "--data.id-delimiter=;", "--data.max-ids=7"});
-  // Read the schema part alone: build_train_config refuses the run itself.
+  const auto o = parsed({"--data.multi-hot=C1,C21", "--data.id-delimiter=;", "--data.max-ids=7",
+                         "--cluster.mode=sequential", "--model.pooling=mean"});
   runtime::train_config c;
-  const auto e = runtime::build_train_config(o, c);
-  REQUIRE(e);
-  CHECK(e->find("no training mode") != std::string::npos);
+  REQUIRE(!runtime::build_train_config(o, c));
+  CHECK(c.arch.pooling == model::pooling_kind::mean);
   CHECK(c.data.schema.multi_hot.size() == 2u);
   CHECK(c.data.schema.multi_hot[1].name == "C21");
   CHECK(c.data.schema.id_delimiter == ';');
@@ -52,5 +50,7 @@ TEST_CASE("data.multi-hot: the schema carries the columns, delimiter and bound")
   // Saved configurations keep their bytes while the keys are at their defaults.
   const auto plain = parsed({});
   CHECK(plain.effective_ini().find("multi-hot") == std::string::npos);
+  CHECK(plain.effective_ini().find("pooling") == std::string::npos);
+  CHECK(o.effective_ini().find("pooling = \"mean\"") != std::string::npos);
   CHECK(o.effective_ini().find("multi-hot = [\"C1\", \"C21\"]") != std::string::npos);
 }

@@ -2,7 +2,9 @@
 // The whole model's loss gradient against finite differences, for any
 // architecture (dot or dcn): every dense parameter and every value of three
 // embedding rows shared by the batch's 4 x num_tables (example, table) slots
-// (num_tables = 2), so a row's gradient must sum over every use.
+// (num_tables = 2), so a row's gradient must sum over every use. With bags
+// (multi-hot, offsets [9]), index lists the row of every id instead: the
+// fields pool them (arch::pooling) and the rows get the pooled gradient.
 #include <random>
 #include <vector>
 
@@ -14,7 +16,10 @@
 
 namespace testing {
 
-inline void check_whole_model_gradient(const model::arch& a) {
+inline void check_whole_model_gradient(const model::arch& a,
+                                       const std::vector<std::uint32_t>& index = {0, 1, 2, 0, 1,
+                                                                                  1, 0, 2},
+                                       const std::vector<std::uint32_t>& offsets = {}) {
   REQUIRE(a.num_tables == 2);
   std::mt19937 rng(5);
   model::dlrm net(a);
@@ -23,9 +28,10 @@ inline void check_whole_model_gradient(const model::arch& a) {
   model::init_dense(net.layout(), params.data(), 99);
   std::vector<float> dense = random_vector(batch * a.num_dense, rng);
   std::vector<float> labels{1, 0, 0, 1};
-  const std::vector<std::uint32_t> index{0, 1, 2, 0, 1, 1, 0, 2};
   std::vector<float> emb = random_vector(a.dim * 3, rng, 0.5f);
-  const model::embedding_input in{emb.data(), index.data(), 3};
+  REQUIRE((offsets.empty() ? index.size() == 8 : offsets.size() == 9 && offsets.back() == index.size()));
+  const model::embedding_input in{emb.data(), index.data(), 3,
+                                  offsets.empty() ? nullptr : offsets.data()};
   model::workspace ws;
   auto mean_loss = [&]() {
     net.forward(params.data(), dense.data(), in, batch, ws);
