@@ -49,8 +49,10 @@ struct coordinator_options {
   // How often the progress poll runs (virtual time under sim.clock=virtual,
   // where a poll costs no simulated time).
   std::chrono::milliseconds poll_interval{200};
-  // recovery.mode=partial: restarts a lost embedding shard in its place
-  // (cluster/shard_recovery.hpp); unset: a lost shard ends the job.
+  // recovery.mode=partial: puts a new embedding shard in a lost one's place
+  // (cluster_handles::shards[i]); the coordinator actor has it reload its
+  // newest save (cluster/shard_recovery.hpp). Unset: a lost shard ends the
+  // job.
   restart_fn restart_shard;
   // recovery.mode=full: a lost role (any; the faults kill shards) ends
   // coordinate() without an error, with coordination_result::rollback set;

@@ -75,8 +75,11 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
       return opts.on_trained ? opts.on_trained() : std::vector<caf::actor_addr>{};
     },
     [&](messages::restart_atom, std::uint64_t shard, std::string& why) -> std::string {
-      auto e = recovery.recover(std::size_t(shard), why);
+      auto e = recovery.place(std::size_t(shard), why);
       return e ? *e : std::string{};
+    },
+    [&](messages::restarted_atom, std::uint64_t shard, shard_restart& r) {
+      recovery.restarted(std::size_t(shard), r);
     },
     [&](coordinator_outcome& o) { outcome = std::move(o); },
     [&](caf::down_msg& dm) {

@@ -28,8 +28,8 @@
 // The caller (coordinate(), a blocking actor on the wall clock or the
 // engine-stepping one of virtual_coordinator.hpp) serves the hooks and does
 // step 4. The hooks are blocking work of the caller's: fault polls and the
-// choice of a cut run in `polled`, a shard's restart (recovery.mode=partial)
-// in `restart`. The coordinator awaits each (CAF's await: no other message
+// choice of a cut run in `polled`, placing a restarted shard
+// (recovery.mode=partial) in `restart`. The coordinator awaits each (CAF's await: no other message
 // is handled until the answer), so a hook sees the protocol as it was when
 // it was asked, as when the coordinator was one blocking actor.
 //
@@ -44,9 +44,12 @@
 // ends the job, or rolls it back under full recovery.
 //
 // Losses, as coordinator.hpp says: a shard's DOWN fails the job, or (partial
-// recovery) -> caller: restart(shard, why) (awaited), then the coordinator
-// monitors the new shard and sends rebind(shard, handle) to every live
-// trainer; under full recovery any loss ends the protocol with a rollback
+// recovery) -> caller: restart(shard, why) (awaited: the new shard in
+// place); -> new shard: recover, a continuation (the coordinator handles
+// its messages meanwhile, DOWNs included, but neither polls nor moves to the
+// next phase until the shard is back); -> caller: restarted(shard, its
+// reload) (the report's event); then the coordinator monitors the new shard
+// and sends rebind(shard, handle) to every live trainer; under full recovery any loss ends the protocol with a rollback
 // once the DOWNs already in its mailbox are handled. A trainer's error of
 // code shard_down waits (cluster.timeout) for the shard's own DOWN, or its
 // node's, to name the cause.

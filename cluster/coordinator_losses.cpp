@@ -1,7 +1,6 @@
 // The coordinator actor's losses (see coordinator_actor.hpp):
 //   coordinator -> syncer: peers(generation, rank, survivors) (ring re-form)
-//   coordinator -> caller: restart(shard, why) (partial recovery, awaited)
-//   coordinator -> trainer: rebind(shard, handle)
+//   (a shard restarted under partial recovery: coordinator_restarts.cpp)
 //   coordinator -> itself: finish (rollback, after the DOWNs in hand)
 #include "cluster/coordinator_protocol.hpp"
 
@@ -129,14 +128,7 @@ void coordinator_protocol::on_down(const caf::down_msg& dm) {
       phases_.fail(k.shard_names[i] + " is down (" + why + ")");
       return;
     }
-    hook<std::string>(
-      [this, i](std::string& e) {
-        if (e.empty())
-          rebind(i);
-        else
-          phases_.fail(std::move(e));
-      },
-      messages::restart_atom::value, std::uint64_t(i), why);
+    restart(i, why);
     return;
   }
   if (auto i = index_of(k.dense, dm.source); i < k.dense.size()) {
@@ -157,19 +149,6 @@ void coordinator_protocol::on_down(const caf::down_msg& dm) {
         lose_trainer(t, n.name + " down: " + why);
       return;
     }
-}
-
-void coordinator_protocol::rebind(std::size_t i) {
-  // The caller put the new shard in its place (and, multi-node, a node
-  // agent that came back in its node's).
-  monitor(c().shards[i].address());
-  for (const auto& n : c().nodes)
-    monitor(n.agent);
-  auto handle = caf::actor_cast<caf::strong_actor_ptr>(c().shards[i]);
-  const auto& alive = phases_.alive();
-  for (std::size_t t = 0; t < c().trainers.size(); ++t)
-    if (alive[t])
-      self_->send(c().trainers[t], actors::rebind_atom::value, std::uint32_t(i), handle);
 }
 
 void coordinator_protocol::lose_trainer(std::size_t i, const std::string& why) {

@@ -61,7 +61,7 @@ void coordinator_protocol::after_event() {
     finish_soon();
     return;
   }
-  if (wait_ != wait::none)
+  if (wait_ != wait::none || restarting())
     return;
   if (phases_.phase() == coordinator_phase::train)
     arm_poll(); // the coordinator's last message was this one
@@ -183,7 +183,7 @@ void coordinator_protocol::arm_poll() {
 }
 
 void coordinator_protocol::on_poll(std::uint64_t g) {
-  if (g != poll_gen_ || over() || busy_ || cutting() ||
+  if (g != poll_gen_ || over() || busy_ || cutting() || restarting() ||
       phases_.phase() != coordinator_phase::train)
     return;
   busy_ = true;

@@ -4,8 +4,9 @@
 // holds the behaviour and walks the phases (requests, continuations, the
 // progress poll, the hooks); coordinator_cuts.cpp runs the checkpoint cuts
 // the polls ask for (cut_run.hpp); coordinator_losses.cpp handles DOWNs: a
-// lost trainer, a shard restarted or the job's end, and the rollback of
-// full recovery.
+// lost trainer, a lost shard or the job's end, and the rollback of full
+// recovery; coordinator_restarts.cpp restarts a lost shard (partial
+// recovery).
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -61,6 +62,8 @@ private:
   bool over() const { return ended_ || wait_ != wait::none; }
   // A cut is in flight: no poll and no next phase until it ends.
   bool cutting() const { return static_cast<bool>(cut_); }
+  // A restarted shard is reloading: no poll and no next phase until it is back.
+  bool restarting() const { return restarting_ > 0; }
   bool ended() const { return phases_.failure() || rollback_; }
 
   // -- phases (coordinator_protocol.cpp) --
@@ -136,7 +139,11 @@ private:
   void note_loss(const std::string& why, std::optional<std::size_t> shard);
   void finish_soon(); // rollback: the DOWNs in hand first
   void send_ring(const ring_wiring& w);
-  void rebind(std::size_t shard); // partial recovery: the restarted shard to the trainers
+
+  // -- shard restarts (coordinator_restarts.cpp; partial recovery) --
+  void restart(std::size_t shard, const std::string& why); // the caller places it
+  void reload(std::size_t shard, const std::string& why, caf::actor_clock::time_point down);
+  void rebind(std::size_t shard); // the restarted shard to the trainers
   bool drained() const;           // every awaited DOWN is in
 
   coordinator_self self_;
@@ -147,6 +154,7 @@ private:
   bool ended_ = false, busy_ = false, local_done_ = true;
   wait wait_ = wait::none;
   std::uint64_t poll_gen_ = 0, wait_gen_ = 0;
+  std::size_t restarting_ = 0;             // reloads in flight
   std::string wait_error_;                 // shard_down: the trainer's error
   std::vector<caf::down_msg> later_;       // shard_down: other DOWNs meanwhile
   std::vector<caf::actor_addr> awaited_;   // drain: the killed roles

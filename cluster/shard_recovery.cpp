@@ -1,6 +1,7 @@
 // The coordinator's side of partial recovery (see shard_recovery.hpp):
-//   runtime -> new shard: recover; new shard -> runtime: (bytes, saves, ns)
-//   coordinator actor -> trainer: rebind(shard, handle) (coordinator_losses.cpp);
+//   runtime: the new shard in place (the caller's restart hook)
+//   coordinator actor -> new shard: recover; -> caller: restarted
+//   coordinator actor -> trainer: rebind(shard, handle) (coordinator_restarts.cpp);
 //   trainer -> workers: rebind
 #include "cluster/shard_recovery.hpp"
 
@@ -49,15 +50,19 @@ double shard_recovery::examples_at(double t) const {
   return samples_.back().second;
 }
 
-std::optional<std::string> shard_recovery::recover(std::size_t i, const std::string& why) {
-  const auto down = self_->clock().now();
-  shard_restart r;
-  if (auto e = restart_(i, r))
+std::optional<std::string> shard_recovery::place(std::size_t i, const std::string& why) {
+  if (auto e = restart_(i))
     return c_.shard_names[i] + " is down (" + why + ") and its restart failed: " + *e;
+  return std::nullopt;
+}
+
+void shard_recovery::restarted(std::size_t i, const shard_restart& r) {
+  using tp = caf::actor_clock::time_point;
+  const tp down{std::chrono::nanoseconds(r.down_ns)};
   // (Under the virtual clock the reply reaches the coordinator at once; the
   // shard itself is busy until it is ready, and serves nothing before.)
-  const auto back = std::max(self_->clock().now(),
-                             caf::actor_clock::time_point{std::chrono::nanoseconds(r.ready_ns)});
+  const auto back = std::max(tp{std::chrono::nanoseconds(r.reply_ns)},
+                             tp{std::chrono::nanoseconds(r.ready_ns)});
   const double at = seconds(down);
   const bool had_save = r.newest_save_ns != std::numeric_limits<std::int64_t>::min();
   // (A save from before training started, the shard's first one, holds
@@ -77,7 +82,6 @@ std::optional<std::string> shard_recovery::recover(std::size_t i, const std::str
   // The examples since the save are counted at the end (report), when the
   // progress samples after the failure are in too.
   losses_.push_back(loss{line, saved_at, at});
-  return std::nullopt;
 }
 
 void shard_recovery::report(run_metrics& out) const {
@@ -99,29 +103,29 @@ void shard_recovery::report(run_metrics& out) const {
   m.pls = out.examples > 0 ? m.lost_examples / double(out.examples) : 0.0;
 }
 
-// recovery.mode=partial: embedding shard i again, in the lost one's place,
-// from its own newest save (cluster/shard_recovery.hpp).
-std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_config& cfg,
-                                         const std::shared_ptr<actors::cpr_counters>& cpr,
-                                         cluster_handles& c, std::size_t i, shard_restart& out) {
+// recovery.mode=partial: embedding shard i again, in the lost one's place;
+// the coordinator actor has it reload its own newest save
+// (cluster/shard_recovery.hpp).
+void place_shard(caf::actor_system& sys, const train_config& cfg,
+                 const std::shared_ptr<actors::cpr_counters>& cpr, cluster_handles& c,
+                 std::size_t i) {
   auto ec = embedding_shard_config_for(cfg, i);
   ec.cpr.counters = cpr;
-  c.shards[i] = actors::spawn_role(self->system(), placement_for(cfg).host_of_embedding(i),
-                                   actors::embedding_shard, std::move(ec));
-  return ask_reload(self, c.shards[i], cfg.cluster.timeout, out);
-}
-
-std::optional<std::string> ask_reload(caf::blocking_actor* self,
-                                      const actors::embedding_shard_actor& shard,
-                                      std::chrono::milliseconds timeout, shard_restart& out) {
-  std::optional<std::string> err;
-  self->request(shard, timeout, actors::recover_atom::value)
-    .receive(
-      [&](std::uint64_t bytes, std::uint64_t saves, std::int64_t at, std::int64_t ready) {
-        out = shard_restart{bytes, saves, at, ready};
-      },
-      [&](caf::error& e) { err = self->system().render(e); });
-  return err;
+  // As actors::spawn_role, but started by its first message, the
+  // coordinator's reload request: the shard initialises and reloads in one
+  // go, as when its restart was one blocking request.
+  const auto host = placement_for(cfg).host_of_embedding(i);
+  auto* fabric = actors::fabric_of(sys);
+  if (!fabric) {
+    c.shards[i] = sys.spawn<caf::lazy_init>(actors::embedding_shard, std::move(ec));
+    return;
+  }
+  using impl = caf::infer_impl_from_fun_t<decltype(&actors::embedding_shard)>;
+  caf::actor_config ac;
+  caf::detail::init_fun_factory<impl, decltype(&actors::embedding_shard)> fac;
+  ac.init_fun = fac(&actors::embedding_shard, std::move(ec));
+  c.shards[i] = sys.spawn_class<actors::sim_actor<impl>, caf::lazy_init>(ac);
+  fabric->place(c.shards[i]->id(), host);
 }
 
 // The CPR settings and the shards' save counters into out.recovery.

@@ -2,14 +2,19 @@
 // Partial recovery of a lost embedding shard (recovery.mode=partial; CPR,
 // DESIGN.md section 11), the coordinator's side:
 //   1. the shard's DOWN reaches the coordinator;
-//   2. restart(i): the runtime spawns a new shard with the same config in
-//      the lost one's place (cluster_handles::shards[i]) and asks it to
-//      reload its own newest checkpoint (recover_atom); the reply says when
-//      that save was taken;
-//   3. the coordinator actor monitors the new shard and sends rebind(i,
+//   2. restart(i) to the caller (awaited): the runtime spawns a new shard
+//      with the same config in the lost one's place
+//      (cluster_handles::shards[i]); multi-node, on a new process of its
+//      node;
+//   3. the coordinator actor asks it to reload its own newest checkpoint
+//      (recover_atom, a continuation: the coordinator handles its other
+//      messages meanwhile, DOWNs above all, but neither polls nor moves to
+//      the next phase); the reply says when that save was taken, and goes
+//      on to the caller as restarted(i, shard_restart) for the report;
+//   4. the coordinator actor monitors the new shard and sends rebind(i,
 //      handle) to every live trainer, which passes it on to its workers;
 //      their lookups that died with the old shard go again
-//      (coordinator_losses.cpp).
+//      (coordinator_restarts.cpp).
 // Every other role trains on meanwhile. What is lost: the shard's updates
 // since its newest save (pushes to the dead shard are dropped as well).
 //
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include <caf/actor_clock.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/blocking_actor.hpp>
 
 #include "actors/embedding_shard_cpr.hpp"
@@ -37,27 +43,25 @@ namespace runtime {
 
 struct cluster_handles;
 
-// A restarted shard's reload (recover_atom's reply).
+// A restarted shard's reload (recover_atom's reply), with the coordinator's
+// times of the loss and of the reply (actor clock, ns): the restarted hook.
 struct shard_restart {
   std::uint64_t bytes = 0, saves = 0;
   std::int64_t newest_save_ns = 0; // actor clock; INT64_MIN: none (the initial rows)
   std::int64_t ready_ns = 0;       // actor clock: the reload done
+  std::int64_t down_ns = 0;        // the DOWN handled, the restart asked
+  std::int64_t reply_ns = 0;       // the reload's reply in
 };
 
-using restart_fn = std::function<std::optional<std::string>(std::size_t shard, shard_restart&)>;
-
-// Step 2's request: asks the restarted `shard` to reload its newest save
-// (recover_atom); its reply in `out`. An error names what failed.
-std::optional<std::string> ask_reload(caf::blocking_actor* self,
-                                      const actors::embedding_shard_actor& shard,
-                                      std::chrono::milliseconds timeout, shard_restart& out);
+// Step 2: puts a new embedding shard i in c.shards[i] (not yet reloaded).
+// An error names what failed.
+using restart_fn = std::function<std::optional<std::string>(std::size_t shard)>;
 
 // The runtime's side of step 2 in the simulated cluster: embedding shard i
-// again, in c.shards[i], with the lost one's config and counters, asked to
-// reload its own newest save (its reply in `out`).
-std::optional<std::string> restart_shard(caf::blocking_actor* self, const train_config& cfg,
-                                         const std::shared_ptr<actors::cpr_counters>& cpr,
-                                         cluster_handles& c, std::size_t i, shard_restart& out);
+// again, in c.shards[i], with the lost one's config and counters.
+void place_shard(caf::actor_system& sys, const train_config& cfg,
+                 const std::shared_ptr<actors::cpr_counters>& cpr, cluster_handles& c,
+                 std::size_t i);
 
 // The CPR settings and the shards' save counters into out.recovery.
 void report_recovery(const train_config& cfg, const actors::cpr_counters& k, run_metrics& out);
@@ -71,9 +75,10 @@ public:
   void start(caf::actor_clock::time_point t0);
   // A progress sample: `examples` trained by now.
   void sample(std::uint64_t examples);
-  // Shard i went down (`why`): step 2, and the event for the report. An
-  // error when the restart failed.
-  std::optional<std::string> recover(std::size_t i, const std::string& why);
+  // Shard i went down (`why`): step 2. An error when the restart failed.
+  std::optional<std::string> place(std::size_t i, const std::string& why);
+  // Step 3 done: shard i reloaded (r); the event for the report.
+  void restarted(std::size_t i, const shard_restart& r);
   // Fills out.recovery's failures, events, lost examples and outage.
   void report(run_metrics& out) const;
 
@@ -95,3 +100,5 @@ private:
 };
 
 } // namespace runtime
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(runtime::shard_restart)

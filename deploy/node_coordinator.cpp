@@ -130,8 +130,9 @@ std::vector<caf::node_id> trainer_nodes(const deploy_settings& d,
 
 // recovery.mode=partial: embedding shard i's node died. Waits for a new
 // process of that node (shadowsync launch --restart=on-failure, or started
-// by hand) to rejoin, has it spawn the shard again and reload its newest
-// save, and puts the new handles in place (agents, c.shards, c.nodes).
+// by hand) to rejoin, has it spawn the shard again, and puts the new handles
+// in place (agents, c.shards, c.nodes); the coordinator actor then has the
+// shard reload its newest save.
 // host[i]: the agent of the process that ran shard i (a node's second lost
 // shard finds its node already back).
 std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const node_context& ctx,
@@ -139,8 +140,7 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
                                                 std::vector<node_agent_actor>& agents,
                                                 std::vector<caf::strong_actor_ptr>& host,
                                                 cluster_handles& c, std::size_t i,
-                                                const std::vector<caf::node_id>& trainer_nodes,
-                                                shard_restart& out) {
+                                                const std::vector<caf::node_id>& trainer_nodes) {
   const auto& d = ctx.deploy;
   const auto& id = d.embedding_shards[i];
   std::size_t k = 0;
@@ -178,7 +178,7 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
   if (auto err = spawn_on(self, ctx, agents[k], d.nodes[k], plan, r))
     return err;
   c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(r.embedding_shards[0]);
-  return ask_reload(self.ptr(), c.shards[i], ctx.cfg.cluster.timeout, out);
+  return std::nullopt; // (the coordinator actor has it reload its newest save)
 }
 
 } // namespace
@@ -297,8 +297,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       for (auto e : d.embedding_shards_on(d.nodes[i].id))
         host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
     if (cfg.recovery.partial)
-      opts.restart_shard = [&](std::size_t i, shard_restart& r) {
-        return restart_remote_shard(self, ctx, watch, agents, host, c, i, base.trainer_nodes, r);
+      opts.restart_shard = [&](std::size_t i) {
+        return restart_remote_shard(self, ctx, watch, agents, host, c, i, base.trainer_nodes);
       };
     // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
     // progress poll (multi-node runs write no checkpoint yet).

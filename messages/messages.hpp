@@ -45,6 +45,7 @@ using started_atom = caf::atom_constant<caf::atom("cStarted")>; // (t0 ns, synce
 using polled_atom = caf::atom_constant<caf::atom("cPolled")>;   // (progress) -> error or ""
 using trained_atom = caf::atom_constant<caf::atom("cTrained")>; // () -> killed roles
 using restart_atom = caf::atom_constant<caf::atom("cRestart")>; // (shard, why) -> error or ""
+using restarted_atom = caf::atom_constant<caf::atom("cRestarted")>; // (shard, shard_restart)
 
 // -- embedding shards ----------------------------------------------------------
 

@@ -45,6 +45,8 @@ struct walk_log {
   // restart (the test puts a new shard in place).
   std::string poll_error;
   std::function<std::string(std::size_t)> restart;
+  // The caller's restarted hooks: (shard, its reload).
+  std::vector<std::pair<std::size_t, runtime::shard_restart>> restarted;
 };
 
 // Answers a readiness lookup (a lookup of no keys). (The unused argument:
@@ -53,6 +55,11 @@ struct walk_log {
 caf::behavior fake_shard(caf::event_based_actor*, int) {
   return {
     [](lookup_atom, lookup_request&) { return embedding_rows{}; },
+    // A restarted shard's reload: 64 bytes, 1 save, taken at 0 ns, ready at 5 ns.
+    [](actors::recover_atom) {
+      return std::make_tuple(std::uint64_t{64}, std::uint64_t{1}, std::int64_t{0},
+                             std::int64_t{5});
+    },
   };
 }
 
@@ -136,6 +143,9 @@ caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<walk_log> log
     },
     [=](messages::restart_atom, std::uint64_t shard, std::string&) {
       return log->restart(std::size_t(shard));
+    },
+    [=](messages::restarted_atom, std::uint64_t shard, runtime::shard_restart& r) {
+      log->restarted.emplace_back(std::size_t(shard), r);
     },
     [=](coordinator_outcome& o) { log->outcome = std::move(o); },
   };
@@ -330,6 +340,12 @@ TEST_CASE_FIXTURE(walk, "coordinator actor: a lost shard restarted by the caller
   self->send_exit(c.shards[1], caf::exit_reason::kill);
   run();
   CHECK(restarts == 1);
+  // The coordinator had the new shard reload, and told the caller.
+  REQUIRE(log->restarted.size() == 1);
+  CHECK(log->restarted[0].first == 1);
+  CHECK(log->restarted[0].second.bytes == 64);
+  CHECK(log->restarted[0].second.saves == 1);
+  CHECK(log->restarted[0].second.ready_ns == 5);
   REQUIRE(log->rebinds.size() == 2); // one per trainer, shard 1, the new handle
   for (std::uint32_t t = 0; t < 2; ++t) {
     CHECK(std::get<0>(log->rebinds[t]) == t);

@@ -1,0 +1,73 @@
+// The coordinator actor's shard restarts (partial recovery; see
+// shard_recovery.hpp and coordinator_actor.hpp, "Losses"):
+//   coordinator -> caller: restart(shard, why) (awaited: the new shard in place)
+//   coordinator -> new shard: recover (a continuation)
+//   coordinator -> caller: restarted(shard, shard_restart) (the report's event)
+//   coordinator -> trainer: rebind(shard, handle)
+#include "cluster/coordinator_protocol.hpp"
+
+#include "cluster/shard_recovery.hpp"
+
+namespace runtime {
+
+namespace {
+
+std::int64_t ns_of(caf::actor_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+} // namespace
+
+void coordinator_protocol::restart(std::size_t i, const std::string& why) {
+  const auto down = now();
+  hook<std::string>(
+    [this, i, why, down](std::string& e) {
+      if (e.empty())
+        reload(i, why, down);
+      else
+        phases_.fail(std::move(e));
+    },
+    messages::restart_atom::value, std::uint64_t(i), why);
+}
+
+void coordinator_protocol::reload(std::size_t i, const std::string& why,
+                                  caf::actor_clock::time_point down) {
+  // The new shard (the caller put it in place) reloads its own newest save;
+  // the coordinator goes on handling its messages meanwhile.
+  ++restarting_;
+  self_->request(c().shards[i], caf::duration{cfg().cluster.timeout}, actors::recover_atom::value)
+    .then(
+      [this, i, down](std::uint64_t bytes, std::uint64_t saves, std::int64_t at,
+                      std::int64_t ready) {
+        --restarting_;
+        if (ended_)
+          return;
+        const shard_restart r{bytes, saves, at, ready, ns_of(down), ns_of(now())};
+        caf::anon_send(setup_.caller, messages::restarted_atom::value, std::uint64_t(i), r);
+        rebind(i);
+        after_event();
+      },
+      [this, i, why](caf::error& e) {
+        --restarting_;
+        if (ended_)
+          return;
+        phases_.fail(c().shard_names[i] + " is down (" + why + ") and its restart failed: " +
+                     self_->system().render(e));
+        after_event();
+      });
+}
+
+void coordinator_protocol::rebind(std::size_t i) {
+  // The caller put the new shard in its place (and, multi-node, a node
+  // agent that came back in its node's).
+  monitor(c().shards[i].address());
+  for (const auto& n : c().nodes)
+    monitor(n.agent);
+  auto handle = caf::actor_cast<caf::strong_actor_ptr>(c().shards[i]);
+  const auto& alive = phases_.alive();
+  for (std::size_t t = 0; t < c().trainers.size(); ++t)
+    if (alive[t])
+      self_->send(c().trainers[t], actors::rebind_atom::value, std::uint32_t(i), handle);
+}
+
+} // namespace runtime
