@@ -102,6 +102,7 @@ messages::example_batch reader_state::take_batch() {
   out.labels.values = std::move(buffer.labels);
   out.dense.values = std::move(buffer.dense);
   out.cat.values = std::move(buffer.cat);
+  out.cat_offsets.values = std::move(buffer.cat_offsets);
   buffer.clear();
   return out;
 }

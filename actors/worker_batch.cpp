@@ -13,8 +13,21 @@ std::string worker_batch::validate(const messages::example_batch& b, const model
     return "batch has " + std::to_string(b.num_dense) + " dense and " + std::to_string(b.num_cat) +
            " categorical columns, the model expects " + std::to_string(a.num_dense) + " and " +
            std::to_string(a.num_tables);
-  if (b.dense.size() != n * a.num_dense || b.cat.size() != n * a.num_tables)
+  if (b.dense.size() != n * a.num_dense)
     return "batch buffers do not match its " + std::to_string(n) + " labels";
+  if (b.cat_offsets.size() == 0) {
+    if (b.cat.size() != n * a.num_tables)
+      return "batch buffers do not match its " + std::to_string(n) + " labels";
+    return {};
+  }
+  // Multi-hot: offsets from 0, never decreasing, ending at the ids.
+  const auto& o = b.cat_offsets.values;
+  if (o.size() != n * a.num_tables + 1 || o.front() != 0 || o.back() != b.cat.size())
+    return "batch bag offsets do not match its " + std::to_string(n) + " labels and " +
+           std::to_string(b.cat.size()) + " ids";
+  for (std::size_t i = 1; i < o.size(); ++i)
+    if (o[i] < o[i - 1])
+      return "batch bag offsets decrease at field " + std::to_string(i - 1);
   return {};
 }
 
@@ -25,7 +38,12 @@ void worker_batch::prepare(std::uint64_t seq, messages::example_batch&& b, const
   batch_ = std::move(b);
   const std::size_t n = batch_.cat.size();
   keys_.resize(n);
-  model::make_keys(batch_.cat.data(), n, a.num_tables, a.rows_per_table, keys_.data());
+  if (batch_.cat_offsets.size() > 0) // multi-hot: every id of every bag
+    model::make_bag_keys(batch_.cat.data(), batch_.cat_offsets.data(),
+                         batch_.cat_offsets.size() - 1, a.num_tables, a.rows_per_table,
+                         keys_.data());
+  else
+    model::make_keys(batch_.cat.data(), n, a.num_tables, a.rows_per_table, keys_.data());
   index_.build(keys_.data(), n);
   shard_pos_.resize(num_shards);
   for (auto& p : shard_pos_)

@@ -2,12 +2,14 @@
 // worker_batch: one mini-batch in a Hogwild worker's pipeline, with the
 // lookup bookkeeping that the worker actor would otherwise carry inline.
 //
-//   prepare(batch)      keys = make_keys(cat); index = sparse_index(keys);
+//   prepare(batch)      keys = make_keys(cat) (make_bag_keys: every id of a
+//                       multi-hot batch's bags); index = sparse_index(keys);
 //                       unique keys split by owning shard (model::key_owner)
 //   shard_keys(s)       the keys of shard s's ONE lookup_request
 //   set_rows(s, rows)   scatters the reply into the unique-rows buffer, which
 //                       is in sparse_index order (what model::dlrm expects)
-//   input()             model::embedding_input{rows, inverse, num_unique}
+//   input()             model::embedding_input{rows, inverse, num_unique,
+//                       bag offsets (multi-hot) or null}
 //   shard_grads(s, g)   the summed row gradients of shard s, in the order of
 //                       shard_keys(s), for its ONE embedding_grads push
 //   shard_rows(s)       its rows as received, in the same order (dct.mp)
@@ -77,7 +79,8 @@ public:
   // The batch's rows for model::dlrm. Valid while missing() == 0 and until
   // the next prepare().
   model::embedding_input input() const {
-    return {rows_.data(), index_.inverse().data(), index_.unique().size()};
+    return {rows_.data(), index_.inverse().data(), index_.unique().size(),
+            batch_.cat_offsets.size() > 0 ? batch_.cat_offsets.data() : nullptr};
   }
 
   // out = rows of `grad_unique` ([num_unique * dim], sparse_index order) that
@@ -93,7 +96,7 @@ private:
   std::uint64_t seq_ = 0;
   std::size_t dim_ = 0;
   messages::example_batch batch_;
-  std::vector<std::uint64_t> keys_;                   // [size * tables]
+  std::vector<std::uint64_t> keys_;                   // [ids]: size * tables, or the bags' ids
   model::sparse_index index_;
   std::vector<std::vector<std::uint32_t>> shard_pos_; // per shard: positions in unique()
   std::vector<char> answered_;                        // per shard
