@@ -106,8 +106,16 @@ struct live_progress {
   std::atomic<double> loss_sum{0}, prob_sum{0};
   std::atomic<std::uint64_t> positives{0};
   std::atomic<std::uint64_t> blocked_ns{0};      // workers waiting for FR rounds
-  std::atomic<std::uint64_t> embedding_bytes{0}; // rows received + gradients pushed
   std::atomic<std::uint64_t> sync_bytes{0};      // the syncer's bytes_sent
+  std::atomic<std::uint64_t> read_bytes{0};      // the reader's bytes of lines, all passes
+  // Embedding bytes by shard (index = shard): rows received, gradients pushed.
+  std::vector<std::atomic<std::uint64_t>> shard_lookup_bytes, shard_push_bytes;
+  explicit live_progress(std::size_t shards = 0)
+    : shard_lookup_bytes(shards), shard_push_bytes(shards) {}
+  static void count(std::vector<std::atomic<std::uint64_t>>& v, std::size_t s, std::uint64_t b) {
+    if (s < v.size())
+      v[s].fetch_add(b, std::memory_order_relaxed);
+  }
   void add(double loss, double prob, std::uint64_t pos) {
     add_to(loss_sum, loss);
     add_to(prob_sum, prob);

@@ -227,7 +227,7 @@ void store_rows(self_ptr self, std::uint64_t seq, std::size_t s, std::uint64_t b
   }
   st.stats.lookup_bytes += bytes;
   if (st.cfg.progress)
-    st.cfg.progress->embedding_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    live_progress::count(st.cfg.progress->shard_lookup_bytes, s, bytes);
   advance(self);
 }
 

@@ -34,10 +34,10 @@ void apply_pending(self_ptr self) {
 
 namespace {
 
-void count_push(worker_state& st, std::uint64_t bytes) {
+void count_push(worker_state& st, std::size_t s, std::uint64_t bytes) {
   st.stats.push_bytes += bytes;
   if (st.cfg.progress)
-    st.cfg.progress->embedding_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    live_progress::count(st.cfg.progress->shard_push_bytes, s, bytes);
 }
 
 // dct.mp: st.mp_vec = what goes of shard s's gradients (st.mp_grads, in the
@@ -73,7 +73,7 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
     messages::embedding_grads g;
     slot.shard_keys(s, g.keys.values);
     slot.shard_grads(s, st.grad_unique.data(), g.grads.values);
-    count_push(st, g.keys.bytes() + g.grads.bytes());
+    count_push(st, s, g.keys.bytes() + g.grads.bytes());
     self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
     return;
   }
@@ -85,7 +85,7 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   st.stats.mp_grads_sent += st.mp_vec.nnz();
   st.stats.mp_grads_of += st.mp_grads.size();
   count(work::sparse_encode, double(st.mp_grads.size()));
-  count_push(st, g.keys.bytes() + g.payload.bytes());
+  count_push(st, s, g.keys.bytes() + g.payload.bytes());
   self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
 }
 

@@ -73,6 +73,7 @@ void reader_state::count_pass() {
 
 bool reader_state::end_pass() {
   count_pass();
+  passes_bytes += input->statistics().bytes;
   if (++passes >= cfg.epochs)
     return false;
   input->reset(); // clears the pass's statistics, counted above
@@ -132,6 +133,9 @@ caf::expected<messages::example_batch> reader_state::next() {
     if (!end_pass())
       finish(false);
   }
+  if (cfg.bytes_read) // (a finished pass's bytes are in passes_bytes)
+    cfg.bytes_read->store(passes_bytes + (finished ? 0 : input->statistics().bytes),
+                          std::memory_order_relaxed);
   if (buffer.size == 0) { // finished (by a pass or by max_examples)
     if (!end_served)
       log_end();

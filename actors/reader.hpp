@@ -32,6 +32,7 @@
 // re-reads the pass's first `examples` examples and drops them (O(position):
 // no byte seek), so the same data gives the same batches from there on.
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -58,6 +59,9 @@ struct reader_config {
   // the current pass to skip (re-read and dropped at the first next),
   // malformed lines of earlier passes, examples served in all of them.
   messages::reader_mark resume;
+  // Optional: the bytes of lines read so far, all passes, mirrored here as
+  // they grow (the progress line's share done).
+  std::shared_ptr<std::atomic<std::uint64_t>> bytes_read;
 };
 
 struct reader_state {
@@ -70,6 +74,7 @@ struct reader_state {
   std::uint64_t served = 0;            // examples served
   std::uint64_t malformed = 0;         // skipped lines, all passes so far
   std::size_t passes = 0;              // completed passes
+  std::uint64_t passes_bytes = 0;      // bytes read in the completed passes
   bool finished = false;               // the end was reached
   bool end_served = false;             // an empty batch was replied
   caf::error failure;                  // final error, replied to every next

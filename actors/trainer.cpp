@@ -87,8 +87,22 @@ messages::progress_report progress_of(const trainer_state& st,
     p.worker_seconds = double(st.workers.size()) *
                        std::chrono::duration<double>(now - st.started_at).count();
   p.blocked_seconds = 1e-9 * double(st.progress->blocked_ns.load(std::memory_order_relaxed));
-  p.embedding_bytes = st.progress->embedding_bytes.load(std::memory_order_relaxed);
   p.sync_bytes = st.progress->sync_bytes.load(std::memory_order_relaxed);
+  p.read_bytes = st.progress->read_bytes.load(std::memory_order_relaxed);
+  for (const auto& b : st.progress->shard_lookup_bytes) {
+    p.shard_lookup_bytes.push_back(b.load(std::memory_order_relaxed));
+    p.lookup_bytes += p.shard_lookup_bytes.back();
+  }
+  for (const auto& b : st.progress->shard_push_bytes) {
+    p.shard_push_bytes.push_back(b.load(std::memory_order_relaxed));
+    p.push_bytes += p.shard_push_bytes.back();
+  }
+  // dct.dp thresholds every dense sync payload, dct.mp every lookup and push.
+  if (st.cfg.syncer.dct.dp)
+    p.dct_sync_bytes = p.sync_bytes;
+  if (st.cfg.syncer.dct.mp)
+    p.dct_embedding_bytes = p.lookup_bytes + p.push_bytes;
+  p.trainers.push_back({st.cfg.trainer, p.examples, p.sync_rounds});
   return p;
 }
 
@@ -160,8 +174,10 @@ void spawn_children(self_ptr self) {
   auto& cfg = st.cfg;
   // Every child on the trainer's host (virtual clock: its cores).
   const auto host = cfg.host;
+  auto rc = cfg.reader;
+  rc.bytes_read = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->read_bytes);
   st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system())
-                               : spawn_role(self->system(), host, reader, cfg.reader);
+                               : spawn_role(self->system(), host, reader, std::move(rc));
   auto sc = cfg.syncer;
   sc.replica = st.replica;
   sc.who = cfg.who;
@@ -221,7 +237,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
     std::abort();
   }
   st.replica = std::make_shared<hogwild_replica>(cfg.initial_params, cfg.initial_state);
-  st.progress = std::make_shared<live_progress>();
+  st.progress = std::make_shared<live_progress>(cfg.shards.size());
   st.cfg = std::move(cfg);
   st.cfg.initial_params = {}; // the replica holds them now
   st.cfg.initial_state = {};

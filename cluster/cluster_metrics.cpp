@@ -159,8 +159,21 @@ void add_progress(messages::progress_report& total, const messages::progress_rep
   total.batches += p.batches;
   total.worker_seconds += p.worker_seconds;
   total.blocked_seconds += p.blocked_seconds;
-  total.embedding_bytes += p.embedding_bytes;
+  total.lookup_bytes += p.lookup_bytes;
+  total.push_bytes += p.push_bytes;
   total.sync_bytes += p.sync_bytes;
+  total.read_bytes += p.read_bytes;
+  total.dct_sync_bytes += p.dct_sync_bytes;
+  total.dct_embedding_bytes += p.dct_embedding_bytes;
+  auto add = [](std::vector<std::uint64_t>& into, const std::vector<std::uint64_t>& x) {
+    if (into.size() < x.size())
+      into.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      into[i] += x[i];
+  };
+  add(total.shard_lookup_bytes, p.shard_lookup_bytes);
+  add(total.shard_push_bytes, p.shard_push_bytes);
+  total.trainers.insert(total.trainers.end(), p.trainers.begin(), p.trainers.end());
 }
 
 progress_sample progress_of(const messages::progress_report& total) {
@@ -175,8 +188,18 @@ progress_sample progress_of(const messages::progress_report& total) {
   s.sync_rounds = total.sync_rounds;
   if (total.worker_seconds > 0)
     s.blocked_fraction = std::min(1.0, total.blocked_seconds / total.worker_seconds);
-  s.bytes = total.embedding_bytes + total.sync_bytes;
+  s.bytes = total.lookup_bytes + total.push_bytes + total.sync_bytes;
   s.sync_bytes = total.sync_bytes;
+  s.lookup_bytes = total.lookup_bytes;
+  s.push_bytes = total.push_bytes;
+  s.dct_sync_bytes = total.dct_sync_bytes;
+  s.dct_embedding_bytes = total.dct_embedding_bytes;
+  s.shard_lookup_bytes = total.shard_lookup_bytes;
+  s.shard_push_bytes = total.shard_push_bytes;
+  for (const auto& t : total.trainers)
+    s.trainers.push_back({t.trainer, t.examples, t.sync_rounds});
+  std::sort(s.trainers.begin(), s.trainers.end(),
+            [](const auto& a, const auto& b) { return a.trainer < b.trainer; });
   return s;
 }
 

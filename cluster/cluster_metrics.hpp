@@ -31,9 +31,11 @@ std::vector<double> sync_gaps(const messages::sync_stats& s);
 double host_examples_per_second(const std::vector<messages::trainer_report>& reports,
                                 std::size_t workers_per_trainer, double dilation);
 
-// Live progress: the sum of the trainers' progress reports, and the progress
-// line's and timeline's sample for it (train NE, sync gap, rounds, blocked
-// fraction = blocked / worker seconds, bytes = embedding + sync bytes).
+// Live progress: the sum of the trainers' progress reports (bytes by shard
+// element-wise, each report's per-trainer entries kept), and the progress
+// line's, timeline's and /metrics' sample for it (train NE, sync gap, rounds,
+// blocked fraction = blocked / worker seconds, bytes = lookup + push + sync
+// bytes, trainers ordered by index).
 void add_progress(messages::progress_report& total, const messages::progress_report& p);
 progress_sample progress_of(const messages::progress_report& total);
 

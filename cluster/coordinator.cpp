@@ -40,12 +40,36 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   self->monitor(coordinator);
   self->send(coordinator, messages::begin_atom::value);
   const bool virtual_time = virtual_clock(self->system());
+  // The timeline's per-host busy share: core seconds since training started.
+  const virtual_engine* engine = virtual_engine_of(self->system());
+  std::vector<double> busy_at_start;
+  auto add_host_busy = [&](progress_sample& s) {
+    if (!engine)
+      return;
+    s.cores_per_host = engine->cores_per_host();
+    s.host_busy_seconds = engine->host_busy();
+    for (std::size_t h = 0; h < s.host_busy_seconds.size() && h < busy_at_start.size(); ++h)
+      s.host_busy_seconds[h] -= busy_at_start[h];
+  };
+  // The progress line's share done: data read of all passes over the
+  // files' bytes (0: unknown, compressed or stdin), or examples over
+  // train.max-examples, whichever is further.
+  const double bytes_to_read =
+    double(total_bytes(cfg.data.train)) * double(std::max<std::size_t>(1, cfg.train.epochs));
+  auto share_done = [&](const progress_report& total) {
+    double f = bytes_to_read > 0 ? double(total.read_bytes) / bytes_to_read : -1.0;
+    if (cfg.train.max_examples > 0)
+      f = std::max(f, double(total.examples) / double(cfg.train.max_examples));
+    return f < 0 ? f : std::min(1.0, f);
+  };
   shard_recovery recovery{self, c, opts.restart_shard};
   caf::actor_clock::time_point t0{};
   std::optional<coordinator_outcome> outcome;
   self->receive_while([&] { return !outcome; })(
     [&](messages::started_atom, std::int64_t t0_ns, std::vector<caf::strong_actor_ptr>& syncers) {
       t0 = caf::actor_clock::time_point{std::chrono::nanoseconds(t0_ns)};
+      if (engine)
+        busy_at_start = engine->host_busy();
       res.syncers = std::move(syncers); // (the cuts hold them)
       recovery.start(t0);
       if (opts.on_started)
@@ -53,8 +77,10 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     },
     [&](messages::polled_atom, progress_report& total) -> std::tuple<std::string, bool> {
       auto sample = progress_of(total);
+      sample.fraction_done = share_done(total);
       if (virtual_time)
         sample.virtual_seconds = std::chrono::duration<double>(self->clock().now() - t0).count();
+      add_host_busy(sample);
       progress.update(sample);
       recovery.sample(total.examples);
       if (!opts.on_progress)
@@ -134,8 +160,11 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   if (recovery.enabled())
     recovery.report(out);
   auto final_progress = final_sample(out);
+  for (const auto& r : res.reports) // (/metrics: each trainer's own final counters)
+    final_progress.trainers.push_back({std::uint32_t(r.trainer), r.work.examples, r.sync.rounds});
   if (virtual_time)
     final_progress.virtual_seconds = seconds;
+  add_host_busy(final_progress);
   progress.finish(final_progress);
   if (out.examples == 0)
     return empty_set_error("training", cfg.data.train, out.malformed_lines);

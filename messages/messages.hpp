@@ -313,7 +313,24 @@ typename Inspector::result_type inspect(Inspector& f, trainer_report& x) {
            x.state);
 }
 
-// Live progress of one trainer, polled by the coordinator for the progress line.
+// One trainer's own counters inside a progress_report: the sum of several
+// reports keeps one entry per trainer (the /metrics page's trainer label).
+struct trainer_progress {
+  std::uint32_t trainer = 0;
+  std::uint64_t examples = 0;
+  std::uint64_t sync_rounds = 0;
+  friend bool operator==(const trainer_progress& a, const trainer_progress& b) {
+    return a.trainer == b.trainer && a.examples == b.examples && a.sync_rounds == b.sync_rounds;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trainer_progress& x) {
+  return f(caf::meta::type_name("trainer_progress"), x.trainer, x.examples, x.sync_rounds);
+}
+
+// Live progress of one trainer, polled by the coordinator for the progress
+// line, the timeline and /metrics. Counters since the start; the
+// coordinator sums the trainers' (cluster_metrics.hpp's add_progress).
 struct progress_report {
   std::uint64_t examples = 0;
   std::uint64_t batches = 0;
@@ -322,20 +339,35 @@ struct progress_report {
   std::uint64_t sync_rounds = 0;
   double worker_seconds = 0;       // wall time of the workers since start, summed
   double blocked_seconds = 0;      // of it: waiting for foreground sync rounds
-  std::uint64_t embedding_bytes = 0; // lookup rows received + gradients pushed
-  std::uint64_t sync_bytes = 0;      // dense sync payload sent by the syncer
+  std::uint64_t lookup_bytes = 0;  // embedding rows received by the workers
+  std::uint64_t push_bytes = 0;    // embedding gradients pushed (keys and values)
+  std::uint64_t sync_bytes = 0;    // dense sync payload sent by the syncer
+  std::uint64_t read_bytes = 0;    // training data read, all passes (the share done)
+  // Of the above, what went DCT-thresholded: the dense sync's (dct.dp) and
+  // the lookups' and pushes' (dct.mp).
+  std::uint64_t dct_sync_bytes = 0, dct_embedding_bytes = 0;
+  // lookup_bytes and push_bytes by embedding shard (index = shard).
+  std::vector<std::uint64_t> shard_lookup_bytes, shard_push_bytes;
+  // One entry per trainer summed in (a trainer's own report: its one entry).
+  std::vector<trainer_progress> trainers;
   friend bool operator==(const progress_report& a, const progress_report& b) {
     return a.examples == b.examples && a.batches == b.batches && a.loss_sum == b.loss_sum &&
            a.prob_sum == b.prob_sum && a.positives == b.positives && a.sync_rounds == b.sync_rounds &&
            a.worker_seconds == b.worker_seconds && a.blocked_seconds == b.blocked_seconds &&
-           a.embedding_bytes == b.embedding_bytes && a.sync_bytes == b.sync_bytes;
+           a.lookup_bytes == b.lookup_bytes && a.push_bytes == b.push_bytes &&
+           a.sync_bytes == b.sync_bytes && a.read_bytes == b.read_bytes &&
+           a.dct_sync_bytes == b.dct_sync_bytes &&
+           a.dct_embedding_bytes == b.dct_embedding_bytes &&
+           a.shard_lookup_bytes == b.shard_lookup_bytes &&
+           a.shard_push_bytes == b.shard_push_bytes && a.trainers == b.trainers;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
   return f(caf::meta::type_name("progress_report"), x.examples, x.batches, bits(x.loss_sum),
            bits(x.prob_sum), x.positives, x.sync_rounds, bits(x.worker_seconds),
-           bits(x.blocked_seconds), x.embedding_bytes, x.sync_bytes);
+           bits(x.blocked_seconds), x.lookup_bytes, x.push_bytes, x.sync_bytes, x.read_bytes, x.dct_sync_bytes,
+           x.dct_embedding_bytes, x.shard_lookup_bytes, x.shard_push_bytes, x.trainers);
 }
 
 } // namespace messages

@@ -29,7 +29,8 @@
 namespace messages {
 
 // 6: the compact DCT wire (model/dct_codec.hpp: varint or bitmap indices, half values).
-constexpr std::uint32_t node_protocol_version = 6;
+// 7: progress reports split bytes by kind and shard and carry per-trainer counters.
+constexpr std::uint32_t node_protocol_version = 7;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers

@@ -67,8 +67,15 @@ metrics_endpoint::~metrics_endpoint() {
 void metrics_endpoint::publish(const progress_sample& s) {
   const double wall =
     std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  progress_sample copy = s; // (allocates outside the lock)
   std::lock_guard<std::mutex> lock(mu_);
-  snap_.live = s;
+  // The final sample (from run_metrics) has no bytes by shard: the last
+  // polled ones stay.
+  if (snap_.live && copy.shard_lookup_bytes.empty() && copy.shard_push_bytes.empty()) {
+    copy.shard_lookup_bytes.swap(snap_.live->shard_lookup_bytes);
+    copy.shard_push_bytes.swap(snap_.live->shard_push_bytes);
+  }
+  snap_.live = std::move(copy);
   snap_.live_wall_seconds = wall;
 }
 

@@ -70,6 +70,51 @@ private:
 
 std::string kind(const char* k) { return std::string("kind=\"") + k + "\""; }
 
+std::string label(const char* name, std::size_t v) {
+  return std::string(name) + "=\"" + std::to_string(v) + "\"";
+}
+
+// Bytes by kind and by shard, per-trainer counters; DCT bytes only while
+// no final metrics replace them (`with_dct`).
+void live_families(page_writer& w, const progress_sample& live, bool with_dct) {
+  w.family("shadowsync_bytes_total", "counter",
+           "Payload bytes moved while training: embedding rows looked up, embedding gradients "
+           "pushed, dense sync.");
+  w.sample("shadowsync_bytes_total", live.lookup_bytes, kind("lookup"));
+  w.sample("shadowsync_bytes_total", live.push_bytes, kind("push"));
+  w.sample("shadowsync_bytes_total", live.sync_bytes, kind("dense_sync"));
+  if (!live.shard_lookup_bytes.empty() || !live.shard_push_bytes.empty()) {
+    w.family("shadowsync_shard_bytes_total", "counter",
+             "Embedding payload bytes by embedding shard: rows looked up from it, gradients "
+             "pushed to it.");
+    for (std::size_t i = 0; i < live.shard_lookup_bytes.size(); ++i)
+      w.sample("shadowsync_shard_bytes_total", live.shard_lookup_bytes[i],
+               label("shard", i) + "," + kind("lookup"));
+    for (std::size_t i = 0; i < live.shard_push_bytes.size(); ++i)
+      w.sample("shadowsync_shard_bytes_total", live.shard_push_bytes[i],
+               label("shard", i) + "," + kind("push"));
+  }
+  if (!live.trainers.empty()) {
+    w.family("shadowsync_trainer_examples_total", "counter", "Training examples of each trainer.");
+    for (const auto& t : live.trainers)
+      w.sample("shadowsync_trainer_examples_total", t.examples, label("trainer", t.trainer));
+    w.family("shadowsync_trainer_sync_rounds_total", "counter",
+             "Completed sync rounds of each trainer's syncer.");
+    for (const auto& t : live.trainers)
+      w.sample("shadowsync_trainer_sync_rounds_total", t.sync_rounds,
+               label("trainer", t.trainer));
+  }
+  if (with_dct && (live.dct_sync_bytes > 0 || live.dct_embedding_bytes > 0)) {
+    w.family("shadowsync_dct_bytes_total", "counter",
+             "Payload bytes that DCT sent: on the dense sync (dct.dp) and on the embedding "
+             "traffic (dct.mp).");
+    if (live.dct_sync_bytes > 0)
+      w.sample("shadowsync_dct_bytes_total", live.dct_sync_bytes, kind("dense_sync"));
+    if (live.dct_embedding_bytes > 0)
+      w.sample("shadowsync_dct_bytes_total", live.dct_embedding_bytes, kind("embedding"));
+  }
+}
+
 void final_families(page_writer& w, const run_metrics& m) {
   if (m.eval) {
     w.one("shadowsync_eval_ne", "gauge", "Normalised entropy on the eval set (lower is better).",
@@ -200,13 +245,8 @@ std::string prometheus_text(const metrics_snapshot& s) {
   if (blocked)
     w.one("shadowsync_sync_blocked_ratio", "gauge",
           "Share of the workers' time blocked on foreground sync rounds.", *blocked);
-  if (s.live) {
-    w.family("shadowsync_bytes_total", "counter",
-             "Payload bytes moved while training: embedding (lookup rows and pushed gradients) "
-             "and dense sync.");
-    w.sample("shadowsync_bytes_total", live.bytes - live.sync_bytes, kind("embedding"));
-    w.sample("shadowsync_bytes_total", live.sync_bytes, kind("dense_sync"));
-  }
+  if (s.live)
+    live_families(w, live, !fin);
   if (fin)
     final_families(w, *fin);
   return w.take();

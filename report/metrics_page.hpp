@@ -4,11 +4,13 @@
 // metric family, then its samples. Counters end in `_total`; rates, NE, the
 // sync gap and the blocked share are gauges. Every sample carries the
 // snapshot's labels (`role`, and `node` in multi-node runs); per-trainer
-// samples add `trainer`, per-kind ones `kind`.
+// samples add `trainer`, per-shard ones `shard`, per-kind ones `kind`.
 //
 // Live families come from the latest progress sample (the progress line's
 // cadence): examples, examples/s, train NE, sync rounds, gap and blocked
-// share, embedding and dense-sync bytes, virtual seconds. The run's final
+// share, bytes by kind (lookup, push, dense_sync), embedding bytes by
+// `shard`, each `trainer`'s examples and sync rounds, DCT bytes (until the
+// final metrics give them), virtual seconds. The run's final
 // metrics (at the end of training and evaluation) add eval NE and AUC (and
 // GAUC with data.user), bytes
 // by link kind (lookup, push, dense sync) and DCT, checkpoint, recovery and

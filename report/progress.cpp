@@ -81,7 +81,7 @@ void progress_reporter::update(const progress_sample& s) {
 void progress_reporter::finish(const progress_sample& s) {
   if (timeline_) {
     if (s.virtual_seconds)
-      timeline_->mark_end_at(*s.virtual_seconds);
+      timeline_->mark_end_at(*s.virtual_seconds, s);
     else
       timeline_->mark_end();
   }

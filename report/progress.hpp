@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace runtime {
 
@@ -30,6 +31,22 @@ struct progress_sample {
   std::optional<double> blocked_fraction;   // worker time blocked on foreground sync
   std::uint64_t bytes = 0;                  // embedding lookup + push + dense sync bytes
   std::uint64_t sync_bytes = 0;             // of `bytes`: the dense sync's
+  // For /metrics (report/metrics_page.hpp), all since the start: `bytes` by
+  // kind, what of it went DCT-thresholded, the embedding bytes by shard
+  // (index = shard; empty where unknown) and each trainer's own counters.
+  std::uint64_t lookup_bytes = 0, push_bytes = 0;
+  std::uint64_t dct_sync_bytes = 0, dct_embedding_bytes = 0;
+  std::vector<std::uint64_t> shard_lookup_bytes, shard_push_bytes;
+  struct trainer_counts {
+    std::uint32_t trainer = 0;
+    std::uint64_t examples = 0, sync_rounds = 0;
+  };
+  std::vector<trainer_counts> trainers; // ordered by trainer
+  // Virtual clock: core seconds charged on each simulated host since
+  // training started, and the cores of each host (the timeline's per-host
+  // busy share; empty / 0 elsewhere).
+  std::vector<double> host_busy_seconds;
+  std::size_t cores_per_host = 0;
 };
 
 class progress_reporter {

@@ -209,13 +209,31 @@ json page_data(const std::vector<run_folder>& runs, const std::vector<std::strin
         if (shares[h].is_number())
           hosts.push_back({{"label", labels[h]}, {"share", shares[h]}});
     }
+    // The timeline's host_busy_H columns: one series per host with a value.
+    std::size_t n_hosts = 0;
+    for (const auto& row : r.timeline)
+      n_hosts = std::max(n_hosts, row.host_busy.size());
+    json host_busy = json::array();
+    const auto host_names = host_labels(r, n_hosts);
+    for (std::size_t h = 0; h < n_hosts; ++h) {
+      json busy = json::array();
+      bool any = false;
+      for (const auto& row : r.timeline) {
+        const bool known = h < row.host_busy.size() && row.host_busy[h];
+        busy.push_back(known ? json(*row.host_busy[h]) : json(nullptr));
+        any = any || known;
+      }
+      if (any)
+        host_busy.push_back({{"label", host_names[h]}, {"busy", busy}});
+    }
     const bool virtual_clock = r.metrics.is_object() && r.metrics.contains("sim") &&
                                r.metrics["sim"].is_object();
     out["runs"].push_back({{"name", names[i]},
                            {"color", colour(i)},
                            {"virtual", virtual_clock},
                            {"timeline", tl},
-                           {"hosts", hosts}});
+                           {"hosts", hosts},
+                           {"host_busy", host_busy}});
   }
   return out;
 }
@@ -298,9 +316,13 @@ std::string report_page(const std::vector<run_folder>& runs) {
     chart("bytes", "bytes (embedding lookups + pushes + dense sync, since the start)", true) +
     chart("blocked_fraction", "share of worker time blocked on sync", true) +
     "</div>\n<h2>Per-host busy share (virtual clock)</h2>\n<p>Core time charged on each "
-    "simulated host over virtual seconds &times; its cores (metrics.json: "
-    "sim.core_utilisation).</p>\n<div id=\"hosts\"><figure class=\"chart\"><svg class=\"bars\" "
-    "viewBox=\"0 0 640 60\" width=\"640\" height=\"60\" role=\"img\"></svg></figure></div>\n"
+    "simulated host over virtual seconds &times; its cores: over the whole run (metrics.json: "
+    "sim.core_utilisation) and over time (the timeline's host_busy_H columns, between two rows; "
+    "trainers solid, embedding shards dashed, dense shards dotted).</p>\n<div id=\"hosts\">"
+    "<figure class=\"chart\"><svg class=\"bars\" viewBox=\"0 0 640 60\" width=\"640\" "
+    "height=\"60\" role=\"img\"></svg></figure>\n<figure class=\"chart\"><figcaption>busy "
+    "share of each host's cores over time</figcaption><svg class=\"hostplot\" viewBox=\"0 0 "
+    "640 260\" width=\"640\" height=\"260\" role=\"img\"></svg></figure></div>\n"
     "<h2>Settings</h2>\n" + settings_section(runs, names) +
     "<script type=\"application/json\" id=\"report-data\">" + script_json(page_data(runs, names)) +
     "</script>\n<script>" + report_page_script + "</script>\n</body></html>\n";

@@ -10,7 +10,9 @@
 //     by the page's own script; and the per-host busy share of the cores on
 //     the virtual clock (metrics.json's sim.core_utilisation, hosts named by
 //     role from cluster.trainers, cluster.embedding-shards,
-//     cluster.dense-shards and sim.placement);
+//     cluster.dense-shards and sim.placement), and the same share over
+//     time from timeline.csv's host_busy_H columns (one line per run and
+//     host);
 //   - the settings: those that differ between the runs, then each run's
 //     config.ini in full.
 // After drawing, the script sets on <body> data-charts-drawn (charts with

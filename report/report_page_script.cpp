@@ -1,7 +1,8 @@
 // The report page's style sheet and script (report/report_page.hpp). The
 // script reads the JSON in #report-data and draws every <svg class="plot">
 // (one line per run over time_s; the field in data-field, the y axis from 0
-// when data-zero="1") and the per-host bars into #hosts. Strings from the
+// when data-zero="1"), the per-host bars into #hosts and the per-host busy
+// share over time (svg.hostplot: one line per run and host). Strings from the
 // data become text nodes only (textContent, setAttribute of numbers and the
 // page's own colours), never markup.
 #include "report/report_page.hpp"
@@ -82,16 +83,41 @@ const char* const report_page_script = R"JS(
     el(svg, 'text', {x: 20, y: 40}, text);
   }
 
+  // The points of one timeline column: [time_s, value] where it has one.
+  function columnPoints(tl, values) {
+    var pts = [];
+    for (var i = 0; i < tl.time_s.length; ++i)
+      if (values[i] !== null) pts.push([tl.time_s[i], values[i]]);
+    return pts;
+  }
   function lineChart(svg) {
     var field = svg.getAttribute('data-field'), zero = svg.getAttribute('data-zero') === '1';
-    var W = 640, H = 260, L = 62, R = 14, T = 12, B = 40;
     var lines = data.runs.map(function (run) {
-      var tl = run.timeline, pts = [];
-      for (var i = 0; i < tl.time_s.length; ++i)
-        if (tl[field][i] !== null) pts.push([tl.time_s[i], tl[field][i]]);
-      return {run: run, pts: pts};
+      return {name: run.name, color: run.color, dash: null,
+              pts: columnPoints(run.timeline, run.timeline[field])};
     }).filter(function (l) { return l.pts.length > 0; });
     if (lines.length === 0) { note(svg, 'no data in the runs\u2019 timelines'); return; }
+    drawLines(svg, lines, zero);
+  }
+  // One line per run and host (the timeline's host_busy_H), the run's colour,
+  // dashed by role.
+  function hostLines(svg) {
+    var lines = [];
+    data.runs.forEach(function (run) {
+      run.host_busy.forEach(function (h) {
+        var pts = columnPoints(run.timeline, h.busy);
+        var dash = h.label.indexOf('embedding') >= 0 ? '6 3'
+          : h.label.indexOf('dense') >= 0 ? '2 3' : null;
+        if (pts.length) lines.push({name: run.name + ' \u00b7 ' + h.label, color: run.color,
+                                    dash: dash, pts: pts});
+      });
+    });
+    if (lines.length === 0) { note(svg, 'no virtual-clock timeline with host_busy columns'); return; }
+    drawLines(svg, lines, true);
+  }
+  // lines: [{name, color, dash (null: solid), pts: [[x, y], ...]}].
+  function drawLines(svg, lines, zero) {
+    var W = 640, H = 260, L = 62, R = 14, T = 12, B = 40;
     // A loop, not Math.max.apply: a day-long timeline has more points than arguments allowed.
     var x0 = 0, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     lines.forEach(function (l) {
@@ -123,13 +149,15 @@ const char* const report_page_script = R"JS(
     var n = 0;
     lines.forEach(function (l) {
       var g = el(svg, 'g', {'class': 'series', 'data-points': l.pts.length});
-      el(g, 'title', {}, l.run.name);
-      el(g, 'polyline', {fill: 'none', stroke: l.run.color, 'stroke-width': 2,
-        points: thin(l.pts, 1000).map(function (p) { return sx(p[0]) + ',' + sy(p[1]); }).join(' ')});
+      el(g, 'title', {}, l.name);
+      var attrs = {fill: 'none', stroke: l.color, 'stroke-width': 2,
+        points: thin(l.pts, 1000).map(function (p) { return sx(p[0]) + ',' + sy(p[1]); }).join(' ')};
+      if (l.dash) attrs['stroke-dasharray'] = l.dash;
+      el(g, 'polyline', attrs);
       if (l.pts.length <= 60)
         l.pts.forEach(function (p) {
-          var c = el(g, 'circle', {cx: sx(p[0]), cy: sy(p[1]), r: 2.5, fill: l.run.color});
-          el(c, 'title', {}, l.run.name + ': ' + fmt(p[1]) + ' at ' + fmt(p[0]) + ' s');
+          var c = el(g, 'circle', {cx: sx(p[0]), cy: sy(p[1]), r: 2.5, fill: l.color});
+          el(c, 'title', {}, l.name + ': ' + fmt(p[1]) + ' at ' + fmt(p[0]) + ' s');
         });
       n += l.pts.length;
     });
@@ -170,6 +198,7 @@ const char* const report_page_script = R"JS(
 
   Array.prototype.forEach.call(document.querySelectorAll('svg.plot'), lineChart);
   Array.prototype.forEach.call(document.querySelectorAll('#hosts svg.bars'), hostBars);
+  Array.prototype.forEach.call(document.querySelectorAll('#hosts svg.hostplot'), hostLines);
   body.setAttribute('data-charts-drawn', drawn);
   body.setAttribute('data-series', series);
   body.setAttribute('data-points', points);

@@ -123,6 +123,10 @@ std::optional<std::string> parse_timeline(const std::string& text, const std::st
     if (column(required) < 0)
       return file + ":1: the header has no column '" + required + "' (expected '" +
              timeline_header() + "')";
+  // host_busy_0, host_busy_1, ...: as many as the header has in a row from 0.
+  std::vector<std::string> host_columns;
+  while (column(("host_busy_" + std::to_string(host_columns.size())).c_str()) >= 0)
+    host_columns.push_back("host_busy_" + std::to_string(host_columns.size()));
   for (std::size_t i = 1; i < lines.size(); ++i) {
     if (trim(lines[i]).empty())
       continue;
@@ -151,6 +155,10 @@ std::optional<std::string> parse_timeline(const std::string& text, const std::st
       {"blocked_fraction", &r.blocked_fraction}, {"bytes", &bytes}};
     for (const auto& [name, v] : columns)
       if (auto e = get(name, v))
+        return e;
+    r.host_busy.resize(host_columns.size());
+    for (std::size_t h = 0; h < host_columns.size(); ++h)
+      if (auto e = get(host_columns[h].c_str(), &r.host_busy[h]))
         return e;
     if (!time || !examples)
       return where + "column '" + (time ? "examples" : "time_s") + "' is empty";

@@ -44,7 +44,8 @@ std::optional<std::string> parse_settings(const std::string& text, const std::st
                                           std::vector<run_setting>* out);
 
 // timeline.csv's text -> rows. The header names the columns (any order;
-// time_s and examples required, unknown ones ignored); each row has as many
+// time_s and examples required, unknown ones ignored; host_busy_0,
+// host_busy_1, ... read while they continue from 0); each row has as many
 // fields as the header; empty optional fields stay absent.
 std::optional<std::string> parse_timeline(const std::string& text, const std::string& file,
                                           std::vector<timeline_row>* out);

@@ -1,5 +1,6 @@
 #include "report/timeline.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace runtime {
@@ -18,15 +19,23 @@ std::string optional_number(const std::optional<double>& x, const char* fmt) {
 
 } // namespace
 
-std::string timeline_header() {
-  return "time_s,examples,examples_per_s,train_ne,sync_rounds,sync_gap,blocked_fraction,bytes";
+std::string timeline_header(std::size_t hosts) {
+  std::string h =
+    "time_s,examples,examples_per_s,train_ne,sync_rounds,sync_gap,blocked_fraction,bytes";
+  for (std::size_t i = 0; i < hosts; ++i)
+    h += ",host_busy_" + std::to_string(i);
+  return h;
 }
 
-std::string format_row(const timeline_row& r) {
-  return number(r.time_s, "%.3f") + "," + std::to_string(r.examples) + "," +
-         number(r.examples_per_s, "%.1f") + "," + optional_number(r.train_ne, "%.6f") + "," +
-         std::to_string(r.sync_rounds) + "," + optional_number(r.sync_gap, "%.4f") + "," +
-         optional_number(r.blocked_fraction, "%.6f") + "," + std::to_string(r.bytes);
+std::string format_row(const timeline_row& r, std::size_t hosts) {
+  std::string line =
+    number(r.time_s, "%.3f") + "," + std::to_string(r.examples) + "," +
+    number(r.examples_per_s, "%.1f") + "," + optional_number(r.train_ne, "%.6f") + "," +
+    std::to_string(r.sync_rounds) + "," + optional_number(r.sync_gap, "%.4f") + "," +
+    optional_number(r.blocked_fraction, "%.6f") + "," + std::to_string(r.bytes);
+  for (std::size_t i = 0; i < hosts; ++i)
+    line += "," + (i < r.host_busy.size() ? optional_number(r.host_busy[i], "%.6f") : "");
+  return line;
 }
 
 progress_sample final_sample(const run_metrics& m) {
@@ -41,13 +50,16 @@ progress_sample final_sample(const run_metrics& m) {
     s.blocked_fraction = m.sync.worker_blocked_fraction;
   s.bytes = m.bytes.lookup + m.bytes.push + m.bytes.dense_sync;
   s.sync_bytes = m.bytes.dense_sync;
+  s.lookup_bytes = m.bytes.lookup;
+  s.push_bytes = m.bytes.push;
   return s;
 }
 
-timeline::timeline(double interval_seconds, std::ostream* out)
-  : interval_(interval_seconds), out_(out), start_(clock_type::now()), next_due_(interval_seconds) {
+timeline::timeline(double interval_seconds, std::ostream* out, std::size_t hosts)
+  : interval_(interval_seconds), out_(out), hosts_(hosts), start_(clock_type::now()),
+    next_due_(interval_seconds) {
   if (out_)
-    *out_ << timeline_header() << '\n' << std::flush;
+    *out_ << timeline_header(hosts_) << '\n' << std::flush;
 }
 
 double timeline::now() const {
@@ -71,13 +83,25 @@ void timeline::mark_end() { mark_end_at(now()); }
 
 void timeline::mark_end_at(double t) { end_ = t; }
 
+void timeline::mark_end_at(double t, const progress_sample& s) {
+  end_ = t;
+  end_busy_ = s.host_busy_seconds;
+}
+
 void timeline::finish(const progress_sample& s) {
   if (finished_)
     return;
   double t = end_ ? *end_ : now();
   if (!rows_.empty() && t < rows_.back().time_s)
     t = rows_.back().time_s;
-  add(s, t);
+  if (s.host_busy_seconds.empty() && !end_busy_.empty()) {
+    progress_sample with_hosts = s;
+    with_hosts.host_busy_seconds = end_busy_;
+    with_hosts.cores_per_host = cores_;
+    add(with_hosts, t);
+  } else {
+    add(s, t);
+  }
   finished_ = true;
 }
 
@@ -94,9 +118,21 @@ void timeline::add(const progress_sample& s, double t) {
   r.sync_gap = s.sync_gap;
   r.blocked_fraction = s.blocked_fraction;
   r.bytes = s.bytes;
+  // Per host: core seconds since the previous row over its span x cores.
+  if (s.cores_per_host > 0)
+    cores_ = s.cores_per_host;
+  if (!s.host_busy_seconds.empty() && cores_ > 0) {
+    r.host_busy.resize(s.host_busy_seconds.size());
+    for (std::size_t h = 0; h < s.host_busy_seconds.size(); ++h) {
+      const double b0 = h < busy_.size() ? busy_[h] : 0.0;
+      if (t > t0)
+        r.host_busy[h] = std::max(0.0, s.host_busy_seconds[h] - b0) / ((t - t0) * double(cores_));
+    }
+    busy_ = s.host_busy_seconds;
+  }
   rows_.push_back(r);
   if (out_)
-    *out_ << format_row(r) << '\n' << std::flush;
+    *out_ << format_row(r, hosts_) << '\n' << std::flush;
 }
 
 } // namespace runtime

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Configures and builds everything (Release, g++) into ./build.
+# Configures and builds (Release, g++) into ./build: everything, or only the
+# targets given (the README's run command builds `shadowsync` alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CXX=${CXX:-g++}
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > build.log 2>&1 || { cat build.log; exit 1; }
-cmake --build build -j"$(nproc)" >> build.log 2>&1 || { tail -n 60 build.log; exit 1; }
-echo "build: ok (log in build.log)"
+cmake --build build -j"$(nproc)" "${targets[@]}" >> build.log 2>&1 || { tail -n 60 build.log; exit 1; }
+echo "build: ok${*:+ ($*)} (log in build.log)"

@@ -312,7 +312,11 @@ bool virtual_engine::run_until(const std::function<bool()>& pred) {
 }
 
 bool virtual_clock(caf::actor_system& sys) {
-  return dynamic_cast<virtual_engine*>(actors::fabric_of(sys)) != nullptr;
+  return virtual_engine_of(sys) != nullptr;
+}
+
+const virtual_engine* virtual_engine_of(caf::actor_system& sys) {
+  return dynamic_cast<virtual_engine*>(actors::fabric_of(sys));
 }
 
 } // namespace runtime

@@ -189,5 +189,8 @@ private:
 // True when `sys` runs on a virtual engine (for the cluster's reports; a
 // role asks actors::execution_of() what it needs to know).
 bool virtual_clock(caf::actor_system& sys);
+// The engine `sys` runs on, or null (read-only: the timeline's per-host busy
+// core seconds).
+const virtual_engine* virtual_engine_of(caf::actor_system& sys);
 
 } // namespace runtime

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "data/input_files.hpp"
+#include "cluster/cluster_plan.hpp"
 #include "data/meta.hpp"
 #include "report/output_files.hpp"
 #include "tools/commands.hpp"
@@ -127,7 +128,12 @@ bool run_output::open(const runtime::train_config& cfg, const std::string& effec
     spdlog::error("cannot write '{}/timeline.csv'", dir_);
     return false;
   }
-  timeline_ = std::make_unique<runtime::timeline>(cfg.output.timeline_seconds, &csv_);
+  // The virtual clock's simulated hosts get a busy-share column each.
+  const std::size_t hosts =
+    cfg.cluster.mode == runtime::cluster_mode::simulated && cfg.sim.virtual_clock
+      ? runtime::placement_for(cfg).hosts()
+      : 0;
+  timeline_ = std::make_unique<runtime::timeline>(cfg.output.timeline_seconds, &csv_, hosts);
   progress.set_timeline(timeline_.get());
   return true;
 }

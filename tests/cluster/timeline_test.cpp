@@ -100,14 +100,64 @@ TEST_CASE("summed progress reports give rounds, blocked fraction and bytes") {
   a.sync_rounds = 4;
   a.worker_seconds = 2.0;
   a.blocked_seconds = 0.5;
-  a.embedding_bytes = 1000;
+  a.lookup_bytes = 600;
+  a.push_bytes = 400;
   a.sync_bytes = 24;
+  a.dct_sync_bytes = 24;
+  a.read_bytes = 4096;
+  a.shard_lookup_bytes = {100, 500};
+  a.shard_push_bytes = {150, 250};
+  a.trainers = {{1, 100, 4}};
+  auto b = a;
+  b.shard_lookup_bytes = {7}; // (a report of fewer shards sums into the first)
+  b.trainers = {{0, 100, 4}};
   runtime::add_progress(total, a);
-  runtime::add_progress(total, a);
+  runtime::add_progress(total, b);
   auto s = runtime::progress_of(total);
   CHECK(s.sync_rounds == 8);
   CHECK(*s.sync_gap == doctest::Approx(2.5));          // 20 batches / 8 rounds
   CHECK(*s.blocked_fraction == doctest::Approx(0.25)); // 1 s of 4 s
-  CHECK(s.bytes == 2048);                              // 2 x (1000 + 24)
+  CHECK(s.bytes == 2048);                              // 2 x (600 + 400 + 24)
+  CHECK(s.lookup_bytes == 1200);
+  CHECK(s.push_bytes == 800);
+  CHECK(s.sync_bytes == 48);
+  CHECK(s.dct_sync_bytes == 48);
+  CHECK(s.dct_embedding_bytes == 0);
+  CHECK(total.read_bytes == 8192); // (the coordinator's share done)
+  CHECK(s.shard_lookup_bytes == std::vector<std::uint64_t>{107, 500});
+  CHECK(s.shard_push_bytes == std::vector<std::uint64_t>{300, 500});
+  REQUIRE(s.trainers.size() == 2); // one entry per trainer, ordered by index
+  CHECK(s.trainers[0].trainer == 0);
+  CHECK(s.trainers[1].trainer == 1);
+  CHECK(s.trainers[1].examples == 100);
+  CHECK(s.trainers[1].sync_rounds == 4);
   CHECK_FALSE(runtime::progress_of(messages::progress_report{}).blocked_fraction);
+}
+
+TEST_CASE("virtual clock: a busy-share column per host, the share since the previous row") {
+  std::ostringstream csv;
+  runtime::timeline t(1.0, &csv, 3);
+  auto s = sample(100);
+  s.cores_per_host = 2;
+  s.host_busy_seconds = {1.0, 0.5, 0.0}; // core seconds since the start
+  t.offer_at(s, 1.0);                    // 1 s x 2 cores: 0.5, 0.25, 0
+  s.host_busy_seconds = {2.0, 0.5, 3.0};
+  t.offer_at(s, 3.0);                    // 2 s x 2 cores: 0.25, 0, 0.75
+  // The final sample (from run_metrics) has none: the end mark's are used.
+  auto end = s;
+  end.host_busy_seconds = {2.8, 0.9, 3.0};
+  t.mark_end_at(5.0, end);
+  t.finish(sample(400));                 // 2 s x 2 cores: 0.2, 0.1, 0
+  const auto l = lines(csv.str());
+  REQUIRE(l.size() == 4);
+  CHECK(l[0] == "time_s,examples,examples_per_s,train_ne,sync_rounds,sync_gap,blocked_fraction,bytes,"
+                "host_busy_0,host_busy_1,host_busy_2");
+  CHECK(l[1] == "1.000,100,100.0,0.900000,0,,,0,0.500000,0.250000,0.000000");
+  CHECK(l[2] == "3.000,100,0.0,0.900000,0,,,0,0.250000,0.000000,0.750000");
+  CHECK(l[3] == "5.000,400,150.0,0.900000,0,,,0,0.200000,0.100000,0.000000");
+  // Without host columns (wall clock) samples with hosts print none.
+  std::ostringstream plain;
+  runtime::timeline w(1.0, &plain);
+  w.offer_at(s, 1.0);
+  CHECK(lines(plain.str())[1] == "1.000,100,100.0,0.900000,0,,,0");
 }

@@ -157,11 +157,24 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   pr.sync_rounds = 9;
   pr.worker_seconds = 4.25;
   pr.blocked_seconds = 0.5;
-  pr.embedding_bytes = 123456789012ull; // > 2^32: all 64 bits travel
+  pr.lookup_bytes = 123456789012ull; // > 2^32: all 64 bits travel
+  pr.push_bytes = 5;
   pr.sync_bytes = 77;
+  pr.read_bytes = 9000;
+  pr.dct_sync_bytes = 70;
+  pr.dct_embedding_bytes = 3;
+  pr.shard_lookup_bytes = {123456789000ull, 12};
+  pr.shard_push_bytes = {2, 3};
+  pr.trainers = {{3, 100, 9}};
   CHECK(roundtrip(pr) == pr);
   auto other = pr;
   other.sync_bytes = 78; // operator== sees the new fields
+  CHECK_FALSE(other == pr);
+  other = pr;
+  other.trainers[0].sync_rounds = 8;
+  CHECK_FALSE(other == pr);
+  other = pr;
+  other.shard_push_bytes[1] = 4;
   CHECK_FALSE(other == pr);
 }
 

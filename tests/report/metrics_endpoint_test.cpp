@@ -65,3 +65,21 @@ TEST_CASE("metrics endpoint: a port in use and a bad address are refused, naming
   CHECK(!metrics_endpoint::start("256.0.0.1", 0, "coordinator", "", &err)); // not an address
   CHECK(err.find("output.metrics-address = 256.0.0.1") != std::string::npos);
 }
+
+TEST_CASE("metrics endpoint: the final sample keeps the last polled bytes by shard") {
+  std::string err;
+  auto e = metrics_endpoint::start("127.0.0.1", 0, "coordinator", "", &err);
+  REQUIRE_MESSAGE(e, err);
+  progress_sample p;
+  p.examples = 10;
+  p.shard_lookup_bytes = {5, 6};
+  p.shard_push_bytes = {7, 8};
+  e->publish(p);
+  progress_sample fin; // as final_sample() builds it: no breakdown by shard
+  fin.examples = 12;
+  e->publish(fin);
+  const auto page = e->render();
+  CHECK(page.find("examples_total{role=\"coordinator\"} 12\n") != std::string::npos);
+  CHECK(page.find("shadowsync_shard_bytes_total{role=\"coordinator\",shard=\"1\",kind=\"push\"} 8\n") !=
+        std::string::npos);
+}

@@ -54,6 +54,11 @@ TEST_CASE("metrics page: a live sample; counters end in _total, every sample typ
   p.blocked_fraction = 0.25;
   p.bytes = 1000;
   p.sync_bytes = 400;
+  p.lookup_bytes = 350;
+  p.push_bytes = 250;
+  p.shard_lookup_bytes = {200, 150};
+  p.shard_push_bytes = {100, 150};
+  p.trainers = {{0, 6000, 20}, {1, 6800, 30}};
   s.live = p;
   s.live_wall_seconds = 2.0;
   const auto page = prometheus_text(s);
@@ -64,8 +69,14 @@ TEST_CASE("metrics page: a live sample; counters end in _total, every sample typ
   CHECK(has_line(page, "shadowsync_sync_rounds_total" + l + "} 50"));
   CHECK(has_line(page, "shadowsync_sync_gap_batches" + l + "} 4"));
   CHECK(has_line(page, "shadowsync_sync_blocked_ratio" + l + "} 0.25"));
-  CHECK(has_line(page, "shadowsync_bytes_total" + l + ",kind=\"embedding\"} 600")); // 1000 - 400
+  CHECK(has_line(page, "shadowsync_bytes_total" + l + ",kind=\"lookup\"} 350"));
+  CHECK(has_line(page, "shadowsync_bytes_total" + l + ",kind=\"push\"} 250"));
   CHECK(has_line(page, "shadowsync_bytes_total" + l + ",kind=\"dense_sync\"} 400"));
+  CHECK(has_line(page, "shadowsync_shard_bytes_total" + l + ",shard=\"1\",kind=\"lookup\"} 150"));
+  CHECK(has_line(page, "shadowsync_shard_bytes_total" + l + ",shard=\"0\",kind=\"push\"} 100"));
+  CHECK(has_line(page, "shadowsync_trainer_examples_total" + l + ",trainer=\"1\"} 6800"));
+  CHECK(has_line(page, "shadowsync_trainer_sync_rounds_total" + l + ",trainer=\"0\"} 20"));
+  CHECK(page.find("dct_bytes") == std::string::npos); // no DCT bytes: absent
   CHECK(page.find("virtual_seconds") == std::string::npos); // wall clock: none
   CHECK(page.find("eval_ne") == std::string::npos);         // not known yet: absent
   const auto types = types_of(page);
@@ -78,6 +89,26 @@ TEST_CASE("metrics page: a live sample; counters end in _total, every sample typ
   while (std::getline(in, line))
     if (!line.empty() && line[0] != '#')
       CHECK_MESSAGE(types.count(line.substr(0, line.find('{'))) == 1, "untyped sample: " << line);
+}
+
+TEST_CASE("metrics page: live DCT bytes until the final metrics replace them") {
+  metrics_snapshot s;
+  progress_sample p;
+  p.examples = 10;
+  p.sync_bytes = 90;
+  p.dct_sync_bytes = 90;
+  s.live = p;
+  auto page = prometheus_text(s);
+  CHECK(has_line(page, "shadowsync_dct_bytes_total{role=\"coordinator\",kind=\"dense_sync\"} 90"));
+  CHECK(page.find("kind=\"embedding\"") == std::string::npos); // no dct.mp
+  run_metrics m;
+  m.mode = "simulated";
+  m.dct = dct_metrics{};
+  m.dct->bytes = 180; // sent and received
+  s.final_metrics = m;
+  page = prometheus_text(s);
+  CHECK(has_line(page, "shadowsync_dct_bytes_total{role=\"coordinator\",kind=\"dense_sync\"} 180"));
+  types_of(page); // the family once
 }
 
 TEST_CASE("metrics page: virtual clock rate per virtual second") {

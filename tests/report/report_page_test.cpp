@@ -196,3 +196,29 @@ TEST_CASE("run folder: read from disk; config.ini required, metrics or timeline 
         (dir / "timeline.csv").string() + ":3: 2 fields, expected 8 (as in the header)");
   fs::remove_all(dir);
 }
+
+TEST_CASE("report page: the per-host busy share over time from timeline.csv's host_busy_H") {
+  // 4 hosts as in ini_a: trainers 0 and 1, embedding shard 0, dense shard 0;
+  // host 3 has no value in any row (no series), host 2 one gap.
+  const auto a = make_run("out/run-a", ini_a, metrics_a,
+                          timeline_header(4) + "\n"
+                                               "0.1,1000,10000.0,0.95,2,1.5,0.01,1000,0.5,0.25,,\n"
+                                               "0.2,2000,10000.0,0.93,4,1.5,0.01,2000,0.75,0.5,0.125,\n");
+  REQUIRE(a.timeline.size() == 2);
+  REQUIRE(a.timeline[0].host_busy.size() == 4);
+  CHECK(*a.timeline[1].host_busy[0] == 0.75);
+  CHECK_FALSE(a.timeline[0].host_busy[2]); // an empty field: absent
+  const auto page = report_page({a});
+  const auto data = page_json(page);
+  const auto& busy = data["runs"][0]["host_busy"];
+  REQUIRE(busy.size() == 3);
+  CHECK(busy[0]["label"] == "trainer 0");
+  CHECK(busy[0]["busy"] == nlohmann::json::array({0.5, 0.75}));
+  CHECK(busy[2]["label"] == "embedding shard 0");
+  CHECK(busy[2]["busy"][0].is_null());
+  CHECK(busy[2]["busy"][1] == 0.125);
+  CHECK(count(page, "<svg class=\"hostplot\"") == 1); // the chart the script draws them into
+  std::vector<timeline_row> rows;
+  CHECK(parse_timeline(timeline_header(2) + "\n0.1,10,1.0,,0,,,0,0.5,y\n", "d/timeline.csv",
+                       &rows) == "d/timeline.csv:2: column 'host_busy_1': 'y' is not a number");
+}

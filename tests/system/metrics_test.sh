@@ -2,10 +2,12 @@
 # The live /metrics endpoint (output.metrics-port) scraped by a real
 # Prometheus (Debian's prometheus, scrape interval 1 s), all on loopback:
 # a simulated cluster trains on the virtual clock long enough for several
-# scrapes; its page passes `promtool check metrics`; Prometheus's HTTP API
-# answers a range query of shadowsync_examples_total with at least two
-# samples, rising; a second run on the same port and a port out of range
-# fail naming the option. usage: metrics_test.sh PATH/TO/shadowsync
+# scrapes; its page passes `promtool check metrics` and has bytes by kind
+# and by shard and per-trainer counters; Prometheus's HTTP API answers range
+# queries of shadowsync_examples_total and of trainer 1's
+# shadowsync_trainer_examples_total with at least two samples, rising; a
+# second run on the same port and a port out of range fail naming the
+# option. usage: metrics_test.sh PATH/TO/shadowsync
 set -u
 bin=${1:?shadowsync binary}
 tmp=$(mktemp -d)
@@ -73,26 +75,42 @@ for family in examples_per_second train_ne sync_rounds_total sync_gap_batches \
   grep -qE "^shadowsync_${family}\{role=\"coordinator\"\} [0-9]" "$tmp/page.txt" ||
     bad "the page lacks shadowsync_$family"
 done
-grep -qE '^shadowsync_bytes_total\{role="coordinator",kind="dense_sync"\} [1-9]' "$tmp/page.txt" ||
-  bad "the page lacks dense-sync bytes"
+for k in lookup push dense_sync; do
+  grep -qE "^shadowsync_bytes_total\{role=\"coordinator\",kind=\"$k\"\} [1-9]" "$tmp/page.txt" ||
+    bad "the page lacks $k bytes"
+done
+for sk in '0",kind="lookup' '1",kind="push'; do
+  grep -qE "^shadowsync_shard_bytes_total\{role=\"coordinator\",shard=\"$sk\"\} [1-9]" "$tmp/page.txt" ||
+    bad "the page lacks shadowsync_shard_bytes_total{shard=\"$sk\"}"
+done
+for t in 0 1; do
+  grep -qE "^shadowsync_trainer_examples_total\{role=\"coordinator\",trainer=\"$t\"\} [1-9]" "$tmp/page.txt" ||
+    bad "the page lacks trainer $t's examples"
+  grep -qE "^shadowsync_trainer_sync_rounds_total\{role=\"coordinator\",trainer=\"$t\"\} [0-9]" "$tmp/page.txt" ||
+    bad "the page lacks trainer $t's sync rounds"
+done
 
-# Prometheus's own answer: the counter's samples of the last minute, rising.
-rising() {
+# Prometheus's own answer: a counter's samples of the last minute, rising.
+rising() { # QUERY (a range selector of one series)
   curl -sf "http://127.0.0.1:$pport/api/v1/query" \
-    --data-urlencode 'query=shadowsync_examples_total{job="shadowsync"}[1m]' -o "$tmp/query.json" &&
+    --data-urlencode "query=$1" -o "$tmp/query.json" &&
     /usr/bin/python3 - "$tmp/query.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["data"]["result"]
-v = [float(x[1]) for x in r[0]["values"]] if d["status"] == "success" and r else []
+v = [float(x[1]) for x in r[0]["values"]] if d["status"] == "success" and len(r) == 1 else []
 sys.exit(0 if len(v) >= 2 and all(a < b for a, b in zip(v, v[1:])) else 1)
 EOF
 }
-if wait_for 30 rising; then
-  ok "prometheus query: shadowsync_examples_total rose over $(/usr/bin/python3 -c "import json; d=json.load(open('$tmp/query.json')); print(', '.join(x[1] for x in d['data']['result'][0]['values']))") examples"
-else
-  bad "prometheus saw no rising shadowsync_examples_total in 30 s: $(cat "$tmp/query.json" 2>/dev/null)"
-fi
+values() { /usr/bin/python3 -c "import json; d=json.load(open('$tmp/query.json')); print(', '.join(x[1] for x in d['data']['result'][0]['values']))"; }
+for q in 'shadowsync_examples_total{job="shadowsync"}[1m]' \
+         'shadowsync_trainer_examples_total{job="shadowsync",trainer="1"}[1m]'; do
+  if wait_for 30 rising "$q"; then
+    ok "prometheus query $q: rose over $(values) examples"
+  else
+    bad "prometheus saw no rising $q in 30 s: $(cat "$tmp/query.json" 2>/dev/null)"
+  fi
+done
 
 # A second run on the port the first one serves: refused, naming the option.
 expect 1 "output.metrics-port = $mport.*cannot listen on 127.0.0.1:$mport \(Address already in use\)" \

@@ -4,9 +4,10 @@
 # second reading its data from a path that carries a script tag) and a copy
 # of the first without its timeline become one page; the page names nothing
 # to fetch; chromium loads it with no console message, its script draws the
-# five line charts with both runs and the per-host bars (the DOM after
-# scripts), the crafted path never runs as script, and the screenshot shows
-# both runs' colours. Bad folders fail naming the file. Skipped (exit 77)
+# five line charts with both runs, the per-host bars and the per-host busy
+# share over time (a line per run and host, from timeline.csv's host_busy_H
+# columns) (the DOM after scripts), the crafted path never runs as script,
+# and the screenshot shows both runs' colours. Bad folders fail naming the file. Skipped (exit 77)
 # when chromium is absent. usage: report_page_test.sh PATH/TO/shadowsync
 set -u
 bin=${1:?shadowsync binary}
@@ -31,6 +32,19 @@ expect 0 "" "train fr-easgd into run folder b (data under the crafted path)" -- 
 [ -s "$tmp/s-easgd/timeline.csv" ] && [ -s "$tmp/fr-easgd/metrics.json" ] || { summary; exit 1; }
 rows=$(($(wc -l < "$tmp/s-easgd/timeline.csv") - 1))
 [ "$rows" -ge 3 ] && ok "run a's timeline has $rows rows" || bad "run a's timeline has $rows rows, expected >= 3"
+# 2 trainers, 2 embedding shards, 1 dense shard: 5 simulated hosts.
+head -n 1 "$tmp/s-easgd/timeline.csv" | grep -q ',bytes,host_busy_0,host_busy_1,host_busy_2,host_busy_3,host_busy_4$' &&
+  ok "the timeline has a busy-share column per host" ||
+  bad "timeline header: $(head -n 1 "$tmp/s-easgd/timeline.csv")"
+busy_ok=$(/usr/bin/python3 - "$tmp/s-easgd/timeline.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+v = [float(r["host_busy_0"]) for r in rows if r["host_busy_0"]]
+print(1 if len(v) >= 3 and all(0 <= x <= 1 for x in v) and max(v) > 0 else 0)
+EOF
+)
+[ "$busy_ok" = 1 ] && ok "trainer 0's busy share is known in every row, in [0, 1], not all 0" ||
+  bad "host_busy_0 column: $(cut -d, -f9 "$tmp/s-easgd/timeline.csv" | head -n 5 | tr '\n' ' ')"
 mkdir "$tmp/quiet"
 cp "$tmp/s-easgd/config.ini" "$tmp/s-easgd/metrics.json" "$tmp/quiet/"
 
@@ -59,12 +73,17 @@ body=$(grep -o '<body[^>]*>' "$tmp/dom.html" | head -n 1)
 attr() { echo "$body" | sed -nE "s/.* $1=\"([^\"]*)\".*/\1/p"; }
 echo "body after scripts: $body"
 [ -z "$(attr data-script-error)" ] && ok "no script error recorded" || bad "script error: $(attr data-script-error)"
-[ "$(attr data-charts-drawn)" = 6 ] && ok "6 charts drawn (5 over time, 1 of hosts)" ||
-  bad "data-charts-drawn='$(attr data-charts-drawn)', expected 6"
+[ "$(attr data-charts-drawn)" = 7 ] && ok "7 charts drawn (5 over time, 2 of hosts)" ||
+  bad "data-charts-drawn='$(attr data-charts-drawn)', expected 7"
 # 5 line charts x 2 runs with timelines (blocked share: fr-easgd blocks,
-# s-easgd barely: at least 9) + the host bars of 3 runs.
+# s-easgd barely: at least 9) + the host bars of 3 runs + 2 runs x 5 hosts
+# over time.
 series=$(attr data-series)
-[ "${series:-0}" -ge 12 ] && ok "$series series drawn" || bad "data-series='$series', expected >= 12"
+[ "${series:-0}" -ge 22 ] && ok "$series series drawn" || bad "data-series='$series', expected >= 22"
+hostplot=$(grep -o '<svg class="hostplot"[^>]*>' "$tmp/dom.html" | head -n 1)
+hs=$(echo "$hostplot" | sed -nE 's/.* data-series="([0-9]+)".*/\1/p')
+[ "${hs:-0}" -eq 10 ] && ok "busy share over time: $hs lines (2 runs x 5 hosts)" ||
+  bad "busy share over time: data-series='$hs', expected 10 ($hostplot)"
 points=$(attr data-points)
 [ "${points:-0}" -ge $((4 * rows)) ] && ok "$points points and bars drawn" ||
   bad "data-points='$points', expected >= $((4 * rows))"
@@ -94,7 +113,7 @@ fi
 expect 1 "no-such: no such run folder" "a missing folder is named" -- \
   "$bin" report "$tmp/no-such" --out="$tmp/x.html"
 printf '%s\n' "$(head -n 2 "$tmp/s-easgd/timeline.csv")" "1.0,oops" > "$tmp/quiet/timeline.csv"
-expect 1 "quiet/timeline.csv:3: 2 fields, expected 8" "a damaged timeline is named with its line" -- \
+expect 1 "quiet/timeline.csv:3: 2 fields, expected 13" "a damaged timeline is named with its line" -- \
   "$bin" report "$tmp/quiet" --out="$tmp/x.html"
 expect 2 "required" "--out is required" -- "$bin" report "$tmp/s-easgd"
 [ -e "$tmp/x.html" ] && bad "a failed report left $tmp/x.html" || ok "a failed report writes no page"
