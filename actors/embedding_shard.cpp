@@ -222,6 +222,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     self->quit(std::move(err));
     return embedding_shard_actor::behavior_type::make_empty_behavior();
   }
+  self->state.last_cut = self->state.cfg.cuts_over;
   if (!self->state.cfg.cpr.folder.empty())
     shard_cpr_detail::init(self);
   spdlog::debug("{}: {} tables x {} local rows x dim {}", self->state.who(),

@@ -101,6 +101,11 @@ struct embedding_shard_config {
   std::shared_ptr<const model::embedding_tables> initial;
   // recovery.mode=partial: the shard's own saves (embedding_shard_cpr.hpp).
   shard_cpr_config cpr;
+  // A shard restarted during checkpoint cut N (cluster/cut_run.hpp): the
+  // cuts up to N are over for it. Their markers, which the workers send
+  // once rebound, are refused, and no push waits for a request it will
+  // never get.
+  std::uint64_t cuts_over = 0;
   // dct.mp (with mp_keep and refresh): thresholded lookups are served.
   model::dct_settings dct;
   // cluster.local-rows: the workers of this process read and write the

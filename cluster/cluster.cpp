@@ -209,8 +209,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (engine) // polls cost no virtual time: fraction kills land within 10 ms
     opts.poll_interval = std::chrono::milliseconds(10);
   if (cfg.recovery.partial)
-    opts.restart_shard = [&](std::size_t i) -> std::optional<std::string> {
-      place_shard(sys, cfg, cpr, c, i);
+    opts.restart_shard = [&](std::size_t i, std::uint64_t cut) -> std::optional<std::string> {
+      place_shard(sys, cfg, cpr, c, i, cut);
       return std::nullopt;
     };
   // The progress poll asks for the cuts; the coordinator actor takes them

@@ -100,8 +100,9 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     [&](messages::trained_atom) {
       return opts.on_trained ? opts.on_trained() : std::vector<caf::actor_addr>{};
     },
-    [&](messages::restart_atom, std::uint64_t shard, std::string& why) -> std::string {
-      auto e = recovery.place(std::size_t(shard), why);
+    [&](messages::restart_atom, std::uint64_t shard, std::string& why,
+        std::uint64_t cut) -> std::string {
+      auto e = recovery.place(std::size_t(shard), why, cut);
       return e ? *e : std::string{};
     },
     [&](messages::restarted_atom, std::uint64_t shard, shard_restart& r) {

@@ -41,7 +41,12 @@
 // cut aborts it at once ("checkpoint: cut N aborted: shard-1 is down
 // (...)"): the trainers asked so far are released, the cut's error goes to
 // the caller, and the DOWN is then handled as any other. A cut's error
-// ends the job, or rolls it back under full recovery.
+// ends the job, or rolls it back under full recovery. Under partial
+// recovery an embedding shard's DOWN during a cut does not abort it: the
+// shard is restarted at once (the cut in flight is over for the new shard),
+// the cut goes on without it so that the live shards finish their part,
+// and ends void; once the shard is back the coordinator takes a new cut,
+// whose end is the one the caller hears of.
 //
 // Losses, as coordinator.hpp says: a shard's DOWN fails the job, or (partial
 // recovery) -> caller: restart(shard, why) (awaited: the new shard in

@@ -18,9 +18,17 @@ void coordinator_protocol::start_cut() {
 }
 
 void coordinator_protocol::cut_ended(std::optional<std::string> failure) {
+  const bool voided = cut_ && cut_->voided();
   cut_.reset();
   if (ended_)
     return;
+  if (voided && !phases_.failure()) {
+    // A shard was lost during the cut and is being restarted: the caller
+    // hears of the cut taken again, not of this one.
+    retake_ = true;
+    retake_cut();
+    return;
+  }
   hook<std::string>(
     [this, failure](std::string& e) {
       // The cut's own error ends the job whatever the caller answers.
@@ -38,6 +46,13 @@ void coordinator_protocol::cut_ended(std::optional<std::string> failure) {
           take_down(dm);
     },
     messages::cut_atom::value, failure ? *failure : std::string{});
+}
+
+void coordinator_protocol::retake_cut() {
+  if (!retake_ || restarting() || cutting() || ended_ || phases_.failure() || rollback_)
+    return;
+  retake_ = false;
+  start_cut();
 }
 
 } // namespace runtime

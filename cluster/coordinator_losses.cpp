@@ -45,6 +45,19 @@ void coordinator_protocol::monitor_all() {
 void coordinator_protocol::on_down_msg(caf::down_msg& dm) {
   if (ended_)
     return;
+  if (cut_ && setup_.restart_shards && !setup_.rollback_on_shard_loss &&
+      index_of(c().shards, dm.source) < c().shards.size()) {
+    // Partial recovery: the shard is restarted now; the cut goes on without
+    // it, ends void and is taken again once the shard is back
+    // (coordinator_cuts.cpp).
+    const auto s = index_of(c().shards, dm.source);
+    const auto why = describe(dm);
+    auto run = cut_;
+    take_down(dm);
+    run->lose_shard(s, why);
+    after_event();
+    return;
+  }
   if (cut_) {
     // A DOWN during a cut: the cut ends now (a shard that died holding its
     // request would never answer); the DOWN is handled once it has.

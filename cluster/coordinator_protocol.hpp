@@ -125,6 +125,7 @@ private:
   // -- cuts (coordinator_cuts.cpp) --
   void start_cut();
   void cut_ended(std::optional<std::string> failure);
+  void retake_cut(); // a cut voided by a shard's restart, again once it is back
 
   // -- losses (coordinator_losses.cpp) --
   void monitor_all();
@@ -144,6 +145,7 @@ private:
   void restart(std::size_t shard, const std::string& why); // the caller places it
   void reload(std::size_t shard, const std::string& why, caf::actor_clock::time_point down);
   void rebind(std::size_t shard); // the restarted shard to the trainers
+  void restart_failed(std::string e);
   bool drained() const;           // every awaited DOWN is in
 
   coordinator_self self_;
@@ -154,7 +156,8 @@ private:
   bool ended_ = false, busy_ = false, local_done_ = true;
   wait wait_ = wait::none;
   std::uint64_t poll_gen_ = 0, wait_gen_ = 0;
-  std::size_t restarting_ = 0;             // reloads in flight
+  std::size_t restarting_ = 0;             // shard restarts in flight
+  bool retake_ = false;                    // a voided cut to take again
   std::string wait_error_;                 // shard_down: the trainer's error
   std::vector<caf::down_msg> later_;       // shard_down: other DOWNs meanwhile
   std::vector<caf::actor_addr> awaited_;   // drain: the killed roles

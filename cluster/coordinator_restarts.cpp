@@ -20,21 +20,28 @@ std::int64_t ns_of(caf::actor_clock::time_point t) {
 
 void coordinator_protocol::restart(std::size_t i, const std::string& why) {
   const auto down = now();
+  ++restarting_; // no poll, no next phase, no new cut until the shard is back
   hook<std::string>(
     [this, i, why, down](std::string& e) {
       if (e.empty())
-        reload(i, why, down);
-      else
-        phases_.fail(std::move(e));
+        return reload(i, why, down);
+      --restarting_;
+      restart_failed(std::move(e));
     },
-    messages::restart_atom::value, std::uint64_t(i), why);
+    messages::restart_atom::value, std::uint64_t(i), why,
+    std::uint64_t(cut_ ? cut_->id() : 0)); // a cut in flight is over for the new shard
+}
+
+void coordinator_protocol::restart_failed(std::string e) {
+  phases_.fail(e);
+  if (auto run = cut_) // (a cut waiting for the shard would wait until cluster.timeout)
+    run->abort(e);
 }
 
 void coordinator_protocol::reload(std::size_t i, const std::string& why,
                                   caf::actor_clock::time_point down) {
   // The new shard (the caller put it in place) reloads its own newest save;
   // the coordinator goes on handling its messages meanwhile.
-  ++restarting_;
   self_->request(c().shards[i], caf::duration{cfg().cluster.timeout}, actors::recover_atom::value)
     .then(
       [this, i, down](std::uint64_t bytes, std::uint64_t saves, std::int64_t at,
@@ -45,14 +52,15 @@ void coordinator_protocol::reload(std::size_t i, const std::string& why,
         const shard_restart r{bytes, saves, at, ready, ns_of(down), ns_of(now())};
         caf::anon_send(setup_.caller, messages::restarted_atom::value, std::uint64_t(i), r);
         rebind(i);
+        retake_cut();
         after_event();
       },
       [this, i, why](caf::error& e) {
         --restarting_;
         if (ended_)
           return;
-        phases_.fail(c().shard_names[i] + " is down (" + why + ") and its restart failed: " +
-                     self_->system().render(e));
+        restart_failed(c().shard_names[i] + " is down (" + why + ") and its restart failed: " +
+                       self_->system().render(e));
         after_event();
       });
 }

@@ -31,6 +31,7 @@ void cut_run::fail(const std::string& who, const caf::error& e) {
 void cut_run::start() {
   g_.began = ck_.now();
   id_ = ck_.next_id();
+  lost_.assign(c().shards.size(), false);
   // 1. Ring methods: one common round to hold at. EASGD and none: 0 (a
   // syncer holds after the exchange in flight).
   if (model::uses_ring(cfg().sync.algorithm)) {
@@ -87,22 +88,27 @@ void cut_run::ask_shards() {
   files_.assign(n, std::nullopt);
   shard_errors_.assign(n, std::nullopt);
   auto me = shared_from_this();
-  for (std::size_t s = 0; s < n; ++s)
+  for (std::size_t s = 0; s < n; ++s) {
+    if (lost_[s]) { // lost before it was asked (lose_shard)
+      ++shards_in_;
+      continue;
+    }
     self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, w_.folder(),
                    workers)
       .then(
         [me, s](shard_cut_file& f) {
-          if (me->step_ == step::done)
+          if (me->step_ == step::done || me->lost_[s])
             return;
           me->files_[s] = std::move(f);
           me->shard_answered();
         },
         [me, s](caf::error& e) {
-          if (me->step_ == step::done)
+          if (me->step_ == step::done || me->lost_[s])
             return;
           me->shard_errors_[s] = std::move(e);
           me->shard_answered();
         });
+  }
   // 3. The trainers, one after the other.
   step_ = step::trainers;
   asked_trainers_ = true;
@@ -187,6 +193,8 @@ void cut_run::shard_answered() {
 }
 
 void cut_run::files() {
+  if (void_) // a shard was lost: the live shards are done, nothing commits
+    return finish("checkpoint: cut " + std::to_string(id_) + " void: " + *void_);
   // 4. The shards' files, in shard order (the first error wins).
   for (std::size_t s = 0; s < files_.size(); ++s) {
     if (shard_errors_[s]) {
@@ -202,6 +210,20 @@ void cut_run::files() {
     return finish(failure_);
   // 6. Replicas, centre, manifest, commit.
   finish(ck_.commit(w_, g_));
+}
+
+void cut_run::lose_shard(std::size_t s, const std::string& why) {
+  if (step_ == step::done || step_ == step::idle || s >= lost_.size() || lost_[s])
+    return;
+  if (!void_)
+    void_ = why;
+  spdlog::warn("checkpoint: cut {}: {}; the cut goes on without it and is taken again once "
+               "it is back", id_, why);
+  lost_[s] = true;
+  // Asked already and not answered: counted in now (a dead shard never
+  // answers its request).
+  if (s < files_.size() && !files_[s] && !shard_errors_[s])
+    shard_answered();
 }
 
 bool cut_run::abort(const std::string& why) {

@@ -14,6 +14,11 @@
 // A failed step ends the cut with its error, as a blocking cut did (a
 // trainer's failure still lets the others be asked, and resume goes out).
 //
+// lose_shard(s, why): under partial recovery an embedding shard went down
+// during the cut and is restarted meanwhile: the cut runs to its end without
+// it (no request to it, or its answer ignored) and ends void; the
+// coordinator then takes another (coordinator_cuts.cpp).
+//
 // abort(why): a role went down while the cut was in flight. The cut ends at
 // once with "checkpoint: cut N aborted: why": the trainers already asked get
 // resume (their syncers were held), and the answers still outstanding are
@@ -54,6 +59,13 @@ public:
   // Ends the cut in flight with "checkpoint: cut N aborted: why". False
   // when it had already ended.
   bool abort(const std::string& why);
+  // Embedding shard s was lost and is being restarted (partial recovery):
+  // the cut goes on without it, so that every worker sends its marker and
+  // the live shards finish their part, but it cannot commit: it ends "void"
+  // (an error) and the coordinator takes a new one once the shard is back.
+  // Its answers, if any come, are ignored.
+  void lose_shard(std::size_t s, const std::string& why);
+  bool voided() const { return static_cast<bool>(void_); }
 
   step at() const { return step_; }
   std::uint64_t id() const { return id_; }
@@ -89,6 +101,8 @@ private:
   // per shard: its file, or its error
   std::vector<std::optional<messages::shard_cut_file>> files_;
   std::vector<std::optional<caf::error>> shard_errors_;
+  std::vector<bool> lost_; // per shard: lost during the cut (lose_shard)
+  std::optional<std::string> void_;
   std::size_t shards_in_ = 0;
 };
 

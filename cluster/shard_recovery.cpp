@@ -50,8 +50,9 @@ double shard_recovery::examples_at(double t) const {
   return samples_.back().second;
 }
 
-std::optional<std::string> shard_recovery::place(std::size_t i, const std::string& why) {
-  if (auto e = restart_(i))
+std::optional<std::string> shard_recovery::place(std::size_t i, const std::string& why,
+                                                 std::uint64_t cut) {
+  if (auto e = restart_(i, cut))
     return c_.shard_names[i] + " is down (" + why + ") and its restart failed: " + *e;
   return std::nullopt;
 }
@@ -108,9 +109,10 @@ void shard_recovery::report(run_metrics& out) const {
 // (cluster/shard_recovery.hpp).
 void place_shard(caf::actor_system& sys, const train_config& cfg,
                  const std::shared_ptr<actors::cpr_counters>& cpr, cluster_handles& c,
-                 std::size_t i) {
+                 std::size_t i, std::uint64_t cut) {
   auto ec = embedding_shard_config_for(cfg, i);
   ec.cpr.counters = cpr;
+  ec.cuts_over = cut;
   // As actors::spawn_role, but started by its first message, the
   // coordinator's reload request: the shard initialises and reloads in one
   // go, as when its restart was one blocking request.

@@ -54,14 +54,16 @@ struct shard_restart {
 };
 
 // Step 2: puts a new embedding shard i in c.shards[i] (not yet reloaded).
-// An error names what failed.
-using restart_fn = std::function<std::optional<std::string>(std::size_t shard)>;
+// cut: the checkpoint cut in flight when it was lost (0: none), over for
+// the new shard (actors::embedding_shard_config::cuts_over). An error
+// names what failed.
+using restart_fn = std::function<std::optional<std::string>(std::size_t shard, std::uint64_t cut)>;
 
 // The runtime's side of step 2 in the simulated cluster: embedding shard i
 // again, in c.shards[i], with the lost one's config and counters.
 void place_shard(caf::actor_system& sys, const train_config& cfg,
                  const std::shared_ptr<actors::cpr_counters>& cpr, cluster_handles& c,
-                 std::size_t i);
+                 std::size_t i, std::uint64_t cut);
 
 // The CPR settings and the shards' save counters into out.recovery.
 void report_recovery(const train_config& cfg, const actors::cpr_counters& k, run_metrics& out);
@@ -76,7 +78,7 @@ public:
   // A progress sample: `examples` trained by now.
   void sample(std::uint64_t examples);
   // Shard i went down (`why`): step 2. An error when the restart failed.
-  std::optional<std::string> place(std::size_t i, const std::string& why);
+  std::optional<std::string> place(std::size_t i, const std::string& why, std::uint64_t cut);
   // Step 3 done: shard i reloaded (r); the event for the report.
   void restarted(std::size_t i, const shard_restart& r);
   // Fills out.recovery's failures, events, lost examples and outage.

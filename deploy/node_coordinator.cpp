@@ -297,7 +297,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       for (auto e : d.embedding_shards_on(d.nodes[i].id))
         host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
     if (cfg.recovery.partial)
-      opts.restart_shard = [&](std::size_t i) {
+      opts.restart_shard = [&](std::size_t i, std::uint64_t) { // (multi-node: no cuts)
         return restart_remote_shard(self, ctx, watch, agents, host, c, i, base.trainer_nodes);
       };
     // SIGINT/SIGTERM to the coordinator's process: the job stops at the next

@@ -44,7 +44,7 @@ using finish_atom = caf::atom_constant<caf::atom("cFinish")>;     // DOWNs in ha
 using started_atom = caf::atom_constant<caf::atom("cStarted")>; // (t0 ns, syncers) -> ()
 using polled_atom = caf::atom_constant<caf::atom("cPolled")>;   // (progress) -> error or ""
 using trained_atom = caf::atom_constant<caf::atom("cTrained")>; // () -> killed roles
-using restart_atom = caf::atom_constant<caf::atom("cRestart")>; // (shard, why) -> error or ""
+using restart_atom = caf::atom_constant<caf::atom("cRestart")>; // (shard, why, cut) -> error or ""
 using restarted_atom = caf::atom_constant<caf::atom("cRestarted")>; // (shard, shard_restart)
 
 // -- embedding shards ----------------------------------------------------------

@@ -141,7 +141,7 @@ caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<walk_log> log
       ++log->trained;
       return std::vector<caf::actor_addr>{};
     },
-    [=](messages::restart_atom, std::uint64_t shard, std::string&) {
+    [=](messages::restart_atom, std::uint64_t shard, std::string&, std::uint64_t) {
       return log->restart(std::size_t(shard));
     },
     [=](messages::restarted_atom, std::uint64_t shard, runtime::shard_restart& r) {

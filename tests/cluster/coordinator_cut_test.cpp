@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,7 +37,13 @@ struct cut_log {
   std::vector<std::string> cut_ends; // the caller's cut(failure) hooks ("" committed)
   std::optional<runtime::coordinator_outcome> outcome;
   bool shards_answer = true;      // false: a shard holds its cut request
+  int hold_shard = -1;            // >= 0: only this shard holds it
   std::vector<caf::typed_response_promise<shard_cut_file>> held;
+  // Partial recovery: the caller's restart hook (puts a new shard in place;
+  // its cut argument), its restarted notices, and the rebinds the trainers got.
+  std::function<std::string(std::size_t)> restart;
+  std::vector<std::uint64_t> restart_cuts;
+  int restarted = 0, rebinds = 0;
 };
 
 // Answers a readiness lookup; a cut with its file at once, or (holding)
@@ -46,10 +53,15 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
                          std::size_t s) {
   return {
     [](lookup_atom, lookup_request&) { return embedding_rows{}; },
+    [](actors::recover_atom) {
+      return std::make_tuple(std::uint64_t{64}, std::uint64_t{1}, std::int64_t{0},
+                             std::int64_t{0});
+    },
     [=](cut_atom, std::uint64_t id, std::string&, std::uint32_t) -> caf::result<shard_cut_file> {
       ++log->shard_cuts[s];
       auto rp = self->make_response_promise<shard_cut_file>();
-      if (log->shards_answer)
+      const bool holds = log->hold_shard >= 0 ? int(s) == log->hold_shard : !log->shards_answer;
+      if (!holds)
         rp.deliver(shard_cut_file{"shard-" + std::to_string(s) + "-" + std::to_string(id) +
                                     ".bin",
                                   0, 0, 0, 0});
@@ -96,7 +108,7 @@ fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
     },
     [=](parked_atom, std::uint64_t) {},
     [=](resume_atom) { ++log->resumes[i]; },
-    [=](rebind_atom, std::uint32_t, caf::strong_actor_ptr&) {},
+    [=](rebind_atom, std::uint32_t, caf::strong_actor_ptr&) { ++log->rebinds; },
   };
 }
 
@@ -114,6 +126,11 @@ caf::behavior fake_caller(caf::event_based_actor*, std::shared_ptr<cut_log> log)
       return std::string{};
     },
     [=](trained_atom) { return std::vector<caf::actor_addr>{}; },
+    [=](restart_atom, std::uint64_t shard, std::string&, std::uint64_t cut) {
+      log->restart_cuts.push_back(cut);
+      return log->restart(std::size_t(shard));
+    },
+    [=](restarted_atom, std::uint64_t, runtime::shard_restart&) { ++log->restarted; },
     [=](runtime::coordinator_outcome& o) { log->outcome = std::move(o); },
   };
 }
@@ -152,8 +169,9 @@ struct cut_walk : test::actor_fixture {
     ck = std::make_unique<runtime::cluster_checkpointer>(sys, cfg, c, runtime::resume_base{});
   }
 
-  void start() {
+  void start(bool restart_shards = false) {
     runtime::coordinator_setup s;
+    s.restart_shards = restart_shards;
     s.cfg = &cfg;
     s.cluster = &c;
     s.caller = caller;
@@ -233,4 +251,47 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer's DOWN while the cut wai
   REQUIRE(log->outcome);
   REQUIRE(log->outcome->failure);
   CHECK(log->outcome->failure->find("cut 1 aborted: trainer-0 is down") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: under partial recovery a shard lost during the cut "
+                            "is restarted, and the cut is taken again and committed") {
+  log->hold_shard = 1; // shard 1 holds its request of cut 1, then dies with it
+  int restarts = 0;
+  log->restart = [&](std::size_t i) {
+    ++restarts;
+    c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(sys.spawn(fake_shard, log, i));
+    return std::string{};
+  };
+  start(/*restart_shards=*/true);
+  advance(std::chrono::milliseconds(10)); // the poll asks for a cut
+  CHECK(log->shard_cuts == std::vector<int>{1, 1});
+  CHECK(log->cuts == std::vector<int>{1, 1});
+  CHECK(log->cut_ends.empty()); // waiting for shard 1
+  log->hold_shard = -1;         // (from now on every shard answers)
+  self->send_exit(c.shards[1], caf::exit_reason::kill);
+  run();
+  // Restarted (the lost cut 1 is over for the new shard), reloaded,
+  // rebound; cut 1 ended void and cut 2 was taken with the new shard.
+  CHECK(restarts == 1);
+  CHECK(log->restart_cuts == std::vector<std::uint64_t>{1});
+  CHECK(log->restarted == 1);
+  CHECK(log->rebinds == 2);
+  CHECK(log->shard_cuts == std::vector<int>{2, 2});
+  CHECK(log->cuts == std::vector<int>{2, 2});
+  CHECK(log->resumes == std::vector<int>{2, 2});
+  REQUIRE(log->cut_ends.size() == 1); // the caller hears of the cut taken again
+  CHECK(log->cut_ends[0].empty());
+  CHECK(ck->totals().cuts == 1);
+  CHECK(std::filesystem::exists(ck->newest() + "/manifest.json"));
+  CHECK_FALSE(log->outcome);
+  // The job goes on: polls, then the end without a failure.
+  advance(std::chrono::milliseconds(10));
+  CHECK(log->polls == 2);
+  worker_stats w;
+  w.examples = 10;
+  for (auto& t : c.trainers)
+    self->send(t, done_atom::value, w);
+  run();
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
 }
