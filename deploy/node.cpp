@@ -287,6 +287,8 @@ std::optional<std::string> run_node(const node_context& ctx, progress_reporter& 
     return std::string{"internal error: the OpenSSL error-queue wrappers are not in effect "
                        "(deploy/openssl_shim.hpp); one failed TLS connection would drop the "
                        "others"};
+  if (!ctx.deploy.insecure)
+    ignore_sigpipe_for_tls(); // libcaf_openssl's per-call signal masking goes (openssl_shim.hpp)
   node_agent_config ac;
   ac.node = ctx.node;
   ac.coordinator = ctx.node == ctx.deploy.coordinator;
