@@ -71,16 +71,14 @@ std::optional<std::string> check_column_index(const option_set& o, const char* k
 
 // data.multi-hot, data.id-delimiter, data.max-ids into the schema; without a
 // header the columns are checked now, naming the key.
-// What does not train on multi-hot bags yet: DCT's thresholded lookups and
-// pushes, and CPR's MFU/SSU row choice. Named by key, both of them.
+// What does not train on multi-hot bags yet: CPR's MFU/SSU row choice.
+// Named by key, both of them. (dct.mp thresholds a batch's unique rows and
+// their summed gradients, the same with bags.)
 std::optional<std::string> refuse_with_bags(const option_set& o, const train_config& c) {
   if (c.data.schema.multi_hot.empty())
     return std::nullopt;
   const std::string bags = "option 'data.multi-hot' = " + o.value_text("data.multi-hot") + " (" +
                            o.source("data.multi-hot") + ") with ";
-  if (c.dct.mp)
-    return bags + "option 'dct.mp' = true (" + o.source("dct.mp") +
-           "): thresholded lookups and pushes do not handle bags yet; leave dct.mp off";
   if (c.recovery.partial && c.recovery.policy != checkpoint::cpr_policy::full)
     return bags + "option 'cpr.policy' = " + o.value_text("cpr.policy") + " (" + o.source("cpr.policy") +
            "): MFU/SSU counts do not handle bags yet; use cpr.policy=full";
