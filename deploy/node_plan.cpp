@@ -1,0 +1,81 @@
+// A node's roles from a plan (see node_plan.hpp).
+#include "deploy/node_plan.hpp"
+
+#include <caf/all.hpp>
+
+#include "cluster/cluster_plan.hpp"
+#include "cluster/memory_estimate.hpp"
+#include "deploy/isa_check.hpp"
+#include "deploy/node_agent.hpp"
+#include "engine/synthetic_data.hpp"
+#include "messages/errors.hpp"
+
+namespace runtime {
+
+using namespace messages;
+
+std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
+  out.plan = plan;
+  if (auto err = parse_run_config(plan.config_ini, out.cfg, &out.deploy))
+    return err;
+  if (auto why = check_role_plan(plan, out.cfg); !why.empty())
+    return why;
+  // The coordinator's configuration, for the roles of this plan (issue 40).
+  return check_memory(out.cfg, plan_roles(plan), physical_memory_bytes());
+}
+
+spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
+  const auto& cfg = p.cfg;
+  const auto& plan = p.plan;
+  spawned_roles out;
+  model::dlrm net(cfg.arch);
+  const auto init = initial_dense(cfg, net);
+  for (auto s : plan.embedding_shards) {
+    auto ec = embedding_shard_config_for(cfg, s);
+    ec.who = p.who;
+    out.embedding_shards.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::embedding_shard, std::move(ec))));
+  }
+  const auto ranges = dense_ranges_for(cfg, init.size());
+  for (auto d : plan.dense_shards) {
+    auto dc = dense_shard_config_for(cfg, init, ranges, d);
+    dc.who = p.who;
+    out.dense_shards.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::dense_shard, std::move(dc))));
+  }
+  trainer_peers peers;
+  peers.place = placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
+                                  cfg.cluster.dense_shards};
+  for (const auto& s : plan.shards)
+    peers.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(s));
+  for (const auto& d : plan.dense)
+    peers.dense.push_back(caf::actor_cast<actors::dense_shard_actor>(d));
+  peers.dense_ranges = ranges;
+  if (plan.trainers.size() > 1) // one trainer measures what it reads itself
+    peers.train_sizes = measure_train_sizes(cfg);
+  for (auto t : plan.trainers) {
+    auto tc = trainer_config_for(cfg, t, init, peers);
+    tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;
+    tc.who = p.who;
+    out.trainers.push_back(
+      caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));
+  }
+  return out;
+}
+
+// Generates (or finds) the default synthetic training set on its own thread:
+// a million rows take seconds, too long to hold a scheduler thread. Replies
+// to start with the training file's path, then quits.
+caf::behavior synthetic_preparer(caf::event_based_actor* self, data_settings d) {
+  return {
+    [=](start_atom) -> caf::result<std::string> {
+      self->quit();
+      synthetic_paths paths;
+      if (auto err = ensure_synthetic(d, paths))
+        return make_error(errc::input_error, *err);
+      return paths.train;
+    },
+  };
+}
+
+} // namespace runtime
