@@ -245,8 +245,6 @@ std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
     return "option 'output.model': multi-node runs do not write the model yet" + other;
   if (!c.resume.empty())
     return "option 'checkpoint.resume': multi-node runs do not resume yet" + other;
-  if (!cfg.data.schema.multi_hot.empty())
-    return "option 'data.multi-hot': multi-node runs do not train on bags of ids yet" + other;
   return std::nullopt;
 }
 

@@ -9,8 +9,10 @@
 # Seen at 100k rows: sequential 0.892 (sum), 0.889 (mean) vs 0.920; virtual
 # clock 0.901 vs 0.924; wall clock 0.901-0.913 vs 0.923-0.926; dct.mp 0.905 vs 0.921.
 # A model that pools wrongly (only one id, or gradients to one row) loses
-# that margin. The same with dct.mp on the virtual clock. Then a saved
-# model's eval and predict read the same bags
+# that margin. The same with dct.mp on the virtual clock. Multi-node (launch, 3 nodes on
+# loopback) trains on the bags too: bit for bit the one-process model with one
+# foreground-EASGD trainer node, and below the first-id model with S-EASGD. A
+# saved model's eval and predict read the same bags
 # (its eval NE is the training run's), and the modes that do not pool bags
 # refuse the run naming the option.
 #
@@ -74,6 +76,41 @@ done
 mp=(--cluster.mode=simulated --cluster.trainers=2 --cluster.embedding-shards=2 --dct.mp=true)
 better "2 trainers, dct.mp" "$(ne_of mp-bags train.tsv eval.tsv "${mp[@]}" --data.multi-hot="$cols")" \
   "$(ne_of mp-first train-first.tsv eval-first.tsv "${mp[@]}")" 0.01
+
+# Multi-node (shadowsync launch, loopback, plain TCP) on the first 50k rows:
+# the batch's bag offsets cross the wire with its ids. Foreground EASGD with
+# one trainer node does not depend on thread timing, so it must print the
+# one-process model's eval NE exactly (seen 0.9149496671). Three nodes with
+# S-EASGD must learn from the bags: seen 0.928 vs first-id 0.936 (on a 5k-row
+# eval set 0.934-0.939 vs 0.944-0.945 in 3 runs each).
+head -n 50000 train.tsv > train50.tsv
+head -n 50000 train-first.tsv > train50-first.tsv
+read -r pc pt0 pt1 < <(free_ports 3)
+mn_ne() { # NAME NODES TRAINERS TRAIN EVAL OPTIONS...: a launch's "eval NE examples mode"
+  local name=$1 nodes=$2 trainers=$3 train=$4 eval=$5
+  shift 5
+  if ! timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
+       --deploy.insecure=true --deploy.nodes="$nodes" --deploy.trainers="$trainers" \
+       --data.train="$train" --data.eval="$eval" --output.progress=none \
+       --output.metrics="$name.json" "$@" > "$name.log" 2>&1; then
+    echo "run $name failed: $(tail -n 3 "$name.log")" >&2
+    return
+  fi
+  json "$name.json" "d['eval_ne'], d['examples'], d['mode']"
+}
+fr1=(--cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01 --data.multi-hot="$cols")
+one=$(ne_of one-fr1 train50.tsv eval.tsv --config-file="$here/../../config/default.ini" \
+  --cluster.embedding-shards=1 --cluster.dense-shards=1 "${fr1[@]}")
+mn=$(mn_ne mn-fr1 "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" train50.tsv eval.tsv "${fr1[@]}")
+[ -n "$one" ] && [ "$mn" = "$one 50000 multi-node" ] \
+  && ok "multi-node, 1 trainer node, fr-easgd: the one-process model exactly (eval NE $one)" \
+  || bad "multi-node fr-easgd (eval NE, examples, mode) '$mn' vs one process '$one'"
+nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
+mbags=$(mn_ne mn-bags "$nodes3" "[t0, t1]" train50.tsv eval.tsv --data.multi-hot="$cols")
+mfirst=$(mn_ne mn-first "$nodes3" "[t0, t1]" train50-first.tsv eval-first.tsv)
+better "3 nodes, s-easgd" "${mbags%% *}" "${mfirst%% *}" 0.004
+[ "${mbags#* }" = "50000 multi-node" ] && ok "3 nodes trained all 50000 rows" \
+  || bad "3 nodes: (examples, mode) '${mbags#* }'"
 
 # The saved model reads the bags again: eval gives the run's NE, predict a
 # score per line.
