@@ -71,20 +71,6 @@ std::optional<std::string> check_column_index(const option_set& o, const char* k
 
 // data.multi-hot, data.id-delimiter, data.max-ids into the schema; without a
 // header the columns are checked now, naming the key.
-// What does not train on multi-hot bags yet: CPR's MFU/SSU row choice.
-// Named by key, both of them. (dct.mp thresholds a batch's unique rows and
-// their summed gradients, the same with bags.)
-std::optional<std::string> refuse_with_bags(const option_set& o, const train_config& c) {
-  if (c.data.schema.multi_hot.empty())
-    return std::nullopt;
-  const std::string bags = "option 'data.multi-hot' = " + o.value_text("data.multi-hot") + " (" +
-                           o.source("data.multi-hot") + ") with ";
-  if (c.recovery.partial && c.recovery.policy != checkpoint::cpr_policy::full)
-    return bags + "option 'cpr.policy' = " + o.value_text("cpr.policy") + " (" + o.source("cpr.policy") +
-           "): MFU/SSU counts do not handle bags yet; use cpr.policy=full";
-  return std::nullopt;
-}
-
 std::optional<std::string> set_multi_hot_columns(const option_set& o, data::schema_options& schema) {
   const auto list = o.get_list("data.multi-hot");
   if (list.empty())
@@ -531,8 +517,6 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
            " s (31.7 years); give cpr.interval in seconds";
   if (c.recovery.full && !periodic) // full recovery: cuts every interval
     c.checkpoint.every_seconds = c.recovery.interval_seconds;
-  if (auto e = refuse_with_bags(o, c))
-    return e;
   return check_local_rows(c, periodic);
 }
 

@@ -13,8 +13,8 @@
 # loopback) trains on the bags too: bit for bit the one-process model with one
 # foreground-EASGD trainer node, and below the first-id model with S-EASGD. A
 # saved model's eval and predict read the same bags
-# (its eval NE is the training run's), and the modes that do not pool bags
-# refuse the run naming the option.
+# (its eval NE is the training run's). Partial recovery with cpr.policy=mfu
+# and ssu restarts a killed shard and keeps the bags' NE.
 #
 # usage: multi_hot_test.sh BIN
 set -u
@@ -80,9 +80,11 @@ better "2 trainers, dct.mp" "$(ne_of mp-bags train.tsv eval.tsv "${mp[@]}" --dat
 # Multi-node (shadowsync launch, loopback, plain TCP) on the first 50k rows:
 # the batch's bag offsets cross the wire with its ids. Foreground EASGD with
 # one trainer node does not depend on thread timing, so it must print the
-# one-process model's eval NE exactly (seen 0.9149496671). Three nodes with
-# S-EASGD must learn from the bags: seen 0.928 vs first-id 0.936 (on a 5k-row
-# eval set 0.934-0.939 vs 0.944-0.945 in 3 runs each).
+# one-process model's eval NE exactly (seen 0.9149496671), and beat the
+# first-id model's, also exact. Three nodes with S-EASGD must learn from the
+# bags (NE < 0.95); their NE follows thread timing: seen 0.928-0.936 vs
+# first-id 0.935-0.936, and the one-process wall-clock run does better with
+# bags (0.922 vs 0.945 on a 5k-row eval set), so no margin is asserted there.
 head -n 50000 train.tsv > train50.tsv
 head -n 50000 train-first.tsv > train50-first.tsv
 read -r pc pt0 pt1 < <(free_ports 3)
@@ -98,19 +100,23 @@ mn_ne() { # NAME NODES TRAINERS TRAIN EVAL OPTIONS...: a launch's "eval NE examp
   fi
   json "$name.json" "d['eval_ne'], d['examples'], d['mode']"
 }
-fr1=(--cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01 --data.multi-hot="$cols")
+fr1=(--cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01)
 one=$(ne_of one-fr1 train50.tsv eval.tsv --config-file="$here/../../config/default.ini" \
-  --cluster.embedding-shards=1 --cluster.dense-shards=1 "${fr1[@]}")
-mn=$(mn_ne mn-fr1 "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" train50.tsv eval.tsv "${fr1[@]}")
+  --cluster.embedding-shards=1 --cluster.dense-shards=1 "${fr1[@]}" --data.multi-hot="$cols")
+mn=$(mn_ne mn-fr1 "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" train50.tsv eval.tsv "${fr1[@]}" \
+  --data.multi-hot="$cols")
 [ -n "$one" ] && [ "$mn" = "$one 50000 multi-node" ] \
   && ok "multi-node, 1 trainer node, fr-easgd: the one-process model exactly (eval NE $one)" \
   || bad "multi-node fr-easgd (eval NE, examples, mode) '$mn' vs one process '$one'"
+mfirst=$(mn_ne mn-fr1-first "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" train50-first.tsv \
+  eval-first.tsv "${fr1[@]}")
+better "multi-node, 1 trainer node, fr-easgd" "${mn%% *}" "${mfirst%% *}"
 nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
 mbags=$(mn_ne mn-bags "$nodes3" "[t0, t1]" train50.tsv eval.tsv --data.multi-hot="$cols")
-mfirst=$(mn_ne mn-first "$nodes3" "[t0, t1]" train50-first.tsv eval-first.tsv)
-better "3 nodes, s-easgd" "${mbags%% *}" "${mfirst%% *}" 0.004
-[ "${mbags#* }" = "50000 multi-node" ] && ok "3 nodes trained all 50000 rows" \
-  || bad "3 nodes: (examples, mode) '${mbags#* }'"
+case "$mbags" in
+  0.9[0-4]*" 50000 multi-node") ok "3 nodes, s-easgd: learned from all 50000 rows (eval NE ${mbags%% *})" ;;
+  *) bad "3 nodes, s-easgd: (eval NE, examples, mode) '$mbags', expected NE < 0.95 and 50000" ;;
+esac
 
 # The saved model reads the bags again: eval gives the run's NE, predict a
 # score per line.
@@ -120,8 +126,26 @@ expect 0 "10000 predictions" "predict with the saved model" -- \
   "$bin" predict --model=model --data=eval.tsv --out=scores.txt
 [ "$(wc -l < scores.txt)" = 10000 ] && ok "10000 scores" || bad "scores.txt: $(wc -l < scores.txt) lines"
 
-# Not yet with bags: refused at start, naming the option.
-expect 2 "option 'cpr.policy'" "cpr.policy=mfu with bags" -- \
-  "$bin" train --data.train=train.tsv --data.multi-hot="$cols" --recovery.mode=partial \
-  --cpr.policy=mfu --checkpoint.dir=ck --cpr.interval=10
+# Partial recovery with CPR's MFU and SSU row choice (virtual clock, first 50k
+# rows): a shard push carries one summed gradient per unique id of the batch,
+# with bags as without, so a row's count is its updates. An embedding shard
+# killed mid-run is restarted from its saves; the run trains every row and
+# keeps the bags' NE (seen 0.9255 for both with the kill, 0.9273 without,
+# first-id with the kill 0.9443).
+vsim=(--cluster.mode=simulated --cluster.trainers=2 --cluster.embedding-shards=2 --sim.clock=virtual)
+kill=(--recovery.mode=partial --cpr.interval=0.05 "--faults.kill=[embedding-shard-1@0.5]")
+nokill=$(ne_of cpr-nokill train50.tsv eval.tsv "${vsim[@]}" --data.multi-hot="$cols")
+kfirst=$(ne_of cpr-first train50-first.tsv eval-first.tsv "${vsim[@]}" "${kill[@]}" \
+  --cpr.policy=mfu --checkpoint.dir=ck-first)
+for p in mfu ssu; do
+  ne=$(ne_of cpr-$p train50.tsv eval.tsv "${vsim[@]}" "${kill[@]}" --data.multi-hot="$cols" \
+    --cpr.policy=$p --checkpoint.dir=ck-$p)
+  better "cpr.policy=$p, shard killed" "$ne" "$kfirst"
+  got=$(json cpr-$p.json "d['examples'], d['recovery']['failures'], d['recovery']['loads']" 2>/dev/null)
+  [ "$got" = "50000 1 1" ] && ok "cpr.policy=$p: 50000 rows, 1 shard restarted from its saves" \
+    || bad "cpr.policy=$p: (examples, failures, loads) '$got'"
+  [ -n "$ne" ] && [ -n "$nokill" ] && python3 -c "import sys; sys.exit(abs($ne - $nokill) > 0.005)" \
+    && ok "cpr.policy=$p: eval NE $ne within 0.005 of the run without a kill ($nokill)" \
+    || bad "cpr.policy=$p: eval NE '$ne' vs '$nokill' without a kill"
+done
 summary
