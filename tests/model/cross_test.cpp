@@ -19,13 +19,7 @@ using testing::random_vector;
 // 3 dense features, 2 tables, dim 4 (D = 12), bottom 3-5-4, 2 cross layers
 // of rank 3, top 12-6-1.
 model::arch tiny_dcn() {
-  model::arch a;
-  a.num_dense = 3;
-  a.num_tables = 2;
-  a.dim = 4;
-  a.bottom_hidden = {5};
-  a.top_hidden = {6};
-  a.rows_per_table = 10;
+  model::arch a = testing::tiny_arch();
   a.interaction = model::interaction_kind::dcn;
   a.cross_layers = 2;
   a.cross_rank = 3;

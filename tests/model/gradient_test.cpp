@@ -16,25 +16,12 @@ namespace {
 
 using testing::random_vector;
 
-// A tiny architecture so every coordinate can be checked: 3 dense features,
-// 2 tables, dim 4, bottom 3-5-4, top 7-6-1 (7 = 4 + 3 pairs).
-model::arch tiny_arch() {
-  model::arch a;
-  a.num_dense = 3;
-  a.num_tables = 2;
-  a.dim = 4;
-  a.bottom_hidden = {5};
-  a.top_hidden = {6};
-  a.rows_per_table = 10;
-  return a;
-}
-
 } // namespace
 
 TEST_CASE("mlp backward matches finite differences (ReLU and linear last layer)") {
   std::mt19937 rng(7);
   for (bool relu_last : {true, false}) {
-    model::arch a = tiny_arch();
+    model::arch a = testing::tiny_arch();
     model::dense_layout layout(a);
     std::vector<float> params(layout.size());
     model::init_dense(layout, params.data(), 11);
@@ -105,7 +92,7 @@ TEST_CASE("interaction backward matches finite differences") {
 }
 
 TEST_CASE("whole model: loss gradient w.r.t. every dense parameter and embedding value") {
-  testing::check_whole_model_gradient(tiny_arch());
+  testing::check_whole_model_gradient(testing::tiny_arch());
 }
 
 TEST_CASE("presets have the sizes of DESIGN.md") {

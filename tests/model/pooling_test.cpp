@@ -15,13 +15,7 @@ namespace {
 
 // 3 dense features, 2 tables, dim 4, bottom 3-5-4, top 7-6-1.
 model::arch tiny_arch(model::pooling_kind p, model::interaction_kind k) {
-  model::arch a;
-  a.num_dense = 3;
-  a.num_tables = 2;
-  a.dim = 4;
-  a.bottom_hidden = {5};
-  a.top_hidden = {6};
-  a.rows_per_table = 10;
+  model::arch a = testing::tiny_arch();
   a.pooling = p;
   a.interaction = k;
   if (k == model::interaction_kind::dcn) {

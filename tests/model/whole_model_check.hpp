@@ -16,6 +16,19 @@
 
 namespace testing {
 
+// A tiny architecture so every coordinate can be checked: 3 dense features,
+// 2 tables, dim 4, bottom 3-5-4, top (interaction)-6-1, 10 rows per table.
+inline model::arch tiny_arch() {
+  model::arch a;
+  a.num_dense = 3;
+  a.num_tables = 2;
+  a.dim = 4;
+  a.bottom_hidden = {5};
+  a.top_hidden = {6};
+  a.rows_per_table = 10;
+  return a;
+}
+
 inline void check_whole_model_gradient(const model::arch& a,
                                        const std::vector<std::uint32_t>& index = {0, 1, 2, 0, 1,
                                                                                   1, 0, 2},
