@@ -7,8 +7,8 @@
 //   trainer -> coordinator: trainer_report
 //   DOWN (worker, reader, syncer, shard) -> error reply, exit children, quit
 #include "actors/trainer.hpp"
+#include "actors/trainer_children.hpp"
 #include "actors/trainer_cut.hpp"
-#include "actors/sim_host.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,86 +25,6 @@
 #include "model/dense_layout.hpp"
 
 namespace actors {
-
-void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
-  into.examples += x.examples;
-  into.batches += x.batches;
-  into.loss_sum += x.loss_sum;
-  into.prob_sum += x.prob_sum;
-  into.positives += x.positives;
-  into.busy_seconds += x.busy_seconds;
-  into.blocked_seconds += x.blocked_seconds;
-  into.lookup_wait_seconds += x.lookup_wait_seconds;
-  into.lookup_bytes += x.lookup_bytes;
-  into.push_bytes += x.push_bytes;
-  into.cpu_seconds += x.cpu_seconds;
-  into.dense_step_cpu_seconds += x.dense_step_cpu_seconds;
-  into.thread_moves += x.thread_moves;
-  into.mp_rows_sent += x.mp_rows_sent;
-  into.mp_rows_of += x.mp_rows_of;
-  into.mp_grads_sent += x.mp_grads_sent;
-  into.mp_grads_of += x.mp_grads_of;
-  into.mp_refreshes += x.mp_refreshes;
-  // All workers of a trainer share its reader: each reports the same count.
-  into.malformed_lines = std::max(into.malformed_lines, x.malformed_lines);
-}
-
-trainer_peer trainer_state::identify(const caf::actor_addr& who) const {
-  for (std::size_t w = 0; w < workers.size(); ++w)
-    if (who == workers[w].address())
-      return {peer_role::worker, w};
-  if (who == reader.address())
-    return {peer_role::reader, 0};
-  if (who == syncer.address())
-    return {peer_role::syncer, 0};
-  for (std::size_t s = 0; s < cfg.shards.size(); ++s)
-    if (who == cfg.shards[s].address())
-      return {peer_role::embedding_shard, s};
-  return {};
-}
-
-std::string trainer_state::name_of(const trainer_peer& p) const {
-  switch (p.role) {
-    case peer_role::worker:
-      return "worker-" + std::to_string(cfg.trainer) + "-" + std::to_string(p.index);
-    case peer_role::reader: return "reader";
-    case peer_role::syncer: return "syncer";
-    case peer_role::embedding_shard: return "embedding-shard-" + std::to_string(p.index);
-    default: return {};
-  }
-}
-
-messages::progress_report progress_of(const trainer_state& st,
-                                      role_time now) {
-  messages::progress_report p;
-  p.examples = st.replica->examples.load(std::memory_order_relaxed);
-  p.batches = st.replica->batches.load(std::memory_order_relaxed);
-  p.loss_sum = st.progress->loss_sum.load(std::memory_order_relaxed);
-  p.prob_sum = st.progress->prob_sum.load(std::memory_order_relaxed);
-  p.positives = st.progress->positives.load(std::memory_order_relaxed);
-  p.sync_rounds = st.rounds;
-  if (st.started)
-    p.worker_seconds = double(st.workers.size()) *
-                       std::chrono::duration<double>(now - st.started_at).count();
-  p.blocked_seconds = 1e-9 * double(st.progress->blocked_ns.load(std::memory_order_relaxed));
-  p.sync_bytes = st.progress->sync_bytes.load(std::memory_order_relaxed);
-  p.read_bytes = st.progress->read_bytes.load(std::memory_order_relaxed);
-  for (const auto& b : st.progress->shard_lookup_bytes) {
-    p.shard_lookup_bytes.push_back(b.load(std::memory_order_relaxed));
-    p.lookup_bytes += p.shard_lookup_bytes.back();
-  }
-  for (const auto& b : st.progress->shard_push_bytes) {
-    p.shard_push_bytes.push_back(b.load(std::memory_order_relaxed));
-    p.push_bytes += p.shard_push_bytes.back();
-  }
-  // dct.dp thresholds every dense sync payload, dct.mp every lookup and push.
-  if (st.cfg.syncer.dct.dp)
-    p.dct_sync_bytes = p.sync_bytes;
-  if (st.cfg.syncer.dct.mp)
-    p.dct_embedding_bytes = p.lookup_bytes + p.push_bytes;
-  p.trainers.push_back({st.cfg.trainer, p.examples, p.sync_rounds});
-  return p;
-}
 
 namespace {
 
@@ -169,61 +89,6 @@ caf::error refused(self_ptr self, const std::string& what) {
   return refuse_sender(self->state.name, what, s, directors_only);
 }
 
-void spawn_children(self_ptr self) {
-  auto& st = self->state;
-  auto& cfg = st.cfg;
-  // Every child on the trainer's host (virtual clock: its cores).
-  const auto host = cfg.host;
-  auto rc = cfg.reader;
-  rc.bytes_read = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->read_bytes);
-  st.reader = cfg.spawn_reader ? cfg.spawn_reader(self->system())
-                               : spawn_role(self->system(), host, reader, std::move(rc));
-  auto sc = cfg.syncer;
-  sc.replica = st.replica;
-  sc.who = cfg.who;
-  // Aliases the trainer's live_progress: the syncer counts its bytes there.
-  sc.sent_bytes = std::shared_ptr<std::atomic<std::uint64_t>>(st.progress, &st.progress->sync_bytes);
-  st.syncer = cfg.spawn_syncer ? cfg.spawn_syncer(self->system(), sc)
-                               : spawn_role(self->system(), host, shadow_syncer, std::move(sc));
-  const auto me = caf::actor_cast<trainer_actor>(self);
-  for (std::size_t w = 0; w < cfg.workers; ++w) {
-    worker_config wc;
-    wc.trainer = cfg.trainer;
-    wc.worker = static_cast<std::uint32_t>(w);
-    wc.arch = cfg.arch;
-    wc.dense_opt = cfg.dense_opt;
-    wc.replica = st.replica;
-    wc.reader = st.reader;
-    wc.shards = cfg.shards;
-    wc.syncer = st.syncer;
-    wc.algorithm = cfg.syncer.algorithm;
-    wc.sync_every = cfg.sync_every;
-    wc.timeout = cfg.timeout;
-    wc.trainer_handle = me;
-    wc.progress = st.progress;
-    wc.shard_restarts = cfg.shard_restarts;
-    wc.local_rows = cfg.local_rows;
-    wc.who = cfg.who;
-    wc.dct = cfg.syncer.dct; // dct.mp: the workers' lookups and pushes (dct.dp: the syncer's)
-    st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)
-                                              : spawn_role(self->system(), host, hogwild_worker, wc));
-  }
-  st.worker_done.assign(st.workers.size(), 0);
-  self->monitor(st.reader);
-  self->monitor(st.syncer);
-  for (auto& w : st.workers)
-    self->monitor(w);
-  for (auto& s : cfg.shards)
-    self->monitor(s);
-  // Whatever ends the trainer ends its children too.
-  self->attach_functor([reader = st.reader, syncer = st.syncer, workers = st.workers] {
-    caf::anon_send_exit(reader, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(syncer, caf::exit_reason::user_shutdown);
-    for (auto& w : workers)
-      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
-  });
-}
-
 } // namespace
 
 trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_state> self,
@@ -241,7 +106,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
   st.cfg = std::move(cfg);
   st.cfg.initial_params = {}; // the replica holds them now
   st.cfg.initial_state = {};
-  spawn_children(self);
+  trainer_children_detail::spawn_children(self);
   self->set_down_handler([=](caf::down_msg& dm) { on_down(self, dm); });
   // Killed from outside (the runtime's shutdown or failure path): answer the
   // pending replies instead of leaving them to their requesters' timeouts.
