@@ -74,7 +74,7 @@ dense_shard_state::exchange(const messages::sparse_range& s, const caf::actor_ad
     it = mirrors
            .emplace(s.trainer,
                     model::dct_mirror(dct, centre.size(), (std::uint64_t{shard} << 32) | s.trainer,
-                                      dct_origin.data()))
+                                      dct_origin.data(), offset))
            .first;
   messages::sparse_range r;
   r.offset = offset;
@@ -128,6 +128,8 @@ dense_shard(dense_shard_actor::stateful_pointer<dense_shard_state> self, dense_s
                              "this process or that trainer's node");
       count(work::sparse_exchange, double(self->state.centre.size()), 1,
             double(s.payload.size()));
+      if (self->state.dct.dp_centre) // centre - c, and the mirror's pull toward c
+        count(work::elastic_update, double(self->state.centre.size()));
       auto r = self->state.exchange(s, caf::actor_cast<caf::actor_addr>(self->current_sender()));
       if (!r)
         refused(self, r.error());

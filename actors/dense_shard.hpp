@@ -15,10 +15,11 @@
 //   trainer, r}: the same step through DCT (dct.dp, model/dct_sync.hpp): the
 //   shard keeps a mirror of each trainer's range, adds the trainer's
 //   thresholded change s to it, steps the centre from the mirror and replies
-//   the thresholded d. A payload that does not decode to this range's size
-//   is refused with bad_request naming the trainer. So is a trainer id not
-//   below cfg.num_trainers (each id keys a mirror of two range-sized
-//   vectors), and an exchange for a trainer whose mirror another actor made:
+//   the thresholded d (with dct.dp-reply=centre: the thresholded change of
+//   the centre since the trainer last heard). A payload that does not decode
+//   to this range's size is refused with bad_request naming the trainer. So
+//   is a trainer id not below cfg.num_trainers (each id keys a mirror of two
+//   range-sized vectors, three with the centre reply), and an exchange for a trainer whose mirror another actor made:
 //   a mirror answers the actor of its trainer's first accepted exchange (its
 //   syncer) only. A refusal is logged with the sender and changes nothing.
 // - dump -> dense_range{offset, c}: the current centre (evaluation,

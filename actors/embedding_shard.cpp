@@ -131,6 +131,8 @@ embedding_shard_state::sparse_lookup(const messages::lookup_request& req) {
   copy_rows(req.keys.values, mp_rows.data());
   const auto before = mp->counts().refreshes;
   mp->encode(req.keys.data(), mp_rows.data(), req.keys.size(), cfg.dim, mp_out);
+  if (cfg.dct.mp_half_rows) // the rounding is part of the forward pass, like the threshold
+    model::round_to_half(mp_out);
   messages::sparse_rows out;
   out.batch = req.batch;
   out.refreshes = std::uint32_t(mp->counts().refreshes - before);

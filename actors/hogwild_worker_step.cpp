@@ -81,6 +81,8 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   slot.shard_keys(s, g.keys.values);
   slot.shard_grads(s, st.grad_unique.data(), st.mp_grads);
   threshold_push(st, slot, s, g.keys.values);
+  if (st.cfg.dct.mp_drop_rows) // name only the rows the push changes
+    model::drop_empty_rows(g.keys.values, st.mp_vec, st.cfg.arch.dim);
   g.payload.values = model::encode(st.mp_vec);
   st.stats.mp_grads_sent += st.mp_vec.nnz();
   st.stats.mp_grads_of += st.mp_grads.size();

@@ -44,7 +44,8 @@ caf::error syncer_state::init() {
         easgd.senders.emplace_back(cfg.dct, cfg.dense_ranges[i].size,
                          (std::uint64_t{cfg.trainer} << 32) | i,
                          cfg.dct_origin.empty() ? nullptr
-                                                : cfg.dct_origin.data() + cfg.dense_ranges[i].offset);
+                                                : cfg.dct_origin.data() + cfg.dense_ranges[i].offset,
+                         cfg.dense_ranges[i].offset);
   } else if (cfg.dct.dp && !ring_method()) {
     return make_error(errc::bad_request, who() + ": dct.dp is built for EASGD, MA and BMUF");
   }

@@ -37,7 +37,9 @@ caf::error syncer_state::init_dct_ring() {
     dring.base = cfg.dct_origin;
   else
     return messages::make_error(errc::bad_request, who() + ": the DCT origin has the wrong size");
-  dring.tau.emplace(cfg.dct.dp_keep, cfg.dct.refresh, (std::uint64_t{cfg.trainer} << 32) | 0xD);
+  dring.tau.emplace(cfg.dct.dp_keep, cfg.dct.refresh, (std::uint64_t{cfg.trainer} << 32) | 0xD,
+                    cfg.dct.per_layer ? model::dct_segments(cfg.dct.layer_starts, 0, n)
+                                      : std::vector<std::size_t>{0, n});
   if (cfg.num_trainers <= 1)
     return join_dct_ring(0, 1);
   return {};
@@ -91,11 +93,9 @@ void syncer_state::start_dct_ring() {
     dring.own.index.clear();
     dring.own.value.clear();
   } else {
-    const float tau = dring.resync ? 0.0f : dring.tau->next(reduced.data(), n, dring.counts);
+    dring.tau->apply(reduced.data(), dring.own, dring.counts, dring.resync);
     dring.resync = false;
-    model::threshold(reduced.data(), n, tau, dring.own);
-    if (cfg.dct.rounds_half())
-      model::round_to_half(dring.own); // the rounding's error stays in reduced (below)
+    cfg.dct.round_dp(dring.own); // the rounding's error stays in reduced (below)
   }
   dring.counts.values += dring.own.nnz();
   dring.counts.entries += n;

@@ -1,8 +1,9 @@
 // The EASGD half of the shadow syncer (s-easgd, fr-easgd): one exchange
 // per dense shard range, each reply d applied in place (w -= d); the round
 // completes with the last reply. With dct.dp the exchange carries the
-// thresholded change of the range instead, and the reply the thresholded d
-// (model/dct_sync.hpp). See shadow_syncer.hpp.
+// thresholded change of the range instead, and the reply the thresholded
+// change of the centre, toward which the syncer pulls the range in place
+// (dct.dp-reply=centre), or the thresholded d (=d) (model/dct_sync.hpp). See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
 
 #include <string>
@@ -100,8 +101,15 @@ void syncer_state::on_sparse_reply(std::size_t shard, messages::sparse_range& d)
   stats.bytes_received += d.payload.bytes();
   stats.dct_replied += reply.nnz();
   stats.dct_replied_of += r.size;
-  cfg.replica->subtract_sparse(r.offset, reply); // the live buffer: w -= r
-  easgd.senders[shard].on_reply(reply);
+  auto& sender = easgd.senders[shard];
+  if (cfg.dct.dp_centre) { // r is the centre's change: pull the live buffer toward c
+    sender.on_reply(reply);
+    count(work::elastic_update, double(r.size));
+    cfg.replica->subtract(r.offset, sender.pull(cfg.replica->params() + r.offset).data(), r.size);
+  } else {
+    cfg.replica->subtract_sparse(r.offset, reply); // the live buffer: w -= r
+    sender.on_reply(reply);
+  }
   if (--easgd.replies_pending == 0)
     finish_round();
 }

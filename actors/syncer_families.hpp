@@ -35,7 +35,7 @@ struct dct_ring_family {
   std::unique_ptr<sparse_allgather> gather;
   std::vector<messages::ring_sparse> early_pieces; // arrived before peers_atom
   std::vector<float> base;                         // [replica size]
-  std::optional<model::dct_threshold> tau;
+  std::optional<model::dct_layer_thresholds> tau;
   model::sparse_vector own;                        // this round's own change, sent
   model::dct_counts counts;                        // own changes, summed
   std::uint64_t received = 0;                      // entries of the others' changes

@@ -160,7 +160,9 @@ memory_estimate estimate_memory(const train_config& cfg, const memory_roles& rol
     const double dense_here = cfg.cluster.dense_shards
                                 ? double(roles.dense_shards) / double(cfg.cluster.dense_shards)
                                 : 0.0;
-    m.dct_bytes += s.params * 4.0 * (3.0 * T + 2.0 * all_trainers * dense_here);
+    // EASGD's centre reply: one more picture at each end (the centre as the trainer knows it)
+    const double centre = model::is_easgd(cfg.sync.algorithm) && d.dp_centre ? 1.0 : 0.0;
+    m.dct_bytes += s.params * 4.0 * ((3.0 + centre) * T + (2.0 + centre) * all_trainers * dense_here);
   }
   if (d.mp && d.mp_straight && d.error_feedback && !seq) {
     const double distinct = std::min(s.tables, examples * s.nc);

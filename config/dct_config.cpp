@@ -1,5 +1,7 @@
 #include "config/dct_config.hpp"
 
+#include "model/dense_layout.hpp"
+
 namespace runtime {
 
 void add_dct_options(option_set& o) {
@@ -11,9 +13,19 @@ void add_dct_options(option_set& o) {
          "the dense all-reduce (docs/dct.md)"});
   o.add({"dct.dp-keep", t::real, "0.003",
          "dct.dp: the fraction of a range's entries the threshold lets through", {}, 1e-6, 1.0});
-  o.add({"dct.dp-reply-keep", t::real, "0.03",
+  o.add({"dct.dp-reply-keep", t::real, "0.025",
          "dct.dp with EASGD: the fraction of d's entries the dense shard's reply threshold lets "
          "through (0: dct.dp-keep)", {}, 0.0, 1.0});
+  o.add({"dct.dp-reply", t::string, "d",
+         "dct.dp with EASGD: what the dense shard replies. centre: the entries of the centre's "
+         "change since the trainer last heard (those above a threshold at dct.dp-reply-keep), "
+         "and the trainer pulls its replica toward that picture of the centre itself, dense; "
+         "d: the largest entries of the elastic step d, applied as they are (docs/dct.md)",
+         {"centre", "d"}});
+  o.add({"dct.per-layer", t::boolean, "true",
+         "dct.dp: one threshold per layer of the MLPs (each layer's weights and bias) within a "
+         "range, each estimated from that layer's entries; false: one per range (EASGD) or per "
+         "replica (MA, BMUF)"});
   o.add({"dct.refresh", t::integer, "10",
          "rounds (dct.dp: at the syncer and at the dense shard) or lookups that touch a table "
          "(dct.mp: at each embedding shard) between re-estimates of a threshold, from a sample "
@@ -28,6 +40,10 @@ void add_dct_options(option_set& o) {
          "where error feedback carries the rounding's error to a later round: dct.dp, and "
          "dct.mp's straight pushes, with dct.error-feedback on; f32 elsewhere (lookup replies, "
          "mask pushes)"});
+  o.add({"dct.log8", t::boolean, "true",
+         "dct.dp with error feedback: values cross the wire as 8-bit logarithms, sign and level l "
+         "of scale x 2^(l/8) (scale: the payload's smallest magnitude; steps of 9 %), the "
+         "rounding's error carried like the rest; wins over dct.half there"});
   o.add({"dct.mp", t::boolean, "false",
          "DCT on the embedding traffic: a lookup reply carries only the row entries above their "
          "table's threshold, and a push only the gradients of those entries (cluster.mode "
@@ -42,6 +58,12 @@ void add_dct_options(option_set& o) {
          "dct.mp-grad-keep per table, with per-row error feedback at the worker "
          "(dct.error-feedback)",
          {"mask", "straight"}});
+  o.add({"dct.mp-half-rows", t::boolean, "true",
+         "dct.mp: the values of a lookup reply cross the wire in half precision (rounded to "
+         "nearest even); the worker trains on the rounded rows, as on the thresholded ones"});
+  o.add({"dct.mp-drop-rows", t::boolean, "true",
+         "dct.mp: a push names only the rows it carries a gradient entry of (a row-wise step of "
+         "a zero gradient changes nothing); false: every row of the batch's lookup"});
   o.add({"dct.mp-grad-keep", t::real, "0.01",
          "dct.mp-backward=straight: the fraction of a push's gradient entries each table's "
          "threshold lets through",
@@ -54,13 +76,19 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
   out.dp = o.get_bool("dct.dp");
   out.dp_keep = o.get_real("dct.dp-keep");
   out.dp_reply_keep = o.get_real("dct.dp-reply-keep");
+  out.dp_centre = o.get_string("dct.dp-reply") == "centre";
+  out.dp_alpha = o.get_real("sync.alpha") > 0 ? float(o.get_real("sync.alpha")) : 0.25f; // as sync
+  out.per_layer = o.get_bool("dct.per-layer");
   out.refresh = std::uint64_t(o.get_int("dct.refresh"));
   out.error_feedback = o.get_bool("dct.error-feedback");
   out.half = o.get_bool("dct.half");
+  out.log8 = o.get_bool("dct.log8");
   out.mp = o.get_bool("dct.mp");
   out.mp_keep = o.get_real("dct.mp-keep");
   out.mp_straight = o.get_string("dct.mp-backward") == "straight";
   out.mp_grad_keep = o.get_real("dct.mp-grad-keep");
+  out.mp_half_rows = o.get_bool("dct.mp-half-rows");
+  out.mp_drop_rows = o.get_bool("dct.mp-drop-rows");
   if (out.mp && mode == cluster_mode::sequential)
     return "option 'dct.mp' = true (" + o.source("dct.mp") +
            ") compresses the traffic between workers and embedding shards: it needs "
@@ -76,6 +104,18 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
            ") thresholds a dense sync: sync.algorithm " + o.get_string("sync.algorithm") +
            " has none (EASGD, MA and BMUF do)";
   return std::nullopt;
+}
+
+std::vector<std::size_t> dct_layer_starts(const model::arch& a) {
+  const model::dense_layout l(a);
+  std::vector<std::size_t> starts;
+  for (const auto& x : l.bottom())
+    starts.push_back(x.w);
+  for (const auto& x : l.cross())
+    starts.push_back(x.v);
+  for (const auto& x : l.top())
+    starts.push_back(x.w);
+  return starts;
 }
 
 } // namespace runtime

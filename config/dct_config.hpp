@@ -9,9 +9,14 @@
 //   dct.mp-keep          the fraction of a reply's entries meant to pass
 //   dct.mp-backward      mask | straight: what a push carries
 //   dct.mp-grad-keep     straight: the fraction of a push's entries meant to pass
+//   dct.dp-reply, dct.per-layer, dct.log8, dct.mp-half-rows, dct.mp-drop-rows:
+//                        the reply's form, per-layer thresholds, the values' form
+//                        (docs/options.md)
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "model/arch.hpp"
 #include "model/dct_sync.hpp"
 #include "model/sync_rules.hpp"
 #include "config/modes.hpp"
@@ -26,5 +31,9 @@ void add_dct_options(option_set& o);
 std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode mode,
                                               model::sync_algorithm algorithm,
                                               model::dct_settings& out);
+
+// The offsets where each layer of a's MLPs (and cross layers) starts in the
+// dense replica: dct.per-layer's segments.
+std::vector<std::size_t> dct_layer_starts(const model::arch& a);
 
 } // namespace runtime

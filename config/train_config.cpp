@@ -475,6 +475,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (auto e = build_dct_settings(o, c.cluster.mode, y.algorithm, c.dct))
     return e;
   auto& net = c.net;
+  if (c.dct.per_layer)
+    c.dct.layer_starts = dct_layer_starts(c.arch);
   net.enabled = o.get_bool("net.enabled");
   net.latency_us = o.get_real("net.latency-us");
   net.bandwidth_gbps = o.get_real("net.bandwidth-gbps");

@@ -1,8 +1,8 @@
 #pragma once
 // One process of a multi-node cluster (`shadowsync node --node=ID`): the
 // overlay that runs the one-process cluster's roles and coordinator protocol
-// across processes through CAF's middleman. This and node_agent.cpp are the
-// only places that use libcaf_io / libcaf_openssl.
+// across processes through CAF's middleman. node.cpp and node_link.cpp are
+// deploy/'s only users of libcaf_io / libcaf_openssl.
 //
 // Every node: an actor system with the middleman (and the OpenSSL manager
 // unless deploy.insecure), heartbeats deploy.heartbeat-ms / connection
@@ -48,5 +48,16 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
                                            const node_agent_actor& agent,
                                            caf::scoped_actor& roster_inbox,
                                            progress_reporter& progress, run_metrics& out);
+
+// A member's half (node_member.cpp). join_coordinator: before its agent is
+// spawned, connects to the coordinator into `coord` and, with TLS (`me`
+// set), checks that it is the spec's coordinator. run_member: says hello,
+// links to the nodes listed before it (deploy.direct-links), reports ready
+// and serves until told to end (nullopt) or the coordinator is lost.
+std::optional<std::string> join_coordinator(caf::actor_system& sys, const node_context& ctx,
+                                            const node_identity* me, node_agent_actor& coord);
+std::optional<std::string> run_member(caf::actor_system& sys, const node_context& ctx,
+                                      const node_agent_actor& agent, const node_agent_actor& coord,
+                                      const node_identity* me);
 
 } // namespace runtime

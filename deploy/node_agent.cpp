@@ -178,7 +178,7 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
       }
       if (!agent || agent->node() != from)
         return refuse("node '" + h.node + "' sent the handle of an agent on another node");
-      if (taken(*st, h.node)) { // a restarted node may retry (node.cpp)
+      if (taken(*st, h.node)) { // a restarted node may retry (node_member.cpp)
         spdlog::warn("node '{}' said hello again while its earlier process is still in the "
                      "cluster", h.node);
         return make_error(errc::node_taken, "node '" + h.node + "' has already joined");

@@ -25,7 +25,7 @@
 //     recovery.mode=partial; node_coordinator.cpp).
 // Authority: spawn and end are accepted only from the coordinator's node
 // (the coordinator_node of the config, verified by the member before its
-// agent starts; node.cpp). Everything refused is logged with the sender's
+// agent starts; node_member.cpp). Everything refused is logged with the sender's
 // verified identity (or its CAF node id), answered with an error where a
 // reply is due, and has no effect.
 // Roles spawned here are stopped when the agent terminates for any reason.

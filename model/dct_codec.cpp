@@ -61,6 +61,7 @@ void threshold(const float* x, std::size_t n, float tau, sparse_vector& out, flo
   SS_CHECK(n <= 0xFFFFFFFFu, "a vector of at most 2^32 - 1 entries");
   out.size = std::uint32_t(n);
   out.half = false;
+  out.log8 = false;
   out.index.clear();
   out.value.clear();
   if (residual)
@@ -103,6 +104,44 @@ void round_to_half(sparse_vector& s, float* residual) {
   s.half = true;
 }
 
+namespace {
+
+// 2^(k/8), k = 0..7, as the nearest floats.
+constexpr float eighths[8] = {1.0f, 1.09050773f, 1.18920712f, 1.29683955f,
+                              1.41421356f, 1.54221083f, 1.68179283f, 1.83400809f};
+
+unsigned log8_level(float v, float scale) {
+  const double ratio = std::fabs(double(v)) / double(scale);
+  if (!(ratio > 1.0))
+    return 0;
+  const double l = std::round(8.0 * std::log2(ratio));
+  return l >= 127.0 ? 127u : unsigned(l);
+}
+
+} // namespace
+
+float log8_value(float scale, unsigned level) {
+  return scale * std::ldexp(eighths[level % 8], int(level / 8));
+}
+
+void round_to_log8(sparse_vector& s, float* residual) {
+  float lo = 0;
+  for (float v : s.value)
+    if (v != 0.0f && (lo == 0.0f || std::fabs(v) < lo))
+      lo = std::fabs(v);
+  s.scale = lo > 0.0f ? lo : 1.0f;
+  for (std::size_t k = 0; k < s.nnz(); ++k) {
+    const float v = s.value[k];
+    const float m = log8_value(s.scale, log8_level(v, s.scale));
+    const float q = v < 0.0f ? -m : m;
+    if (residual)
+      residual[s.index[k]] += v - q;
+    s.value[k] = q;
+  }
+  s.half = false;
+  s.log8 = true;
+}
+
 std::size_t varint_bytes(std::uint32_t v) {
   std::size_t b = 1;
   while (v >= 0x80u) {
@@ -113,7 +152,7 @@ std::size_t varint_bytes(std::uint32_t v) {
 }
 
 std::size_t encoded_bytes(const sparse_vector& s, sparse_format f) {
-  std::size_t n = header_bytes + (s.half ? 2 : 4) * s.nnz();
+  std::size_t n = header_bytes + (s.log8 ? 4 + s.nnz() : (s.half ? 2 : 4) * s.nnz());
   if (f == sparse_format::bitmap)
     return n + (std::size_t(s.size) + 7) / 8;
   for (std::size_t k = 0; k < s.nnz(); ++k)
@@ -136,7 +175,8 @@ std::vector<std::uint8_t> encode(const sparse_vector& s) {
   const auto f = smaller_format(s);
   std::vector<std::uint8_t> out;
   out.reserve(encoded_bytes(s, f));
-  out.push_back(std::uint8_t(std::uint8_t(f) | (s.half ? 2u : 0u)));
+  SS_CHECK(!(s.half && s.log8), "values as halves or as log8, not both");
+  out.push_back(std::uint8_t(std::uint8_t(f) | (s.half ? 2u : 0u) | (s.log8 ? 4u : 0u)));
   put_u32(out, s.size);
   put_u32(out, std::uint32_t(s.nnz()));
   if (f == sparse_format::deltas) {
@@ -154,7 +194,11 @@ std::vector<std::uint8_t> encode(const sparse_vector& s) {
     for (auto i : s.index)
       out[at + i / 8] |= std::uint8_t(1u << (i % 8));
   }
-  if (s.half) {
+  if (s.log8) {
+    put_f32(out, s.scale);
+    for (float v : s.value)
+      out.push_back(std::uint8_t((v < 0.0f ? 0x80u : 0u) | log8_level(v, s.scale)));
+  } else if (s.half) {
     for (float v : s.value) {
       const std::uint16_t h = to_half(v);
       out.push_back(std::uint8_t(h));
@@ -208,12 +252,15 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
     return "truncated: " + std::to_string(len) + " bytes, a header needs " +
            std::to_string(header_bytes);
   const std::uint8_t format = bytes[0];
-  if (format > 3)
+  if (format > 5) // 6: half and log8 at once
     return "format byte " + std::to_string(format) +
-           ", expected 0-3 (bit 0: bitmap, else deltas; bit 1: half values)";
+           ", expected 0-5 (bit 0: bitmap, else deltas; bit 1: half values; bit 2: log8 "
+           "values)";
   const auto f = sparse_format(format & 1u);
   const bool half = format & 2u;
-  const std::size_t value_bytes = half ? 2 : 4;
+  const bool log8 = format & 4u;
+  const std::size_t value_bytes = half ? 2 : log8 ? 1 : 4;
+  const std::size_t scale_bytes = log8 ? 4 : 0; // before the values
   const std::uint32_t size = get_u32(bytes + 1);
   const std::uint32_t nnz = get_u32(bytes + 5);
   if (size != expected_size)
@@ -223,18 +270,20 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
     return std::to_string(nnz) + " entries kept of " + std::to_string(size);
   const char* form = f == sparse_format::deltas ? "deltas" : "bitmap";
   // The values' bytes at least, before anything is reserved for them.
-  if (len - header_bytes < value_bytes * nnz)
+  if (len - header_bytes < scale_bytes + value_bytes * nnz)
     return "truncated: " + std::to_string(len) + " bytes, " + std::to_string(nnz) +
-           " values need " + std::to_string(header_bytes + value_bytes * nnz) + " in the " +
-           form + " form";
+           " values need " + std::to_string(header_bytes + scale_bytes + value_bytes * nnz) +
+           " in the " + form + " form";
   out.size = size;
   out.half = half;
+  out.log8 = log8;
+  out.scale = 0;
   out.index.clear();
   out.value.clear();
   out.index.reserve(nnz);
   out.value.reserve(nnz);
   const std::uint8_t* p = bytes + header_bytes;
-  const std::uint8_t* const values_at = bytes + len - value_bytes * nnz;
+  const std::uint8_t* const values_at = bytes + len - value_bytes * nnz - scale_bytes;
   if (f == sparse_format::deltas) {
     if (auto err = read_deltas(p, values_at, size, nnz, out.index))
       return err;
@@ -262,9 +311,22 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
   }
   if (p != values_at)
     return std::to_string(len) + " bytes, " +
-           std::to_string(std::size_t(p - bytes) + value_bytes * nnz) +
+           std::to_string(std::size_t(p - bytes) + scale_bytes + value_bytes * nnz) +
            " expected for " + std::to_string(nnz) + " of " + std::to_string(size) +
            " entries in the " + form + " form";
+  if (log8) {
+    out.scale = get_f32(p);
+    p += 4;
+    // A normal scale whose largest level stays finite: every value decodes.
+    if (!(out.scale >= 1.17549435e-38f) || !std::isfinite(log8_value(out.scale, 127)))
+      return "log8 scale " + std::to_string(out.scale) +
+             ", expected a normal float with scale x 2^(127/8) finite";
+    for (std::uint32_t k = 0; k < nnz; ++k, ++p) {
+      const float m = log8_value(out.scale, *p & 0x7Fu);
+      out.value.push_back(*p & 0x80u ? -m : m);
+    }
+    return std::nullopt;
+  }
   for (std::uint32_t k = 0; k < nnz; ++k, p += value_bytes)
     out.value.push_back(half ? from_half(std::uint16_t(p[0] | p[1] << 8)) : get_f32(p));
   return std::nullopt;

@@ -18,8 +18,12 @@
 //               index's gap to the one before less 1 (canonical: no
 //               trailing zero byte)
 //       bitmap: ceil(size/8) bytes of bits (bit i%8 of byte i/8)
-//     values: nnz x f32, or nnz x f16 (binary16) when out.half.
-//     The format byte: bit 0 the bitmap, bit 1 half values. Little-endian;
+//     values: nnz x f32, or nnz x f16 (binary16) when out.half, or with
+//             out.log8 an f32 scale s and nnz bytes, each the sign (bit 7)
+//             and a level l (bits 0-6) of the value +-s 2^(l/8)
+//             (log8_value).
+//     The format byte: bit 0 the bitmap, bit 1 half values, bit 2 log8
+//     values (bits 1 and 2 not both). Little-endian;
 //     decode checks every size, bound and count, never reads past the end,
 //     and names what is wrong.
 #include <cstddef>
@@ -35,6 +39,8 @@ struct sparse_vector {
   std::vector<std::uint32_t> index;  // strictly increasing, < size
   std::vector<float> value;          // parallel to index
   bool half = false;                 // values are halves (round_to_half) and go as 16 bits
+  bool log8 = false;                 // values are +-scale 2^(l/8) (round_to_log8): 8 bits each
+  float scale = 0;                   // log8: the smallest magnitude (level 0)
   std::size_t nnz() const { return index.size(); }
 };
 
@@ -55,6 +61,16 @@ void scatter_add(const sparse_vector& s, float* dst, float scale = 1.0f);
 // Each value v := round_half(v) (saturated at +-65504); with a residual
 // (s.size floats), residual[index] += v - round_half(v). Sets s.half.
 void round_to_half(sparse_vector& s, float* residual = nullptr);
+
+// 8-bit logarithmic values: the magnitude scale x 2^(level/8), level 0-127
+// (up to about 60 000 x scale; each step 9 %). The same bits at both ends:
+// a product of two floats, the second from a table of exact constants.
+float log8_value(float scale, unsigned level);
+// Each nonzero value v := sign(v) log8_value(scale, nearest level of
+// |v| / scale in the logarithm), scale the smallest |v|; with a residual
+// (s.size floats), residual[index] += v - that. Sets s.log8 and s.scale.
+// Values must be nonzero (threshold's are).
+void round_to_log8(sparse_vector& s, float* residual = nullptr);
 
 enum class sparse_format : std::uint8_t { deltas = 0, bitmap = 1 };
 

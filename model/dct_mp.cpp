@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "model/check.hpp"
 #include "model/embedding.hpp"
@@ -38,6 +39,7 @@ void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, st
   }
   out.size = std::uint32_t(n * dim);
   out.half = false;
+  out.log8 = false;
   out.index.clear();
   out.value.clear();
   for (std::size_t i = 0; i < n; ++i) {
@@ -57,6 +59,7 @@ void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse
   SS_CHECK(n <= 0xFFFFFFFFu, "at most 2^32 - 1 entries");
   out.size = std::uint32_t(n);
   out.half = false;
+  out.log8 = false;
   out.index.clear();
   out.value.clear();
   for (std::size_t i = 0; i < n; ++i)
@@ -64,6 +67,22 @@ void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse
       out.index.push_back(std::uint32_t(i));
       out.value.push_back(grads[i]);
     }
+}
+
+void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::size_t dim) {
+  SS_CHECK(dim > 0 && v.size == keys.size() * dim, "a vector over the keys' rows");
+  std::size_t rows = 0;
+  std::size_t last = SIZE_MAX;
+  for (std::size_t k = 0; k < v.nnz(); ++k) {
+    const std::size_t row = v.index[k] / dim;
+    if (row != last) { // indices increase, so each row's entries are together
+      keys[rows++] = keys[row];
+      last = row;
+    }
+    v.index[k] = std::uint32_t((rows - 1) * dim + v.index[k] % dim);
+  }
+  keys.resize(rows);
+  v.size = std::uint32_t(rows * dim);
 }
 
 float* dct_row_residuals::slot(std::uint64_t key) {

@@ -62,6 +62,12 @@ private:
 // received) and grads[i] != 0; out.size = n.
 void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse_vector& out);
 
+// Drops the rows of v (over [keys.size() * dim]) that carry no entry, and
+// their keys, renumbering v's indices over the rows left (in order): a push
+// then names only the rows it changes. A row-wise step of a zero gradient
+// changes nothing, so the shard's tables end the same.
+void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::size_t dim);
+
 // Per-row error feedback of thresholded pushes (straight-through): what a
 // worker did not send of each row's gradient, until its next push of that
 // row. Memory: dim floats per distinct row the worker has pushed.

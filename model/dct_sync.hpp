@@ -26,6 +26,27 @@
 // Each end re-estimates its threshold from a sample (estimate_threshold)
 // every `refresh` rounds; keep = 1 sends everything and is exactly dense
 // EASGD.
+//
+// The centre reply (dct_settings::dp_centre, the default) replaces the
+// shard's half of the round: each end also keeps a picture c of the centre
+// as the trainer knows it (bit-identical, like image and mirror), and
+//   shard:  mirror += s; centre += alpha (mirror - centre);
+//           r = threshold(centre - c, tau_c); c += r;
+//           mirror -= alpha (mirror - c); reply r
+//   syncer: c += r; image -= alpha (image - c);
+//           w -= alpha (w - c) (pull(), dense, on the live replica)
+// so the trainer's elastic pull is never thresholded (only the centre it
+// pulls toward lags by what was not sent of the centre's change), and what
+// the trainer did not learn of the centre stays in centre - c for a later
+// reply. keep = 1 is then EASGD that pulls toward the stepped centre.
+// Measured (docs/dct.md), it loses more eval NE than the d reply at the
+// same bytes: most entries of c lag the centre by many rounds, and a dense
+// pull toward an old centre drags the replica back.
+//
+// Each threshold is re-estimated every `refresh` rounds from its own
+// change. Held fixed for longer (the paper re-estimates every few thousand
+// iterations), a threshold lets more and more through as error feedback
+// accumulates the unsent entries (docs/dct.md measures it).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,17 +59,38 @@ struct dct_settings {
   bool dp = false;              // dct.dp: threshold the dense sync
   double dp_keep = 0.03;        // the fraction of entries meant to pass (dct.dp-keep: 0.003)
   double dp_reply_keep = 0;     // EASGD: the shard's reply's fraction (0: dp_keep; the
-                                // option's default is 0.03)
+                                // option's default is 0.025)
   double reply_keep() const { return dp_reply_keep > 0 ? dp_reply_keep : dp_keep; }
+  bool dp_centre = false;       // dct.dp-reply=centre: the reply is the centre's change, the
+                                // pull is the trainer's (above); false (d, the option's
+                                // default): the reply is d
+  float dp_alpha = 0.25f;       // sync.alpha: the centre reply's pull, at both ends
   std::uint64_t refresh = 10;   // rounds (dp) or lookups (mp) between threshold estimates
+  bool per_layer = false;       // dct.per-layer: one threshold per layer (option: true)
+  std::vector<std::size_t> layer_starts; // the replica's layers' offsets (dense_layout), set
+                                         // with per_layer
   bool error_feedback = true;   // dp, and mp's straight pushes (not its mask pushes)
   bool mp = false;              // dct.mp: threshold lookup replies and pushes
   double mp_keep = 0.1;         // the fraction of a reply's entries meant to pass
   bool mp_straight = true;      // dct.mp-backward=straight (model/dct_mp.hpp), else mask
   double mp_grad_keep = 0.01;   // straight: the fraction of gradient entries meant to pass
+  bool mp_half_rows = false;    // dct.mp-half-rows: replies' values as halves (option: true)
+  bool mp_drop_rows = false;    // dct.mp-drop-rows: pushes name only the rows they change
+                                // (option: true)
   bool half = false;            // dct.half: values go as halves where error feedback carries
                                 // the rounding (dp, straight pushes; not with it off)
   bool rounds_half() const { return half && error_feedback; }
+  bool log8 = false;            // dct.log8: dp's values go as 8-bit logarithms (dct_codec.hpp)
+                                // where error feedback carries the rounding (option: true;
+                                // wins over half)
+  bool rounds_log8() const { return log8 && error_feedback; }
+  // dp: the values of v as they go (the rounding's error stays in the pictures).
+  void round_dp(sparse_vector& v) const {
+    if (rounds_log8())
+      round_to_log8(v);
+    else if (rounds_half())
+      round_to_half(v);
+  }
 };
 
 // What one end of a channel sent, summed.
@@ -82,23 +124,53 @@ private:
   float tau_ = 0;
 };
 
+// One threshold per layer of a range (the paper's per-layer thresholds):
+// bounds are the segments' starts in the range, then its size (at least
+// {0, size}); each segment's tau is estimated from its own entries.
+class dct_layer_thresholds {
+public:
+  dct_layer_thresholds(double keep, std::uint64_t refresh, std::uint64_t seed,
+                       std::vector<std::size_t> bounds);
+  // out = the entries of x (bounds.back() floats) at or above their
+  // segment's tau; every nonzero entry when `all`. Counts estimates in c.
+  void apply(const float* x, sparse_vector& out, dct_counts& c, bool all = false);
+  std::size_t size() const { return bounds_.back(); }
+  std::size_t segments() const { return taus_.size(); }
+
+private:
+  std::vector<std::size_t> bounds_;
+  std::vector<dct_threshold> taus_;
+  std::vector<float> now_;
+};
+
+// The segment bounds of [offset, offset + size) cut at the layer starts
+// (absolute offsets in the replica, increasing; empty: one segment).
+std::vector<std::size_t> dct_segments(const std::vector<std::size_t>& layer_starts,
+                                      std::size_t offset, std::size_t size);
+
 // The syncer's end of one range.
 class dct_sender {
 public:
   // origin: size floats, or null for zeros (then the first round sends all).
+  // offset: where the range starts in the replica (its layers' segments).
   dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed,
-             const float* origin = nullptr);
+             const float* origin = nullptr, std::size_t offset = 0);
   // The round's s from the replica's current values w (size floats).
   const sparse_vector& encode_change(const float* w);
-  // The shard's reply r, after the replica applied w -= r.
+  // The shard's reply r: with the d reply after the replica applied
+  // w -= r; with the centre reply before pull().
   void on_reply(const sparse_vector& r);
+  // The centre reply: alpha (w - c) for the live values w (size floats), to
+  // be subtracted from them (valid until the next call).
+  const std::vector<float>& pull(const float* w);
   const dct_counts& counts() const { return counts_; }
   const std::vector<float>& image() const { return image_; }
+  const std::vector<float>& centre() const { return centre_; } // the centre reply's c
 
 private:
   dct_settings s_;
-  dct_threshold tau_;
-  std::vector<float> image_, change_;
+  dct_layer_thresholds tau_;
+  std::vector<float> image_, change_, centre_;
   sparse_vector out_;
   bool primed_ = false; // the pictures hold more than zeros
   dct_counts counts_;
@@ -108,17 +180,21 @@ private:
 class dct_mirror {
 public:
   dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
-             const float* origin = nullptr);
+             const float* origin = nullptr, std::size_t offset = 0);
   // mirror += s; d = alpha (mirror - centre); centre += d; returns r.
   const sparse_vector& exchange(const sparse_vector& s, float* centre, float alpha);
+  // With the centre reply: mirror += s; centre += alpha (mirror - centre);
+  // r = threshold(centre - c); c += r; mirror -= alpha (mirror - c).
   const dct_counts& counts() const { return counts_; }
   const std::vector<float>& mirror() const { return mirror_; }
+  const std::vector<float>& centre() const { return centre_; } // the centre reply's c
 
 private:
   dct_settings s_;
-  dct_threshold tau_;
-  std::vector<float> mirror_, d_;
+  dct_layer_thresholds tau_;
+  std::vector<float> mirror_, d_, centre_;
   sparse_vector out_;
+  bool primed_ = false; // c holds more than zeros
   dct_counts counts_;
 };
 

@@ -97,7 +97,8 @@ TEST_CASE("dct mp: at keep 1 with the mask, one worker trains exactly as the den
     "--cluster.workers=1", "--cluster.embedding-shards=2", "--sync.algorithm=none"};
   const auto dense = test::run_cluster(test::train_config_of(one));
   const auto mp = test::run_cluster(test::train_config_of(
-    test::with(one, {"--dct.mp=true", "--dct.mp-keep=1", "--dct.mp-backward=mask"})));
+    test::with(one, {"--dct.mp=true", "--dct.mp-keep=1", "--dct.mp-backward=mask",
+                     "--dct.mp-half-rows=false"}))); // halves would round the rows
   CHECK_FALSE(dense.dct_mp);
   REQUIRE(mp.dct_mp);
   CHECK(mp.examples == dense.examples);
@@ -143,4 +144,11 @@ TEST_CASE("dct mp: the options say what is built") {
   CHECK(build({"--dct.mp-backward=both"}).find("dct.mp-backward") != std::string::npos);
   CHECK(build({"--dct.mp-keep=0"}).find("dct.mp-keep") != std::string::npos);
   CHECK(build({"--dct.mp-grad-keep=2"}).find("dct.mp-grad-keep") != std::string::npos);
+  CHECK(build({"--dct.dp-reply=both"}).find("dct.dp-reply") != std::string::npos);
+  const auto c = test::train_config_of({"--cluster.mode=simulated", "--dct.dp=true"});
+  CHECK(c.dct.log8);
+  CHECK(c.dct.per_layer);
+  CHECK_FALSE(c.dct.layer_starts.empty()); // one start per layer of the MLPs
+  CHECK(c.dct.mp_half_rows);
+  CHECK(c.dct.mp_drop_rows);
 }

@@ -133,7 +133,7 @@ TEST_CASE_FIXTURE(test::actor_fixture, "node agent: a hello proves its id with i
   const auto t1 = test::certs().load("t1");
   auto member = sys.spawn(runtime::node_agent, agent_config("t1", false, d));
   auto ptr = caf::actor_cast<caf::strong_actor_ptr>(member);
-  // challenge, check the coordinator's proof, sign (as node.cpp does)
+  // challenge, check the coordinator's proof, sign (as node_member.cpp does)
   auto signed_hello = [&](const runtime::node_identity& key, const std::string& claimed) {
     const auto mine = runtime::make_nonce();
     auto c = request<node_challenge>(agent, challenge_atom::value, claimed, mine);

@@ -179,3 +179,26 @@ TEST_CASE("dct mp: per-row error feedback delivers every row's gradient sum, lat
     }
   }
 }
+
+TEST_CASE("dct mp: a push names only the rows it carries an entry of") {
+  // 4 rows of dim 3; entries in rows 1 and 3 only.
+  std::vector<std::uint64_t> keys{10, 11, 12, 13};
+  model::sparse_vector v;
+  v.size = 12;
+  v.index = {3, 5, 9, 11}; // row 1: columns 0, 2; row 3: columns 0, 2
+  v.value = {1, 2, 3, 4};
+  model::drop_empty_rows(keys, v, 3);
+  CHECK(keys == std::vector<std::uint64_t>{11, 13});
+  CHECK(v.size == 6);
+  CHECK(v.index == std::vector<std::uint32_t>{0, 2, 3, 5});
+  CHECK(v.value == std::vector<float>{1, 2, 3, 4});
+  std::vector<float> dense(6, 0.0f);
+  model::scatter_add(v, dense.data());
+  CHECK(dense == std::vector<float>{1, 0, 2, 3, 0, 4});
+  model::sparse_vector none; // nothing sent: no rows
+  none.size = 12;
+  std::vector<std::uint64_t> k2{1, 2, 3, 4};
+  model::drop_empty_rows(k2, none, 3);
+  CHECK(k2.empty());
+  CHECK(none.size == 0);
+}

@@ -184,8 +184,10 @@ TEST_CASE("dct wire: malformed deltas are refused, truncations never read past t
   CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "runs past the end"));
   b = with({0x05, 0x06, 0x07}); // one byte too many before the values
   CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "expected for"));
-  b = wire(4, 1000, 0, {});
-  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 4"));
+  b = wire(6, 1000, 0, {}); // half and log8 values at once
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 6"));
+  b = wire(8, 1000, 0, {});
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 8"));
   b = wire(2, 1000, 999, {0, 0, 0}); // a count whose values cannot be there
   CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "values need"));
   b = with({0x05, 0x06});
@@ -208,4 +210,52 @@ TEST_CASE("dct wire: malformed deltas are refused, truncations never read past t
         REQUIRE(model::decode(cut.data(), cut.size(), t.size, out).has_value());
       }
     }
+}
+
+TEST_CASE("dct wire: log8 values, one byte each, round trip exactly and keep their error") {
+  model::sparse_vector s;
+  s.size = 1000;
+  std::mt19937 g(21);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  for (std::uint32_t i = 0; i < s.size; i += 11) {
+    s.index.push_back(i);
+    const float m = std::pow(10.0f, u(g)) * 1e-3f; // 1e-6 .. 1: about 2^20 of range
+    s.value.push_back(i % 2 ? -m : m);
+  }
+  const auto orig = s.value;
+  std::vector<float> residual(s.size, 0.0f);
+  model::round_to_log8(s, residual.data());
+  REQUIRE(s.log8);
+  REQUIRE_FALSE(s.half);
+  double worst = 0;
+  for (std::size_t k = 0; k < s.nnz(); ++k) {
+    CHECK(s.value[k] + residual[s.index[k]] == doctest::Approx(orig[k]).epsilon(1e-6));
+    CHECK((s.value[k] < 0) == (orig[k] < 0));
+    // Within 2^(1/16) - 1 = 4.4 % (half a level) below 2^(127/8) x scale.
+    if (std::fabs(orig[k]) < 6e4f * s.scale)
+      worst = std::max(worst, std::fabs(double(s.value[k]) / orig[k] - 1.0));
+  }
+  CHECK(worst < 0.045);
+  CHECK(worst > 0.01);
+  const auto bytes = model::encode(s);
+  // header 9, a varint byte per gap of 10 (91 < the bitmap's 125), scale 4, a byte a value.
+  CHECK(bytes.size() == 9 + 4 + 2 * s.nnz());
+  CHECK(bytes.size() == model::encoded_bytes(s, model::smaller_format(s)));
+  model::sparse_vector back;
+  REQUIRE_FALSE(model::decode(bytes.data(), bytes.size(), s.size, back));
+  CHECK(back.log8);
+  CHECK(back.index == s.index);
+  CHECK(back.value == s.value); // bit for bit: both ends' pictures take these
+  CHECK(model::encode(back) == bytes);
+  for (std::size_t len = 0; len < bytes.size(); ++len) // every proper prefix is refused
+    CHECK(model::decode(bytes.data(), len, s.size, back).has_value());
+  auto bad = bytes;
+  bad[0] = 6; // half and log8 at once
+  CHECK(model::decode(bad.data(), bad.size(), s.size, back).has_value());
+  bad = bytes;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::memcpy(bad.data() + bytes.size() - 4 - s.nnz(), &inf, 4); // the scale
+  const auto err = model::decode(bad.data(), bad.size(), s.size, back);
+  REQUIRE(err.has_value());
+  CHECK(err->find("log8 scale") != std::string::npos);
 }
