@@ -59,7 +59,7 @@ libs_of() {
   case $1 in
     messages) echo "-lcaf_core -lpthread" ;;
     checkpoint) echo "-lisal" ;;
-    data|meta|ini) echo "-lz -lzstd" ;; # data/byte_stream.cpp: gzip and zstd input
+    data|meta|ini) echo "-lz -lzstd" ;; # data/decoders.cpp: gzip and zstd input
   esac
 }
 
