@@ -286,6 +286,7 @@ void add_train_options(option_set& o) {
   add_sim_options(o);        // [sim]
   add_recovery_options(o);   // [recovery], [cpr], faults.mtbf
   add_dct_options(o);        // [dct]
+  add_embedding_options(o);  // model.embedding, [embedding]
 }
 
 void add_display_options(option_set& o) {
@@ -503,6 +504,9 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (auto e = build_sim_settings(o, c.cluster.mode, c.sim))
     return e;
   if (auto e = build_checkpoint_settings(o, c.cluster.mode, c.checkpoint))
+    return e;
+  if (auto e = build_embedding_settings(o, c.cluster.mode == cluster_mode::sequential,
+                                        c.arch.rows_per_table, c.embedding))
     return e;
   const auto& a = c.arch;
   const double shard_bytes = double(a.num_tables) * double(a.rows_per_table) *

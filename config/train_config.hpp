@@ -15,6 +15,7 @@
 #include "model/sync_rules.hpp"
 #include "config/checkpoint_config.hpp"
 #include "config/dct_config.hpp"
+#include "config/embedding_config.hpp"
 #include "config/recovery_config.hpp"
 #include "config/sim_config.hpp"
 #include "config/modes.hpp"
@@ -115,6 +116,7 @@ struct train_config {
   checkpoint_settings checkpoint;
   recovery_settings recovery; // recovery.*, cpr.*, faults.mtbf
   model::dct_settings dct;    // dct.*
+  embedding_settings embedding; // model.embedding, embedding.*
 };
 
 // net.dilation, or when it is 0: max(1, trainers x workers / scheduler

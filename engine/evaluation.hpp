@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/dlrm.hpp"
+#include "model/dynamic_tables.hpp"
 #include "model/embedding.hpp"
 #include "report/run_metrics.hpp"
 #include "config/train_config.hpp"
@@ -22,6 +23,15 @@ namespace runtime {
 std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
                                           const float* params, std::size_t num_params,
                                           const model::embedding_tables& tables,
+                                          const std::vector<std::string>& files,
+                                          run_metrics& out);
+
+// The same with dynamic tables (model.embedding=dynamic): an id without a
+// row reads zeros; adds the lookups and those of ids without a row to
+// out.embedding (eval_lookups, eval_missing), which it creates if absent.
+std::optional<std::string> evaluate_model(const train_config& cfg, const model::dlrm& net,
+                                          const float* params, std::size_t num_params,
+                                          const model::dynamic_tables& tables,
                                           const std::vector<std::string>& files,
                                           run_metrics& out);
 

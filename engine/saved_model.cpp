@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
 
 namespace runtime {
@@ -143,10 +144,18 @@ std::optional<std::string> load_saved_model(const std::string& path, saved_model
   for (const auto& f : c.m.files)
     out.bytes += f.bytes;
   out.net = std::make_unique<model::dlrm>(a);
-  out.tables = std::make_unique<model::embedding_tables>(
-    a.num_tables, a.rows_per_table, a.dim, out.cfg.train.sparse.state_per_row(a.dim));
-  if (auto e = checkpoint::load_embeddings(c, *out.tables))
-    return e;
+  if (out.cfg.embedding.dynamic) { // the rows by id, from any number of files
+    out.dynamic = std::make_unique<model::dynamic_tables>(
+      a.num_tables, out.cfg.embedding.table, a.dim, out.cfg.train.sparse.state_per_row(a.dim),
+      out.cfg.train.seed + 1);
+    if (auto e = checkpoint::load_dynamic_tables(c, *out.dynamic))
+      return e;
+  } else {
+    out.tables = std::make_unique<model::embedding_tables>(
+      a.num_tables, a.rows_per_table, a.dim, out.cfg.train.sparse.state_per_row(a.dim));
+    if (auto e = checkpoint::load_embeddings(c, *out.tables))
+      return e;
+  }
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, out.net->layout().size(), reps))
     return e;

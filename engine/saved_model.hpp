@@ -13,6 +13,7 @@
 #include "model/dlrm.hpp"
 #include "model/embedding.hpp"
 #include "config/train_config.hpp"
+#include "model/dynamic_tables.hpp"
 
 namespace checkpoint {
 struct opened_checkpoint;
@@ -27,7 +28,8 @@ struct saved_model {
   train_config cfg;          // its training configuration; data files cleared
   std::unique_ptr<model::dlrm> net;
   model::float_buffer params;
-  std::unique_ptr<model::embedding_tables> tables;
+  std::unique_ptr<model::embedding_tables> tables; // hashed (model.embedding=hashed)
+  std::unique_ptr<model::dynamic_tables> dynamic;  // model.embedding=dynamic (tables: null)
 };
 
 std::optional<std::string> load_saved_model(const std::string& path, saved_model& out);

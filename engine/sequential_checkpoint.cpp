@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
 #include "engine/sequential_engine.hpp"
 
@@ -45,6 +46,8 @@ std::optional<std::string> sequential_engine::start_checkpoint(const std::string
                                                                checkpoint::manifest m) {
   if (auto e = finish_checkpoint())
     return e;
+  if (dynamic_)
+    return save_dynamic(dir, keep, std::move(m));
   checkpoint::background_writer::job j;
   j.dir = dir;
   j.keep = keep;
@@ -53,6 +56,30 @@ std::optional<std::string> sequential_engine::start_checkpoint(const std::string
   j.state.assign(dense_acc_.begin(), dense_acc_.end());
   j.on_committed = [](const std::string& line) { spdlog::info("{}", line); };
   bg_ = std::make_unique<checkpoint::background_writer>(std::move(j), tables_);
+  return std::nullopt;
+}
+
+// Dynamic tables are written at once (checkpoint.background has no
+// copy-on-write for them): cluster.embedding-shards files placed by id
+// (checkpoint/dynamic_files.hpp), so a resume may read them into another
+// number of shards.
+std::optional<std::string> sequential_engine::save_dynamic(const std::string& dir,
+                                                          std::size_t keep,
+                                                          checkpoint::manifest m) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t examples = m.examples;
+  checkpoint::folder_writer w;
+  std::string err, folder;
+  if (!w.begin(dir, checkpoint::checkpoint_name(examples), &err) ||
+      !checkpoint::write_dynamic_tables(w, *dynamic_, cfg_.cluster.embedding_shards, &err) ||
+      !checkpoint::write_replica(w, 0, params_.data(), dense_acc_.data(), params_.size(), &err) ||
+      !w.commit(std::move(m), keep, &folder, &err)) {
+    w.abandon();
+    return "checkpoint: " + err;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("checkpoint {}: {} examples, dynamic tables in {} files, {:.2f} s", folder,
+               examples, cfg_.cluster.embedding_shards, s);
   return std::nullopt;
 }
 
@@ -80,7 +107,8 @@ std::optional<std::string> sequential_engine::restore(const std::string& path) {
     return "'" + c.folder + "' is a checkpoint of a " + c.m.mode + " run with " +
            std::to_string(c.m.readers.size()) + " readers; sequential mode resumes from "
            "sequential checkpoints";
-  if (auto e = checkpoint::load_embeddings(c, tables_))
+  if (auto e = dynamic_ ? checkpoint::load_dynamic_tables(c, *dynamic_)
+                        : checkpoint::load_embeddings(c, tables_))
     return e;
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, params_.size(), reps))
@@ -95,6 +123,7 @@ std::optional<std::string> sequential_engine::restore(const std::string& path) {
   if (cfg_.checkpoint.new_data) // other files: from their beginning (check_resume_data)
     start_.reader = checkpoint::reader_position{};
   start_.examples = c.m.examples;
+  trained_ = c.m.examples;
   start_.ne.loss_sum = c.m.counters.loss_sum;
   start_.ne.pred_sum = c.m.counters.prob_sum;
   start_.ne.count = c.m.examples;

@@ -24,15 +24,24 @@ double seconds_since(clock_type::time_point t0) {
 sequential_engine::sequential_engine(const train_config& cfg)
   : cfg_(cfg), net_(cfg.arch), params_(net_.layout().size()), dense_acc_(params_.size(), 0.0f),
     grads_(params_.size()),
-    tables_(cfg.arch.num_tables, cfg.arch.rows_per_table, cfg.arch.dim,
-            cfg.train.sparse.state_per_row(cfg.arch.dim)) {
+    tables_(cfg.arch.num_tables, cfg.embedding.dynamic ? 1 : cfg.arch.rows_per_table,
+            cfg.arch.dim, cfg.train.sparse.state_per_row(cfg.arch.dim)) {
   model::init_dense(net_.layout(), params_.data(), cfg.train.seed);
   tables_.init(cfg.train.seed + 1);
+  if (cfg.embedding.dynamic)
+    dynamic_ = std::make_unique<model::dynamic_tables>(
+      cfg.arch.num_tables, cfg.embedding.table, cfg.arch.dim,
+      cfg.train.sparse.state_per_row(cfg.arch.dim), cfg.train.seed + 1);
 }
 
 void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& ne) {
   const auto& a = cfg_.arch;
-  rows_.lookup(b.cat.data(), b.size, a, tables_, b.multi_hot() ? b.cat_offsets.data() : nullptr);
+  const std::uint32_t* bags = b.multi_hot() ? b.cat_offsets.data() : nullptr;
+  if (dynamic_)
+    dynamic_->train_lookup(rows_, b.cat.data(), b.size, trained_, bags);
+  else
+    rows_.lookup(b.cat.data(), b.size, a, tables_, bags);
+  trained_ += b.size;
   grad_unique_.resize(rows_.unique_rows.size());
   net_.forward_backward(params_.data(), b.dense.data(), rows_.input(), b.labels.data(), b.size,
                         ws_, grads_.data(), grad_unique_.data());
@@ -46,7 +55,10 @@ void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& 
   cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
   if (bg_) // a checkpoint is being written: rows keep their value at the cut there
     bg_->before_update(rows_.index.unique());
-  tables_.apply(rows_.index, grad_unique_.data(), cfg_.train.sparse);
+  if (dynamic_)
+    dynamic_->apply(rows_.index, grad_unique_.data(), cfg_.train.sparse);
+  else
+    tables_.apply(rows_.index, grad_unique_.data(), cfg_.train.sparse);
 }
 
 std::optional<std::string> sequential_engine::train(progress_reporter& progress,
@@ -137,6 +149,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   out.train_ne = ne.ne();
   out.malformed_lines = malformed;
   out.flops_per_example = net_.flops_per_example();
+  fill_embedding_metrics(out);
   if (auto e = finish_checkpoint())
     return e;
   if (stopped) { // the checkpoint of this point is written; the run is not done
@@ -165,7 +178,35 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
 
 std::optional<std::string> sequential_engine::evaluate(const std::vector<std::string>& files,
                                                        run_metrics& out) {
+  if (dynamic_)
+    return evaluate_model(cfg_, net_, params_.data(), params_.size(), *dynamic_, files, out);
   return evaluate_model(cfg_, net_, params_.data(), params_.size(), tables_, files, out);
+}
+
+void sequential_engine::fill_embedding_metrics(run_metrics& out) const {
+  if (!dynamic_)
+    return;
+  auto& d = out.embedding.emplace();
+  const auto& s = dynamic_->settings();
+  d.max_rows = s.max_rows;
+  d.admit_after = s.admit_after;
+  d.ttl = s.ttl;
+  for (std::size_t t = 0; t < dynamic_->num_tables(); ++t)
+    d.rows.push_back(dynamic_->table(t).rows());
+  const auto x = dynamic_->totals();
+  d.admissions = x.admissions;
+  d.evictions = x.evictions;
+  d.expired = x.expired;
+  d.lookups = x.lookups;
+  d.missing = x.missing;
+  d.bytes = dynamic_->bytes();
+  std::uint64_t rows = 0;
+  for (const auto r : d.rows)
+    rows += r;
+  spdlog::info("dynamic embeddings: {} rows in {} tables (at most {} each, {:.1f} MB), {} "
+               "admitted, {} evicted; {} of {} training lookups ({:.2f}%) were of ids without a row",
+               rows, d.rows.size(), d.max_rows, double(d.bytes) / 1e6, d.admissions, d.evictions,
+               d.missing, d.lookups, d.lookups ? 100.0 * double(d.missing) / double(d.lookups) : 0.0);
 }
 
 } // namespace runtime

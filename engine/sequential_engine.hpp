@@ -15,6 +15,7 @@
 #include "model/dlrm.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "data/batch.hpp"
+#include "model/dynamic_tables.hpp"
 #include "model/embedding.hpp"
 #include "model/metrics.hpp"
 #include "report/progress.hpp"
@@ -57,12 +58,18 @@ public:
   model::float_buffer& mutable_params() { return params_; }
   model::embedding_tables& tables() { return tables_; }
   const model::embedding_tables& tables() const { return tables_; }
+  // model.embedding=dynamic: the dynamic tables (tables() then holds one
+  // unused row per table); nullptr with hashed tables.
+  const model::dynamic_tables* dynamic_tables() const { return dynamic_.get(); }
 
 private:
   train_config cfg_;
   model::dlrm net_;
   model::float_buffer params_, dense_acc_, grads_;
   model::embedding_tables tables_;
+  std::unique_ptr<model::dynamic_tables> dynamic_; // model.embedding=dynamic
+  std::uint64_t trained_ = 0; // examples trained so far: the dynamic tables' clock
+  void fill_embedding_metrics(run_metrics& out) const;
   model::batch_lookup rows_;
   model::workspace ws_;
   model::float_buffer grad_unique_;
@@ -72,6 +79,8 @@ private:
   std::optional<std::string> start_checkpoint(const std::string& dir, std::size_t keep,
                                               checkpoint::manifest m);
   std::optional<std::string> finish_checkpoint();
+  std::optional<std::string> save_dynamic(const std::string& dir, std::size_t keep,
+                                          checkpoint::manifest m);
   // Where train() starts: zero, or what restore() read.
   struct start_point {
     checkpoint::reader_position reader;

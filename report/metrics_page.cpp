@@ -156,6 +156,21 @@ void final_families(page_writer& w, const run_metrics& m) {
     if (m.dct_mp)
       w.sample("shadowsync_dct_bytes_total", m.dct_mp->bytes(), kind("embedding"));
   }
+  if (const auto& d = m.embedding) { // model.embedding=dynamic, at the end of training
+    w.family("shadowsync_embedding_rows", "gauge", "Rows of each dynamic embedding table.");
+    for (std::size_t t = 0; t < d->rows.size(); ++t)
+      w.sample("shadowsync_embedding_rows", double(d->rows[t]),
+               "table=\"" + std::to_string(t) + "\"");
+    w.one("shadowsync_embedding_admissions_total", "counter",
+          "Ids given a row in the dynamic tables.", d->admissions);
+    w.one("shadowsync_embedding_evictions_total", "counter",
+          "Rows evicted from the dynamic tables (least used, or unseen for embedding.ttl).",
+          d->evictions);
+    w.family("shadowsync_embedding_missing_lookups_total", "counter",
+             "Lookups of ids without a row (they read zeros), in training and evaluation.");
+    w.sample("shadowsync_embedding_missing_lookups_total", d->missing, kind("train"));
+    w.sample("shadowsync_embedding_missing_lookups_total", d->eval_missing, kind("eval"));
+  }
   if (m.checkpoint) {
     w.family("shadowsync_checkpoints_total", "counter",
              "Checkpoints written while training: whole-cluster cuts and shard saves.");

@@ -114,6 +114,25 @@ std::string to_json(const run_metrics& m) {
                       {"row_fraction", d->row_fraction},
                       {"grad_fraction", d->grad_fraction},
                       {"refreshes", d->refreshes}};
+  if (const auto& d = m.embedding) { // only with dynamic tables: hashed runs' JSON stays
+    std::uint64_t rows = 0;
+    for (const auto r : d->rows)
+      rows += r;
+    j["embedding"] = {{"kind", "dynamic"},
+                      {"max_rows", d->max_rows},
+                      {"admit_after", d->admit_after},
+                      {"ttl", d->ttl},
+                      {"rows", rows},
+                      {"rows_per_table", d->rows},
+                      {"admissions", d->admissions},
+                      {"evictions", d->evictions},
+                      {"expired", d->expired},
+                      {"lookups", d->lookups},
+                      {"missing_lookups", d->missing},
+                      {"eval_lookups", d->eval_lookups},
+                      {"eval_missing_lookups", d->eval_missing},
+                      {"bytes", d->bytes}};
+  }
   j["net"] = nullptr;
   if (m.net)
     j["net"] = {{"latency_us", m.net->latency_us},     {"bandwidth_gbps", m.net->bandwidth_gbps},

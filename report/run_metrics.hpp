@@ -149,6 +149,19 @@ struct sim_metrics {
   std::vector<double> core_utilisation() const;
 };
 
+// Dynamic embedding tables (model.embedding=dynamic; model/dynamic_table.hpp):
+// the tables at the end of training and what happened to them. Lookups count
+// every id of every field (a bag's ids each); `missing` those of ids without
+// a row, which read zeros.
+struct embedding_metrics {
+  std::uint64_t max_rows = 0, admit_after = 0, ttl = 0;
+  std::vector<std::uint64_t> rows; // per table
+  std::uint64_t admissions = 0, evictions = 0, expired = 0; // expired: by ttl, in evictions
+  std::uint64_t lookups = 0, missing = 0;                   // training
+  std::uint64_t eval_lookups = 0, eval_missing = 0;         // evaluation
+  std::uint64_t bytes = 0; // rows, optimiser state, maps and sketches
+};
+
 struct run_metrics {
   std::string mode = "sequential";
   std::string arch;
@@ -190,6 +203,7 @@ struct run_metrics {
   std::optional<recovery_metrics> recovery;       // recovery.mode=partial
   std::optional<dct_metrics> dct;                 // dct.dp
   std::optional<dct_mp_metrics> dct_mp;           // dct.mp
+  std::optional<embedding_metrics> embedding;     // model.embedding=dynamic
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

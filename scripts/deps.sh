@@ -13,7 +13,8 @@
 set -euo pipefail
 use=${1:-train}
 train=(g++ cmake make libcaf-dev libcaf-openssl0.17 libcereal-dev libeigen3-dev libspdlog-dev
-       doctest-dev libssl-dev libisal-dev nlohmann-json3-dev libcpp-httplib-dev libzstd-dev)
+       doctest-dev libssl-dev libisal-dev nlohmann-json3-dev libcpp-httplib-dev libzstd-dev
+       libabsl-dev)
 test=(clang libclang-rt-14-dev openssl python3 gnuplot-nox prometheus chromium)
 bench=(python3-numpy python3-torch)
 case "$use" in

@@ -150,11 +150,15 @@ int predict_command(const std::vector<std::string>& raw) {
   // without data.user stays streaming.
   model::evaluator ev;
   const bool scored = labels != "no" && cfg.data.schema.user.has_value();
-  std::uint64_t n = 0;
+  std::uint64_t n = 0, lookups = 0, missing = 0;
   std::string text;
   while (r->next(b, cfg.train.eval_batch_size)) {
-    rows.lookup(b.cat.data(), b.size, cfg.arch, *model.tables,
-                b.multi_hot() ? b.cat_offsets.data() : nullptr);
+    if (model.dynamic) // model.embedding=dynamic: ids without a row read zeros, counted
+      model.dynamic->find(rows, b.cat.data(), b.size,
+                          b.multi_hot() ? b.cat_offsets.data() : nullptr, &lookups, &missing);
+    else
+      rows.lookup(b.cat.data(), b.size, cfg.arch, *model.tables,
+                  b.multi_hot() ? b.cat_offsets.data() : nullptr);
     model.net->forward(model.params.data(), b.dense.data(), rows.input(), b.size, ws);
     text.clear();
     for (std::size_t e = 0; e < b.size; ++e) { // shortest text that reads back the same float
@@ -193,6 +197,10 @@ int predict_command(const std::vector<std::string>& raw) {
   spdlog::info("{} predictions written to {} in {:.2f} s ({:.0f} examples/s); {} malformed lines "
                "skipped",
                n, out_path, sec, sec > 0 ? double(n) / sec : 0.0, r->statistics().malformed);
+  if (model.dynamic)
+    spdlog::info("dynamic embeddings: {} of {} lookups ({:.2f}%) were of ids without a row (read "
+                 "as zeros)",
+                 missing, lookups, lookups ? 100.0 * double(missing) / double(lookups) : 0.0);
   if (scored && n > 0 && r->statistics().unlabelled == 0) { // every line had its label
     const auto m = ev.result();
     spdlog::info("labelled: AUC {:.6f}, GAUC {:.6f} over {} of {} users", m.auc, m.gauc.gauc,
@@ -220,8 +228,12 @@ int eval_command(const std::vector<std::string>& raw) {
   const auto path = opts.get_string("output.metrics");
   if (!output_allowed("output.metrics", path, files, model))
     return exit_usage;
-  if (auto err = runtime::evaluate_model(model.cfg, *model.net, model.params.data(),
-                                         model.params.size(), *model.tables, files, m)) {
+  auto err = model.dynamic
+               ? runtime::evaluate_model(model.cfg, *model.net, model.params.data(),
+                                         model.params.size(), *model.dynamic, files, m)
+               : runtime::evaluate_model(model.cfg, *model.net, model.params.data(),
+                                         model.params.size(), *model.tables, files, m);
+  if (err) {
     spdlog::error("evaluation failed: {}", *err);
     return exit_failure;
   }
@@ -233,9 +245,14 @@ int eval_command(const std::vector<std::string>& raw) {
                 m.eval->gauc.gauc, static_cast<unsigned long long>(m.eval->gauc.counted),
                 static_cast<unsigned long long>(m.eval->gauc.users),
                 static_cast<unsigned long long>(m.eval->gauc.examples));
-  std::string err;
-  if (!path.empty() && !runtime::write_replacing(path, runtime::to_json(m), &err)) {
-    spdlog::error("cannot write output.metrics: {}", err);
+  if (const auto& d = m.embedding)
+    std::printf("dynamic embeddings: %llu of %llu lookups (%.2f%%) were of ids without a row\n",
+                static_cast<unsigned long long>(d->eval_missing),
+                static_cast<unsigned long long>(d->eval_lookups),
+                d->eval_lookups ? 100.0 * double(d->eval_missing) / double(d->eval_lookups) : 0.0);
+  std::string werr;
+  if (!path.empty() && !runtime::write_replacing(path, runtime::to_json(m), &werr)) {
+    spdlog::error("cannot write output.metrics: {}", werr);
     return exit_failure;
   }
   return exit_ok;

@@ -1,0 +1,51 @@
+#pragma once
+// Dynamic embedding tables in a checkpoint (model.embedding=dynamic;
+// model/dynamic_table.hpp), array_file.hpp format:
+//
+//   dynamic-S.bin  kind "dynamic": the rows whose id falls on shard S of N
+//                  (dynamic_owner). attrs tables, dim, state_per_row,
+//                  max_rows, shard, num_shards, rows (in this file, all
+//                  tables), sketch_width and sketch_depth (0: this file holds
+//                  no sketch). Arrays; integers are stored as their raw
+//                  little-endian bytes in float slots:
+//                    table_rows [tables]          uint32, rows per table
+//                    ids        [2 rows]          uint64, ascending per table
+//                    last       [2 rows]          uint64, example count at last use
+//                    counts     [rows]            uint32, decayed use counts
+//                    weights    [rows * dim]
+//                    state      [rows * state_per_row]
+//                    tables     [2 * 6 * tables]  uint64 per table: next ttl
+//                               sweep, admissions, evictions, expired,
+//                               lookups, missing
+//                    sketch     [tables * depth * width / 2]  uint16 counters
+//                    additions  [2 tables]        uint64, since the last halving
+// Loading places every row by id into the tables, whatever N was: the shard
+// count may change between save and load. Sketches and counters of all
+// files are summed (a one-process run writes them into shard 0's file only).
+#include <optional>
+#include <string>
+
+#include "checkpoint/store.hpp"
+#include "model/dynamic_tables.hpp"
+
+namespace checkpoint {
+
+// The shard of num_shards that holds id (by its mixed bits, so consecutive
+// ids spread).
+std::uint64_t dynamic_owner(std::uint64_t id, std::uint64_t num_shards);
+
+std::string dynamic_file_name(std::uint64_t shard);
+
+// Writes the tables as num_shards files dynamic-S.bin into the folder
+// being written (each recorded for the manifest); the sketches and counters
+// go into shard 0's file.
+bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
+                          std::uint64_t num_shards, std::string* err);
+
+// Fills `t` (empty, as constructed) from every dynamic-S.bin of the
+// checkpoint. The files must agree with t's shape (tables, dim, state per
+// row, sketch); a table may not hold more than its max_rows; an id may not
+// appear twice.
+std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c, model::dynamic_tables& t);
+
+} // namespace checkpoint

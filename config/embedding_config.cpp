@@ -1,0 +1,63 @@
+#include "config/embedding_config.hpp"
+
+namespace runtime {
+
+namespace {
+
+void quiet(option_set& o, option_spec spec) {
+  spec.omit_default_from_ini = true; // added after checkpoints existed: their bytes stay
+  o.add(std::move(spec));
+}
+
+} // namespace
+
+void add_embedding_options(option_set& o) {
+  using t = opt_type;
+  quiet(o, {"model.embedding", t::string, "hashed",
+            "embedding tables: hashed (a value's hash mod model.rows-per-table picks its row; "
+            "ids may share rows) or dynamic (a row per id, admitted after embedding.admit-after "
+            "occurrences, at most embedding.max-rows per table, least used rows evicted; an id "
+            "without a row reads zeros; cluster.mode=sequential only)",
+            {"hashed", "dynamic"}});
+  quiet(o, {"embedding.admit-after", t::integer, "1",
+            "model.embedding=dynamic: an id gets a row at its n-th occurrence in training, "
+            "counted in a count-min sketch (1: at first sight)",
+            {}, 1, 65535});
+  quiet(o, {"embedding.max-rows", t::integer, "0",
+            "model.embedding=dynamic: most rows per table; a full table evicts its least used "
+            "rows (use counts halved at each eviction) to admit an id (0 = model.rows-per-table)",
+            {}, 0, 4e9});
+  quiet(o, {"embedding.ttl", t::integer, "0",
+            "model.embedding=dynamic: rows unseen for more than this many training examples "
+            "are evicted, in sweeps every ttl/8 examples (0 = never)",
+            {}, 0, 1e18});
+}
+
+std::optional<std::string> build_embedding_settings(const option_set& o, bool sequential,
+                                                    std::uint64_t rows_per_table,
+                                                    embedding_settings& out) {
+  out.dynamic = o.get_string("model.embedding") == "dynamic";
+  out.table.admit_after = std::uint64_t(o.get_int("embedding.admit-after"));
+  out.table.max_rows = std::uint64_t(o.get_int("embedding.max-rows"));
+  if (out.table.max_rows == 0)
+    out.table.max_rows = rows_per_table;
+  out.table.ttl = std::uint64_t(o.get_int("embedding.ttl"));
+  if (!out.dynamic) {
+    for (const char* k : {"embedding.admit-after", "embedding.max-rows", "embedding.ttl"})
+      if (o.is_set(k))
+        return std::string("option '") + k + "' (" + o.source(k) +
+               ") applies to dynamic tables: it needs model.embedding=dynamic, not hashed";
+    return std::nullopt;
+  }
+  if (out.table.max_rows >= 0xFFFFFFFFull)
+    return "option 'embedding.max-rows' = " + std::to_string(out.table.max_rows) +
+           ": a dynamic table holds fewer than 4294967295 rows";
+  const std::string mine = "option 'model.embedding' = dynamic (" + o.source("model.embedding") + ")";
+  if (!sequential)
+    return mine + " runs in cluster.mode=sequential only: the simulated cluster's and "
+                  "multi-node embedding shards have no dynamic tables yet (cluster.mode = " +
+           o.get_string("cluster.mode") + ", " + o.source("cluster.mode") + ")";
+  return std::nullopt;
+}
+
+} // namespace runtime
