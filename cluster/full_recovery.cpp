@@ -36,14 +36,16 @@ std::optional<std::string> stop_cluster(caf::blocking_actor* self, const cluster
   stop(c.trainers);
   stop(c.dense);
   stop(c.shards);
+  // One wait for the DOWNs, bounded by the deadline (no periodic wake-up).
   const auto deadline = self->clock().now() + timeout;
   bool late = false;
-  while (!up.empty() && !late)
+  while (!up.empty() && !late) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+      std::max(deadline - self->clock().now(), caf::actor_clock::duration_type::zero()));
     self->receive(
       [&](caf::down_msg& dm) { up.erase(std::remove(up.begin(), up.end(), dm.source), up.end()); },
-      caf::after(std::chrono::milliseconds(10)) >> [&] {
-        late = self->clock().now() > deadline;
-      });
+      caf::after(left) >> [&] { late = true; });
+  }
   if (!up.empty())
     return std::to_string(up.size()) + " role(s) still up " + std::to_string(timeout.count()) +
            " ms after their exit";

@@ -5,6 +5,7 @@
 //   coordinator main -> every agent: spawn, end
 //   recovery.mode=partial, a shard's node lost: roster (wait until a new
 //   process of it is ready) -> its agent: spawn(the shard) -> shard: recover
+#include <algorithm>
 #include <chrono>
 
 #include <caf/all.hpp>
@@ -69,16 +70,21 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
         self->send(a, end_atom::value);
         ++others;
       }
+    // One wait for the DOWNs, bounded by the deadline (no periodic wake-up).
     const auto until = clock_type::now() + std::chrono::seconds(5);
     std::size_t downs = 0;
-    while (downs < others && clock_type::now() < until)
+    bool late = false;
+    while (downs < others && !late) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        std::max(until - clock_type::now(), clock_type::duration::zero()));
       self->receive(
         [&](caf::down_msg& dm) {
           for (auto& a : agents)
             if (a != agent && dm.source == a.address())
               ++downs;
         },
-        caf::after(std::chrono::milliseconds(200)) >> [] {});
+        caf::after(left) >> [&] { late = true; });
+    }
     self->send(agent, end_atom::value);
   };
   roster_watch watch{roster_inbox};
