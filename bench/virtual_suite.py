@@ -20,7 +20,10 @@ the run.
 
 usage: bench/virtual_suite.py [--bin build/shadowsync] [--repeats 3]
          [--rows 100000] [--calibration NAME|FILE] [--only N,...] [--list]
-         [--json FILE]
+         [--json FILE] [--real-from FILE]
+--real-from FILE takes the real runs from an earlier --json FILE (same
+--rows) and runs only the virtual ones: the virtual clock is deterministic,
+so another calibration is compared against the same real medians.
 Prints a Markdown table for docs/virtual-time.md. Exit 1 when a run fails.
 """
 import argparse
@@ -80,6 +83,8 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated configuration numbers (1-based)")
     ap.add_argument("--list", action="store_true", help="list the configurations and exit")
     ap.add_argument("--json", default="", help="also write every run's examples/s to this file")
+    ap.add_argument("--real-from", default="",
+                    help="reuse the real runs of an earlier --json file; run only the virtual ones")
     a = ap.parse_args()
     configs = configurations()
     if a.list:
@@ -101,13 +106,24 @@ def main():
             "--cluster.embedding-shards=1", "--cluster.dense-shards=1", "--cluster.timeout-ms=10000",
             "--data.train=" + data, "--data.eval="]
     certs = None
+    earlier = {}
+    if a.real_from:
+        with open(a.real_from) as f:
+            old = json.load(f)
+        if old["rows"] != a.rows:
+            sys.exit("--real-from %s: its runs read %d rows, not --rows=%d" % (a.real_from,
+                                                                            old["rows"], a.rows))
+        earlier = {r["configuration"]: r["real"] for r in old["runs"]}
     results, raw = [], []
     for name, opts, kind in configs:
-        real, virt = [], []
+        real, virt = list(earlier.get(name, [])), []
+        if a.real_from and not real:
+            sys.exit("--real-from %s: no real runs of '%s'" % (a.real_from, name))
         for _ in range(a.repeats):
             if kind == "local":
-                real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"], metrics,
-                                "examples_per_second"))
+                if not a.real_from:
+                    real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"],
+                                    metrics, "examples_per_second"))
                 virt.append(run([a.bin, "train"] + common + opts +
                                 ["--sim.clock=virtual", "--sim.placement=one-host",
                                  "--sim.cores-per-host=%d" % cores,
@@ -118,7 +134,7 @@ def main():
                           "--data.eval="]
                 if kind == "3node-plain":
                     launch.append("--deploy.insecure=true")
-                else:
+                elif not a.real_from:
                     if certs is None:
                         certs = os.path.join(tmp, "certs")
                         subprocess.run(["bash", os.path.join(ROOT, "scripts", "make-certs.sh"), certs,
@@ -126,7 +142,8 @@ def main():
                     launch += ["--openssl.certificate=%s/{node}.pem" % certs,
                                "--openssl.key=%s/{node}.key" % certs,
                                "--openssl.cafile=%s/ca.pem" % certs]
-                real.append(run(launch, metrics, "examples_per_second"))
+                if not a.real_from:
+                    real.append(run(launch, metrics, "examples_per_second"))
                 virt.append(run([a.bin, "train"] + job3 +
                                 ["--sim.clock=virtual", "--net.enabled=true",
                                  "--sim.cores-per-host=1", "--sim.calibration=" + a.calibration],

@@ -37,6 +37,9 @@ struct calibration_record {
 
 // The constants' option names without "sim.", in the file's order.
 const std::vector<std::string>& calibration_keys();
+// Those of them a file may leave out (read as 0: the cost model's default
+// for that work); a file of an older `calibrate` has none of them.
+const std::vector<std::string>& calibration_optional_keys();
 
 // The record as the file's JSON text (ends with a newline).
 std::string calibration_json(const calibration_record& r);

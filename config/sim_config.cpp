@@ -43,6 +43,13 @@ void add_sim_options(option_set& o) {
          "optimiser state), ns (0 = the row's bytes at sim.memory-gbps); shadowsync calibrate "
          "measures it",
          {}, 0.0, 1e9});
+  option_spec parse{"sim.parse-example-ns", t::real, "0",
+                    "cost model: a reader's time per example it reads and parses (the line, "
+                    "hashing its ids into a batch), ns (0 = about 2 KB of memory traffic an "
+                    "example at sim.memory-gbps); shadowsync calibrate measures it",
+                    {}, 0.0, 1e9};
+  parse.omit_default_from_ini = true; // the saved configurations' bytes stay
+  o.add(parse);
   o.add({"sim.core-contention", t::real, "1",
          "virtual clock: how much slower a handler's work runs while its host's other cores "
          "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
@@ -110,6 +117,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.message_us = o.get_real("sim.message-us");
   out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
   out.engine.push_row_ns = o.get_real("sim.push-row-ns");
+  out.engine.parse_example_ns = o.get_real("sim.parse-example-ns");
   out.engine.core_contention = o.get_real("sim.core-contention");
   out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
   out.engine.remote_message_us = o.get_real("sim.remote-message-us");
@@ -131,6 +139,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"message-us", &out.engine.message_us},
       {"lookup-row-ns", &out.engine.lookup_row_ns},
       {"push-row-ns", &out.engine.push_row_ns},
+      {"parse-example-ns", &out.engine.parse_example_ns},
       {"core-contention", &out.engine.core_contention},
       {"remote-message-us", &out.engine.remote_message_us},
       {"remote-gbps", &out.engine.remote_gbps}};

@@ -19,9 +19,8 @@
 #include "messages/messages.hpp"
 #include "data/synthetic.hpp"
 #include "model/embedding.hpp"
-#include "model/metrics.hpp"
 #include "engine/input.hpp"
-#include "engine/sequential_engine.hpp"
+#include "model/dlrm.hpp"
 
 namespace runtime {
 
@@ -44,9 +43,9 @@ double median_of_five(F&& round) {
 
 // An embedding shard's row work on the batches' keys (each batch's distinct
 // keys, as a worker's lookup sends them): seconds per row gathered and per
-// row updated, and the seconds of one pass over the batches (both).
+// row updated.
 struct row_costs {
-  double lookup_ns = 0, push_ns = 0, pass_seconds = 0;
+  double lookup_ns = 0, push_ns = 0;
 };
 
 row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches) {
@@ -85,7 +84,6 @@ row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& 
   const double g = median_of_five(gather), p = median_of_five(apply);
   c.lookup_ns = 1e9 * g / double(rows);
   c.push_ns = 1e9 * p / double(rows);
-  c.pass_seconds = g + p;
   return c;
 }
 
@@ -109,6 +107,54 @@ bool pin_to(int cpu) {
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
+// A worker's dense work on prepared batches (sim.gflops, sim.core-contention):
+// forward and backward on a live Hogwild replica with the batches' rows
+// looked up beforehand (all zero rows: the shards charge the rows' work),
+// then the lock-free dense step, as hogwild_worker_step.cpp's train() does.
+class dense_work {
+public:
+  dense_work(const train_config& cfg, const std::vector<data::batch>& batches)
+    : cfg_(cfg), batches_(batches), tables_(cfg.arch.num_tables, cfg.arch.rows_per_table,
+                                            cfg.arch.dim, 1),
+      rows_(batches.size()), net_(cfg.arch), replica_(initial(cfg, net_)) {
+    for (std::size_t i = 0; i < batches.size(); ++i)
+      rows_[i].lookup(batches[i].cat.data(), batches[i].size, cfg.arch, tables_);
+  }
+
+  std::size_t replica_size() const { return replica_.size(); }
+
+  // Seconds of `times` passes over the batches on the calling thread (each
+  // thread its own workspace, one shared replica).
+  double passes(std::size_t times) {
+    model::workspace ws;
+    model::float_buffer grads(replica_.size()), grad_unique;
+    const auto t0 = wall::now();
+    for (std::size_t k = 0; k < times * batches_.size(); ++k) {
+      const std::size_t i = k % batches_.size();
+      const auto& b = batches_[i];
+      grad_unique.resize(rows_[i].index.unique().size() * cfg_.arch.dim);
+      net_.forward_backward(replica_.params(), b.dense.data(), rows_[i].input(), b.labels.data(),
+                            b.size, ws, grads.data(), grad_unique.data());
+      replica_.apply_dense(cfg_.train.dense, grads.data());
+    }
+    return since(t0);
+  }
+
+private:
+  static std::vector<float> initial(const train_config& cfg, const model::dlrm& net) {
+    model::float_buffer init(net.layout().size());
+    model::init_dense(net.layout(), init.data(), cfg.train.seed);
+    return std::vector<float>(init.begin(), init.end());
+  }
+
+  const train_config& cfg_;
+  const std::vector<data::batch>& batches_;
+  const model::embedding_tables tables_;
+  std::vector<model::batch_lookup> rows_;
+  const model::dlrm net_;
+  actors::hogwild_replica replica_;
+};
+
 // sim.core-contention: a Hogwild step's time while `threads` threads step
 // one shared replica at once (each with its own workspace, on the same
 // batches' rows), over its time alone. Thread t is pinned to the t-th CPU
@@ -117,42 +163,16 @@ bool pin_to(int cpu) {
 // over the batches; the threads' mean time over the time alone, alone and
 // together alternated round by round; the median of seven rounds' ratios,
 // and their range in `lo`, `hi`.
-double measure_contention(const train_config& cfg, const std::vector<data::batch>& batches,
-                          const std::vector<int>& cpus, double& lo, double& hi) {
+double measure_contention(dense_work& work, const std::vector<int>& cpus, double& lo, double& hi) {
   const std::size_t threads = cpus.size();
-  const model::embedding_tables tables(cfg.arch.num_tables, cfg.arch.rows_per_table,
-                                       cfg.arch.dim, 1);
-  std::vector<model::batch_lookup> rows(batches.size());
-  for (std::size_t i = 0; i < batches.size(); ++i) // all zero rows: only the dense work is timed
-    rows[i].lookup(batches[i].cat.data(), batches[i].size, cfg.arch, tables);
-  const model::dlrm net(cfg.arch);
-  model::float_buffer init(net.layout().size());
-  model::init_dense(net.layout(), init.data(), cfg.train.seed);
-  actors::hogwild_replica replica(std::vector<float>(init.begin(), init.end()));
-  // One thread's pass over the batches, as a worker's batches: forward and
-  // backward on the live replica, then the lock-free dense step.
-  auto pass = [&] {
-    model::workspace ws;
-    model::float_buffer grads(replica.size()), grad_unique;
-    const auto t0 = wall::now();
-    for (std::size_t k = 0; k < 3 * batches.size(); ++k) {
-      const std::size_t i = k % batches.size();
-      const auto& b = batches[i];
-      grad_unique.resize(rows[i].index.unique().size() * cfg.arch.dim);
-      net.forward_backward(replica.params(), b.dense.data(), rows[i].input(), b.labels.data(),
-                           b.size, ws, grads.data(), grad_unique.data());
-      replica.apply_dense(cfg.train.dense, grads.data());
-    }
-    return since(t0);
-  };
   std::vector<double> ratios;
   for (int round = 0; round < 7; ++round) {
     double alone = 0;
     std::thread([&] { // on the first CPU, alone
       pin_to(cpus[0]);
       if (round == 0)
-        pass(); // warm-up
-      alone = pass();
+        work.passes(3); // warm-up
+      alone = work.passes(3);
     }).join();
     std::vector<double> each(threads);
     std::atomic<std::size_t> ready{0};
@@ -163,7 +183,7 @@ double measure_contention(const train_config& cfg, const std::vector<data::batch
         ready.fetch_add(1);
         while (ready.load() < threads) // start together
           std::this_thread::yield();
-        each[t] = pass();
+        each[t] = work.passes(3);
       });
     for (auto& th : pool)
       th.join();
@@ -178,7 +198,10 @@ double measure_contention(const train_config& cfg, const std::vector<data::batch
   return std::max(1.0, ratios[3]);
 }
 
-std::optional<std::string> measure_step(const train_config& base, calibration& out) {
+// The synthetic batches, read by the reader as a trainer's reader does;
+// parse_ns: its seconds per example (open, read, parse, hash), median of five.
+std::optional<std::string> read_batches(const train_config& cfg, std::vector<data::batch>& out,
+                                        double& parse_ns) {
   namespace fs = std::filesystem;
   const auto path =
     (fs::temp_directory_path() / ("ss-calibrate-" + std::to_string(::getpid()) + ".tsv")).string();
@@ -188,46 +211,62 @@ std::optional<std::string> measure_step(const train_config& base, calibration& o
   data::generate_result gr;
   if (!data::generate_synthetic(so, path, &gr, &err))
     return "calibrate: " + err;
-  train_config cfg = base;
-  cfg.checkpoint = checkpoint_settings{};
-  auto r = data::reader::open(reader_options_for(cfg, std::vector<std::string>{path}, 0, 1), &err);
-  std::vector<data::batch> batches;
-  if (r)
-    for (data::batch b; r->next(b, cfg.train.batch_size); b = data::batch{})
-      batches.push_back(b);
+  auto read_all = [&](std::vector<data::batch>& into) {
+    auto r = data::reader::open(reader_options_for(cfg, std::vector<std::string>{path}, 0, 1), &err);
+    if (r)
+      for (data::batch b; r->next(b, cfg.train.batch_size); b = data::batch{})
+        into.push_back(std::move(b));
+    return bool(r);
+  };
+  const bool ok = read_all(out);
+  std::size_t examples = 0;
+  for (const auto& b : out)
+    examples += b.size;
+  if (ok && examples > 0)
+    parse_ns = 1e9 *
+               median_of_five([&] {
+                 std::vector<data::batch> again;
+                 const auto t0 = wall::now();
+                 read_all(again);
+                 return since(t0);
+               }) /
+               double(examples);
   std::error_code ec;
   fs::remove(path, ec);
   fs::remove(path + ".meta.json", ec);
-  if (!r || batches.empty())
+  if (!ok || out.empty())
     return "calibrate: cannot read the synthetic batches: " + err;
-  sequential_engine engine(cfg);
-  model::ne_accumulator ne;
-  for (const auto& b : batches) // warm-up: caches, allocations
-    engine.train_step(b, ne);
+  return std::nullopt;
+}
+
+// gflops from the worker's dense work alone, less what the model charges
+// for the dense step's memory traffic (16 bytes a parameter at
+// memory_gbps); the rows' work is the shards' (lookup-row-ns, push-row-ns).
+std::optional<std::string> measure_step(const train_config& base, calibration& out) {
+  train_config cfg = base;
+  cfg.checkpoint = checkpoint_settings{};
+  std::vector<data::batch> batches;
+  if (auto e = read_batches(cfg, batches, out.parse_example_ns))
+    return e;
   const double flops = 3.0 * model::dlrm(cfg.arch).flops_per_example();
   std::uint64_t examples = 0;
   for (const auto& b : batches)
     examples += b.size;
-  const double step = median_of_five([&] {
-    const auto t0 = wall::now();
-    for (const auto& b : batches)
-      engine.train_step(b, ne);
-    return since(t0);
-  });
-  // A worker charges the step without the rows' gathering and update, which
-  // its embedding shards charge (sim.lookup-row-ns, sim.push-row-ns).
+  dense_work work(cfg, batches);
+  work.passes(1); // warm-up: caches, allocations
+  // Three passes a round (about 0.1 s): a single pass moved by 40 % from
+  // round to round on a shared machine.
+  const double dense = median_of_five([&] { return work.passes(3); }) / 3.0;
+  const double step_bytes = 16.0 * double(work.replica_size()) * double(batches.size());
+  const double traffic = step_bytes / (out.memory_gbps * 1e9);
+  out.gflops = flops * double(examples) / std::max(dense - traffic, 0.5 * dense) / 1e9;
   const auto rows = measure_rows(cfg, batches);
   out.lookup_row_ns = rows.lookup_ns;
   out.push_row_ns = rows.push_ns;
-  // (Timed apart, the two may overlap in noise: the rest of the step is
-  // kept at no less than 5 % of it.)
-  const double dense = std::max(step - rows.pass_seconds, 0.05 * step);
-  out.gflops = flops * double(examples) / dense / 1e9;
   const auto cpus = allowed_cpus();
   out.contention_threads = unsigned(cpus.size());
   out.core_contention =
-    cpus.size() > 1 ? measure_contention(cfg, batches, cpus, out.contention_lo, out.contention_hi)
-                    : 1.0;
+    cpus.size() > 1 ? measure_contention(work, cpus, out.contention_lo, out.contention_hi) : 1.0;
   return std::nullopt;
 }
 
@@ -291,9 +330,9 @@ double measure_messages() {
 
 std::optional<std::string> calibrate(const train_config& cfg, calibration& out) {
   const auto t0 = wall::now();
+  out.memory_gbps = measure_memory(); // (measure_step uses it)
   if (auto e = measure_step(cfg, out))
     return e;
-  out.memory_gbps = measure_memory();
   out.message_us = measure_messages();
   if (auto e = measure_remote(out.message_us, out.remote))
     return e;

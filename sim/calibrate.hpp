@@ -1,16 +1,19 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-// sim.push-row-ns, sim.core-contention, sim.remote-message-us,
-// sim.remote-gbps; sim/virtual_time.hpp),
+// sim.push-row-ns, sim.parse-example-ns, sim.core-contention,
+// sim.remote-message-us, sim.remote-gbps; sim/virtual_time.hpp),
 // measured on this machine:
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
-//                batch charges) x examples / seconds of the sequential
-//                engine's training step on synthetic batches, less the
-//                time of its embedding rows' gathering and update (which the
-//                shards charge): the effective rate of the rest of a step
-//                (de-duplication, forward, backward, the dense update), not
-//                a GEMM peak
+//                batch charges) x examples / seconds of a worker's dense
+//                work on synthetic batches whose rows were looked up
+//                beforehand (forward, backward, the lock-free dense step on
+//                a Hogwild replica), less the dense step's memory traffic
+//                the model charges apart (16 bytes a parameter at
+//                memory-gbps): an effective rate, not a GEMM peak
+//   parse-example-ns
+//                a reader's seconds per example reading those batches from
+//                the file (read, parse, hash), as a trainer's reader does
 //   lookup-row-ns, push-row-ns
 //                per distinct row of those batches, the time to gather it
 //                from the embedding tables and to step it (and its
@@ -41,6 +44,7 @@ namespace runtime {
 struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
+  double parse_example_ns = 0;
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
   unsigned contention_threads = 1; // the threads core_contention was measured with

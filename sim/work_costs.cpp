@@ -30,8 +30,8 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
       c.flops = items;
       return c;
     }
-    case work::parse_examples: // parsing: about 2 KB of memory traffic an example
-      return bytes(2048.0 * items);
+    case work::parse_examples: // parsing: calibrated, or about 2 KB of memory traffic an example
+      return per_row(items, host.parse_example_ns, 2048.0 * items);
     case work::train_examples: {
       // Forward and backward (about three forward passes), and the dense
       // step's reads and writes of parameters, gradients and state.

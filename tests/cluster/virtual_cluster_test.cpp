@@ -147,6 +147,31 @@ TEST_CASE("virtual cluster: an embedding shard is charged sim.lookup-row-ns and 
   CHECK(bytes.sim->host_busy_seconds[shard_host] < base.sim->host_busy_seconds[shard_host] - extra);
 }
 
+TEST_CASE("virtual cluster: a reader is charged sim.parse-example-ns per example it parses") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.embedding-shards=1",
+                                        "--sync.algorithm=none", "--train.max-examples=4000",
+                                        "--train.batch-size=128"};
+  const auto base = run(d, test::with(cmd, {"--sim.parse-example-ns=1000"}));
+  const auto slow = run(d, test::with(cmd, {"--sim.parse-example-ns=3000"}));
+  // The reader (on the trainer's host 0) is charged a whole batch per
+  // request: 32 batches (4 000 examples, the last one short) and the request
+  // that finds the end of the data, 2 us more per example of each. The
+  // longer run also has a few more progress ticks (sim.message-us each).
+  const std::size_t trainer_host = 0;
+  const double per_batch = 128 * 2e-6;
+  const double batches =
+    (slow.sim->host_busy_seconds[trainer_host] - base.sim->host_busy_seconds[trainer_host]) /
+    per_batch;
+  CHECK(batches >= 33.0 - 1e-9);
+  CHECK(batches < 33.1);
+  CHECK(slow.seconds > base.seconds);
+  // 0 (the default) charges 2 KB an example at sim.memory-gbps (7.5 GB/s:
+  // 0.27 us), less than 1 us.
+  const auto bytes = run(d, cmd);
+  CHECK(bytes.sim->host_busy_seconds[trainer_host] < base.sim->host_busy_seconds[trainer_host]);
+}
+
 TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",

@@ -50,4 +50,22 @@ half = json.load(open(sys.argv[2]))["runs"][0]["virtual"][0]
 assert half < full, (half, full)
 print("ok: half the GEMM rate predicts %.0f examples/s against %.0f" % (half, full))
 PY
+# --real-from reuses the first suite's real runs and runs only the virtual
+# ones: the same real medians, the same (deterministic) predictions.
+python3 "$SRC/bench/virtual_suite.py" --bin "$B" --only 1,4 --repeats 1 --rows 3000 \
+  --real-from "$T/a.json" --json "$T/r.json" > /dev/null 2> "$T/r.err" || { cat "$T/r.err"; fail "suite --real-from failed"; }
+python3 - "$T/a.json" "$T/r.json" <<'PY' || fail "--real-from"
+import json, sys
+a = json.load(open(sys.argv[1]))["runs"]
+r = json.load(open(sys.argv[2]))["runs"]
+for x, y in zip(a, r):
+    assert y["real"] == x["real"], (x, y)
+    assert y["virtual"] == x["virtual"][:1], (x, y)
+print("ok: --real-from keeps the real runs and predicts the same")
+PY
+if python3 "$SRC/bench/virtual_suite.py" --bin "$B" --only 1 --repeats 1 --rows 2000 \
+     --real-from "$T/a.json" > /dev/null 2> "$T/w.err"; then
+  fail "--real-from with another --rows was accepted"
+fi
+grep -q "read 3000 rows, not --rows=2000" "$T/w.err" || { cat "$T/w.err"; fail "--real-from's refusal"; }
 echo "virtual_suite_test: ok"
