@@ -56,10 +56,15 @@ sources_of() {
   esac
 }
 libs_of() {
+  # model/dynamic_table*.cpp: Abseil's flat_hash_map (libabsl-dev), flags from
+  # its pkg-config file as CMake's absl::flat_hash_map target links them
+  local absl
+  absl=$(pkg-config --libs absl_flat_hash_map)
   case $1 in
     messages) echo "-lcaf_core -lpthread" ;;
-    checkpoint) echo "-lisal" ;;
-    data|meta|ini) echo "-lz -lzstd" ;; # data/decoders.cpp: gzip and zstd input
+    checkpoint) echo "-lisal $absl" ;;
+    ini) echo "-lz -lzstd $absl" ;; # data/decoders.cpp: gzip and zstd input
+    data|meta) echo "-lz -lzstd" ;;
   esac
 }
 
