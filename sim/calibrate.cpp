@@ -1,21 +1,17 @@
 #include "sim/calibrate.hpp"
+#include "sim/calibrate_dense.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 #include <vector>
 
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <caf/all.hpp>
 
 #include "data/reader.hpp"
-#include "actors/hogwild_replica.hpp"
 #include "messages/messages.hpp"
 #include "data/synthetic.hpp"
 #include "model/embedding.hpp"
@@ -87,117 +83,6 @@ row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& 
   return c;
 }
 
-// The CPUs this process may run on (empty when unknown).
-std::vector<int> allowed_cpus() {
-  std::vector<int> out;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set))
-        out.push_back(c);
-  return out;
-}
-
-// Pins the calling thread to `cpu`; false when the system refuses.
-bool pin_to(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-
-// A worker's dense work on prepared batches (sim.gflops, sim.core-contention):
-// forward and backward on a live Hogwild replica with the batches' rows
-// looked up beforehand (all zero rows: the shards charge the rows' work),
-// then the lock-free dense step, as hogwild_worker_step.cpp's train() does.
-class dense_work {
-public:
-  dense_work(const train_config& cfg, const std::vector<data::batch>& batches)
-    : cfg_(cfg), batches_(batches), tables_(cfg.arch.num_tables, cfg.arch.rows_per_table,
-                                            cfg.arch.dim, 1),
-      rows_(batches.size()), net_(cfg.arch), replica_(initial(cfg, net_)) {
-    for (std::size_t i = 0; i < batches.size(); ++i)
-      rows_[i].lookup(batches[i].cat.data(), batches[i].size, cfg.arch, tables_);
-  }
-
-  std::size_t replica_size() const { return replica_.size(); }
-
-  // Seconds of `times` passes over the batches on the calling thread (each
-  // thread its own workspace, one shared replica).
-  double passes(std::size_t times) {
-    model::workspace ws;
-    model::float_buffer grads(replica_.size()), grad_unique;
-    const auto t0 = wall::now();
-    for (std::size_t k = 0; k < times * batches_.size(); ++k) {
-      const std::size_t i = k % batches_.size();
-      const auto& b = batches_[i];
-      grad_unique.resize(rows_[i].index.unique().size() * cfg_.arch.dim);
-      net_.forward_backward(replica_.params(), b.dense.data(), rows_[i].input(), b.labels.data(),
-                            b.size, ws, grads.data(), grad_unique.data());
-      replica_.apply_dense(cfg_.train.dense, grads.data());
-    }
-    return since(t0);
-  }
-
-private:
-  static std::vector<float> initial(const train_config& cfg, const model::dlrm& net) {
-    model::float_buffer init(net.layout().size());
-    model::init_dense(net.layout(), init.data(), cfg.train.seed);
-    return std::vector<float>(init.begin(), init.end());
-  }
-
-  const train_config& cfg_;
-  const std::vector<data::batch>& batches_;
-  const model::embedding_tables tables_;
-  std::vector<model::batch_lookup> rows_;
-  const model::dlrm net_;
-  actors::hogwild_replica replica_;
-};
-
-// sim.core-contention: a Hogwild step's time while `threads` threads step
-// one shared replica at once (each with its own workspace, on the same
-// batches' rows), over its time alone. Thread t is pinned to the t-th CPU
-// this process may use (else two new threads may share a CPU for a while and
-// measure the kernel's placement, not the cores). A pass is three times
-// over the batches; the threads' mean time over the time alone, alone and
-// together alternated round by round; the median of seven rounds' ratios,
-// and their range in `lo`, `hi`.
-double measure_contention(dense_work& work, const std::vector<int>& cpus, double& lo, double& hi) {
-  const std::size_t threads = cpus.size();
-  std::vector<double> ratios;
-  for (int round = 0; round < 7; ++round) {
-    double alone = 0;
-    std::thread([&] { // on the first CPU, alone
-      pin_to(cpus[0]);
-      if (round == 0)
-        work.passes(3); // warm-up
-      alone = work.passes(3);
-    }).join();
-    std::vector<double> each(threads);
-    std::atomic<std::size_t> ready{0};
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        pin_to(cpus[t]);
-        ready.fetch_add(1);
-        while (ready.load() < threads) // start together
-          std::this_thread::yield();
-        each[t] = work.passes(3);
-      });
-    for (auto& th : pool)
-      th.join();
-    double mean = 0;
-    for (double e : each)
-      mean += e / double(threads);
-    ratios.push_back(mean / alone);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  lo = ratios.front();
-  hi = ratios.back();
-  return std::max(1.0, ratios[3]);
-}
-
 // The synthetic batches, read by the reader as a trainer's reader does;
 // parse_ns: its seconds per example (open, read, parse, hash), median of five.
 std::optional<std::string> read_batches(const train_config& cfg, std::vector<data::batch>& out,
@@ -243,6 +128,7 @@ std::optional<std::string> read_batches(const train_config& cfg, std::vector<dat
 // for the dense step's memory traffic (16 bytes a parameter at
 // memory_gbps); the rows' work is the shards' (lookup-row-ns, push-row-ns).
 std::optional<std::string> measure_step(const train_config& base, calibration& out) {
+  using namespace calibrate_detail;
   train_config cfg = base;
   cfg.checkpoint = checkpoint_settings{};
   std::vector<data::batch> batches;
