@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config/calibration_file.hpp"
+#include "tests/config/train_config_check.hpp"
 #include "config/train_config.hpp"
 #include "report/run_metrics.hpp"
 
@@ -43,13 +44,7 @@ runtime::calibration_record sample() {
 
 // The error of a train run's options, "" if none.
 std::string config_error(const std::vector<std::string>& args, runtime::train_config& c) {
-  runtime::option_set o;
-  runtime::add_train_options(o);
-  if (auto e = o.parse(args))
-    return *e;
-  if (auto e = runtime::apply_calibration(o))
-    return *e;
-  return runtime::build_train_config(o, c).value_or("");
+  return test::train_config_error(args, c);
 }
 
 } // namespace

@@ -3,19 +3,13 @@
 // with hashed tables), each naming the options.
 #include <doctest/doctest.h>
 
-#include "config/train_config.hpp"
+#include "tests/config/train_config_check.hpp"
 
 namespace {
 
 // The train_config of `args` in *out, or the error.
 std::string parse(const std::vector<std::string>& args, runtime::train_config* out) {
-  runtime::option_set o;
-  runtime::add_train_options(o);
-  if (auto e = o.parse(args))
-    return *e;
-  if (auto e = runtime::build_train_config(o, *out))
-    return *e;
-  return "";
+  return test::train_config_error(args, *out);
 }
 
 } // namespace
