@@ -14,6 +14,7 @@
 #include "model/optimizer.hpp"
 #include "model/sync_rules.hpp"
 #include "config/checkpoint_config.hpp"
+#include "config/data_config.hpp"
 #include "config/dct_config.hpp"
 #include "config/embedding_config.hpp"
 #include "config/recovery_config.hpp"
@@ -22,23 +23,6 @@
 #include "config/options.hpp"
 
 namespace runtime {
-
-struct data_settings {
-  std::vector<std::string> train;   // empty: generate the default synthetic set
-  std::vector<std::string> eval;    // empty: synthetic eval set, or no evaluation
-  data::schema_options schema = data::schema_options::criteo();
-  bool strict = false;              // a malformed line stops the run
-  // A line with another number of fields than the schema stops the run
-  // (predict and eval of a saved model; reader_options::whole_lines).
-  bool whole_lines = false;
-  std::size_t max_logged_errors = 5;
-  // Default synthetic data (used when data.train is empty).
-  std::uint64_t synthetic_rows = 1'000'000;
-  std::uint64_t synthetic_eval_rows = 100'000;
-  std::uint64_t synthetic_seed = 1; // eval uses synthetic_seed + 1
-  std::uint64_t teacher_seed = 42;
-  std::string synthetic_dir = "out/synthetic";
-};
 
 struct train_settings {
   std::size_t batch_size = 128;
@@ -148,12 +132,6 @@ void add_train_options(option_set& opts);
 // output.progress, output.progress-seconds, output.log-level (part of the
 // train options; predict and eval use them too).
 void add_display_options(option_set& opts);
-
-// data.user = `text` (from `source`, for messages): sets schema.user to that
-// column. Refuses, naming data.user, an index beyond max_columns and, for a
-// header-less layout (known without a file), a name or index not in it.
-std::optional<std::string> set_user_column(const std::string& text, const std::string& source,
-                                           data::schema_options& schema);
 
 // What a configuration is built for: a run that trains (data.train is
 // needed unless the synthetic set can stand in), or a saved model's own
