@@ -2,7 +2,8 @@
 // Value syntax of the strict option parser (config/options.hpp): parsing and
 // formatting of booleans, integers, reals, strings and lists, constraint
 // checks, key-name rules and the edit distance behind "did you mean". Used
-// only by options.cpp; see options.hpp for the syntax itself.
+// by options.cpp and option_help.cpp (format_real by the config readers too);
+// see options.hpp for the syntax itself.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
