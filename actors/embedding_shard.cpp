@@ -3,6 +3,7 @@
 //   worker -> shard: push(keys, grads)                 (no reply; bad ones dropped)
 //   dct.mp: lookup(sparse, batch, keys) -> sparse_rows; push(sparse_grads)
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
+//   dynamic tables (model.embedding=dynamic): embedding_shard_dynamic.cpp
 //   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
 #include "actors/embedding_shard.hpp"
 #include "actors/authority.hpp"
@@ -42,6 +43,8 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     bad = "dim 0";
   if (!bad.empty())
     return make_error(errc::bad_request, who() + ": bad config: " + bad);
+  if (cfg.dynamic) // no hashed tables (embedding_shard_dynamic.cpp)
+    return init_dynamic();
   local_rows = model::local_rows(cfg.rows_per_table, cfg.num_shards);
   tables = std::make_shared<model::embedding_tables>(cfg.num_tables, local_rows, cfg.dim,
                                                      cfg.optimizer.state_per_row(cfg.dim));
@@ -159,6 +162,8 @@ embedding_shard_state::expand(messages::sparse_grads& g) {
 }
 
 caf::error embedding_shard_state::push(const messages::embedding_grads& g) {
+  if (dyn)
+    return dynamic_push(g);
   const auto& keys = g.keys.values;
   const std::size_t dim = cfg.dim;
   if (g.grads.size() != keys.size() * dim)
@@ -234,8 +239,13 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::embedding_rows> {
       if (auto e = refused_data(self, "a lookup"))
         return e;
-      count(work::lookup_rows, double(req.keys.size()), double(self->state.cfg.dim));
-      return self->state.lookup(req);
+      auto& st = self->state;
+      if (st.dyn) { // (table, id) pairs
+        count(work::lookup_rows, double(req.keys.size() / 2), double(st.cfg.dim));
+        return st.dynamic_lookup(req);
+      }
+      count(work::lookup_rows, double(req.keys.size()), double(st.cfg.dim));
+      return st.lookup(req);
     },
     [=](messages::push_atom, messages::embedding_grads& g) {
       if (refused_data(self, "a push"))
@@ -248,6 +258,9 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
       if (auto e = refused_data(self, "a lookup"))
         return e;
+      if (self->state.dyn)
+        return make_error(errc::bad_request,
+                          self->state.who() + ": a thresholded lookup of dynamic tables");
       const double dim = double(self->state.cfg.dim);
       count(work::lookup_rows, double(req.keys.size()), dim);
       count(work::sparse_lookup, double(req.keys.size()), dim);
@@ -256,6 +269,11 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::push_atom, messages::sparse_grads& sg) {
       if (refused_data(self, "a push"))
         return;
+      if (self->state.dyn) {
+        ++self->state.dropped_pushes;
+        spdlog::warn("{}: a thresholded push to dynamic tables (dropped)", self->state.who());
+        return;
+      }
       count(work::sparse_decode, double(sg.keys.size()), double(self->state.cfg.dim));
       auto g = self->state.expand(sg);
       if (!g) {
@@ -271,17 +289,38 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::dump_atom) -> caf::result<messages::float_blob> {
       if (auto e = refused_direction(self, "a dump"))
         return e;
+      if (self->state.dyn)
+        return make_error(errc::bad_request, self->state.who() + ": dynamic tables: dump(ids)");
       return self->state.dump();
+    },
+    [=](messages::dump_atom, messages::ids_atom) -> caf::result<messages::embedding_grads> {
+      if (auto e = refused_direction(self, "a dump"))
+        return e;
+      if (!self->state.dyn)
+        return make_error(errc::bad_request, self->state.who() + ": hashed tables: dump");
+      return self->state.dynamic_dump();
+    },
+    [=](messages::stats_atom, messages::ids_atom) -> caf::result<messages::key_blob> {
+      if (auto e = refused_direction(self, "a stats request"))
+        return e;
+      if (!self->state.dyn)
+        return make_error(errc::bad_request, self->state.who() + ": hashed tables: no counters");
+      return self->state.dynamic_counters();
     },
     [=](messages::save_atom, const std::string& folder)
       -> caf::result<std::string, std::uint64_t, std::uint32_t> {
       if (auto e = refused_direction(self, "a save"))
         return e;
       auto& st = self->state;
-      const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
-                                            st.cfg.num_shards);
       checkpoint::file_info info;
       std::string err;
+      if (st.dyn) { // FOLDER/dynamic-S.bin
+        if (!st.save_dynamic(folder, &info, &err))
+          return messages::make_error(errc::io_error, st.who() + ": " + err);
+        return {info.name, info.bytes, info.crc32c};
+      }
+      const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
+                                            st.cfg.num_shards);
       if (!checkpoint::write_embedding_file(folder, v, &info, &err))
         return messages::make_error(errc::io_error, st.who() + ": " + err);
       return {info.name, info.bytes, info.crc32c};

@@ -57,6 +57,16 @@
 // message of a cut not after the last one finished are refused (logged with
 // the sender; the request answered bad_request) and change nothing.
 //
+// Dynamic tables (cfg.dynamic, model.embedding=dynamic;
+// embedding_shard_dynamic.cpp): the shard holds a dynamic table per table
+// for the ids it owns (model::id_owner(id, E) == shard). A key is then two
+// words, table and id: lookup admits ids when due and replies zeros for an
+// id without a row; push updates only rows that exist; dump(ids) replies
+// every row as (table, id) pairs with their floats; stats(ids) the counters;
+// save writes FOLDER/dynamic-S.bin (checkpoint/dynamic_files.hpp, without
+// sketches). Checkpoint cuts, CPR, DCT and local rows are refused for them
+// at config validation.
+//
 // Hogwild: all trainers push to the same shards; updates of a row by
 // different trainers interleave in mailbox order (one message at a time).
 #include <cstdint>
@@ -78,6 +88,7 @@
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "model/dct_mp.hpp"
+#include "model/dynamic_tables.hpp"
 #include "actors/authority.hpp"
 #include "model/embedding.hpp"
 #include "model/optimizer.hpp"
@@ -113,6 +124,17 @@ struct embedding_shard_config {
   rows_ptr local;
   // Who may send what (multi-node: filled by the node agent from the plan).
   authority who;
+  // model.embedding=dynamic (embedding_shard_dynamic.cpp): the shard holds
+  // dynamic tables (model/dynamic_tables.hpp) with these settings, max_rows
+  // being its share of embedding.max-rows, instead of hashed ones. Rows are
+  // seeded with model_seed (an id's first row is the one the sequential
+  // engine gives it). Its clock for admission, eviction and ttl is lookups
+  // served x batch_size examples.
+  std::optional<model::dynamic_settings> dynamic;
+  std::uint64_t model_seed = 1, batch_size = 1;
+  // Resume: the whole dynamic tables of a checkpoint; the shard copies the
+  // rows of its ids (model::id_owner), more than max_rows fails init.
+  std::shared_ptr<const model::dynamic_tables> initial_dynamic;
 };
 
 // One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).
@@ -180,6 +202,24 @@ struct embedding_shard_state {
   }
   // The whole local table in the documented layout.
   messages::float_blob dump() const;
+
+  // model.embedding=dynamic (embedding_shard_dynamic.cpp). Keys of lookups
+  // and pushes are (table, id) pairs of this shard's ids.
+  std::shared_ptr<model::dynamic_tables> dyn;
+  std::uint64_t dyn_served = 0;      // lookups served: the tables' clock
+  std::uint64_t dyn_gone_rows = 0;   // pushed rows whose id had no row (skipped)
+  caf::error init_dynamic();
+  // bad_request naming the first malformed or foreign pair.
+  caf::error check_pairs(const std::vector<std::uint64_t>& keys, const char* what) const;
+  // Training lookup: admits ids when due; an id without a row reads zeros.
+  caf::expected<messages::embedding_rows> dynamic_lookup(const messages::lookup_request& req);
+  // Updates the rows that exist; the others' gradients are dropped.
+  caf::error dynamic_push(const messages::embedding_grads& g);
+  messages::embedding_grads dynamic_dump() const;
+  messages::key_blob dynamic_counters() const;
+  // FOLDER/dynamic-S.bin (checkpoint/dynamic_files.hpp), without sketches.
+  bool save_dynamic(const std::string& folder, checkpoint::file_info* info,
+                    std::string* err) const;
 };
 
 embedding_shard_actor::behavior_type

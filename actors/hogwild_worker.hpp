@@ -155,6 +155,9 @@ struct worker_config {
   // (hogwild_rows.hpp); a batch's rows are gathered and its row gradients
   // applied without lookups or pushes. Empty: messages.
   std::vector<rows_ptr> local_rows;
+  // model.embedding=dynamic: rows are asked for by (table, id), from shard
+  // model::id_owner(id) (worker_batch.hpp).
+  bool dynamic = false;
   // Who may direct it: its trainer's process or the coordinator's node.
   authority who;
 };

@@ -52,6 +52,12 @@ using embedding_shard_actor = caf::typed_actor<
   caf::reacts_to<push_atom, sparse_grads>,
   // the shard's whole local table, [local rows * dim] (evaluation)
   caf::replies_to<dump_atom>::with<float_blob>,
+  // model.embedding=dynamic: every row the shard holds, keys as (table, id)
+  // pairs with dim floats each in `grads` (evaluation)
+  caf::replies_to<dump_atom, ids_atom>::with<embedding_grads>,
+  // model.embedding=dynamic: the tables' counters (metrics): rows per table,
+  // then admissions, evictions, expired, lookups, missing, bytes
+  caf::replies_to<stats_atom, ids_atom>::with<key_blob>,
   // write the shard's rows and optimiser state as FOLDER/embedding-S.bin
   // (checkpoint/model_files.hpp); reply the file's name, bytes and CRC32C
   caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>,

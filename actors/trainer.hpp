@@ -87,6 +87,9 @@ struct trainer_config {
   // cluster.local-rows: per shard, its tables for the workers' direct
   // access (worker_config::local_rows); empty: lookups and pushes.
   std::vector<rows_ptr> local_rows;
+  // model.embedding=dynamic: the workers ask for rows by (table, id)
+  // (worker_config::dynamic).
+  bool dynamic = false;
   // Who may send what to it, its syncer and its workers (multi-node: filled
   // by the node agent from the plan).
   authority who;

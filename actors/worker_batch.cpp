@@ -31,26 +31,70 @@ std::string worker_batch::validate(const messages::example_batch& b, const model
   return {};
 }
 
+namespace {
+
+// Dynamic tables: a tag of (table, id) to de-duplicate by. Distinct pairs
+// share one with probability 2^-64 a pair; it decides no row, only which
+// positions of the batch read the same reply.
+std::uint64_t pair_tag(std::size_t table, std::uint64_t id) {
+  return id ^ model::mix64(0x7AB1E000ull + table);
+}
+
+} // namespace
+
+void worker_batch::prepare_dynamic(const model::arch& a, std::size_t num_shards) {
+  const std::size_t n = batch_.cat.size(), T = a.num_tables;
+  const bool bags = batch_.cat_offsets.size() > 0;
+  const std::size_t fields = bags ? batch_.cat_offsets.size() - 1 : n;
+  std::vector<std::uint32_t>& table_of = table_of_;
+  table_of.resize(n);
+  for (std::size_t f = 0, t = 0; f < fields; ++f) {
+    const std::size_t lo = bags ? batch_.cat_offsets.values[f] : f;
+    const std::size_t hi = bags ? batch_.cat_offsets.values[f + 1] : f + 1;
+    for (std::size_t i = lo; i < hi; ++i) {
+      keys_[i] = pair_tag(t, batch_.cat.values[i]);
+      table_of[i] = std::uint32_t(t);
+    }
+    if (++t == T)
+      t = 0;
+  }
+  index_.build(keys_.data(), n);
+  const auto& unique = index_.unique();
+  rows_of_.resize(unique.size() * 2);
+  const auto& inv = index_.inverse();
+  for (std::size_t i = 0; i < n; ++i) { // every unique row's first position names it
+    rows_of_[std::size_t{inv[i]} * 2] = table_of[i];
+    rows_of_[std::size_t{inv[i]} * 2 + 1] = batch_.cat.values[i];
+  }
+  for (std::size_t u = 0; u < unique.size(); ++u)
+    shard_pos_[model::id_owner(rows_of_[u * 2 + 1], num_shards)].push_back(std::uint32_t(u));
+}
+
 void worker_batch::prepare(std::uint64_t seq, messages::example_batch&& b, const model::arch& a,
-                           std::size_t num_shards) {
+                           std::size_t num_shards, bool dynamic) {
   seq_ = seq;
   dim_ = a.dim;
+  dynamic_ = dynamic;
   batch_ = std::move(b);
   const std::size_t n = batch_.cat.size();
   keys_.resize(n);
-  if (batch_.cat_offsets.size() > 0) // multi-hot: every id of every bag
+  shard_pos_.resize(num_shards);
+  for (auto& p : shard_pos_)
+    p.clear();
+  if (dynamic)
+    prepare_dynamic(a, num_shards);
+  else if (batch_.cat_offsets.size() > 0) // multi-hot: every id of every bag
     model::make_bag_keys(batch_.cat.data(), batch_.cat_offsets.data(),
                          batch_.cat_offsets.size() - 1, a.num_tables, a.rows_per_table,
                          keys_.data());
   else
     model::make_keys(batch_.cat.data(), n, a.num_tables, a.rows_per_table, keys_.data());
-  index_.build(keys_.data(), n);
-  shard_pos_.resize(num_shards);
-  for (auto& p : shard_pos_)
-    p.clear();
   const auto& unique = index_.unique();
-  for (std::size_t u = 0; u < unique.size(); ++u)
-    shard_pos_[model::key_owner(unique[u], num_shards)].push_back(static_cast<std::uint32_t>(u));
+  if (!dynamic) {
+    index_.build(keys_.data(), n);
+    for (std::size_t u = 0; u < unique.size(); ++u)
+      shard_pos_[model::key_owner(unique[u], num_shards)].push_back(static_cast<std::uint32_t>(u));
+  }
   answered_.assign(num_shards, 0);
   missing_ = 0;
   for (const auto& p : shard_pos_)
@@ -61,6 +105,14 @@ void worker_batch::prepare(std::uint64_t seq, messages::example_batch&& b, const
 void worker_batch::shard_keys(std::size_t s, std::vector<std::uint64_t>& out) const {
   const auto& unique = index_.unique();
   out.clear();
+  if (dynamic_) {
+    out.reserve(shard_pos_[s].size() * 2);
+    for (auto u : shard_pos_[s]) {
+      out.push_back(rows_of_[std::size_t{u} * 2]);
+      out.push_back(rows_of_[std::size_t{u} * 2 + 1]);
+    }
+    return;
+  }
   out.reserve(shard_pos_[s].size());
   for (auto u : shard_pos_[s])
     out.push_back(unique[u]);

@@ -14,6 +14,11 @@
 //                       shard_keys(s), for its ONE embedding_grads push
 //   shard_rows(s)       its rows as received, in the same order (dct.mp)
 //
+// Dynamic tables (dynamic = true, model.embedding=dynamic): a row is an
+// (table, id) pair, de-duplicated by a 64-bit tag of both and owned by shard
+// model::id_owner(id); shard_keys(s) then lists two words per row, table and
+// id, and the replies and pushes stay dim floats per row.
+//
 // Within a shard, keys keep their order of first appearance in the batch.
 // Buffers are kept across prepare() calls, so steady state does not allocate
 // (the example_batch itself is moved in from the reader's message).
@@ -42,7 +47,7 @@ public:
   // Takes over `b` (moved in), computes its row keys, de-duplicates them and
   // splits the unique keys over `num_shards` shards. Pre: validate(b) passed.
   void prepare(std::uint64_t seq, messages::example_batch&& b, const model::arch& a,
-               std::size_t num_shards);
+               std::size_t num_shards, bool dynamic = false);
 
   std::uint64_t seq() const { return seq_; }
   const messages::example_batch& examples() const { return batch_; }
@@ -52,7 +57,8 @@ public:
 
   // Unique keys owned by shard s (0 when the batch uses none of its rows).
   std::size_t shard_size(std::size_t s) const { return shard_pos_[s].size(); }
-  // out = the unique keys of shard s, in the order its reply must follow.
+  // out = the unique keys of shard s, in the order its reply must follow
+  // (dynamic: table and id of each).
   void shard_keys(std::size_t s, std::vector<std::uint64_t>& out) const;
 
   // Shards with keys that have not answered yet; 0 = the rows are complete.
@@ -93,6 +99,8 @@ public:
   }
 
 private:
+  void prepare_dynamic(const model::arch& a, std::size_t num_shards);
+
   std::uint64_t seq_ = 0;
   std::size_t dim_ = 0;
   messages::example_batch batch_;
@@ -102,6 +110,9 @@ private:
   std::vector<char> answered_;                        // per shard
   std::size_t missing_ = 0;
   std::vector<float> rows_;                           // [num_unique * dim]
+  bool dynamic_ = false;
+  std::vector<std::uint64_t> rows_of_;                // dynamic: [num_unique * 2] table, id
+  std::vector<std::uint32_t> table_of_;               // dynamic: scratch, each id's table
 };
 
 } // namespace actors

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "checkpoint/array_file.hpp"
+#include "model/shard_layout.hpp"
 
 namespace checkpoint {
 
@@ -36,21 +37,22 @@ std::uint64_t slots(std::uint64_t n) {
 } // namespace
 
 std::uint64_t dynamic_owner(std::uint64_t id, std::uint64_t num_shards) {
-  return model::mix64(id) % num_shards;
+  return model::id_owner(id, num_shards);
 }
 
 std::string dynamic_file_name(std::uint64_t shard) {
   return "dynamic-" + std::to_string(shard) + ".bin";
 }
 
-bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
-                          std::uint64_t num_shards, std::string* err) {
+bool write_dynamic_file(const std::string& path, const model::dynamic_tables& t,
+                        std::uint64_t s, std::uint64_t num_shards, bool counters,
+                        file_info* info, std::string* err) {
   const std::size_t T = t.num_tables(), dim = t.dim(), spr = t.state_per_row();
   std::vector<std::vector<model::dynamic_table::saved_row>> rows(T);
   for (std::size_t k = 0; k < T; ++k)
     rows[k] = t.table(k).saved_rows();
   const auto& sk = t.table(0).sketch();
-  for (std::uint64_t s = 0; s < num_shards; ++s) {
+  {
     std::vector<std::uint32_t> table_rows(T, 0), counts;
     std::vector<std::uint64_t> ids, last, stats;
     std::vector<float> weights, state;
@@ -70,7 +72,7 @@ bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
         const float* acc = tab.accumulator(slot);
         state.insert(state.end(), acc, acc + spr);
       }
-      if (s == 0) { // the run's counters and sketches: once
+      if (counters) { // the run's counters and sketches
         const auto& x = tab.stats();
         stats.insert(stats.end(), {tab.next_expiry(), x.admissions, x.evictions, x.expired,
                                    x.lookups, x.missing});
@@ -85,8 +87,8 @@ bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
     h.attrs = {{"tables", T},         {"dim", dim},
                {"state_per_row", spr}, {"max_rows", t.settings().max_rows},
                {"shard", s},           {"num_shards", num_shards},
-               {"rows", n},            {"sketch_width", s == 0 ? sk.width() : 0},
-               {"sketch_depth", s == 0 ? sk.depth() : 0}};
+               {"rows", n},            {"sketch_width", counters ? sk.width() : 0},
+               {"sketch_depth", counters ? sk.depth() : 0}};
     const std::vector<std::vector<float>> arrays{
       pack(table_rows), pack(ids),   pack(last),     pack(counts), weights,
       state,            pack(stats), pack(sketch), pack(additions)};
@@ -97,9 +99,16 @@ bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
       h.arrays.push_back({names[i], arrays[i].size()});
       data.push_back(arrays[i].data());
     }
+    info->name = dynamic_file_name(s);
+    return write_array_file(path, h, data, info, err);
+  }
+}
+
+bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
+                          std::uint64_t num_shards, std::string* err) {
+  for (std::uint64_t s = 0; s < num_shards; ++s) {
     file_info info;
-    info.name = dynamic_file_name(s);
-    if (!write_array_file(w.path(info.name), h, data, &info, err))
+    if (!write_dynamic_file(w.path(dynamic_file_name(s)), t, s, num_shards, s == 0, &info, err))
       return false;
     w.add(info);
   }

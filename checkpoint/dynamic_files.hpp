@@ -42,6 +42,15 @@ std::string dynamic_file_name(std::uint64_t shard);
 bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
                           std::uint64_t num_shards, std::string* err);
 
+// Writes the rows of `t` whose id falls on shard s of num_shards as the file
+// `path` (named dynamic_file_name(s) in *info); counters: with the tables'
+// counters and sketches (else sketch_width 0). A simulated cluster's shard
+// writes its own file this way, without counters: each shard's sketch is
+// sized by its share of embedding.max-rows, which a loader does not know.
+bool write_dynamic_file(const std::string& path, const model::dynamic_tables& t,
+                        std::uint64_t s, std::uint64_t num_shards, bool counters,
+                        file_info* info, std::string* err);
+
 // Fills `t` (empty, as constructed) from every dynamic-S.bin of the
 // checkpoint. The files must agree with t's shape (tables, dim, state per
 // row, sketch); a table may not hold more than its max_rows; an id may not

@@ -32,6 +32,7 @@ void build_cluster(caf::actor_system& sys, const train_config& cfg, const std::v
     ec.cpr.counters = cpr;
     if (start) {
       ec.initial = start->tables;
+      ec.initial_dynamic = start->dynamic;
       ec.cpr.save_at_start = cfg.recovery.partial; // a restart must not fall back to random rows
     }
     if (cl.local_rows) { // the shard attaches its tables; the workers use them

@@ -12,6 +12,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
 #include "cluster/coordinator.hpp"
 
@@ -138,10 +139,20 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
            " passes; train.epochs = " + std::to_string(cfg.train.epochs) +
            " leaves nothing to train (raise train.epochs)";
   const auto& a = cfg.arch;
-  auto tables = std::make_shared<model::embedding_tables>(
-    a.num_tables, a.rows_per_table, a.dim, cfg.train.sparse.state_per_row(a.dim));
-  if (auto e = checkpoint::load_embeddings(c, *tables))
-    return e;
+  std::shared_ptr<model::embedding_tables> tables;
+  if (cfg.embedding.dynamic) { // the rows by id, from any number of files
+    auto d = std::make_shared<model::dynamic_tables>(
+      a.num_tables, cfg.embedding.table, a.dim, cfg.train.sparse.state_per_row(a.dim),
+      cfg.train.seed + 1);
+    if (auto e = checkpoint::load_dynamic_tables(c, *d))
+      return e;
+    out.dynamic = std::move(d);
+  } else {
+    tables = std::make_shared<model::embedding_tables>(a.num_tables, a.rows_per_table, a.dim,
+                                                       cfg.train.sparse.state_per_row(a.dim));
+    if (auto e = checkpoint::load_embeddings(c, *tables))
+      return e;
+  }
   std::vector<checkpoint::replica_state> reps;
   if (auto e = checkpoint::load_replicas(c, net.layout().size(), reps))
     return e;
@@ -160,7 +171,7 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
     return e;
   std::size_t embedding_files = 0;
   for (const auto& f : c.m.files)
-    embedding_files += f.name.rfind("embedding-", 0) == 0;
+    embedding_files += f.name.rfind("embedding-", 0) == 0 || f.name.rfind("dynamic-", 0) == 0;
   out.params = std::move(avg.params);
   out.state = std::move(avg.state);
   out.tables = std::move(tables);

@@ -37,6 +37,13 @@ actors::embedding_shard_config embedding_shard_config_for(const train_config& cf
   ec.seed = cfg.train.seed + 1 + s;
   ec.max_workers = std::uint32_t(cfg.cluster.trainers * cfg.cluster.workers);
   ec.dct = cfg.dct;
+  if (cfg.embedding.dynamic) { // each shard its share of every table's rows
+    ec.dynamic = cfg.embedding.table;
+    ec.dynamic->init_rows = ec.dynamic->max_rows; // new rows' bound: the whole table's
+    ec.dynamic->max_rows = std::max<std::uint64_t>(1, ec.dynamic->max_rows / ec.num_shards);
+    ec.model_seed = cfg.train.seed + 1; // as the sequential engine seeds them
+    ec.batch_size = cfg.train.batch_size;
+  }
   if (cfg.recovery.partial) { // its own saves (the counters are the caller's)
     const auto& r = cfg.recovery;
     ec.cpr.folder = cfg.checkpoint.dir + "/cpr/" + checkpoint::cpr_folder_name(s);
@@ -120,6 +127,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.host = peers.place.host_of_trainer(t);
   tc.timeout = cl.timeout;
   tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;
+  tc.dynamic = cfg.embedding.dynamic;
   auto& sc = tc.syncer;
   sc.trainer = std::uint32_t(t);
   sc.num_trainers = std::uint32_t(cl.trainers);

@@ -169,6 +169,9 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   progress.finish(final_progress);
   if (out.examples == 0)
     return empty_set_error("training", cfg.data.train, out.malformed_lines);
+  if (cfg.embedding.dynamic)
+    if (auto e = gather_dynamic_metrics(self, cfg, c, out))
+      return e;
   if (cfg.data.eval.empty())
     return std::nullopt;
   return evaluate_cluster(self, cfg, net, c, res, out);

@@ -37,6 +37,7 @@
 #include "actors/interfaces.hpp"
 #include "checkpoint/model_files.hpp"
 #include "model/dlrm.hpp"
+#include "model/dynamic_tables.hpp"
 #include "model/embedding.hpp"
 #include "cluster/coordination.hpp"
 #include "report/progress.hpp"
@@ -78,6 +79,9 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
 // end of a pass (the end of a run, sequential or simulated) takes any.
 struct cluster_start {
   std::shared_ptr<const model::embedding_tables> tables;
+  // model.embedding=dynamic: every dynamic-S.bin of the checkpoint (each
+  // shard copies the rows of its ids); `tables` is then null.
+  std::shared_ptr<const model::dynamic_tables> dynamic;
   std::vector<float> params, state;                 // the average
   std::vector<checkpoint::replica_state> replicas;  // per trainer, or empty
   std::vector<float> centre;
@@ -105,6 +109,17 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
 std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const train_config& cfg,
                                             const model::dlrm& net, const cluster_handles& c,
                                             const coordination_result& res, run_metrics& out);
+
+// model.embedding=dynamic (cluster_dynamic.cpp). The shards' tables
+// gathered into `t` (as constructed; no optimiser state), for evaluation;
+// their counters summed into out.embedding. An error names the shard.
+std::optional<std::string> gather_dynamic_tables(caf::blocking_actor* self,
+                                                 const train_config& cfg,
+                                                 const cluster_handles& c,
+                                                 model::dynamic_tables& t);
+std::optional<std::string> gather_dynamic_metrics(caf::blocking_actor* self,
+                                                  const train_config& cfg,
+                                                  const cluster_handles& c, run_metrics& out);
 
 // The EASGD centre: every dense shard's range copied into `params` (sized
 // to the dense layout). Only meaningful while no exchange is in flight (the

@@ -1,5 +1,6 @@
 // Evaluation of a cluster's trained state (coordinator step 4):
-//   coordinator -> embedding shard: dump; -> dense shard: dump (centre)
+//   coordinator -> embedding shard: dump (dynamic tables: dump(ids),
+//                  cluster_dynamic.cpp); -> dense shard: dump (centre)
 #include <caf/all.hpp>
 
 #include "cluster/cluster_metrics.hpp"
@@ -40,10 +41,16 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
   std::optional<std::string> err;
   const auto t0 = self->clock().now();
   const auto& a = cfg.arch;
-  model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim, 0);
+  const bool dynamic = cfg.embedding.dynamic;
+  model::embedding_tables tables(a.num_tables, dynamic ? 1 : a.rows_per_table, a.dim, 0);
+  std::optional<model::dynamic_tables> dyn;
+  if (dynamic) {
+    dyn.emplace(a.num_tables, cfg.embedding.table, a.dim, 0, cfg.train.seed + 1);
+    err = gather_dynamic_tables(self, cfg, c, *dyn);
+  }
   const std::size_t e = c.shards.size();
   const std::uint64_t local_rows = model::local_rows(a.rows_per_table, e);
-  for (std::size_t s = 0; s < e && !err; ++s)
+  for (std::size_t s = 0; s < e && !err && !dynamic; ++s)
     self->request(c.shards[s], cfg.cluster.timeout, dump_atom::value)
       .receive(
         [&](float_blob& blob) {
@@ -78,7 +85,9 @@ std::optional<std::string> evaluate_cluster(caf::blocking_actor* self, const tra
   if (err)
     return err;
   out.eval_model = to_string(which);
-  auto failure = evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
+  auto failure =
+    dyn ? evaluate_model(cfg, net, params.data(), params.size(), *dyn, cfg.data.eval, out)
+        : evaluate_model(cfg, net, params.data(), params.size(), tables, cfg.data.eval, out);
   // Virtual clock: the gathering's virtual time (the forward passes run in
   // the coordinator, outside the simulated hosts), so runs repeat exactly.
   if (virtual_clock(self->system()))

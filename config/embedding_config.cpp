@@ -17,7 +17,7 @@ void add_embedding_options(option_set& o) {
             "embedding tables: hashed (a value's hash mod model.rows-per-table picks its row; "
             "ids may share rows) or dynamic (a row per id, admitted after embedding.admit-after "
             "occurrences, at most embedding.max-rows per table, least used rows evicted; an id "
-            "without a row reads zeros; cluster.mode=sequential only)",
+            "without a row reads zeros; cluster.mode=sequential or simulated, not multi-node)",
             {"hashed", "dynamic"}});
   quiet(o, {"embedding.admit-after", t::integer, "1",
             "model.embedding=dynamic: an id gets a row at its n-th occurrence in training, "
@@ -52,11 +52,31 @@ std::optional<std::string> build_embedding_settings(const option_set& o, bool se
   if (out.table.max_rows >= 0xFFFFFFFFull)
     return "option 'embedding.max-rows' = " + std::to_string(out.table.max_rows) +
            ": a dynamic table holds fewer than 4294967295 rows";
+  if (sequential)
+    return std::nullopt;
+  // The simulated cluster: each embedding shard holds the tables of its ids
+  // (actors/embedding_shard.hpp), with max-rows / shards rows each.
   const std::string mine = "option 'model.embedding' = dynamic (" + o.source("model.embedding") + ")";
-  if (!sequential)
-    return mine + " runs in cluster.mode=sequential only: the simulated cluster's and "
-                  "multi-node embedding shards have no dynamic tables yet (cluster.mode = " +
-           o.get_string("cluster.mode") + ", " + o.source("cluster.mode") + ")";
+  auto refuse = [&](const char* key, const std::string& why) {
+    return mine + " with option '" + key + "' = " + o.value_text(key) + " (" + o.source(key) +
+           "): " + why + " (dynamic tables run in cluster.mode=sequential and simulated)";
+  };
+  const auto shards = std::uint64_t(o.get_int("cluster.embedding-shards"));
+  if (out.table.max_rows < shards)
+    return refuse("cluster.embedding-shards",
+                  "each shard holds embedding.max-rows / shards rows of a table, and "
+                  "embedding.max-rows = " + std::to_string(out.table.max_rows) + " is fewer");
+  if (o.get_string("recovery.mode") != "none")
+    return refuse("recovery.mode", "shard recovery and rollbacks have no dynamic tables yet");
+  if (o.get_int("checkpoint.every-examples") > 0)
+    return refuse("checkpoint.every-examples", "checkpoint cuts have no dynamic tables yet");
+  if (o.get_real("checkpoint.every-seconds") > 0)
+    return refuse("checkpoint.every-seconds", "checkpoint cuts have no dynamic tables yet");
+  for (const char* k : {"dct.mp", "dct.dp"})
+    if (o.get_bool(k))
+      return refuse(k, "DCT has no dynamic tables yet");
+  if (o.get_bool("cluster.local-rows"))
+    return refuse("cluster.local-rows", "the workers reach dynamic tables by messages only");
   return std::nullopt;
 }
 

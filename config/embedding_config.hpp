@@ -23,9 +23,10 @@ struct embedding_settings {
 void add_embedding_options(option_set& o);
 
 // Reads the options (max-rows 0 becomes rows_per_table). Errors name the
-// keys: embedding.* set with model.embedding=hashed; dynamic tables outside
-// cluster.mode=sequential (the simulated cluster and multi-node runs have
-// none yet).
+// keys: embedding.* set with model.embedding=hashed; dynamic tables in the
+// simulated cluster (sequential = false) with what has none yet: recovery,
+// checkpoint cuts, DCT, cluster.local-rows, or fewer max-rows than shards.
+// Multi-node runs refuse them (config/deploy_config.cpp).
 std::optional<std::string> build_embedding_settings(const option_set& o, bool sequential,
                                                     std::uint64_t rows_per_table,
                                                     embedding_settings& out);

@@ -25,6 +25,7 @@ using end_atom = caf::atom_constant<caf::atom("end")>;           // no more data
 using rebind_atom = caf::atom_constant<caf::atom("rebind")>;     // a role restarted elsewhere
 using recover_atom = caf::atom_constant<caf::atom("recover")>;   // reload own checkpoint (CPR)
 using sparse_atom = caf::atom_constant<caf::atom("sparse")>;     // DCT: thresholded rows wanted
+using ids_atom = caf::atom_constant<caf::atom("ids")>;           // dynamic tables: rows by id
 // The coordinator and its caller (cluster/coordinator_actor.hpp): the
 // caller's request and the coordinator's own timers ...
 using begin_atom = caf::atom_constant<caf::atom("cBegin")>;       // run steps 1-3

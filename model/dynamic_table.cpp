@@ -73,7 +73,7 @@ std::uint32_t dynamic_table::admit(std::uint64_t id, std::uint64_t now) {
   last_[s] = now;
   // Initial values from (seed, table, id): the same wherever and whenever
   // the id is admitted. 24 random bits per value, as a float's mantissa.
-  const float bound = std::sqrt(1.0f / float(s_.max_rows));
+  const float bound = std::sqrt(1.0f / float(s_.init_rows ? s_.init_rows : s_.max_rows));
   std::uint64_t x = seed_ ^ mix64(id);
   float* w = row(s);
   for (std::size_t k = 0; k < dim_; ++k) {

@@ -15,17 +15,22 @@
 // examples are evicted by expire(), which the trainer calls before each
 // batch and which sweeps every max(1, ttl / 8) examples.
 // A new row's values come from (seed, table, id) alone (uniform in
-// +-sqrt(1 / max_rows), as hashed tables use sqrt(1 / rows)), its optimiser
+// +-sqrt(1 / init_rows or max_rows), as hashed tables use sqrt(1 / rows)), its optimiser
 // state is zero: which slot it lands in changes no bit.
 // An id without a row reads a zero vector and receives no update; lookups
 // of such ids are counted.
 //
 // Thread safety: none inside; one owner mutates a table. In sequential mode
-// that is the engine's one thread; dynamic tables run in no other mode yet
-// (config/embedding_config.cpp refuses them), so no Hogwild reader or
-// writer ever shares one. The map (Abseil's flat_hash_map) moves its entries
-// when it grows, so a concurrent reader would need the owner's lock or a
-// message: that rule lives here.
+// that is the engine's one thread. In the simulated cluster it is the
+// embedding shard actor that owns the table's ids (actors/embedding_shard.hpp):
+// the Hogwild workers of every trainer reach it only by lookup and push
+// messages, which the actor handles one at a time, so no two threads ever
+// touch a table at once (a row may change between a worker's lookup and its
+// push, or be evicted: the push then finds no row and is dropped). Direct
+// shared access (cluster.local-rows) is refused for dynamic tables
+// (config/embedding_config.cpp): the map (Abseil's flat_hash_map) moves its
+// entries when it grows, so a concurrent reader would need the owner's lock
+// or a message. That rule lives here.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,6 +45,10 @@ struct dynamic_settings {
   std::uint64_t admit_after = 1; // occurrences in training before an id gets a row
   std::uint64_t max_rows = 100000; // rows per table
   std::uint64_t ttl = 0;           // examples unseen before a row is evicted; 0 = never
+  // The rows of the whole table, for new rows' bound sqrt(1 / init_rows);
+  // 0 = max_rows. A cluster's shard holds a share of max_rows and sets the
+  // whole, so an id's first row is the same on any shard count.
+  std::uint64_t init_rows = 0;
 };
 
 struct dynamic_stats {

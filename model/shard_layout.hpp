@@ -11,11 +11,18 @@
 // s >= rows_per_table % E (when E does not divide rows_per_table) the last
 // one is padding: global_row() of it is >= rows_per_table.
 //
+// Dynamic tables (model.embedding=dynamic) have no rows to deal: an id of
+// any table lives at shard id_owner(id, E) = mix64(id) % E (its mixed bits,
+// so consecutive ids spread). Workers route by it, shards check it, and
+// checkpoints place rows by it (dynamic-S.bin holds shard S's ids).
+//
 // Every function here requires num_shards > 0. Used by the worker (which
 // shard to ask), the shard (ownership, its local rows), checkpoint files
 // (local row l of shard s is global row l * E + s) and evaluation.
 #include <cstddef>
 #include <cstdint>
+
+#include "model/count_min_sketch.hpp" // mix64
 
 namespace model {
 
@@ -52,6 +59,10 @@ inline std::uint64_t global_row(std::uint64_t local, std::uint64_t shard,
 // ceil(rows_per_table / num_shards).
 inline std::uint64_t local_rows(std::uint64_t rows_per_table, std::uint64_t num_shards) {
   return (rows_per_table + num_shards - 1) / num_shards;
+}
+// The shard that owns a dynamic table's id (any table).
+inline std::uint64_t id_owner(std::uint64_t id, std::uint64_t num_shards) {
+  return mix64(id) % num_shards;
 }
 // The key, at its owner, of a global row key: same table, local row.
 inline std::uint64_t shard_local_key(std::uint64_t key, std::uint64_t num_shards) {

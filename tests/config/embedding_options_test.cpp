@@ -1,8 +1,10 @@
 // model.embedding and embedding.*: the dynamic tables' settings, the default
-// max-rows, and the refusals (dynamic outside sequential mode, embedding.*
-// with hashed tables), each naming the options.
+// max-rows, and the refusals (what the simulated cluster's dynamic tables
+// do not have yet, multi-node, embedding.* with hashed tables), each naming
+// the options.
 #include <doctest/doctest.h>
 
+#include "config/deploy_config.hpp"
 #include "tests/config/train_config_check.hpp"
 
 namespace {
@@ -32,11 +34,25 @@ TEST_CASE("model.embedding=dynamic: settings, max-rows from model.rows-per-table
   CHECK(c.embedding.table.max_rows == 70);
 }
 
-TEST_CASE("dynamic tables outside sequential mode and embedding.* on hashed are refused") {
+TEST_CASE("dynamic tables in the simulated cluster; what has none yet is refused") {
   runtime::train_config c;
-  const auto sim = parse({"--model.embedding=dynamic"}, &c);
-  CHECK(sim.find("model.embedding") != std::string::npos);
-  CHECK(sim.find("cluster.mode") != std::string::npos);
+  REQUIRE(parse({"--model.embedding=dynamic", "--cluster.embedding-shards=3"}, &c) == "");
+  CHECK(c.embedding.dynamic); // the simulated cluster: each shard its ids
+  CHECK(runtime::refuse_in_multi_node(c).value_or("").find("model.embedding") !=
+        std::string::npos);
+  // Each refusal names model.embedding and the other option.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--cluster.local-rows=true"}, {"--recovery.mode=full",
+        "--checkpoint.dir=x"}, {"--checkpoint.every-examples=100", "--checkpoint.dir=x"},
+        {"--dct.mp=true"}, {"--dct.dp=true"},
+        {"--embedding.max-rows=2", "--cluster.embedding-shards=3"}}) {
+    auto all = args;
+    all.push_back("--model.embedding=dynamic");
+    const auto e = parse(all, &c);
+    CAPTURE(args.front());
+    CHECK(e.find("model.embedding") != std::string::npos);
+    CHECK(e.find(args.front().substr(2, args.front().find('=') - 2)) != std::string::npos);
+  }
   const auto ttl = parse({"--cluster.mode=sequential", "--embedding.ttl=5"}, &c);
   CHECK(ttl.find("embedding.ttl") != std::string::npos);
   CHECK(ttl.find("model.embedding=dynamic") != std::string::npos);

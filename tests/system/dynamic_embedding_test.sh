@@ -5,8 +5,10 @@
 # lookups of ids without a row (metrics JSON); a checkpoint written as 3
 # files resumes into 2 bit for bit (the final replica and table files equal
 # an uninterrupted run's); eval and predict of the saved model read the
-# same rows and count the misses; what does not run dynamic tables is
-# refused naming both options. About 5 s.
+# same rows and count the misses; the simulated cluster trains on its
+# shards, repeats, saves a model that evaluates to its NE and resumes onto
+# another shard count; what does not run dynamic tables is refused naming
+# both options. About 7 s.
 #
 # usage: dynamic_embedding_test.sh BIN
 set -u
@@ -56,8 +58,47 @@ else
   bad "resume differs: $fa vs $fc, eval NE $(json a.json "d['eval_ne']") vs $(json c.json "d['eval_ne']")"
 fi
 
-expect 2 "model.embedding.*cluster.mode" "refused in the simulated cluster" -- \
-  "$bin" train --data.train=train.tsv --model.embedding=dynamic --train.max-examples=10
+# The simulated cluster on the virtual clock: 2 trainers, 3 shards, each
+# holding the tables of its ids. A model of zero rows scores no better than
+# the base rate (tables that never admit a row, embedding.admit-after=65535:
+# eval NE 1.009); the run must train below 0.98 (0.96 here), repeat its
+# metrics exactly, and its saved model must evaluate to the same NE.
+sim=(train --data.train=train.tsv --data.eval=eval.tsv --model.rows-per-table=2000
+     --model.embedding=dynamic --embedding.admit-after=2 --embedding.ttl=15000
+     --output.progress=none --sim.clock=virtual)
+expect 0 "dynamic embeddings over 3 shards" "simulated cluster, virtual clock" -- \
+  "$bin" "${sim[@]}" --cluster.embedding-shards=3 --output.metrics=v1.json --output.model=vm
+expect 0 "" "the same run again" -- \
+  "$bin" "${sim[@]}" --cluster.embedding-shards=3 --output.metrics=v2.json --output.model=vm2
+vm=$(ls -d vm/ckpt-* | tail -n 1)
+ne=$(json v1.json "d['eval_ne']")
+if python3 -c "import sys; sys.exit(0 if $ne < 0.98 else 1)" &&
+   [ "$(json v1.json "d['embedding']['admissions']")" -gt 0 ] &&
+   [ "$(json v1.json "d['embedding']['missing_lookups']")" -gt 0 ] &&
+   [ -f "$vm/dynamic-2.bin" ]; then
+  ok "simulated cluster trains: eval NE $ne, $(json v1.json "d['embedding']['rows']") rows over 3 shard files"
+else
+  bad "simulated cluster: eval NE $ne, $(json v1.json "d['embedding']")"
+fi
+if [ "$(json v1.json "d['eval_ne'], d['train_ne'], d['embedding']")" = \
+     "$(json v2.json "d['eval_ne'], d['train_ne'], d['embedding']")" ]; then
+  ok "simulated cluster repeats: eval NE, train NE and table counters equal"
+else
+  bad "two runs differ: $(json v1.json "d['eval_ne'], d['embedding']") vs $(json v2.json "d['eval_ne'], d['embedding']")"
+fi
+expect 0 "" "eval of the cluster's saved model" -- \
+  "$bin" eval --model="$vm" --data.eval=eval.tsv --output.metrics=ve.json
+[ "$(json ve.json "d['eval_ne']")" = "$ne" ] && ok "saved cluster model: the run's eval NE" ||
+  bad "saved cluster model: NE $(json ve.json "d['eval_ne']") vs $ne"
+expect 0 "" "predict with the cluster's saved model" -- \
+  "$bin" predict --model="$vm" --data=eval.tsv --out=vp.txt
+[ "$(wc -l < vp.txt)" = 4000 ] && ok "4000 predictions" || bad "predictions: $(wc -l < vp.txt)"
+expect 0 "resuming the cluster" "the cluster resumes its saved model onto 2 shards" -- \
+  "$bin" "${sim[@]}" --cluster.embedding-shards=2 --checkpoint.resume="$vm" --train.epochs=2 \
+  --output.metrics=vr.json
+expect 2 "model.embedding.*cluster.local-rows" "dynamic tables refused with local rows" -- \
+  "$bin" train --data.train=train.tsv --model.embedding=dynamic --cluster.local-rows=true \
+  --train.max-examples=10
 expect 2 "embedding.max-rows.*model.embedding=dynamic" "embedding.* refused with hashed tables" -- \
   "$bin" train --cluster.mode=sequential --data.train=train.tsv --embedding.max-rows=10
 expect 0 "dynamic embeddings: [0-9]+ of 104000 lookups" "eval of the saved model counts ids without a row" -- \

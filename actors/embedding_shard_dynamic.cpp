@@ -1,0 +1,149 @@
+// An embedding shard's dynamic tables (model.embedding=dynamic), the state's
+// half of the protocol in embedding_shard.hpp:
+//   worker -> shard: lookup(batch, [table, id]...); shard -> worker: rows (zeros: no row)
+//   worker -> shard: push([table, id]..., grads)      (rows that exist only)
+//   coordinator -> shard: dump(ids) -> every row; stats(ids) -> counters
+// The shard is an actor: one message at a time mutates its tables, so the
+// rule of model/dynamic_table.hpp (one owner) holds without a lock.
+#include "actors/embedding_shard.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "checkpoint/dynamic_files.hpp"
+#include "messages/errors.hpp"
+#include "model/shard_layout.hpp"
+
+namespace actors {
+
+using messages::errc;
+using messages::make_error;
+
+caf::error embedding_shard_state::init_dynamic() {
+  const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
+  dyn = std::make_shared<model::dynamic_tables>(cfg.num_tables, *cfg.dynamic, cfg.dim, spr,
+                                                cfg.model_seed);
+  if (!cfg.initial_dynamic)
+    return {};
+  const auto& full = *cfg.initial_dynamic;
+  if (full.num_tables() != cfg.num_tables || full.dim() != cfg.dim || full.state_per_row() != spr)
+    return make_error(errc::bad_request, who() + ": initial dynamic tables of another shape");
+  for (std::size_t t = 0; t < cfg.num_tables; ++t) {
+    const auto& from = full.table(t);
+    auto& to = dyn->table(t);
+    for (const auto& r : from.saved_rows()) { // ascending id: the same slots every time
+      if (model::id_owner(r.id, cfg.num_shards) != cfg.shard)
+        continue;
+      if (to.rows() >= cfg.dynamic->max_rows)
+        return make_error(errc::bad_request,
+                          who() + ": the checkpoint gives table " + std::to_string(t) +
+                            " more rows than this shard's " +
+                            std::to_string(cfg.dynamic->max_rows) +
+                            " (embedding.max-rows / cluster.embedding-shards): raise "
+                            "embedding.max-rows");
+      const auto slot = from.slot_of(r.id);
+      to.insert_row(r, from.row(slot), from.accumulator(slot));
+    }
+  }
+  cfg.initial_dynamic.reset();
+  return {};
+}
+
+caf::error embedding_shard_state::check_pairs(const std::vector<std::uint64_t>& keys,
+                                              const char* what) const {
+  if (keys.size() % 2 != 0)
+    return make_error(errc::bad_request, who() + ": " + what + " of " +
+                                             std::to_string(keys.size()) +
+                                             " words: dynamic tables take (table, id) pairs");
+  for (std::size_t i = 0; i < keys.size(); i += 2) {
+    const std::uint64_t t = keys[i], id = keys[i + 1];
+    if (t >= cfg.num_tables)
+      return make_error(errc::bad_request, who() + ": " + what + ": table " + std::to_string(t) +
+                                               " out of range");
+    const auto owner = model::id_owner(id, cfg.num_shards);
+    if (owner != cfg.shard)
+      return make_error(errc::bad_request, who() + ": " + what + ": id " + std::to_string(id) +
+                                               " belongs to shard " + std::to_string(owner));
+  }
+  return {};
+}
+
+caf::expected<messages::embedding_rows>
+embedding_shard_state::dynamic_lookup(const messages::lookup_request& req) {
+  if (auto err = check_pairs(req.keys.values, "lookup"))
+    return err;
+  const std::uint64_t now = dyn_served++ * cfg.batch_size;
+  for (std::size_t t = 0; t < dyn->num_tables(); ++t)
+    dyn->table(t).expire(now);
+  const auto& keys = req.keys.values;
+  const std::size_t n = keys.size() / 2, dim = cfg.dim;
+  messages::embedding_rows out;
+  out.batch = req.batch;
+  out.rows.values.resize(n * dim);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& tab = dyn->table(std::size_t(keys[2 * i]));
+    const auto slot = tab.train_lookup(keys[2 * i + 1], now);
+    float* dst = out.rows.data() + i * dim;
+    if (slot == model::dynamic_table::no_row)
+      std::fill_n(dst, dim, 0.0f);
+    else
+      std::memcpy(dst, tab.row(slot), dim * sizeof(float));
+  }
+  return out;
+}
+
+caf::error embedding_shard_state::dynamic_push(const messages::embedding_grads& g) {
+  const auto& keys = g.keys.values;
+  const std::size_t n = keys.size() / 2, dim = cfg.dim;
+  if (auto err = check_pairs(keys, "push"))
+    return err;
+  if (g.grads.size() != n * dim)
+    return make_error(errc::bad_request, who() + ": push of " + std::to_string(n) + " rows with " +
+                                             std::to_string(g.grads.size()) +
+                                             " gradient floats, expected " +
+                                             std::to_string(n * dim));
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& tab = dyn->table(std::size_t(keys[2 * i]));
+    const auto slot = tab.find(keys[2 * i + 1]);
+    if (slot == model::dynamic_table::no_row) { // never admitted, or evicted since the lookup
+      ++dyn_gone_rows;
+      continue;
+    }
+    cfg.optimizer.apply(tab.row(slot), tab.accumulator(slot), g.grads.data() + i * dim, dim);
+  }
+  return {};
+}
+
+messages::embedding_grads embedding_shard_state::dynamic_dump() const {
+  messages::embedding_grads out;
+  const std::size_t dim = cfg.dim;
+  for (std::size_t t = 0; t < dyn->num_tables(); ++t) {
+    const auto& tab = dyn->table(t);
+    for (const auto& r : tab.saved_rows()) {
+      out.keys.values.push_back(t);
+      out.keys.values.push_back(r.id);
+      const float* w = tab.row(tab.slot_of(r.id));
+      out.grads.values.insert(out.grads.values.end(), w, w + dim);
+    }
+  }
+  return out;
+}
+
+bool embedding_shard_state::save_dynamic(const std::string& folder, checkpoint::file_info* info,
+                                         std::string* err) const {
+  const auto name = checkpoint::dynamic_file_name(cfg.shard);
+  return checkpoint::write_dynamic_file(folder + "/" + name, *dyn, cfg.shard, cfg.num_shards,
+                                        false, info, err);
+}
+
+messages::key_blob embedding_shard_state::dynamic_counters() const {
+  messages::key_blob out;
+  for (std::size_t t = 0; t < dyn->num_tables(); ++t)
+    out.values.push_back(dyn->table(t).rows());
+  const auto x = dyn->totals();
+  out.values.insert(out.values.end(),
+                    {x.admissions, x.evictions, x.expired, x.lookups, x.missing, dyn->bytes()});
+  return out;
+}
+
+} // namespace actors

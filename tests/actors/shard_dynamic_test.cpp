@@ -1,0 +1,157 @@
+// embedding_shard with dynamic tables (model.embedding=dynamic) under the
+// deterministic scheduler: admission on the shard, zeros for ids without a
+// row, pushes to existing rows only, ownership by model::id_owner, the
+// counters and the save; and worker_batch's (table, id) keys.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "actors/embedding_shard.hpp"
+#include "actors/worker_batch.hpp"
+#include "model/shard_layout.hpp"
+#include "tests/actors/shard_config.hpp"
+#include "tests/actors/test_fixture.hpp"
+
+using namespace messages;
+using actors::embedding_shard;
+
+namespace {
+
+// Shard 1 of 3 (test::small_shard_config's shape: 2 tables, dim 4) with
+// dynamic tables: an id gets a row at its 2nd sight, 8 rows a table, the
+// bound of a whole table of 24 rows.
+actors::embedding_shard_config dynamic_config() {
+  auto c = test::small_shard_config();
+  c.dynamic = model::dynamic_settings{};
+  c.dynamic->admit_after = 2;
+  c.dynamic->max_rows = 8;
+  c.dynamic->init_rows = 24;
+  c.model_seed = 7;
+  c.batch_size = 1;
+  return c;
+}
+
+// The first n ids (from 1) that shard `shard` of 3 owns.
+std::vector<std::uint64_t> ids_of(std::uint64_t shard, std::size_t n) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t id = 1; out.size() < n; ++id)
+    if (model::id_owner(id, 3) == shard)
+      out.push_back(id);
+  return out;
+}
+
+lookup_request pairs(std::uint64_t batch, std::vector<std::uint64_t> keys) {
+  lookup_request r;
+  r.batch = batch;
+  r.keys.values = std::move(keys);
+  return r;
+}
+
+std::vector<float> slice(const float_blob& rows, std::size_t i) {
+  return {rows.data() + i * 4, rows.data() + (i + 1) * 4};
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(test::actor_fixture,
+                  "embedding shard, dynamic tables: admission, zeros, pushes to rows only") {
+  auto shard = sys.spawn(embedding_shard, dynamic_config());
+  const auto mine = ids_of(1, 3), other = ids_of(0, 1);
+  const std::uint64_t a = mine[0], b = mine[1], c = mine[2];
+  const std::vector<float> zero(4, 0.0f);
+
+  // First sight of a (table 0) and b (table 1): no row yet, zeros.
+  auto r1 = request<embedding_rows>(shard, lookup_atom::value, pairs(1, {0, a, 1, b}));
+  REQUIRE(r1);
+  REQUIRE(r1->rows.size() == 2 * 4);
+  CHECK(slice(r1->rows, 0) == zero);
+  CHECK(slice(r1->rows, 1) == zero);
+  // Second sight of a: admitted, with the row the sequential engine's table
+  // gives id a (seed 7, table 0, bound sqrt(1 / 24)).
+  auto r2 = request<embedding_rows>(shard, lookup_atom::value, pairs(2, {0, a}));
+  REQUIRE(r2);
+  model::dynamic_settings s = *dynamic_config().dynamic;
+  s.admit_after = 1;
+  s.max_rows = 24; // the whole table (init_rows 0: its bound is the same sqrt(1 / 24))
+  s.init_rows = 0;
+  model::dynamic_table seq(s, 4, 1, 7, 0);
+  const auto slot = seq.train_lookup(a, 0);
+  CHECK(slice(r2->rows, 0) == std::vector<float>(seq.row(slot), seq.row(slot) + 4));
+  CHECK(slice(r2->rows, 0) != zero);
+
+  // A push of a (has a row) and of c in table 1 (never seen, no row): a
+  // changes, c gets no row (the dump holds a alone).
+  embedding_grads g;
+  g.keys.values = {0, a, 1, c};
+  g.grads.values = {1, 1, 1, 1, 2, 2, 2, 2};
+  self->send(shard, push_atom::value, g);
+  run();
+  auto d = request<embedding_grads>(shard, dump_atom::value, ids_atom::value);
+  REQUIRE(d);
+  REQUIRE(d->keys.values == std::vector<std::uint64_t>{0, a});
+  REQUIRE(d->grads.size() == 4);
+  for (std::size_t j = 0; j < 4; ++j) // row-wise Adagrad, lr 0.1: a step against the gradient
+    CHECK(d->grads.values[j] < r2->rows.values[j]);
+
+  // Counters: rows per table 1, 0; then admissions 1, evictions 0, expired
+  // 0, lookups 3 (a, b, a), missing 2 (the first sights), bytes > 0.
+  auto k = request<key_blob>(shard, stats_atom::value, ids_atom::value);
+  REQUIRE(k);
+  REQUIRE(k->size() == 2 + 6);
+  CHECK(k->values[0] == 1);
+  CHECK(k->values[1] == 0);
+  CHECK(k->values[2] == 1);
+  CHECK(k->values[3] == 0);
+  CHECK(k->values[5] == 3);
+  CHECK(k->values[6] == 2);
+  CHECK(k->values[7] > 0);
+
+  // An id of shard 0 and an odd number of words are refused, naming why.
+  auto foreign = request<embedding_rows>(shard, lookup_atom::value, pairs(3, {0, other[0]}));
+  REQUIRE(!foreign);
+  CHECK(context_of(foreign.error()).find("belongs to shard 0") != std::string::npos);
+  auto odd = request<embedding_rows>(shard, lookup_atom::value, pairs(4, {0, a, 1}));
+  REQUIRE(!odd);
+  CHECK(context_of(odd.error()).find("(table, id) pairs") != std::string::npos);
+  // The hashed dump is refused: the tables are dynamic.
+  CHECK(!request<float_blob>(shard, dump_atom::value));
+
+  // The save writes dynamic-1.bin.
+  const auto dir = std::filesystem::temp_directory_path() / "ss_shard_dynamic_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  self->send(shard, save_atom::value, dir.string());
+  run();
+  CHECK(std::filesystem::exists(dir / "dynamic-1.bin"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("worker_batch with dynamic tables: (table, id) keys routed by id_owner") {
+  model::arch a;
+  a.num_dense = 1;
+  a.num_tables = 2;
+  a.rows_per_table = 10;
+  a.dim = 4;
+  const auto s0 = ids_of(0, 2), s1 = ids_of(1, 1);
+  // 3 examples x 2 tables: id s0[0] in both tables (two rows), s1[0] twice
+  // in table 1 (one row), s0[1] once.
+  example_batch b;
+  b.num_dense = 1;
+  b.num_cat = 2;
+  b.labels.values = {0, 1, 0};
+  b.dense.values = {0, 0, 0};
+  b.cat.values = {s0[0], s0[0], s0[1], s1[0], s0[0], s1[0]};
+  REQUIRE(actors::worker_batch::validate(b, a).empty());
+  actors::worker_batch w;
+  w.prepare(0, std::move(b), a, 3, true);
+  CHECK(w.num_unique() == 4); // (0, s0[0]), (1, s0[0]), (0, s0[1]), (1, s1[0])
+  std::vector<std::uint64_t> k0, k1, k2;
+  w.shard_keys(0, k0);
+  w.shard_keys(1, k1);
+  w.shard_keys(2, k2);
+  CHECK(k0 == std::vector<std::uint64_t>{0, s0[0], 1, s0[0], 0, s0[1]});
+  CHECK(k1 == std::vector<std::uint64_t>{1, s1[0]});
+  CHECK(k2.empty());
+  CHECK(w.missing() == 2); // shards 0 and 1 answer; 2 has no keys
+}
