@@ -16,6 +16,7 @@
 // re-form the picture restarts at zero and the first round sends every entry.
 // A member whose trainer has finished (free-running) sends empty changes.
 #include "actors/shadow_syncer.hpp"
+#include "actors/shadow_syncer_ring.hpp"
 #include "actors/work.hpp"
 
 #include <algorithm>

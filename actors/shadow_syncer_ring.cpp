@@ -1,7 +1,7 @@
 // The ring half of the shadow syncer (MA / BMUF): joining and re-forming the
 // ring, starting a ring round, feeding it chunks, completing it with the
 // average (MA) or the BMUF block step. See shadow_syncer.hpp.
-#include "actors/shadow_syncer.hpp"
+#include "actors/shadow_syncer_ring.hpp"
 #include "actors/peer.hpp"
 #include "actors/work.hpp"
 
