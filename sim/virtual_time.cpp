@@ -32,51 +32,11 @@ virtual_engine::duration to_duration(double seconds) {
 
 } // namespace
 
-virtual_engine::virtual_engine(virtual_settings s) : cfg_(s) {
-  cfg_.cores_per_host = std::max<std::size_t>(1, cfg_.cores_per_host);
-}
-
-void virtual_engine::attach(caf::actor_system& sys) {
-  sched_ = dynamic_cast<caf::scheduler::test_coordinator*>(&sys.scheduler());
-  if (!sched_)
-    throw std::logic_error("virtual_engine: the actor system must run with "
-                           "scheduler.policy=testing");
-  start_ = now();
-  machine_.assign(cfg_.machine_cores, start_);
-}
-
-virtual_engine::time_point virtual_engine::now() const {
-  return sched_->clock().now();
-}
-
-virtual_engine::duration virtual_engine::elapsed() const {
-  return now() - start_;
-}
-
 bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) {
   if (delivering_ || !in_handler_)
     return false; // due now
   outbox_.push_back(held_message{caf::strong_actor_ptr{receiver->ctrl()}, std::move(what)});
   return true;
-}
-
-void virtual_engine::place(caf::actor_id id, std::size_t host) {
-  actors_[id].host = host;
-  if (cores_.size() <= host) {
-    cores_.resize(host + 1, std::vector<time_point>(cfg_.cores_per_host, now()));
-    host_busy_.resize(host + 1, 0.0);
-  }
-}
-
-std::optional<std::size_t> virtual_engine::host_of(caf::actor_id id) const {
-  if (auto i = actors_.find(id); i != actors_.end())
-    return i->second.host;
-  return std::nullopt;
-}
-
-void virtual_engine::freeze(std::size_t host, time_point until) {
-  for (auto& c : cores_.at(host))
-    c = std::max(c, until);
 }
 
 void virtual_engine::charge(double flops, double bytes) {
@@ -309,14 +269,6 @@ bool virtual_engine::run_until(const std::function<bool()>& pred) {
     if (!step())
       return pred();
   return true;
-}
-
-bool virtual_clock(caf::actor_system& sys) {
-  return virtual_engine_of(sys) != nullptr;
-}
-
-const virtual_engine* virtual_engine_of(caf::actor_system& sys) {
-  return dynamic_cast<virtual_engine*>(actors::fabric_of(sys));
 }
 
 } // namespace runtime
