@@ -31,6 +31,10 @@ void add_embedding_options(option_set& o) {
             "model.embedding=dynamic: rows unseen for more than this many training examples "
             "are evicted, in sweeps every ttl/8 examples (0 = never)",
             {}, 0, 1e18});
+  quiet(o, {"embedding.collisions", t::boolean, "false",
+            "model.embedding=hashed, cluster.mode=sequential: count the lookups whose row also "
+            "serves another id of the run (8 bytes a row; the metrics JSON's embedding object)",
+            {}});
 }
 
 std::optional<std::string> build_embedding_settings(const option_set& o, bool sequential,
@@ -42,6 +46,12 @@ std::optional<std::string> build_embedding_settings(const option_set& o, bool se
   if (out.table.max_rows == 0)
     out.table.max_rows = rows_per_table;
   out.table.ttl = std::uint64_t(o.get_int("embedding.ttl"));
+  out.collisions = o.get_bool("embedding.collisions");
+  if (out.collisions && (out.dynamic || !sequential))
+    return "option 'embedding.collisions' = true (" + o.source("embedding.collisions") +
+           ") counts rows shared by ids of hashed tables in cluster.mode=sequential: it needs "
+           "model.embedding=hashed (here " + o.get_string("model.embedding") +
+           ") and cluster.mode=sequential (here " + o.get_string("cluster.mode") + ")";
   if (!out.dynamic) {
     for (const char* k : {"embedding.admit-after", "embedding.max-rows", "embedding.ttl"})
       if (o.is_set(k))

@@ -5,6 +5,7 @@
 //   embedding.admit-after  occurrences before an id gets a row (dynamic)
 //   embedding.max-rows     rows per dynamic table (0: model.rows-per-table)
 //   embedding.ttl          examples unseen before a row is evicted (0: never)
+//   embedding.collisions   hashed, sequential: count lookups of shared rows
 // Every one is left out of the saved configuration while it holds its
 // default, so hashed runs save the bytes they saved before these existed.
 #include <optional>
@@ -18,6 +19,9 @@ namespace runtime {
 struct embedding_settings {
   bool dynamic = false; // model.embedding=dynamic
   model::dynamic_settings table;
+  // embedding.collisions: hashed tables in sequential mode count the
+  // lookups of rows that serve more than one id (model/collision_counter.hpp).
+  bool collisions = false;
 };
 
 void add_embedding_options(option_set& o);

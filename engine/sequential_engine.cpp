@@ -32,6 +32,9 @@ sequential_engine::sequential_engine(const train_config& cfg)
     dynamic_ = std::make_unique<model::dynamic_tables>(
       cfg.arch.num_tables, cfg.embedding.table, cfg.arch.dim,
       cfg.train.sparse.state_per_row(cfg.arch.dim), cfg.train.seed + 1);
+  if (cfg.embedding.collisions)
+    collisions_ =
+      std::make_unique<model::collision_counter>(cfg.arch.num_tables, cfg.arch.rows_per_table);
 }
 
 void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& ne) {
@@ -41,6 +44,8 @@ void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& 
     dynamic_->train_lookup(rows_, b.cat.data(), b.size, trained_, bags);
   else
     rows_.lookup(b.cat.data(), b.size, a, tables_, bags);
+  if (collisions_) // rows_.keys[i] is the row of id b.cat[i]
+    collisions_->add(rows_.keys.data(), b.cat.data(), rows_.keys.size());
   trained_ += b.size;
   grad_unique_.resize(rows_.unique_rows.size());
   net_.forward_backward(params_.data(), b.dense.data(), rows_.input(), b.labels.data(), b.size,
@@ -184,6 +189,15 @@ std::optional<std::string> sequential_engine::evaluate(const std::vector<std::st
 }
 
 void sequential_engine::fill_embedding_metrics(run_metrics& out) const {
+  if (collisions_) {
+    const auto t = collisions_->count();
+    out.collisions = collision_metrics{t.lookups, t.shared_lookups, t.used_rows, t.shared_rows};
+    spdlog::info("hashed embeddings: {} of {} training lookups ({:.2f}%) read a row that another "
+                 "id also reads; {} of {} rows looked up are shared",
+                 t.shared_lookups, t.lookups,
+                 t.lookups ? 100.0 * double(t.shared_lookups) / double(t.lookups) : 0.0,
+                 t.shared_rows, t.used_rows);
+  }
   if (!dynamic_)
     return;
   auto& d = out.embedding.emplace();

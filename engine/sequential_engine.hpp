@@ -15,6 +15,7 @@
 #include "model/dlrm.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "data/batch.hpp"
+#include "model/collision_counter.hpp"
 #include "model/dynamic_tables.hpp"
 #include "model/embedding.hpp"
 #include "model/metrics.hpp"
@@ -68,6 +69,7 @@ private:
   model::float_buffer params_, dense_acc_, grads_;
   model::embedding_tables tables_;
   std::unique_ptr<model::dynamic_tables> dynamic_; // model.embedding=dynamic
+  std::unique_ptr<model::collision_counter> collisions_; // embedding.collisions
   std::uint64_t trained_ = 0; // examples trained so far: the dynamic tables' clock
   void fill_embedding_metrics(run_metrics& out) const;
   model::batch_lookup rows_;

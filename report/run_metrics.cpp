@@ -133,6 +133,14 @@ std::string to_json(const run_metrics& m) {
                       {"eval_missing_lookups", d->eval_missing},
                       {"bytes", d->bytes}};
   }
+  if (const auto& c = m.collisions) // only with embedding.collisions: other runs' JSON stays
+    j["embedding"] = {{"kind", "hashed"},
+                      {"lookups", c->lookups},
+                      {"shared_lookups", c->shared_lookups},
+                      {"collision_share", c->lookups ? double(c->shared_lookups) /
+                                                         double(c->lookups) : 0.0},
+                      {"used_rows", c->used_rows},
+                      {"shared_rows", c->shared_rows}};
   j["net"] = nullptr;
   if (m.net)
     j["net"] = {{"latency_us", m.net->latency_us},     {"bandwidth_gbps", m.net->bandwidth_gbps},

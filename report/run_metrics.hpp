@@ -162,6 +162,13 @@ struct embedding_metrics {
   std::uint64_t bytes = 0; // rows, optimiser state, maps and sketches
 };
 
+// Hashed tables with embedding.collisions (model/collision_counter.hpp):
+// training lookups, those whose row also serves another id of the run, and
+// the rows looked up and shared.
+struct collision_metrics {
+  std::uint64_t lookups = 0, shared_lookups = 0, used_rows = 0, shared_rows = 0;
+};
+
 struct run_metrics {
   std::string mode = "sequential";
   std::string arch;
@@ -204,6 +211,7 @@ struct run_metrics {
   std::optional<dct_metrics> dct;                 // dct.dp
   std::optional<dct_mp_metrics> dct_mp;           // dct.mp
   std::optional<embedding_metrics> embedding;     // model.embedding=dynamic
+  std::optional<collision_metrics> collisions;    // hashed, embedding.collisions
   // Network model only: throughput with per-host virtual time. Each worker's
   // time = its thread CPU time + (lookup waits + sync waits) / dilation, as if
   // every trainer had its own host; summed over trainers. Unlike wall x

@@ -7,8 +7,9 @@
 # an uninterrupted run's); eval and predict of the saved model read the
 # same rows and count the misses; the simulated cluster trains on its
 # shards, repeats, saves a model that evaluates to its NE and resumes onto
-# another shard count; what does not run dynamic tables is refused naming
-# both options. About 7 s.
+# another shard count; hashed tables count the lookups of shared rows
+# (embedding.collisions); what does not run dynamic tables is refused
+# naming both options. About 8 s.
 #
 # usage: dynamic_embedding_test.sh BIN
 set -u
@@ -62,14 +63,16 @@ fi
 # holding the tables of its ids. A model of zero rows scores no better than
 # the base rate (tables that never admit a row, embedding.admit-after=65535:
 # eval NE 1.009); the run must train below 0.98 (0.96 here), repeat its
-# metrics exactly, and its saved model must evaluate to the same NE.
+# metrics exactly, and its saved model must evaluate to the same NE; on the
+# wall clock it trains below the same bound.
 sim=(train --data.train=train.tsv --data.eval=eval.tsv --model.rows-per-table=2000
      --model.embedding=dynamic --embedding.admit-after=2 --embedding.ttl=15000
-     --output.progress=none --sim.clock=virtual)
+     --output.progress=none)
+vsim=("${sim[@]}" --sim.clock=virtual)
 expect 0 "dynamic embeddings over 3 shards" "simulated cluster, virtual clock" -- \
-  "$bin" "${sim[@]}" --cluster.embedding-shards=3 --output.metrics=v1.json --output.model=vm
+  "$bin" "${vsim[@]}" --cluster.embedding-shards=3 --output.metrics=v1.json --output.model=vm
 expect 0 "" "the same run again" -- \
-  "$bin" "${sim[@]}" --cluster.embedding-shards=3 --output.metrics=v2.json --output.model=vm2
+  "$bin" "${vsim[@]}" --cluster.embedding-shards=3 --output.metrics=v2.json --output.model=vm2
 vm=$(ls -d vm/ckpt-* | tail -n 1)
 ne=$(json v1.json "d['eval_ne']")
 if python3 -c "import sys; sys.exit(0 if $ne < 0.98 else 1)" &&
@@ -93,12 +96,29 @@ expect 0 "" "eval of the cluster's saved model" -- \
 expect 0 "" "predict with the cluster's saved model" -- \
   "$bin" predict --model="$vm" --data=eval.tsv --out=vp.txt
 [ "$(wc -l < vp.txt)" = 4000 ] && ok "4000 predictions" || bad "predictions: $(wc -l < vp.txt)"
+expect 0 "" "simulated cluster, wall clock" -- \
+  "$bin" "${sim[@]}" --sim.clock=wall --cluster.embedding-shards=3 --output.metrics=vw.json
+nw=$(json vw.json "d['eval_ne']")
+python3 -c "import sys; sys.exit(0 if $nw < 0.98 else 1)" &&
+  ok "wall clock trains: eval NE $nw" || bad "wall clock: eval NE $nw"
 expect 0 "resuming the cluster" "the cluster resumes its saved model onto 2 shards" -- \
-  "$bin" "${sim[@]}" --cluster.embedding-shards=2 --checkpoint.resume="$vm" --train.epochs=2 \
+  "$bin" "${vsim[@]}" --cluster.embedding-shards=2 --checkpoint.resume="$vm" --train.epochs=2 \
   --output.metrics=vr.json
 expect 2 "model.embedding.*cluster.local-rows" "dynamic tables refused with local rows" -- \
   "$bin" train --data.train=train.tsv --model.embedding=dynamic --cluster.local-rows=true \
   --train.max-examples=10
+# Hashed tables of 2000 rows under ids of up to 50 000 values share rows:
+# embedding.collisions counts the lookups of rows that serve several ids.
+expect 0 "hashed embeddings: [0-9]+ of 520000 training lookups" "hashed tables count shared rows" -- \
+  "$bin" train --cluster.mode=sequential --data.train=train.tsv --model.rows-per-table=2000 \
+  --embedding.collisions=true --output.progress=none --output.metrics=h.json
+share=$(json h.json "d['embedding']['collision_share']")
+if python3 -c "import sys; sys.exit(0 if 0 < $share < 1 else 1)" &&
+   [ "$(json h.json "d['embedding']['shared_rows'] <= d['embedding']['used_rows'] <= 52000")" = True ]; then
+  ok "collision share $share, $(json h.json "d['embedding']['shared_rows']") shared rows"
+else
+  bad "collisions: $(json h.json "d['embedding']")"
+fi
 expect 2 "embedding.max-rows.*model.embedding=dynamic" "embedding.* refused with hashed tables" -- \
   "$bin" train --cluster.mode=sequential --data.train=train.tsv --embedding.max-rows=10
 expect 0 "dynamic embeddings: [0-9]+ of 104000 lookups" "eval of the saved model counts ids without a row" -- \
