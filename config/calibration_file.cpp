@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/kept_calibration.hpp"
 #include "config/option_values.hpp"
 
 #ifndef SS_CALIBRATIONS_DIR
@@ -165,6 +166,18 @@ std::optional<std::string> read_calibration(const std::string& path, calibration
 }
 
 std::optional<std::string> resolve_calibration(const std::string& value, std::string& path) {
+  if (value == this_machine_calibration) {
+    path = kept_calibration_path();
+    std::error_code ec;
+    if (!path.empty() && fs::is_regular_file(path, ec))
+      return std::nullopt;
+    return "option 'sim.calibration' = this-machine: " +
+           (path.empty() ? std::string("no place to keep a calibration (neither "
+                                       "SHADOWSYNC_STATE_DIR, XDG_STATE_HOME nor HOME is set)")
+                         : "no calibration of this machine is kept at " + path) +
+           " (shadowsync train measures and keeps it on a virtual-clock run; "
+           "'shadowsync calibrate --out=FILE.json' measures one by hand)";
+  }
   const bool preset = value.find('/') == std::string::npos &&
                       !(value.size() >= 5 && value.compare(value.size() - 5, 5, ".json") == 0);
   if (!preset) {
@@ -195,7 +208,7 @@ std::string describe_calibration(const std::string& path, const calibration_reco
 }
 
 std::optional<std::string> apply_calibration(option_set& o) {
-  const auto& value = o.get_string("sim.calibration");
+  const auto value = effective_calibration(o);
   if (value.empty())
     return std::nullopt;
   std::string path;
@@ -213,13 +226,14 @@ std::optional<std::string> apply_calibration(option_set& o) {
 
 std::string constants_source(const option_set& o) {
   std::string out = "built-in defaults";
-  const auto& value = o.get_string("sim.calibration");
+  const auto value = effective_calibration(o);
   std::string path;
   calibration_record r;
   const bool read =
     !value.empty() && !resolve_calibration(value, path) && !read_calibration(path, r);
   if (read) // a preset by its place in the source tree, not this machine's path
-    out = describe_calibration(path == value ? path : "config/calibrations/" + value + ".json", r);
+    out = describe_calibration(path == value || value == this_machine_calibration
+                                 ? path : "config/calibrations/" + value + ".json", r);
   std::vector<std::string> others; // set otherwise, to another value than the file's
   for (const auto& k : calibration_keys()) {
     const auto src = o.source("sim." + k);

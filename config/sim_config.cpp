@@ -1,6 +1,7 @@
 #include "config/sim_config.hpp"
 
 #include "config/calibration_file.hpp"
+#include "config/kept_calibration.hpp"
 #include "config/option_values.hpp"
 
 namespace runtime {
@@ -60,7 +61,10 @@ void add_sim_options(option_set& o) {
     "sim.calibration", t::string, "",
     "virtual clock, cost model: the constants sim.gflops ... sim.remote-gbps from a "
     "calibration file (shadowsync calibrate --out=FILE) or a shipped preset's name "
-    "(config/calibrations/NAME.json); a sim.* constant given in the INI file or on the "
+    "(config/calibrations/NAME.json), or this-machine: this machine's own, measured by "
+    "the first virtual-clock run and kept ($SHADOWSYNC_STATE_DIR, else "
+    "$XDG_STATE_HOME/shadowsync, else ~/.local/state/shadowsync: calibrations/CPU-LEVEL-NCORE.json; "
+    "config/default.ini asks for it); a sim.* constant given in the INI file or on the "
     "command line wins over the file; empty = the built-in defaults (docs/virtual-time.md)"};
   calibration.omit_default_from_ini = true; // the saved configurations' bytes stay
   o.add(calibration);
@@ -125,10 +129,11 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.jitter = o.get_real("sim.jitter");
   // sim.calibration: the file's constants where the option is not set (a
   // caller that ran apply_calibration has them set from the file already).
-  out.calibrated = !o.get_string("sim.calibration").empty();
+  const auto calibration = effective_calibration(o);
+  out.calibrated = !calibration.empty();
   if (out.calibrated) {
     std::string path;
-    if (auto e = resolve_calibration(o.get_string("sim.calibration"), path))
+    if (auto e = resolve_calibration(calibration, path))
       return e;
     calibration_record r;
     if (auto e = read_calibration(path, r))

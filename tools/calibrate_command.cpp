@@ -4,48 +4,20 @@
 // file for sim.calibration (config/calibration_file.hpp), saying what
 // machine they model. Takes the train options (the model, the batch size).
 #include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "model/dlrm.hpp"
 #include "sim/calibrate.hpp"
 #include "config/calibration_file.hpp"
-#include "deploy/isa_check.hpp"
 #include "report/output_files.hpp"
 #include "report/logging.hpp"
 #include "config/options.hpp"
 #include "config/train_config.hpp"
+#include "tools/calibration_record.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {
-
-namespace {
-
-// /proc/cpuinfo's first "model name", "unknown CPU" if none.
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      auto v = line.substr(line.find(':') + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    }
-  return "unknown CPU";
-}
-
-std::string utc_now() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-} // namespace
 
 int calibrate_command(const std::vector<std::string>& raw_args) {
   std::string out_path, command = "shadowsync calibrate";
@@ -110,29 +82,7 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
               c.remote.streamed_message_us, c.remote.streamed_gbps, c.remote.message_us,
               c.remote.gbps);
   if (!out_path.empty()) {
-    runtime::calibration_record r;
-    r.cpu = cpu_model();
-    r.isa = runtime::isa_level();
-    r.cores = std::int64_t(std::thread::hardware_concurrency());
-    r.date = utc_now();
-    r.command = command;
-    char note[256];
-    std::snprintf(note, sizeof note,
-                  "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
-                  "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
-                  "time on loopback",
-                  cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size),
-                  c.contention_threads, c.contention_lo, c.contention_hi);
-    r.note = note;
-    r.sim = {{"gflops", c.gflops},
-             {"memory-gbps", c.memory_gbps},
-             {"message-us", c.message_us},
-             {"lookup-row-ns", c.lookup_row_ns},
-             {"push-row-ns", c.push_row_ns},
-             {"parse-example-ns", c.parse_example_ns},
-             {"core-contention", c.core_contention},
-             {"remote-message-us", c.remote.message_us},
-             {"remote-gbps", c.remote.gbps}};
+    const auto r = calibration_record_of(c, cfg, command);
     std::string err;
     if (!runtime::write_replacing(out_path, runtime::calibration_json(r), &err)) {
       spdlog::error("{}", err);

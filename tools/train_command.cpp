@@ -13,6 +13,7 @@
 #include "engine/synthetic_data.hpp"
 #include "config/calibration_file.hpp"
 #include "config/train_config.hpp"
+#include "tools/calibration_record.hpp"
 #include "tools/commands.hpp"
 
 namespace tools {
@@ -31,6 +32,12 @@ int train_command(const std::vector<std::string>& raw_args) {
     std::fputs(opts.help_text("usage: shadowsync train [--config-file=FILE.ini] [--group.key=value ...]").c_str(),
                stdout);
     return exit_ok;
+  }
+  // sim.calibration = this-machine on a virtual-clock run: the kept
+  // calibration of this machine, measured here the first time only.
+  if (auto err = keep_machine_calibration(opts)) {
+    std::fprintf(stderr, "shadowsync train: %s\n", err->c_str());
+    return exit_failure;
   }
   // sim.calibration: the file's constants become the options' values (the
   // saved configuration then reproduces the run); nothing is measured.

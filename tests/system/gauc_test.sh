@@ -120,7 +120,7 @@ read -r pc pt0 < <(free_ports 2)
 mn=(--data.train="$tmp/train.tsv" --data.eval="$tmp/eval.tsv" --data.user=$user
     --model.rows-per-table=5000 --sync.algorithm=fr-easgd --train.dense-lr=0.01 --cluster.trainers=1
     --output.progress=none)
-"$bin" train --config-file="$src/config/default.ini" "${mn[@]}" --cluster.embedding-shards=1 \
+"$bin" train --config-file="$src/config/default.ini" --sim.calibration= "${mn[@]}" --cluster.embedding-shards=1 \
   --cluster.dense-shards=1 --output.metrics="$tmp/one.json" > "$tmp/one.log" 2>&1
 if timeout 300 "$bin" launch --config-file="$src/config/cluster-3node.ini" "${mn[@]}" \
     --deploy.insecure=true --deploy.nodes="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" --deploy.trainers="[t0]" \

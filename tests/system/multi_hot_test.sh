@@ -102,7 +102,7 @@ mn_ne() { # NAME NODES TRAINERS TRAIN EVAL OPTIONS...: a launch's "eval NE examp
 }
 fr1=(--cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01)
 one=$(ne_of one-fr1 train50.tsv eval.tsv --config-file="$here/../../config/default.ini" \
-  --cluster.embedding-shards=1 --cluster.dense-shards=1 "${fr1[@]}" --data.multi-hot="$cols")
+  --sim.calibration= --cluster.embedding-shards=1 --cluster.dense-shards=1 "${fr1[@]}" --data.multi-hot="$cols")
 mn=$(mn_ne mn-fr1 "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" train50.tsv eval.tsv "${fr1[@]}" \
   --data.multi-hot="$cols")
 [ -n "$one" ] && [ "$mn" = "$one 50000 multi-node" ] \

@@ -68,8 +68,8 @@ one_process() { # ALG OUT [options]: the one-process cluster on the same data
   shift 2
   "$bin" train --config-file="$src/config/default.ini" --data.train="$tmp/train.tsv" \
     --data.eval="$tmp/eval.tsv" --cluster.embedding-shards=1 --cluster.dense-shards=1 \
-    --sync.algorithm=$alg --train.dense-lr=0.01 --output.progress=none --output.metrics="$out" "$@" \
-    > "$tmp/one.log" 2>&1
+    --sync.algorithm=$alg --train.dense-lr=0.01 --output.progress=none --output.metrics="$out" \
+    --sim.calibration= "$@" > "$tmp/one.log" 2>&1 # built-in constants: no machine's calibration
 }
 same_model() { # NAME ALG NODES TRAINER-NODES [options]: one process vs nodes, same eval NE
   local name=$1 alg=$2 nodes=$3 trainers=$4

@@ -1,0 +1,101 @@
+#include "tools/calibration_record.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "config/kept_calibration.hpp"
+#include "report/output_files.hpp"
+
+namespace tools {
+
+namespace {
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+} // namespace
+
+runtime::calibration_record calibration_record_of(const runtime::calibration& c,
+                                                  const runtime::train_config& cfg,
+                                                  const std::string& command) {
+  runtime::calibration_record r;
+  r.cpu = runtime::cpu_model_name();
+  r.isa = runtime::build_isa_level();
+  r.cores = std::int64_t(std::thread::hardware_concurrency());
+  r.date = utc_now();
+  r.command = command;
+  char note[256];
+  std::snprintf(note, sizeof note,
+                "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
+                "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
+                "time on loopback",
+                cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_threads,
+                c.contention_lo, c.contention_hi);
+  r.note = note;
+  r.sim = {{"gflops", c.gflops},
+           {"memory-gbps", c.memory_gbps},
+           {"message-us", c.message_us},
+           {"lookup-row-ns", c.lookup_row_ns},
+           {"push-row-ns", c.push_row_ns},
+           {"parse-example-ns", c.parse_example_ns},
+           {"core-contention", c.core_contention},
+           {"remote-message-us", c.remote.message_us},
+           {"remote-gbps", c.remote.gbps}};
+  return r;
+}
+
+std::optional<std::string> keep_machine_calibration(const runtime::option_set& o) {
+  namespace fs = std::filesystem;
+  if (o.get_string("sim.calibration") != runtime::this_machine_calibration ||
+      !runtime::uses_virtual_clock(o))
+    return std::nullopt;
+  const auto path = runtime::kept_calibration_path();
+  std::error_code ec;
+  if (path.empty())
+    return std::nullopt; // the reader says why there is no place for it
+  if (fs::exists(path, ec)) { // kept: read as it is, never rewritten
+    runtime::calibration_record kept;
+    if (auto e = runtime::read_calibration(path, kept))
+      return *e + " (this machine's kept calibration: remove the file to measure it anew, or "
+                  "name another with --sim.calibration)";
+    return std::nullopt;
+  }
+  // The calibration of the defaults (model small, automatic batch): one file
+  // a machine, whatever model the first run trains.
+  runtime::option_set defaults;
+  runtime::add_train_options(defaults);
+  runtime::train_config cfg;
+  if (auto e = runtime::build_train_config(defaults, cfg))
+    return "measuring this machine's calibration: " + *e;
+  spdlog::info("sim.calibration = this-machine: no calibration of this machine ({}, {}, {} "
+               "cores) is kept yet; measuring it once (5-30 s) for {}",
+               runtime::cpu_model_name(), runtime::build_isa_level(),
+               std::thread::hardware_concurrency(), path);
+  runtime::calibration c;
+  if (auto e = runtime::calibrate(cfg, c))
+    return "measuring this machine's calibration for " + path + ": " + *e;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec)
+    return "cannot make the folder of " + path + " for this machine's calibration: " +
+           ec.message();
+  std::string err;
+  const auto record = calibration_record_of(c, cfg, "shadowsync train (sim.calibration = this-machine)");
+  if (!runtime::write_replacing(path, runtime::calibration_json(record), &err))
+    return "keeping this machine's calibration: " + err;
+  spdlog::info("this machine's calibration is kept in {} (gflops {:.4g}, memory-gbps {:.4g}; "
+               "measured in {:.1f} s); later runs read it, and removing it measures anew",
+               path, c.gflops, c.memory_gbps, c.seconds);
+  return std::nullopt;
+}
+
+} // namespace tools

@@ -1,0 +1,28 @@
+#pragma once
+// A measured calibration (sim/calibrate.hpp) as a calibration file's record
+// (config/calibration_file.hpp), and this machine's kept calibration
+// (config/kept_calibration.hpp) measured when a run asks for it.
+#include <optional>
+#include <string>
+
+#include "config/calibration_file.hpp"
+#include "config/options.hpp"
+#include "config/train_config.hpp"
+#include "sim/calibrate.hpp"
+
+namespace tools {
+
+// The record `shadowsync calibrate --out` writes: the constants, this
+// machine's CPU, level and cores, the date and `command`.
+runtime::calibration_record calibration_record_of(const runtime::calibration& c,
+                                                  const runtime::train_config& cfg,
+                                                  const std::string& command);
+
+// sim.calibration = this-machine on a virtual-clock run whose machine has no
+// kept calibration yet: measures one on the default model and batch (as
+// `shadowsync calibrate` does, 5-30 s) and keeps it at
+// runtime::kept_calibration_path(), saying so. An existing file is read,
+// never rewritten: a damaged one is an error naming it. Errors name the path.
+std::optional<std::string> keep_machine_calibration(const runtime::option_set& o);
+
+} // namespace tools
