@@ -7,6 +7,8 @@
 
 #include <httplib.h>
 
+#include "model/check.hpp"
+
 namespace runtime {
 
 std::unique_ptr<metrics_endpoint> metrics_endpoint::start(const std::string& address, int port,
@@ -24,10 +26,19 @@ std::unique_ptr<metrics_endpoint> metrics_endpoint::start(const std::string& add
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  // One worker thread answers scrapes (a Prometheus scrape is one request
-  // at a time); the library's default starts max(8, cores - 1).
-  e->server_->new_task_queue = [] { return new httplib::ThreadPool(1); };
   auto* self = e.get();
+  // One worker thread answers scrapes (a Prometheus scrape is one request
+  // at a time); the library's default starts max(8, cores - 1). The queue is
+  // made once the server runs (cpp-httplib's listen sets it running first):
+  // the signal start() waits for.
+  e->server_->new_task_queue = [self] {
+    {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      self->listening_ = true;
+    }
+    self->listening_cv_.notify_all();
+    return new httplib::ThreadPool(1);
+  };
   e->server_->Get("/metrics", [self](const httplib::Request&, httplib::Response& res) {
     res.set_content(self->render(), "text/plain; version=0.0.4; charset=utf-8");
   });
@@ -51,9 +62,12 @@ std::unique_ptr<metrics_endpoint> metrics_endpoint::start(const std::string& add
   }
   e->thread_ = std::thread([self] { self->server_->listen_after_bind(); });
   // stop() before the thread marked the server running would be lost (and
-  // the destructor's join would wait forever): wait for it, briefly.
-  for (int i = 0; i < 5000 && !e->server_->is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // the destructor's join would wait forever): wait for it.
+  {
+    std::unique_lock<std::mutex> lock(e->mu_);
+    e->listening_cv_.wait(lock, [self] { return self->listening_; });
+  }
+  SS_CHECK(e->server_->is_running(), "the /metrics server runs before it makes its task queue");
   return e;
 }
 

@@ -10,6 +10,7 @@
 // never sends to, waits on or runs in an actor, and a slow client holds no
 // lock the training side takes. Other paths answer 404.
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,6 +53,8 @@ private:
   metrics_endpoint() = default;
   mutable std::mutex mu_;
   metrics_snapshot snap_;                       // guarded by mu_
+  bool listening_ = false;                      // guarded by mu_: the server runs
+  std::condition_variable listening_cv_;        // notified when listening_ is set
   std::chrono::steady_clock::time_point start_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
