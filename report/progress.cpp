@@ -1,5 +1,6 @@
 #include "report/progress.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -59,6 +60,8 @@ std::string progress_reporter::format(const progress_sample& s, double elapsed) 
 }
 
 void progress_reporter::update(const progress_sample& s) {
+  if (!s.trainers.empty())
+    trainers_ = s.trainers;
   if (timeline_)
     timeline_->offer(s);
   if (metrics_)
@@ -78,7 +81,14 @@ void progress_reporter::update(const progress_sample& s) {
   }
 }
 
-void progress_reporter::finish(const progress_sample& s) {
+void progress_reporter::finish(const progress_sample& final_sample) {
+  progress_sample s = final_sample;
+  for (const auto& earlier : trainers_) // a lost trainer keeps its last counts
+    if (std::none_of(s.trainers.begin(), s.trainers.end(),
+                     [&](const auto& t) { return t.trainer == earlier.trainer; }))
+      s.trainers.push_back(earlier);
+  std::sort(s.trainers.begin(), s.trainers.end(),
+            [](const auto& a, const auto& b) { return a.trainer < b.trainer; });
   if (timeline_) {
     if (s.virtual_seconds)
       timeline_->mark_end_at(*s.virtual_seconds, s);

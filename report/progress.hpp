@@ -57,6 +57,10 @@ public:
   // Cheap to call after every batch: it only formats when a line is due.
   void update(const progress_sample& s);
   // Ends the live line (newline) so later output starts on a fresh line.
+  // A trainer that an earlier sample counted and `s` does not (one lost
+  // during the run: only the survivors report at the end) keeps its last
+  // counts in the final sample, so its /metrics series ends where it stood
+  // instead of disappearing.
   void finish(const progress_sample& s);
 
   // Also hands every sample to `t` (which picks its own sampling times) and
@@ -75,6 +79,7 @@ private:
   std::string label_;
   std::chrono::steady_clock::time_point start_, last_;
   std::uint64_t calls_ = 0;
+  std::vector<progress_sample::trainer_counts> trainers_; // the latest sample's
   timeline* timeline_ = nullptr;
   metrics_endpoint* metrics_ = nullptr;
 };
