@@ -131,7 +131,13 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   // caller that ran apply_calibration has them set from the file already).
   const auto calibration = effective_calibration(o);
   out.calibrated = !calibration.empty();
-  if (out.calibrated) {
+  // A saved configuration (a model, a checkpoint) carries every constant:
+  // with this-machine it loads on a machine that keeps no calibration, or
+  // another one, with the constants of the machine it was trained on.
+  bool all_set = true;
+  for (const auto& k : calibration_keys())
+    all_set = all_set && o.is_set("sim." + k);
+  if (out.calibrated && !(calibration == this_machine_calibration && all_set)) {
     std::string path;
     if (auto e = resolve_calibration(calibration, path))
       return e;

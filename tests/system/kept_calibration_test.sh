@@ -3,7 +3,8 @@
 # the first virtual-clock run measures this machine's calibration and keeps
 # it under SHADOWSYNC_STATE_DIR; a later run reads it without measuring and
 # trains to the same metrics; a damaged kept file stops the run naming it and
-# is left as it was; a sequential run neither measures nor keeps anything.
+# is left as it was; a sequential run neither measures nor keeps anything;
+# a model saved by such a run evaluates where no calibration is kept.
 # usage: kept_calibration_test.sh PATH/TO/shadowsync SOURCE_DIR
 set -u
 bin=${1:?shadowsync binary}
@@ -64,4 +65,9 @@ if [ ! -e "$tmp/state2" ]; then
 else
   bad "a sequential run made $(find "$tmp/state2" | tail -n 1)"
 fi
+cp "$tmp/kept.copy" "$file"
+"${run[@]}" --output.model="$tmp/model" > "$tmp/run3.log" 2>&1 || bad "train with output.model failed"
+SHADOWSYNC_STATE_DIR="$tmp/state3" expect 0 "NE [0-9]" \
+  "the saved model evaluates on a machine that keeps no calibration" -- \
+  "$bin" eval --model="$tmp/model" --data.eval="$tmp/train.tsv"
 summary
