@@ -106,7 +106,6 @@
 #include "actors/hogwild_replica.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/work.hpp"
-#include "messages/peer_bounds.hpp"
 #include "actors/ring_allreduce.hpp"
 #include "actors/sparse_allgather.hpp"
 #include "actors/syncer_families.hpp"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "config/train_config.hpp"
 #include "data/reader.hpp"
 
 namespace runtime {
@@ -73,6 +74,70 @@ std::optional<std::string> set_user_column(const std::string& text, const std::s
   if (!schema.header && data::resolve_schema(plain, nullptr, "", &without_user, &err) &&
       !data::resolve_schema(schema, nullptr, "", &with_user, &err))
     return key + err.substr(std::min(err.find("user (data.user)"), err.size()));
+  return std::nullopt;
+}
+
+std::optional<std::string> build_data_settings(const option_set& o, bool need_train_files,
+                                               data_settings& d) {
+  d.train = o.get_list("data.train");
+  d.eval = o.get_list("data.eval");
+  d.strict = o.get_bool("data.strict");
+  d.max_logged_errors = static_cast<std::size_t>(o.get_int("data.max-logged-errors"));
+  d.synthetic_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-rows"));
+  d.synthetic_eval_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-eval-rows"));
+  d.synthetic_seed = static_cast<std::uint64_t>(o.get_int("data.synthetic-seed"));
+  d.teacher_seed = static_cast<std::uint64_t>(o.get_int("data.teacher-seed"));
+  d.synthetic_dir = o.get_string("data.synthetic-dir");
+
+  const char* schema_keys[] = {"data.delimiter", "data.header", "data.label",
+                               "data.dense",     "data.categorical", "data.columns"};
+  if (o.get_string("data.format") == "criteo") {
+    option_set defaults; // a saved effective config sets every key: compare values
+    add_train_options(defaults);
+    for (const char* k : schema_keys)
+      if (o.value_text(k) != defaults.value_text(k))
+        return std::string("option '") + k + "' (" + o.source(k) +
+               ") applies only with data.format=delimited";
+    d.schema = data::schema_options::criteo();
+  } else {
+    data::schema_options sc;
+    std::string delim = o.get_string("data.delimiter");
+    if (delim == "tab" || delim == "\\t")
+      delim = "\t";
+    if (delim.size() != 1)
+      return "option 'data.delimiter' = '" + o.get_string("data.delimiter") +
+             "': expected one character or 'tab'";
+    sc.delimiter = delim[0];
+    sc.header = o.get_bool("data.header");
+    sc.label = data::column_ref::parse(o.get_string("data.label"));
+    for (const auto& x : o.get_list("data.dense"))
+      sc.dense.push_back(data::column_ref::parse(x));
+    for (const auto& x : o.get_list("data.categorical"))
+      sc.categorical.push_back(data::column_ref::parse(x));
+    if (auto e = check_column_index(o, "data.label", {sc.label}))
+      return e;
+    if (auto e = check_column_index(o, "data.dense", sc.dense))
+      return e;
+    if (auto e = check_column_index(o, "data.categorical", sc.categorical))
+      return e;
+    if (sc.categorical.empty())
+      return "option 'data.categorical': data.format=delimited needs at least one categorical column";
+    sc.num_columns = static_cast<std::size_t>(o.get_int("data.columns"));
+    d.schema = sc;
+    if (d.train.empty() && need_train_files)
+      return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
+  }
+
+  if (auto e = set_multi_hot_columns(o, d.schema))
+    return e;
+  if (const auto& user = o.get_string("data.user"); !user.empty())
+    if (auto e = set_user_column(user, o.source("data.user"), d.schema))
+      return e;
+
+  if (auto err = check_inputs(d.train, d.schema, "data.train"))
+    return err;
+  if (auto err = check_inputs(d.eval, d.schema, "data.eval"))
+    return err;
   return std::nullopt;
 }
 

@@ -50,4 +50,10 @@ std::optional<std::string> set_multi_hot_columns(const option_set& o, data::sche
 std::optional<std::string> set_user_column(const std::string& text, const std::string& source,
                                            data::schema_options& schema);
 
+// data.*: the files, their schema (criteo, or the delimited keys) and the
+// synthetic set, each checked naming its key. need_train_files: a delimited
+// schema needs data.train (synthetic data is Criteo-shaped).
+std::optional<std::string> build_data_settings(const option_set& o, bool need_train_files,
+                                               data_settings& d);
+
 } // namespace runtime

@@ -43,69 +43,13 @@ const char* to_string(eval_model m) {
   return "auto";
 }
 
-std::optional<std::string> build_train_config(const option_set& o, train_config& c,
-                                              config_use use) {
-  auto& d = c.data;
-  d.train = o.get_list("data.train");
-  d.eval = o.get_list("data.eval");
-  d.strict = o.get_bool("data.strict");
-  d.max_logged_errors = static_cast<std::size_t>(o.get_int("data.max-logged-errors"));
-  d.synthetic_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-rows"));
-  d.synthetic_eval_rows = static_cast<std::uint64_t>(o.get_int("data.synthetic-eval-rows"));
-  d.synthetic_seed = static_cast<std::uint64_t>(o.get_int("data.synthetic-seed"));
-  d.teacher_seed = static_cast<std::uint64_t>(o.get_int("data.teacher-seed"));
-  d.synthetic_dir = o.get_string("data.synthetic-dir");
+namespace {
 
-  const char* schema_keys[] = {"data.delimiter", "data.header", "data.label",
-                               "data.dense",     "data.categorical", "data.columns"};
-  if (o.get_string("data.format") == "criteo") {
-    option_set defaults; // a saved effective config sets every key: compare values
-    add_train_options(defaults);
-    for (const char* k : schema_keys)
-      if (o.value_text(k) != defaults.value_text(k))
-        return std::string("option '") + k + "' (" + o.source(k) +
-               ") applies only with data.format=delimited";
-    d.schema = data::schema_options::criteo();
-  } else {
-    data::schema_options sc;
-    std::string delim = o.get_string("data.delimiter");
-    if (delim == "tab" || delim == "\\t")
-      delim = "\t";
-    if (delim.size() != 1)
-      return "option 'data.delimiter' = '" + o.get_string("data.delimiter") +
-             "': expected one character or 'tab'";
-    sc.delimiter = delim[0];
-    sc.header = o.get_bool("data.header");
-    sc.label = data::column_ref::parse(o.get_string("data.label"));
-    for (const auto& x : o.get_list("data.dense"))
-      sc.dense.push_back(data::column_ref::parse(x));
-    for (const auto& x : o.get_list("data.categorical"))
-      sc.categorical.push_back(data::column_ref::parse(x));
-    if (auto e = check_column_index(o, "data.label", {sc.label}))
-      return e;
-    if (auto e = check_column_index(o, "data.dense", sc.dense))
-      return e;
-    if (auto e = check_column_index(o, "data.categorical", sc.categorical))
-      return e;
-    if (sc.categorical.empty())
-      return "option 'data.categorical': data.format=delimited needs at least one categorical column";
-    sc.num_columns = static_cast<std::size_t>(o.get_int("data.columns"));
-    d.schema = sc;
-    if (d.train.empty() && use == config_use::train)
-      return "option 'data.train': data.format=delimited needs training files (synthetic data is Criteo-shaped)";
-  }
-
-  if (auto e = set_multi_hot_columns(o, d.schema))
-    return e;
-  if (const auto& user = o.get_string("data.user"); !user.empty())
-    if (auto e = set_user_column(user, o.source("data.user"), d.schema))
-      return e;
-
-  if (auto err = check_inputs(d.train, d.schema, "data.train"))
-    return err;
-  if (auto err = check_inputs(d.eval, d.schema, "data.eval"))
-    return err;
-
+// model.*: the preset, then the options that change it; the input's schema
+// gives the dense inputs and the tables.
+std::optional<std::string> build_model_settings(const option_set& o,
+                                                const data::schema_options& schema,
+                                                train_config& c) {
   c.arch_name = o.get_string("model.arch");
   c.arch = *model::preset(c.arch_name);
   for (auto [key, field] : {std::pair{"model.bottom", &c.arch.bottom_hidden},
@@ -142,10 +86,14 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.arch.rows_per_table = static_cast<std::uint64_t>(o.get_int("model.rows-per-table"));
   c.arch.pooling = o.get_string("model.pooling") == "mean" ? model::pooling_kind::mean
                                                             : model::pooling_kind::sum;
-  c.arch.num_dense = d.schema.dense.size();
-  c.arch.num_tables = d.schema.categorical.size();
+  c.arch.num_dense = schema.dense.size();
+  c.arch.num_tables = schema.categorical.size();
+  return std::nullopt;
+}
 
-  auto& t = c.train;
+// train.*: batch, passes, optimisers (a dense rate of -1 is the preset's).
+std::optional<std::string> build_train_settings(const option_set& o, const std::string& arch_name,
+                                                train_settings& t) {
   t.batch_size = static_cast<std::size_t>(o.get_int("train.batch-size"));
   t.epochs = static_cast<std::size_t>(o.get_int("train.epochs"));
   t.max_examples = static_cast<std::uint64_t>(o.get_int("train.max-examples"));
@@ -156,11 +104,16 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (dense_lr < 0 && dense_lr != -1)
     return "option 'train.dense-lr' = " + o.value_text("train.dense-lr") + " (" +
            o.source("train.dense-lr") + "): expected a rate >= 0, or -1 for the preset's";
-  t.dense.lr = static_cast<float>(dense_lr >= 0 ? dense_lr : *model::preset_dense_lr(c.arch_name));
+  t.dense.lr = static_cast<float>(dense_lr >= 0 ? dense_lr : *model::preset_dense_lr(arch_name));
   t.sparse.kind = *model::parse_sparse_optimizer(o.get_string("train.sparse-optimizer"));
   t.sparse.lr = static_cast<float>(o.get_real("train.sparse-lr"));
   t.dense.eps = t.sparse.eps = static_cast<float>(o.get_real("train.adagrad-eps"));
+  return std::nullopt;
+}
 
+// cluster.* and scheduler.*; a batch size of 0 is derived from the trainers.
+std::optional<std::string> build_cluster_settings(const option_set& o, train_config& c) {
+  auto& t = c.train;
   c.cluster.mode = o.get_string("cluster.mode") == "sequential" ? cluster_mode::sequential
                                                                : cluster_mode::simulated;
   c.cluster.trainers = std::size_t(o.get_int("cluster.trainers"));
@@ -177,10 +130,15 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
   c.cluster.scheduler = o.get_string("scheduler.policy") == "sharing" ? scheduler_policy::sharing
                                                                    : scheduler_policy::stealing;
-  auto& y = c.sync;
+  return std::nullopt;
+}
+
+// sync.*: alpha and momentum default from the number of trainers.
+std::optional<std::string> build_sync_settings(const option_set& o, std::size_t trainers,
+                                               sync_settings& y) {
   y.algorithm = *model::parse_sync_algorithm(o.get_string("sync.algorithm"));
   y.k = std::uint64_t(o.get_int("sync.k"));
-  const float n = float(c.cluster.trainers);
+  const float n = float(trainers);
   // A shadow exchange is one trainer's alone: 0.5 / N, the EASGD paper's
   // pull for N synchronous workers, weakens it as N grows and the replicas
   // drift apart at 16 and 64 trainers (docs/RESULTS.md 4c); a fixed 0.25 is
@@ -204,11 +162,12 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (y.eval_model == eval_model::centre && !model::is_easgd(y.algorithm))
     return "option 'sync.eval-model' = 'centre': only EASGD methods have a centre variable (sync.algorithm = " +
            o.get_string("sync.algorithm") + ")";
-  if (auto e = build_dct_settings(o, c.cluster.mode, y.algorithm, c.dct))
-    return e;
-  auto& net = c.net;
-  if (c.dct.per_layer)
-    c.dct.layer_starts = dct_layer_starts(c.arch);
+  return std::nullopt;
+}
+
+// net.*: the network model, only in the simulated cluster.
+std::optional<std::string> build_net_settings(const option_set& o, cluster_mode mode,
+                                              net_settings& net) {
   net.enabled = o.get_bool("net.enabled");
   net.latency_us = o.get_real("net.latency-us");
   net.bandwidth_gbps = o.get_real("net.bandwidth-gbps");
@@ -216,34 +175,37 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (net.dilation > 0 && net.dilation < 1)
     return "option 'net.dilation' = " + o.value_text("net.dilation") +
            ": expected 0 (auto) or a factor >= 1";
-  if (net.enabled && c.cluster.mode != cluster_mode::simulated)
+  if (net.enabled && mode != cluster_mode::simulated)
     return "option 'net.enabled' (" + o.source("net.enabled") +
            ") applies only with cluster.mode=simulated (cluster.mode = " +
-           to_string(c.cluster.mode) + ")";
-  c.output.metrics = o.get_string("output.metrics");
-  c.output.config = o.get_string("output.config");
-  c.output.dir = o.get_string("output.dir");
-  c.output.timeline_seconds = o.get_real("output.timeline-seconds");
-  c.output.metrics_port = std::uint16_t(o.get_int("output.metrics-port"));
-  c.output.metrics_address = o.get_string("output.metrics-address");
-  if (c.output.metrics_port != 0 && c.output.metrics_address.empty())
+           to_string(mode) + ")";
+  return std::nullopt;
+}
+
+// output.*
+std::optional<std::string> build_output_settings(const option_set& o, output_settings& out) {
+  out.metrics = o.get_string("output.metrics");
+  out.config = o.get_string("output.config");
+  out.dir = o.get_string("output.dir");
+  out.timeline_seconds = o.get_real("output.timeline-seconds");
+  out.metrics_port = std::uint16_t(o.get_int("output.metrics-port"));
+  out.metrics_address = o.get_string("output.metrics-address");
+  if (out.metrics_port != 0 && out.metrics_address.empty())
     return "option 'output.metrics-address' is empty: expected an address to listen on, e.g. "
            "127.0.0.1 (with output.metrics-port = " + o.value_text("output.metrics-port") + ")";
-  c.output.progress = o.get_string("output.progress");
-  c.output.progress_seconds = o.get_real("output.progress-seconds");
-  c.output.log_level = o.get_string("output.log-level");
-  if (auto e = build_sim_settings(o, c.cluster.mode, c.sim))
-    return e;
-  if (auto e = build_checkpoint_settings(o, c.cluster.mode, c.checkpoint))
-    return e;
-  if (auto e = build_embedding_settings(o, c.cluster.mode == cluster_mode::sequential,
-                                        c.arch.rows_per_table, c.embedding))
-    return e;
+  out.progress = o.get_string("output.progress");
+  out.progress_seconds = o.get_real("output.progress-seconds");
+  out.log_level = o.get_string("output.log-level");
+  return std::nullopt;
+}
+
+// recovery.*, cpr.*, faults.mtbf from each shard's bytes; full recovery's
+// cuts every interval when no periodic checkpoint is set.
+std::optional<std::string> build_recovery(const option_set& o, bool periodic, train_config& c) {
   const auto& a = c.arch;
   const double shard_bytes = double(a.num_tables) * double(a.rows_per_table) *
                              double(a.dim + c.train.sparse.state_per_row(a.dim)) * sizeof(float) /
                              double(std::max<std::size_t>(1, c.cluster.embedding_shards));
-  const bool periodic = c.checkpoint.every_examples > 0 || c.checkpoint.every_seconds > 0;
   if (auto e = build_recovery_settings(o, c.cluster.mode, c.cluster.embedding_shards, shard_bytes,
                                        c.checkpoint.dir, periodic, c.recovery))
     return e;
@@ -254,6 +216,41 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
            " s (31.7 years); give cpr.interval in seconds";
   if (c.recovery.full && !periodic) // full recovery: cuts every interval
     c.checkpoint.every_seconds = c.recovery.interval_seconds;
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> build_train_config(const option_set& o, train_config& c,
+                                              config_use use) {
+  if (auto e = build_data_settings(o, use == config_use::train, c.data))
+    return e;
+  if (auto e = build_model_settings(o, c.data.schema, c))
+    return e;
+  if (auto e = build_train_settings(o, c.arch_name, c.train))
+    return e;
+  if (auto e = build_cluster_settings(o, c))
+    return e;
+  if (auto e = build_sync_settings(o, c.cluster.trainers, c.sync))
+    return e;
+  if (auto e = build_dct_settings(o, c.cluster.mode, c.sync.algorithm, c.dct))
+    return e;
+  if (c.dct.per_layer)
+    c.dct.layer_starts = dct_layer_starts(c.arch);
+  if (auto e = build_net_settings(o, c.cluster.mode, c.net))
+    return e;
+  if (auto e = build_output_settings(o, c.output))
+    return e;
+  if (auto e = build_sim_settings(o, c.cluster.mode, c.sim))
+    return e;
+  if (auto e = build_checkpoint_settings(o, c.cluster.mode, c.checkpoint))
+    return e;
+  if (auto e = build_embedding_settings(o, c.cluster.mode == cluster_mode::sequential,
+                                        c.arch.rows_per_table, c.embedding))
+    return e;
+  const bool periodic = c.checkpoint.every_examples > 0 || c.checkpoint.every_seconds > 0;
+  if (auto e = build_recovery(o, periodic, c))
+    return e;
   return check_local_rows(c, periodic);
 }
 
