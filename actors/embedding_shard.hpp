@@ -64,8 +64,10 @@
 // id without a row; push updates only rows that exist; dump(ids) replies
 // every row as (table, id) pairs with their floats; stats(ids) the counters;
 // save writes FOLDER/dynamic-S.bin (checkpoint/dynamic_files.hpp, without
-// sketches). Checkpoint cuts, CPR, DCT and local rows are refused for them
-// at config validation.
+// sketches). CPR saves (recovery.mode=partial) hold the ids with their rows,
+// the policy counting updates per slot (checkpoint/cpr_dynamic.hpp); a
+// restarted shard's recover replaces its tables with the chain's. Checkpoint
+// cuts, DCT and local rows are refused for them at config validation.
 //
 // Hogwild: all trainers push to the same shards; updates of a row by
 // different trainers interleave in mailbox order (one message at a time).

@@ -5,7 +5,9 @@
 #include "actors/work.hpp"
 
 #include <chrono>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -13,6 +15,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "checkpoint/cpr_dynamic.hpp"
 #include "checkpoint/cpr_files.hpp"
 #include "messages/errors.hpp"
 
@@ -20,7 +23,12 @@ namespace actors::shard_cpr_detail {
 
 namespace {
 
+// Dynamic tables: local_rows is the shard's max_rows per table, and a
+// policy's rows are the tables' slots (checkpoint/cpr_dynamic.hpp).
 checkpoint::cpr_shape shape_of(const embedding_shard_state& st) {
+  if (st.dyn)
+    return {st.cfg.num_tables, st.dyn->settings().max_rows, st.cfg.dim, st.dyn->state_per_row(),
+            st.cfg.shard, st.cfg.num_shards};
   return {st.cfg.num_tables, st.local_rows, st.cfg.dim, st.tables->state_per_row(),
           st.cfg.shard, st.cfg.num_shards};
 }
@@ -71,11 +79,21 @@ void save_in_handler(self_ptr self, const checkpoint::row_choice& choice, bool b
   const store_timer store(self->system());
   checkpoint::cpr_save_info info;
   std::string err;
-  const auto& w = st.tables->weights();
-  const auto& a = st.tables->accumulators();
-  const bool ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq,
-                                             clock_ns(self), w.data(), a.data(),
-                                             choice.full ? nullptr : &choice.rows, &info, &err);
+  const auto* rows = choice.full ? nullptr : &choice.rows;
+  bool ok = false;
+  if (st.dyn) { // the rows with their ids, copied out first
+    checkpoint::cpr_dynamic_rows got;
+    if (auto e = checkpoint::gather_cpr_dynamic(shape_of(st), *st.dyn, rows, st.dyn_served, &got))
+      err = *e;
+    else
+      ok = checkpoint::write_cpr_dynamic(st.cfg.cpr.folder, shape_of(st), c.next_seq,
+                                         clock_ns(self), got, &info, &err);
+  } else {
+    const auto& w = st.tables->weights();
+    const auto& a = st.tables->accumulators();
+    ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq, clock_ns(self),
+                                    w.data(), a.data(), rows, &info, &err);
+  }
   std::uint64_t ns = 0;
   if (ok) { // landed: only now are its rows forgotten (a failed save keeps them)
     count(work::checkpoint_gather, double(info.bytes));
@@ -91,12 +109,30 @@ void save_in_handler(self_ptr self, const checkpoint::row_choice& choice, bool b
 void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base) {
   auto& st = self->state;
   auto& c = st.cpr;
-  checkpoint::cpr_rows rows;
   const auto shape = shape_of(st);
-  if (auto e = checkpoint::gather_cpr_rows(shape, st.tables->weights().data(),
-                                           st.tables->accumulators().data(),
-                                           choice.full ? nullptr : &choice.rows, &rows)) {
-    saved(self, false, {}, *e, 0);
+  const auto* chosen = choice.full ? nullptr : &choice.rows;
+  // The writer, owning the rows copied out.
+  std::function<bool(checkpoint::cpr_save_info*, std::string*)> write;
+  std::optional<std::string> bad;
+  const auto& folder = st.cfg.cpr.folder;
+  const auto seq = c.next_seq;
+  const auto at = clock_ns(self);
+  if (st.dyn) {
+    checkpoint::cpr_dynamic_rows rows;
+    bad = checkpoint::gather_cpr_dynamic(shape, *st.dyn, chosen, st.dyn_served, &rows);
+    write = [=, rows = std::move(rows)](checkpoint::cpr_save_info* info, std::string* err) {
+      return checkpoint::write_cpr_dynamic(folder, shape, seq, at, rows, info, err);
+    };
+  } else {
+    checkpoint::cpr_rows rows;
+    bad = checkpoint::gather_cpr_rows(shape, st.tables->weights().data(),
+                                      st.tables->accumulators().data(), chosen, &rows);
+    write = [=, rows = std::move(rows)](checkpoint::cpr_save_info* info, std::string* err) {
+      return checkpoint::write_cpr_rows(folder, shape, seq, at, rows, info, err);
+    };
+  }
+  if (bad) {
+    saved(self, false, {}, *bad, 0);
     return;
   }
   auto job = std::make_unique<cpr_background>();
@@ -106,11 +142,10 @@ void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base)
   else
     job->taken = c.chooser->begin_save(std::move(choice));
   auto* out = job.get();
-  job->thread = std::thread([out, rows = std::move(rows), shape, folder = st.cfg.cpr.folder, seq = c.next_seq,
-                             at = clock_ns(self), gbps = st.cfg.cpr.storage_gbps,
+  job->thread = std::thread([out, write = std::move(write), gbps = st.cfg.cpr.storage_gbps,
                              store = store_timer(self->system()),
                              me = caf::actor_cast<embedding_shard_actor>(self)] {
-    out->ok = checkpoint::write_cpr_rows(folder, shape, seq, at, rows, &out->info, &out->err);
+    out->ok = write(&out->info, &out->err);
     out->ns = out->ok ? store.ns(double(out->info.bytes), gbps) : 0;
     caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value);
   });
@@ -122,7 +157,7 @@ void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base)
 void init(self_ptr self) {
   auto& st = self->state;
   const auto& cfg = st.cfg.cpr;
-  st.cpr.chooser.emplace(cfg.policy, st.cfg.num_tables * st.local_rows, cfg.fraction,
+  st.cpr.chooser.emplace(cfg.policy, shape_of(st).rows(), cfg.fraction,
                          cfg.full_every, cfg.ssu_sample, st.cfg.seed);
   if (cfg.counters) {
     const std::uint64_t b = st.cpr.chooser->tracking_bytes();
@@ -140,8 +175,18 @@ void touched(self_ptr self, const messages::embedding_grads& g) {
   auto& st = self->state;
   if (!st.cpr.chooser)
     return;
-  for (auto k : g.keys.values)
-    st.cpr.chooser->touched(st.flat_row(st.local_key(k)));
+  if (st.dyn) { // (table, id) pairs: the slot of each row that took the update
+    const auto cap = st.dyn->settings().max_rows;
+    const auto& k = g.keys.values;
+    for (std::size_t i = 0; i + 1 < k.size(); i += 2) {
+      const auto slot = st.dyn->table(std::size_t(k[i])).find(k[i + 1]);
+      if (slot != model::dynamic_table::no_row)
+        st.cpr.chooser->touched(k[i] * cap + slot);
+    }
+  } else {
+    for (auto k : g.keys.values)
+      st.cpr.chooser->touched(st.flat_row(st.local_key(k)));
+  }
   arm(self);
 }
 
@@ -190,11 +235,24 @@ caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover
   auto& st = self->state;
   const store_timer store(self->system());
   checkpoint::cpr_loaded got;
-  auto& w = st.tables->weights();
-  auto& a = st.tables->accumulators();
-  if (auto e = checkpoint::load_cpr_chain(st.cfg.cpr.folder, shape_of(st), w.data(), a.data(),
-                                          &got))
-    return messages::make_error(messages::errc::io_error, st.who() + ": cannot recover: " + *e);
+  std::optional<std::string> bad;
+  if (st.dyn) { // the chain's ids and rows, into empty tables
+    auto fresh = std::make_shared<model::dynamic_tables>(
+      st.cfg.num_tables, *st.cfg.dynamic, st.cfg.dim, st.dyn->state_per_row(), st.cfg.model_seed);
+    std::uint64_t served = 0;
+    bad = checkpoint::load_cpr_dynamic_chain(st.cfg.cpr.folder, shape_of(st), *fresh, &served,
+                                             &got);
+    if (!bad && !got.saves.empty()) { // (no chain: the initial tables stay)
+      st.dyn = std::move(fresh);
+      st.dyn_served = served;
+    }
+  } else {
+    auto& w = st.tables->weights();
+    auto& a = st.tables->accumulators();
+    bad = checkpoint::load_cpr_chain(st.cfg.cpr.folder, shape_of(st), w.data(), a.data(), &got);
+  }
+  if (bad)
+    return messages::make_error(messages::errc::io_error, st.who() + ": cannot recover: " + *bad);
   st.cpr.next_seq = got.next_seq;
   count(work::checkpoint_load, double(got.bytes));
   const auto ns = store.ns(double(got.bytes), st.cfg.cpr.storage_gbps);

@@ -1,6 +1,7 @@
 #pragma once
 // chain.json, a CPR shard folder's commit point (cpr_files.hpp): the saves
-// from the newest full one on, in order. Used by cpr_files.cpp only.
+// from the newest full one on, in order. Used by cpr_files.cpp and
+// cpr_dynamic.cpp.
 #include <cstdint>
 #include <string>
 #include <vector>

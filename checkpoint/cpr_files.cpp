@@ -49,12 +49,32 @@ bool write_save(const std::string& folder, const cpr_shape& shape, std::uint64_t
                 std::int64_t at_ns, const std::vector<std::uint64_t>* rows,
                 const std::function<bool(file_sink&, std::string*)>& payload,
                 cpr_save_info* info, std::string* err) {
+  if (auto bad = check_rows(shape, rows))
+    return fail(err, *bad);
+  const bool full = rows == nullptr;
+  cpr_save_info s;
+  s.seq = seq;
+  s.full = full;
+  s.rows = full ? shape.rows() : rows->size();
+  s.at_ns = at_ns;
+  auto write = [&](file_sink& f, std::string* e) {
+    return write_array_header(f, cpr_header(shape, seq, s.rows, full), e) &&
+           (full || f.write(rows->data(), s.rows * sizeof(std::uint64_t), e)) && payload(f, e);
+  };
+  return commit_cpr_save(folder, shape, s, write, info, err);
+}
+
+} // namespace
+
+bool commit_cpr_save(const std::string& folder, const cpr_shape& shape, cpr_save_info s,
+                     const std::function<bool(file_sink&, std::string*)>& write,
+                     cpr_save_info* info, std::string* err) {
   // One process owns a shard's folder (a multi-node shard writes it alone,
   // its restart after the owner died takes it over): created and locked.
   if (auto e = lock_checkpoint_dir(folder))
     return fail(err, *e);
   std::error_code ec;
-  const bool full = rows == nullptr;
+  const bool full = s.full;
   // The chain so far: a partial save extends it; a full one replaces it (a
   // damaged old chain included) and removes its files.
   std::vector<cpr_save_info> chain;
@@ -68,15 +88,7 @@ bool write_save(const std::string& folder, const cpr_shape& shape, std::uint64_t
   }
   if (!full && chain.empty())
     return fail(err, "'" + folder + "': a partial save needs a full one before it");
-  if (auto bad = check_rows(shape, rows))
-    return fail(err, *bad);
-  const std::uint64_t n = full ? shape.rows() : rows->size();
-  cpr_save_info s;
-  s.seq = seq;
-  s.file = save_name(seq);
-  s.full = full;
-  s.rows = n;
-  s.at_ns = at_ns;
+  s.file = save_name(s.seq);
   // A save that fails (ENOSPC, say) leaves no file behind: the chain never
   // named it, and the caller keeps its rows marked for the next try.
   const std::string path = folder + "/" + s.file;
@@ -85,13 +97,7 @@ bool write_save(const std::string& folder, const cpr_shape& shape, std::uint64_t
     return false;
   };
   file_sink f;
-  if (!f.open(path, err) || !write_array_header(f, cpr_header(shape, seq, n, full), err))
-    return discard();
-  if (!full && !f.write(rows->data(), n * sizeof(std::uint64_t), err))
-    return discard();
-  if (!payload(f, err))
-    return discard();
-  if (!f.close(err))
+  if (!f.open(path, err) || !write(f, err) || !f.close(err))
     return discard();
   s.bytes = f.bytes();
   s.crc32c = f.crc();
@@ -116,6 +122,8 @@ bool write_save(const std::string& folder, const cpr_shape& shape, std::uint64_t
     *info = s;
   return true;
 }
+
+namespace {
 
 // Copies `width` floats of each of `rows` out of `src`, in order.
 void gather(const float* src, std::uint64_t width, const std::vector<std::uint64_t>& rows,

@@ -22,7 +22,10 @@
 //
 // Rows are the shard's flat local rows: row t * local_rows + l is local row l
 // of table t (actors/embedding_shard.hpp).
+// Dynamic tables' saves share the folder and the chain, as another file
+// kind (cpr_dynamic.hpp).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +82,18 @@ std::optional<std::string> gather_cpr_rows(const cpr_shape& shape, const float* 
 bool write_cpr_rows(const std::string& folder, const cpr_shape& shape, std::uint64_t seq,
                     std::int64_t at_ns, const cpr_rows& rows, cpr_save_info* info,
                     std::string* err);
+
+class file_sink;
+
+// The commit of one save, whatever its content (write_cpr_save's, and a
+// dynamic table's, cpr_dynamic.hpp): writes FOLDER/save_name(s.seq) with
+// `write` (its header and arrays), fsyncs it and commits it to chain.json.
+// A full save (s.full) replaces the chain and removes its files; a partial
+// one extends it, and needs one. On failure the folder is as before. *info
+// gets s with the file's name, bytes and CRC32C.
+bool commit_cpr_save(const std::string& folder, const cpr_shape& shape, cpr_save_info s,
+                     const std::function<bool(file_sink&, std::string*)>& write,
+                     cpr_save_info* info, std::string* err);
 
 struct cpr_loaded {
   std::vector<cpr_save_info> saves; // applied, oldest first (empty: no chain yet)

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "checkpoint/array_file.hpp"
+#include "checkpoint/packed_words.hpp"
 #include "model/shard_layout.hpp"
 
 namespace checkpoint {
@@ -11,28 +12,6 @@ namespace checkpoint {
 namespace {
 
 constexpr std::size_t stats_per_table = 6;
-
-// Integers as raw bytes in float slots (the array format holds floats).
-template <class T>
-std::vector<float> pack(const std::vector<T>& v) {
-  std::vector<float> out((v.size() * sizeof(T) + sizeof(float) - 1) / sizeof(float), 0.0f);
-  if (!v.empty())
-    std::memcpy(out.data(), v.data(), v.size() * sizeof(T));
-  return out;
-}
-
-template <class T>
-std::vector<T> unpack(const std::vector<float>& f, std::size_t n) {
-  std::vector<T> out(n);
-  if (n)
-    std::memcpy(out.data(), f.data(), n * sizeof(T));
-  return out;
-}
-
-template <class T>
-std::uint64_t slots(std::uint64_t n) {
-  return (n * sizeof(T) + sizeof(float) - 1) / sizeof(float);
-}
 
 } // namespace
 

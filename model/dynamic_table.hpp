@@ -100,6 +100,10 @@ public:
   };
   std::vector<saved_row> saved_rows() const; // ascending id
   std::uint32_t slot_of(std::uint64_t id) const { return find(id); }
+  // Slots are the rows' places, below max_rows (a released slot is reused
+  // by a later id). Whether slot s holds a row now, and that row's entry.
+  bool holds(std::uint32_t s) const { return s < ids_.size() && find(ids_[s]) == s; }
+  saved_row saved_at(std::uint32_t s) const { return {ids_[s], last_[s], count_[s]}; }
   void insert_row(const saved_row& r, const float* weights, const float* state);
   count_min_sketch& sketch() { return sketch_; }
   const count_min_sketch& sketch() const { return sketch_; }

@@ -38,6 +38,10 @@ TEST_CASE("dynamic tables in the simulated cluster; what has none yet is refused
   runtime::train_config c;
   REQUIRE(parse({"--model.embedding=dynamic", "--cluster.embedding-shards=3"}, &c) == "");
   CHECK(c.embedding.dynamic); // the simulated cluster: each shard its ids
+  // Partial recovery: the shards' CPR saves hold their ids with the rows.
+  CHECK(parse({"--model.embedding=dynamic", "--recovery.mode=partial", "--checkpoint.dir=x",
+               "--cpr.interval=1"},
+              &c) == "");
   CHECK(runtime::refuse_in_multi_node(c).value_or("").find("model.embedding") !=
         std::string::npos);
   // Each refusal names model.embedding and the other option.
