@@ -4,6 +4,7 @@
 // format, missing rates and the sidecar round trip.
 #include "data/meta.hpp"
 #include "data/synthetic.hpp"
+#include "reader_test_util.hpp"
 
 #include <doctest/doctest.h>
 
@@ -21,21 +22,7 @@ using namespace data;
 
 namespace {
 
-// A fresh directory per test case, removed at the end.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("ss-synthetic-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using reader_test::temp_dir;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -126,17 +113,17 @@ TEST_CASE("value ids: distinct ranks give distinct ids, rank 1 is not id 0") {
 TEST_CASE("same options give the same bytes; another seed another file") {
   temp_dir dir;
   const auto o = small_options(3000);
-  generate_ok(o, dir.file("a.tsv"));
-  generate_ok(o, dir.file("b.tsv"));
-  const auto a = slurp(dir.file("a.tsv"));
+  generate_ok(o, dir.path("a.tsv"));
+  generate_ok(o, dir.path("b.tsv"));
+  const auto a = slurp(dir.path("a.tsv"));
   CHECK(a.size() > 3000u * 40u); // at least the 39 tabs and a newline per row
-  CHECK(a == slurp(dir.file("b.tsv")));
-  CHECK(slurp(dir.file("a.tsv.meta.json")) == slurp(dir.file("b.tsv.meta.json")));
+  CHECK(a == slurp(dir.path("b.tsv")));
+  CHECK(slurp(dir.path("a.tsv.meta.json")) == slurp(dir.path("b.tsv.meta.json")));
 
   auto o2 = o;
   o2.seed = 2;
-  generate_ok(o2, dir.file("c.tsv"));
-  CHECK(a != slurp(dir.file("c.tsv")));
+  generate_ok(o2, dir.path("c.tsv"));
+  CHECK(a != slurp(dir.path("c.tsv")));
 }
 
 TEST_CASE("the teacher depends on teacher_seed only, not on seed or rows") {
@@ -214,7 +201,7 @@ TEST_CASE("positive rate is close to the target CTR") {
     CAPTURE(target);
     auto o = small_options(50'000);
     o.target_ctr = target;
-    const auto r = generate_ok(o, dir.file("ctr.tsv"));
+    const auto r = generate_ok(o, dir.path("ctr.tsv"));
     // sd of a 50k-row rate is at most 0.0019; the calibration sample adds less.
     CHECK(std::fabs(r.meta.positive_rate - target) < 0.01);
     CHECK(std::fabs(r.meta.mean_probability - target) < 0.01);
@@ -224,7 +211,7 @@ TEST_CASE("positive rate is close to the target CTR") {
 TEST_CASE("sidecar Bayes metrics equal a recomputation from the teacher") {
   temp_dir dir;
   const auto o = small_options(20'000);
-  const std::string path = dir.file("bayes.tsv");
+  const std::string path = dir.path("bayes.tsv");
   std::uint64_t last_progress = 0;
   generate_result r;
   std::string err;
@@ -273,8 +260,8 @@ TEST_CASE("sidecar Bayes metrics equal a recomputation from the teacher") {
 TEST_CASE("every line has 40 fields: label 0/1, integers, 8 hex digits or empty") {
   temp_dir dir;
   const auto o = small_options(5000);
-  generate_ok(o, dir.file("fmt.tsv"));
-  const auto lines = read_lines(dir.file("fmt.tsv"));
+  generate_ok(o, dir.path("fmt.tsv"));
+  const auto lines = read_lines(dir.path("fmt.tsv"));
   REQUIRE(lines.size() == 5000u);
   int negative_i2 = 0;
   for (const auto& line : lines) {
@@ -309,9 +296,9 @@ TEST_CASE("missing rates follow the options") {
     o.dense_missing[j] = 0.05 * static_cast<double>(j); // 0 .. 0.6
   for (std::size_t c = 0; c < synthetic_num_cat; ++c)
     o.cat_missing[c] = static_cast<double>(c) / 25.0; // 0 .. 1
-  generate_ok(o, dir.file("missing.tsv"));
+  generate_ok(o, dir.path("missing.tsv"));
   std::vector<double> empty(40, 0.0);
-  const auto lines = read_lines(dir.file("missing.tsv"));
+  const auto lines = read_lines(dir.path("missing.tsv"));
   for (const auto& line : lines) {
     const auto f = split_tabs(line);
     for (std::size_t i = 1; i < 40; ++i)
@@ -343,7 +330,7 @@ TEST_CASE("meta round trip, tolerant reading and errors") {
   m.options.teacher_seed = 18'446'744'073'709'551'615ULL; // 2^64 - 1: beyond a double's 53 bits
   m.options.cat_missing[7] = 0.125;
   m.options.negative_i2 = false;
-  const auto path = dir.file("m.meta.json");
+  const auto path = dir.path("m.meta.json");
   std::string err;
   REQUIRE(write_meta(path, m, &err));
   auto back = read_meta(path, &err);
@@ -353,29 +340,29 @@ TEST_CASE("meta round trip, tolerant reading and errors") {
   CHECK(std::isnan(back->bayes_ne));
 
   // Any order, extra whitespace, unknown keys; absent options keep defaults.
-  std::ofstream(dir.file("hand.json"))
+  std::ofstream(dir.path("hand.json"))
       << "{ \"bayes_ne\" : 0.75, \"unknown\": \"x\",\n\t\"rows\":10, \"positive_rate\": 0.5,"
          " \"bayes_logloss\": 0.52, \"version\": 1, \"format\": \"shadowsync-synthetic\" }";
-  back = read_meta(dir.file("hand.json"), &err);
+  back = read_meta(dir.path("hand.json"), &err);
   REQUIRE_MESSAGE(back, err);
   CHECK(back->rows == 10u);
   CHECK(back->bayes_ne == 0.75);
   CHECK(back->options.zipf_exponent == synthetic_options{}.zipf_exponent);
 
-  std::ofstream(dir.file("missing-key.json")) << R"({"format": "shadowsync-synthetic", "version": 1})";
-  CHECK(!read_meta(dir.file("missing-key.json"), &err));
+  std::ofstream(dir.path("missing-key.json")) << R"({"format": "shadowsync-synthetic", "version": 1})";
+  CHECK(!read_meta(dir.path("missing-key.json"), &err));
   CHECK(err.find("missing key 'rows'") != std::string::npos);
 
-  std::ofstream(dir.file("bad-format.json"))
+  std::ofstream(dir.path("bad-format.json"))
       << R"({"format": "other", "version": 1, "rows": 1, "positive_rate": 0, "bayes_logloss": 0, "bayes_ne": 0})";
-  CHECK(!read_meta(dir.file("bad-format.json"), &err));
+  CHECK(!read_meta(dir.path("bad-format.json"), &err));
   CHECK(err.find("bad-format.json") != std::string::npos);
 
   // Version 1 wrote lists as comma-separated strings; they still read.
-  std::ofstream(dir.file("v1.json"))
+  std::ofstream(dir.path("v1.json"))
       << R"({"format": "shadowsync-synthetic", "version": 1, "rows": 1, "positive_rate": 0,)"
          R"( "bayes_logloss": 0, "bayes_ne": null, "dense_missing": "0,0,0,0,0,0,0,0,0,0,0,0,0.5"})";
-  back = read_meta(dir.file("v1.json"), &err);
+  back = read_meta(dir.path("v1.json"), &err);
   REQUIRE_MESSAGE(back, err);
   CHECK(back->options.dense_missing[12] == 0.5);
   CHECK(std::isnan(back->bayes_ne));
@@ -387,14 +374,14 @@ TEST_CASE("meta round trip, tolerant reading and errors") {
            {R"("rows": 4.4e83)", "rows"},
            {R"("negative_i2": 1)", "negative_i2"},
            {R"("dense_missing": [0.5])", "dense_missing"}}) {
-    std::ofstream(dir.file("typed.json"))
+    std::ofstream(dir.path("typed.json"))
         << R"({"format": "shadowsync-synthetic", "version": 1, "positive_rate": 0,)"
            R"( "bayes_logloss": 0, "bayes_ne": 0, "rows": 1, )" << value << "}";
-    CHECK_MESSAGE(!read_meta(dir.file("typed.json"), &err), value);
+    CHECK_MESSAGE(!read_meta(dir.path("typed.json"), &err), value);
     CHECK_MESSAGE(err.find("typed.json: field '" + key + "'") != std::string::npos, err);
   }
 
-  CHECK(!read_meta(dir.file("absent.json"), &err));
+  CHECK(!read_meta(dir.path("absent.json"), &err));
   CHECK(err.find("absent.json") != std::string::npos);
 }
 

@@ -9,8 +9,11 @@
 #include <vector>
 
 #include "model/dct_sync.hpp"
+#include "dct_test_util.hpp"
 
 namespace {
+
+using dct_test::drift;
 
 using model::dct_mirror;
 using model::dct_sender;
@@ -25,12 +28,6 @@ void centre_round(dct_sender& tx, dct_mirror& rx, std::vector<float>& w,
   const auto& p = tx.pull(w.data());
   for (std::size_t i = 0; i < w.size(); ++i)
     w[i] -= p[i];
-}
-
-void drift(std::vector<float>& w, std::mt19937& g, float scale) {
-  std::normal_distribution<float> d(0.0f, scale);
-  for (auto& x : w)
-    x += d(g);
 }
 
 dct_settings centre_settings(double keep, double reply_keep) {

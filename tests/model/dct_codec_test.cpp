@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "model/dct_codec.hpp"
+#include "dct_test_util.hpp"
 
 namespace {
+
+using dct_test::contains;
 
 std::vector<float> normal(std::size_t n, unsigned seed) {
   std::mt19937 g(seed);
@@ -27,10 +30,6 @@ model::sparse_vector thresholded(const std::vector<float>& x, double keep) {
   model::sparse_vector s;
   model::threshold(x.data(), x.size(), model::estimate_threshold(x.data(), x.size(), keep), s);
   return s;
-}
-
-bool contains(const std::optional<std::string>& e, const std::string& part) {
-  return e && e->find(part) != std::string::npos;
 }
 
 } // namespace

@@ -11,8 +11,11 @@
 #include "model/dct_sync.hpp"
 #include "model/half.hpp"
 #include "model/sync_rules.hpp"
+#include "dct_test_util.hpp"
 
 namespace {
+
+using dct_test::drift;
 
 using model::dct_mirror;
 using model::dct_sender;
@@ -24,13 +27,6 @@ void round(dct_sender& tx, dct_mirror& rx, std::vector<float>& w, std::vector<fl
   const auto r = rx.exchange(tx.encode_change(w.data()), centre.data(), alpha);
   model::scatter_add(r, w.data(), -1.0f);
   tx.on_reply(r);
-}
-
-// A trainer's replica moving by noise, as SGD steps do.
-void drift(std::vector<float>& w, std::mt19937& g, float scale) {
-  std::normal_distribution<float> d(0.0f, scale);
-  for (auto& x : w)
-    x += d(g);
 }
 
 } // namespace

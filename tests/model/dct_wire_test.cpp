@@ -18,8 +18,11 @@
 
 #include "model/dct_codec.hpp"
 #include "model/half.hpp"
+#include "dct_test_util.hpp"
 
 namespace {
+
+using dct_test::contains;
 
 float f32(std::uint32_t u) {
   float f;
@@ -31,10 +34,6 @@ std::uint32_t u32(float f) {
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
-}
-
-bool contains(const std::optional<std::string>& e, const std::string& part) {
-  return e && e->find(part) != std::string::npos;
 }
 
 // A header: format, size, nnz (little-endian), then `rest`.
