@@ -18,23 +18,22 @@ jobs=$(nproc)
 (cd build && ctest -j"$jobs" --output-on-failure --timeout 1800 "$@")
 
 export CXX=${CXX:-g++}
-# Builds the named targets in build-$1 with -D$2=ON, then runs ctest -L $1.
+# Builds the named targets in build-$1 with -D$2=ON (each library as unity
+# builds: SS_UNITY), then runs ctest -L $1.
 sanitized() {
   local name=$1 option=$2
   shift 2
-  cmake -S . -B "build-$name" -DCMAKE_BUILD_TYPE=Release "-D$option=ON" > "build-$name.log" 2>&1 \
+  cmake -S . -B "build-$name" -DCMAKE_BUILD_TYPE=Release -DSS_UNITY=ON "-D$option=ON" > "build-$name.log" 2>&1 \
     || { cat "build-$name.log"; exit 1; }
   cmake --build "build-$name" -j"$(nproc)" --target "$@" >> "build-$name.log" 2>&1 \
     || { tail -n 60 "build-$name.log"; exit 1; }
   (cd "build-$name" && ctest -j"$jobs" --output-on-failure --timeout 1800 -L "$name")
 }
 if [ "${SS_SKIP_ASAN:-0}" != 1 ]; then
-  sanitized asan SS_ASAN test_model test_data test_checkpoint test_report test_config test_engine test_sim \
-    test_cluster test_deploy test_messages test_actors fuzz_replay_data fuzz_replay_ini \
-    fuzz_replay_meta fuzz_replay_messages fuzz_replay_checkpoint fuzz_replay_dct
+  sanitized asan SS_ASAN asan_suites # (tests/CMakeLists.txt lists its targets)
 fi
 # ThreadSanitizer pass over the actor suite (real threads on a shared Hogwild
 # replica; tests/tsan.supp suppresses only races through hogwild_replica).
 if [ "${SS_SKIP_TSAN:-0}" != 1 ]; then
-  sanitized tsan SS_TSAN test_actors test_checkpoint
+  sanitized tsan SS_TSAN tsan_suites
 fi
