@@ -6,6 +6,13 @@ cd "$(dirname "$0")/.."
 export CXX=${CXX:-g++}
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > build.log 2>&1 || { cat build.log; exit 1; }
+# SS_UNITY=ON|OFF in the environment configures a fresh build/ with that
+# setting (run.sh asks for ON: the libraries as unity builds, a first build of
+# `shadowsync` in about two thirds of the time); an existing build/ keeps its own.
+unity=()
+if [ -n "${SS_UNITY:-}" ] && [ ! -f build/CMakeCache.txt ]; then
+  unity=(-DSS_UNITY="$SS_UNITY")
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${unity[@]}" > build.log 2>&1 || { cat build.log; exit 1; }
 cmake --build build -j"$(nproc)" "${targets[@]}" >> build.log 2>&1 || { tail -n 60 build.log; exit 1; }
 echo "build: ok${*:+ ($*)} (log in build.log)"

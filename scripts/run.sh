@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-./scripts/build.sh shadowsync # (test.sh builds the rest)
+SS_UNITY=${SS_UNITY:-ON} ./scripts/build.sh shadowsync # (test.sh builds the rest)
 mkdir -p out # (a fresh clone has none: output.metrics needs its folder)
 exec ./build/shadowsync train --config-file=config/default.ini --output.metrics=out/metrics.json "$@"
