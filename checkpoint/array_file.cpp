@@ -239,6 +239,17 @@ bool array_file_reader::read(const std::string& name, float* dst, std::uint64_t 
   return next_array(name, count, err) && src_.read(dst, count * sizeof(float), err);
 }
 
+bool array_file_reader::read_all(const std::vector<array_spec>& want,
+                                 std::vector<std::vector<float>>* out, std::string* err) {
+  out->assign(want.size(), {});
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    (*out)[i].resize(want[i].count);
+    if (!read(want[i].name, (*out)[i].data(), want[i].count, err))
+      return false;
+  }
+  return true;
+}
+
 bool array_file_reader::finish(std::uint32_t* crc, std::string* err) {
   if (next_ != header_.arrays.size() || src_.offset() != src_.size()) {
     if (err)

@@ -76,6 +76,10 @@ public:
   // The next array, which must be named `name` and hold exactly `count`
   // floats (else an error, nothing read), into dst[0, count).
   bool read(const std::string& name, float* dst, std::uint64_t count, std::string* err);
+  // Every array of `want`, in order, each into its own vector of out
+  // (resized to want.size(), each to its count); call expect_arrays first.
+  bool read_all(const std::vector<array_spec>& want, std::vector<std::vector<float>>* out,
+                std::string* err);
   // Reads the next array `name` of exactly `count` floats in pieces of
   // `chunk` floats into `buf`, calling sink(offset, buf, n) for each
   // (re-splitting rows without holding a second copy of the array).

@@ -197,12 +197,9 @@ std::optional<std::string> load_cpr_dynamic_chain(const std::string& folder,
     const auto want = arrays_of(T, dim, spr, n, live, cells);
     if (!r.expect_arrays(want, "a save of " + std::to_string(n) + " rows", &err))
       return err;
-    std::vector<std::vector<float>> a(want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      a[i].resize(want[i].count);
-      if (!r.read(want[i].name, a[i].data(), want[i].count, &err))
-        return err;
-    }
+    std::vector<std::vector<float>> a;
+    if (!r.read_all(want, &a, &err))
+      return err;
     std::uint32_t crc = 0;
     if (!r.finish(&crc, &err))
       return err;

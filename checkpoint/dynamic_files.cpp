@@ -134,12 +134,9 @@ std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c,
                                        {"additions", slots<std::uint64_t>(ns)}};
     if (!r.expect_arrays(want, "the dynamic tables", &err))
       return err;
-    std::vector<std::vector<float>> a(want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      a[i].resize(want[i].count);
-      if (!r.read(want[i].name, a[i].data(), want[i].count, &err))
-        return err;
-    }
+    std::vector<std::vector<float>> a;
+    if (!r.read_all(want, &a, &err))
+      return err;
     std::uint32_t crc = 0;
     if (!r.finish(&crc, &err))
       return err;
