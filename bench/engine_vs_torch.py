@@ -13,6 +13,15 @@ scale with 1/batch so every batch size times about the same examples
 default engine; the DCNv2 presets: --arch dcnv2-small --name engine-dcn);
 bench/run_suite.py --only engine adds the CSV and the chart. The build
 folder is $SS_BUILD_DIR (default build).
+
+  /usr/bin/python3 bench/engine_vs_torch.py --train T.tsv [--max-examples N] [--multi-hot C1,C2,..
+                                           [--pooling sum|mean]] --arch dcnv2-small --batch 256
+
+times both on a file instead (one pass in file order, one thread each, alternated rounds):
+`shadowsync train --cluster.mode=sequential` (its examples/s, which includes reading and parsing
+the file as it trains) against torch_reference.py --train (its train loop; it parses first).
+--multi-hot and its companions read those columns as bags in both tools. The table then has
+each round's speed-up instead of the GFLOP/s.
 """
 import argparse
 import json
@@ -21,6 +30,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+from dcn_quality import add_multi_hot_args, engine_multi_hot, torch_multi_hot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, os.environ.get("SS_BUILD_DIR", "build"))
@@ -45,6 +56,52 @@ def torch(arch, batch, examples=25600, repeats=5):
                         "--repeats", str(repeats), "--output", f.name],
                        stdout=subprocess.DEVNULL, check=True)
         return json.load(open(f.name))["examples_per_second_median"]
+
+
+def engine_file(a, arch, batch):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([os.path.join(BUILD, "shadowsync"), "train", "--cluster.mode=sequential",
+                        "--model.arch=" + arch, "--data.train=" + a.train, "--train.batch-size=%d" % batch,
+                        "--train.max-examples=%d" % a.max_examples, "--output.metrics=" + f.name]
+                       + engine_multi_hot(a), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return json.load(open(f.name))["examples_per_second"]
+
+
+def torch_file(a, arch, batch, seed):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "torch_reference.py"),
+                        "--train", a.train, "--arch", arch, "--batch-size", str(batch), "--threads", "1",
+                        "--seed", str(seed), "--max-examples", str(a.max_examples), "--output", f.name]
+                       + torch_multi_hot(a), stdout=subprocess.DEVNULL, check=True)
+        return json.load(open(f.name))["examples_per_second"]
+
+
+def measure_file(a):
+    """Like measure(), on the file --train: [{arch, batch, engine_eps, torch_eps}]."""
+    res = []
+    for arch in a.arch:
+        for b in a.batch:
+            e, t = [], []
+            for r in range(a.rounds):
+                e.append(engine_file(a, arch, b))
+                t.append(torch_file(a, arch, b, r))
+                print("  %s batch %d round %d: engine %.0f ex/s, torch %.0f ex/s" % (arch, b, r + 1, e[-1], t[-1]),
+                      flush=True)
+            res.append({"arch": arch, "batch": b, "engine_eps": e, "torch_eps": t, "train": a.train,
+                        "multi_hot": a.multi_hot, "pooling": a.pooling if a.multi_hot else None})
+    return res
+
+
+def report_file(res):
+    lines = ["| arch | batch | engine ex/s median (min-max) | PyTorch ex/s median (min-max) | speed-up per round | "
+             "median |", "|---|---|---|---|---|---|"]
+    for r in res:
+        e, t = r["engine_eps"], r["torch_eps"]
+        ratio = [x / y for x, y in zip(e, t)]
+        lines.append("| %s | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %s | %.1fx |" % (
+            r["arch"], r["batch"], statistics.median(e), min(e), max(e), statistics.median(t), min(t), max(t),
+            ", ".join("%.1fx" % x for x in ratio), statistics.median(ratio)))
+    return "\n".join(lines)
 
 
 def measure(archs, batches, rounds, quick=False):
@@ -84,10 +141,21 @@ def main():
     ap.add_argument("--batch", nargs="+", type=int, default=[64, 256, 1024])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="a quarter of the iterations")
-    ap.add_argument("--name", default="engine", help="results file name: bench/results/NAME.{json,md}")
+    ap.add_argument("--name", help="results file name: bench/results/NAME.{json,md} (default engine; "
+                    "with --train engine-file)")
+    ap.add_argument("--train", help="time both tools training on this file instead of random batches")
+    ap.add_argument("--max-examples", type=int, default=0, help="--train: the first N examples (0: all)")
+    add_multi_hot_args(ap)
     a = ap.parse_args()
-    res = measure(a.arch, a.batch, 1 if a.quick else a.rounds, a.quick)
-    md = report(res)
+    if a.multi_hot and not a.train:
+        ap.error("--multi-hot needs --train (bench_engine's random batches are single-hot)")
+    a.name = a.name or ("engine-file" if a.train else "engine")
+    if a.train:
+        res = measure_file(a)
+        md = report_file(res)
+    else:
+        res = measure(a.arch, a.batch, 1 if a.quick else a.rounds, a.quick)
+        md = report(res)
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     json.dump(res, open(os.path.join(ROOT, "bench", "results", a.name + ".json"), "w"), indent=1)
     open(os.path.join(ROOT, "bench", "results", a.name + ".md"), "w").write(md + "\n")

@@ -7,6 +7,12 @@ Mirrors DESIGN.md section 4 and data/hashing.hpp:
     % rows_per_table (FNV-1a 64, xor (c+1)*golden, splitmix64 finalizer), bit for bit.
     Malformed lines (bad label, non-numeric/non-finite dense value, > 40 fields) are skipped and
     counted; blank lines are ignored.
+  * Multi-hot columns (--multi-hot C1,C20,.. or 14..39, as data.multi-hot): a field is a bag of ids
+    joined by --id-delimiter ('|'), each id hashed like a single-hot value of its column
+    (data/line_parser.cpp); an empty field (or one the line lacks) is an empty bag, an empty id
+    makes the line malformed, a bag keeps its first --max-ids ids (1024). The input is then Bags
+    (flat fused row ids + one offset range per (example, column)) and each field is pooled by
+    EmbeddingBag (--pooling sum|mean, as model.pooling; an empty bag: zeros), for dcn and dot.
   * One embedding table per column (stored as one fused [26*rows, dim] tensor with per-column row
     offsets: mathematically identical, one gather and one sparse update per step), init
     U(-sqrt(1/rows), +sqrt(1/rows)). Bottom MLP (ReLU after every layer), dot interaction (strict
@@ -20,18 +26,29 @@ Usage:
   /usr/bin/python3 bench/torch_reference.py --train train-8k.tsv --eval heldout-2k.tsv \
       --arch small --batch-size 128 --output out.json
   /usr/bin/python3 bench/torch_reference.py --bench --arch dlrm-kaggle --batch-size 256
+  /usr/bin/python3 bench/torch_reference.py --train mh.tsv --eval mh-eval.tsv --arch dcnv2-small \
+      --multi-hot C1,C2,C5 [--pooling mean]
+  /usr/bin/python3 bench/torch_reference.py --self-check   # multi-hot parsing on a tiny file
 """
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
+import tempfile
 import time
 from array import array
 
-import numpy as np
-import torch
-import torch.nn as nn
+try:
+    import numpy as np
+    import torch
+    import torch.nn as nn
+except ImportError as e:  # --self-check (a ctest) is skipped where the bench packages are absent
+    if "--self-check" in sys.argv:
+        print(f"skipped: {e} (scripts/deps.sh bench installs it)")
+        sys.exit(77)
+    raise
 
 NUM_DENSE, NUM_CAT = 13, 26
 NUM_FIELDS = 1 + NUM_DENSE + NUM_CAT
@@ -65,11 +82,58 @@ def hash_categorical(value: bytes, column: int) -> int:
 
 
 # ----------------------------------------------------------------------------- data
-def load_tsv(paths, rows_per_table):
+class Bags:
+    """Multi-hot categorical input of N examples: ids [nnz] i64 (fused rows: c * rows + r) and
+    offsets [N * 26 + 1] i64, field (e, c) being ids[offsets[e*26 + c] : offsets[e*26 + c + 1]]
+    (data::batch's cat and cat_offsets). Sliced by example like the single-hot [N, 26] tensor."""
+
+    def __init__(self, ids, offsets):
+        self.ids, self.offsets = ids, offsets
+
+    def __len__(self):
+        return (len(self.offsets) - 1) // NUM_CAT
+
+    def __getitem__(self, s):
+        start, stop, _ = s.indices(len(self))
+        off = self.offsets[start * NUM_CAT:stop * NUM_CAT + 1]
+        return Bags(self.ids[int(off[0]):int(off[-1])], off - off[0])
+
+
+class _RowCache(dict):
+    """Field bytes -> fused row of column c, computed on first sight."""
+
+    def __init__(self, c, rows_per_table):
+        super().__init__()
+        self.c, self.rows, self.base = c, rows_per_table, c * rows_per_table
+
+    def __missing__(self, v):
+        r = self[v] = self.base + hash_categorical(v, self.c) % self.rows
+        return r
+
+
+def multi_hot_slots(spec):
+    """--multi-hot's list (Criteo names C1..C26 or column indices 14..39, comma-separated) as the
+    sorted categorical slots 0..25, like data.multi-hot with data.format=criteo."""
+    slots = set()
+    for item in filter(None, (x.strip() for x in (spec or "").split(","))):
+        if item.isdigit() and 1 + NUM_DENSE <= int(item) < NUM_FIELDS:
+            slots.add(int(item) - 1 - NUM_DENSE)
+        elif item[:1] == "C" and item[1:].isdigit() and 1 <= int(item[1:]) <= NUM_CAT:
+            slots.add(int(item[1:]) - 1)
+        else:
+            raise SystemExit(f"--multi-hot: '{item}' is no categorical column (C1..C26 or 14..39)")
+    return sorted(slots)
+
+
+def load_tsv(paths, rows_per_table, multi_hot=(), delimiter=b"|", max_ids=1024):
     """Parse Criteo TSV files into tensors (dense [N,13] f32, idx [N,26] i64 fused, labels [N] f32).
 
-    idx already contains the per-column offset c*rows_per_table into the fused table.
+    idx already contains the per-column offset c*rows_per_table into the fused table. With
+    multi_hot (categorical slots whose fields are bags) idx is Bags instead; the fourth value is
+    the count of malformed lines, a fifth (multi-hot only) that of bags cut to max_ids.
     """
+    if multi_hot:
+        return _load_bags(paths, rows_per_table, set(multi_hot), delimiter, max_ids)
     dense, idx, labels = array("f"), array("q"), array("f")
     caches = [dict() for _ in range(NUM_CAT)]  # per-column: field bytes -> fused row id
     malformed = []
@@ -123,6 +187,85 @@ def load_tsv(paths, rows_per_table):
             len(malformed))
 
 
+def _parse_dense(fields):
+    """(label, 13 dense values) of a padded line's fields; ValueError(why) when malformed."""
+    try:
+        y = float(fields[0])
+        if y not in (0.0, 1.0):
+            raise ValueError
+    except ValueError:
+        raise ValueError("bad label")
+    row_dense = []
+    for v in fields[1:1 + NUM_DENSE]:
+        if not v:
+            row_dense.append(0.0)
+            continue
+        try:
+            if b"_" in v:  # Python's float() accepts "1_0"; C++ does not
+                raise ValueError
+            x = float(v)
+            if not math.isfinite(x):
+                raise ValueError
+        except ValueError:
+            raise ValueError("bad dense value")
+        row_dense.append(math.log1p(max(x, 0.0)))
+    return y, row_dense
+
+
+def _load_bags(paths, rows_per_table, multi_hot, delimiter, max_ids):
+    """load_tsv for multi-hot input: the same rows, the categorical columns as Bags."""
+    dense, ids, offsets, labels = array("f"), array("q"), array("q", [0]), array("f")
+    caches = [_RowCache(c, rows_per_table) for c in range(NUM_CAT)]
+    bag = [c in multi_hot for c in range(NUM_CAT)]
+    malformed, cut = [], 0
+    for path in paths:
+        with open(path, "rb") as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.rstrip(b"\r\n")
+                if not line:
+                    continue
+                fields = line.split(b"\t")
+                if len(fields) > NUM_FIELDS:
+                    malformed.append((path, lineno, "too many fields"))
+                    continue
+                present = len(fields)  # a multi-hot field the line lacks is an empty bag
+                fields += [b""] * (NUM_FIELDS - len(fields))
+                try:
+                    y, row_dense = _parse_dense(fields)
+                    rows, ends, cuts = [], [], 0
+                    for c in range(NUM_CAT):
+                        v, cache = fields[1 + NUM_DENSE + c], caches[c]
+                        if not bag[c]:
+                            rows.append(cache[v])
+                        elif v and 1 + NUM_DENSE + c < present:
+                            parts = v.split(delimiter)
+                            if b"" in parts:
+                                raise ValueError(f"C{c + 1}: empty id in '{v.decode(errors='replace')}'")
+                            if len(parts) > max_ids:
+                                parts, cuts = parts[:max_ids], cuts + 1
+                            rows.extend(map(cache.__getitem__, parts))
+                        ends.append(len(rows))
+                except ValueError as e:
+                    malformed.append((path, lineno, str(e)))
+                    continue
+                base = len(ids)
+                dense.extend(row_dense)
+                labels.append(y)
+                ids.extend(rows)
+                offsets.extend(base + x for x in ends)
+                cut += cuts
+    n = len(labels)
+    for path, lineno, why in malformed[:5]:
+        print(f"warning: skipped malformed line {path}:{lineno} ({why})", file=sys.stderr)
+    if cut:
+        print(f"warning: {cut} bags cut to their first {max_ids} ids", file=sys.stderr)
+    bags = Bags(torch.from_numpy(np.frombuffer(ids, dtype=np.int64).copy()),
+                torch.from_numpy(np.frombuffer(offsets, dtype=np.int64).copy()))
+    return (torch.from_numpy(np.frombuffer(dense, dtype=np.float32).reshape(n, NUM_DENSE).copy()),
+            bags, torch.from_numpy(np.frombuffer(labels, dtype=np.float32).copy()),
+            len(malformed), cut)
+
+
 # ----------------------------------------------------------------------------- model
 def make_linear(fan_in, fan_out):
     lin = nn.Linear(fan_in, fan_out)
@@ -142,8 +285,12 @@ def make_mlp(sizes, relu_last):
 
 
 class DLRM(nn.Module):
-    def __init__(self, arch, rows_per_table, dim):
+    """Bottom MLP, dot interaction, top MLP. Single-hot input gathers with nn.Embedding; Bags
+    pool each field with F.embedding_bag over the same weight (mode = pooling)."""
+
+    def __init__(self, arch, rows_per_table, dim, pooling="sum"):
         super().__init__()
+        self.pooling = pooling
         bottom, top = ARCHS[arch]
         bottom = bottom[:-1] + [dim]
         top = [dim + (NUM_CAT + 1) * NUM_CAT // 2] + top[1:]
@@ -160,7 +307,13 @@ class DLRM(nn.Module):
 
     def forward(self, dense, idx):
         x = self.bottom(dense)                                 # [B, dim]
-        t = torch.cat([x.unsqueeze(1), self.emb(idx)], dim=1)  # [B, 27, dim]
+        if isinstance(idx, Bags):                              # [B, 26, dim], pooled bags
+            e = nn.functional.embedding_bag(idx.ids, self.emb.weight, idx.offsets, mode=self.pooling,
+                                            sparse=True, include_last_offset=True)
+            e = e.view(x.shape[0], NUM_CAT, -1)
+        else:
+            e = self.emb(idx)
+        t = torch.cat([x.unsqueeze(1), e], dim=1)              # [B, 27, dim]
         z = torch.bmm(t, t.transpose(1, 2))                    # [B, 27, 27]
         feats = torch.cat([x, z[:, self.li, self.lj]], dim=1)  # [B, dim + 351]
         return self.top(feats).squeeze(1)                      # logits [B]
@@ -172,17 +325,19 @@ class DCNv2(nn.Module):
 
     V_l [r, D] (Linear without bias) and U_l [D, r] (Linear whose bias is b_l), both normal with
     std sqrt(2 / (D + r)), b_l zero (model/dense_layout.cpp, TorchRec's LowRankCrossNet). The
-    embeddings are one nn.EmbeddingBag (mode sum, single-hot bags: one bag per field), fused as
-    DLRM's nn.Embedding, so `emb.weight` gets the same sparse gradient and optimiser.
+    embeddings are one nn.EmbeddingBag (mode = pooling; single-hot input: one single-id bag per
+    field; Bags: their offsets), fused as DLRM's nn.Embedding, so `emb.weight` gets the same
+    sparse gradient and optimiser.
     """
 
-    def __init__(self, arch, rows_per_table, dim):
+    def __init__(self, arch, rows_per_table, dim, pooling="sum"):
         super().__init__()
         bottom, top, _, layers, rank, _ = DCN_ARCHS[arch]
         width = (NUM_CAT + 1) * dim
         self.bottom = make_mlp(bottom[:-1] + [dim], relu_last=True)
         self.top = make_mlp([width] + top[1:], relu_last=False)
-        self.emb = nn.EmbeddingBag(NUM_CAT * rows_per_table, dim, mode="sum", sparse=True)
+        self.emb = nn.EmbeddingBag(NUM_CAT * rows_per_table, dim, mode=pooling, sparse=True,
+                                   include_last_offset=True)
         bound = math.sqrt(1.0 / rows_per_table)
         std = math.sqrt(2.0 / (width + rank))
         self.v = nn.ModuleList(nn.Linear(width, rank, bias=False) for _ in range(layers))
@@ -195,9 +350,12 @@ class DCNv2(nn.Module):
                 u.bias.zero_()
 
     def forward(self, dense, idx):
-        b = idx.shape[0]
-        flat = idx.reshape(-1)                                  # one single-id bag per field
-        offsets = torch.arange(0, flat.numel(), dtype=torch.int64)
+        b = dense.shape[0]
+        if isinstance(idx, Bags):
+            flat, offsets = idx.ids, idx.offsets
+        else:
+            flat = idx.reshape(-1)                              # one single-id bag per field
+            offsets = torch.arange(0, flat.numel() + 1, dtype=torch.int64)
         e = self.emb(flat, offsets).view(b, NUM_CAT * self.emb.embedding_dim)
         x0 = torch.cat([self.bottom(dense), e], dim=1)          # [B, D]
         x = x0
@@ -206,8 +364,8 @@ class DCNv2(nn.Module):
         return self.top(x).squeeze(1)                           # logits [B]
 
 
-def make_model(arch, rows_per_table, dim):
-    return (DCNv2 if arch in DCN_ARCHS else DLRM)(arch, rows_per_table, dim)
+def make_model(arch, rows_per_table, dim, pooling="sum"):
+    return (DCNv2 if arch in DCN_ARCHS else DLRM)(arch, rows_per_table, dim, pooling)
 
 
 class SparseOptimizer:
@@ -338,14 +496,16 @@ def evaluate(model, dense, idx, y, batch=4096):
 # ----------------------------------------------------------------------------- modes
 def run_train(args):
     t0 = time.perf_counter()
-    dense, idx, y, bad_train = load_tsv(args.train, args.rows_per_table)
+    mh = (multi_hot_slots(args.multi_hot),
+          b"\t" if args.id_delimiter == "tab" else args.id_delimiter.encode(), args.max_ids)
+    dense, idx, y, bad_train, *cut = load_tsv(args.train, args.rows_per_table, *mh)
     if args.max_examples:
         dense, idx, y = dense[:args.max_examples], idx[:args.max_examples], y[:args.max_examples]
-    ev = load_tsv([args.eval], args.rows_per_table) if args.eval else None
+    ev = load_tsv([args.eval], args.rows_per_table, *mh) if args.eval else None
     parse_s = time.perf_counter() - t0
     n = len(y)
     print(f"parsed {n} train / {len(ev[2]) if ev else 0} eval examples in {parse_s:.1f}s")
-    model = make_model(args.arch, args.rows_per_table, args.dim)
+    model = make_model(args.arch, args.rows_per_table, args.dim, args.pooling)
     if args.init_from:
         load_init(model, args.init_from)
     if args.trace or args.every:
@@ -392,6 +552,9 @@ def run_train(args):
            "examples_per_second": n * args.epochs / seconds if seconds > 0 else None,
            "seconds": seconds, "malformed_lines": bad_train + (ev[3] if ev else 0),
            "parse_seconds": parse_s, "threads": args.threads, "seed": args.seed}
+    if isinstance(idx, Bags):
+        res.update({"multi_hot": args.multi_hot, "pooling": args.pooling, "cut_bags": cut[0],
+                    "train_ids_per_example": len(idx.ids) / max(n, 1)})
     if ev:
         res.update(evaluate(model, *ev[:3]))
     return res
@@ -421,6 +584,54 @@ def run_bench(args):
     return {"arch": args.arch, "batch_size": bs, "examples_per_second_median": statistics.median(rates),
             "examples_per_second_min": min(rates), "examples_per_second_max": max(rates),
             "threads": args.threads, "iterations": args.iterations, "repeats": args.repeats}
+
+
+def self_check():
+    """Multi-hot parsing and pooling on a tiny file (tests/CMakeLists.txt runs it when torch is
+    installed): bags, offsets and rows as the engine's reader makes them, pooled sums and means."""
+    rows, dim = 1000, 4
+    cats = lambda c1, c2, c3: [c1, c2, c3] + [b"x"] * (NUM_CAT - 3)
+    lines = [[b"1"] + [b"1"] * NUM_DENSE + cats(b"a|b|a", b"", b"q"),
+             [b"0"] + [b""] * NUM_DENSE + cats(b"a", b"c|d|e", b""),
+             [b"0"] + [b"2"] * NUM_DENSE + cats(b"a||b", b"c", b"q"),   # empty id: malformed
+             [b"1", b"3"]]                                                # short: empty bags
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "mh.tsv")
+        with open(path, "wb") as f:
+            f.write(b"\n".join(b"\t".join(l) for l in lines) + b"\n")
+        dense, bags, y, bad, cut = load_tsv([path], rows, multi_hot_slots("C1,15"), b"|", 2)
+        single = load_tsv([path], rows)[1]
+        one = load_tsv([path], rows, [2])[1][0:1]  # line 1's C3 is a bag of one id
+    r = lambda v, c: c * rows + hash_categorical(v, c) % rows
+    rest = lambda: [r(b"x", c) for c in range(3, NUM_CAT)]
+    want = ([r(b"a", 0), r(b"b", 0)] + [] + [r(b"q", 2)] + rest()       # a|b|a cut to 2 ids
+            + [r(b"a", 0), r(b"c", 1), r(b"d", 1)] + [r(b"", 2)] + rest()  # c|d|e cut to 2
+            + [] + [] + [r(b"", c) for c in range(2, NUM_CAT)])           # short line
+    sizes = [2, 0, 1] + [1] * 23 + [1, 2, 1] + [1] * 23 + [0, 0, 1] + [1] * 23
+    checks = [(bad, 1), (cut, 2), (y.tolist(), [1.0, 0.0, 1.0]), (len(bags), 3),
+              (bags.ids.tolist(), want), (bags.offsets.tolist(), [0] + np.cumsum(sizes).tolist()),
+              (bags[1:3].offsets.tolist(), [0] + np.cumsum(sizes[26:]).tolist()),
+              (bags[1:3].ids.tolist(), want[26:]),
+              (single[1, 0].item(), r(b"a", 0)), (dense[1].tolist(), [0.0] * NUM_DENSE)]
+    for mode in ("sum", "mean"):
+        model = DCNv2("dcnv2-small", rows, dim, mode)
+        w = model.emb.weight.detach()
+        e = model.emb(bags.ids, bags.offsets).detach()
+        pool = (lambda v: v.sum(0)) if mode == "sum" else (lambda v: v.mean(0))
+        checks += [(torch.allclose(e[0], pool(w[[r(b"a", 0), r(b"b", 0)]])), True),
+                   (e[1].abs().sum().item(), 0.0),                        # empty bag: zeros
+                   (torch.allclose(e[27], pool(w[[r(b"c", 1), r(b"d", 1)]])), True)]
+        dlrm = DLRM("small", rows, dim, mode)  # a bag of one id is the single-hot field
+        checks += [(torch.equal(m(dense[:1], one), m(dense[:1], single[:1])), True)
+                   for m in (model, dlrm)]
+        pooled = nn.functional.embedding_bag(bags.ids, w, bags.offsets, mode=mode,
+                                             include_last_offset=True)
+        checks.append((torch.equal(pooled, e), True))
+    failed = [(i, got, exp) for i, (got, exp) in enumerate(checks) if got != exp]
+    for i, got, exp in failed:
+        print(f"self-check {i}: got {got}, expected {exp}", file=sys.stderr)
+    print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
+    sys.exit(1 if failed else 0)
 
 
 def main():
@@ -453,9 +664,19 @@ def main():
                    help="print window loss, NE and parameter norms every K batches")
     p.add_argument("--max-examples", type=int, default=0,
                    help="train on the first N examples only (0: all)")
+    p.add_argument("--multi-hot", metavar="COLS", default="",
+                   help="data.multi-hot: columns whose field is a bag of ids (C1..C26 or 14..39, "
+                        "comma-separated)")
+    p.add_argument("--id-delimiter", default="|", help="data.id-delimiter (default |)")
+    p.add_argument("--max-ids", type=int, default=1024, help="data.max-ids: ids a bag keeps")
+    p.add_argument("--pooling", choices=["sum", "mean"], default="sum", help="model.pooling")
+    p.add_argument("--self-check", action="store_true",
+                   help="check the multi-hot parsing and pooling on a tiny file, then exit")
     p.add_argument("--dump-final", metavar="DIR",
                    help="write the trained parameters as DIR/dense.f32, DIR/emb.f32, DIR/rowacc.f32")
     args = p.parse_args()
+    if args.self_check:
+        return self_check()
     if args.dense_lr is None:
         args.dense_lr = DCN_ARCHS[args.arch][5] if args.arch in DCN_ARCHS else DENSE_LR[args.arch]
     if args.dim is None:

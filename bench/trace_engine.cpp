@@ -5,7 +5,8 @@
 //                    [--batch=128] [--dense-lr=0.03] [--sparse-lr=0.03]
 //                    [--max-examples=0] [--trace=20] [--every=0]
 //                    [--dump-init=DIR] [--dump-final=DIR] [--dump-data=FILE]
-//                    [--init-from=DIR]
+//                    [--init-from=DIR] [--multi-hot=C1,C20,..] [--id-delimiter=|]
+//                    [--max-ids=1024] [--pooling=sum]
 //
 // --arch=NAME       a model.arch preset (the dense lr stays --dense-lr's).
 // --dump-init=DIR   writes DIR/dense.f32 (flat dense_layout buffer) and
@@ -18,7 +19,11 @@
 //                   every K batches (window mean loss of the last K batches).
 // --dump-final=DIR  the same two files after training (+ rowacc.f32).
 // --dump-data=FILE  writes every parsed training example as one record:
-//                   label f32, dense 13 x f32, fused row ids 26 x i64.
+//                   label f32, dense 13 x f32, fused row ids 26 x i64
+//                   (single-hot input only).
+// --multi-hot=LIST, --id-delimiter=C, --max-ids=N, --pooling=sum|mean:
+//                   data.multi-hot (comma-separated column names or indices),
+//                   data.id-delimiter, data.max-ids and model.pooling.
 // Evaluation (--eval) prints the eval NE/AUC like `shadowsync train`.
 #include <cmath>
 #include <cstdio>
@@ -68,6 +73,10 @@ int main(int argc, char** argv) {
   std::size_t rows = 100000, batch = 128, trace = 20, every = 0;
   std::uint64_t seed = 1, max_examples = 0;
   double dense_lr = 0.03, sparse_lr = 0.03;
+  std::vector<data::column_ref> multi_hot;
+  char id_delimiter = '|';
+  std::size_t max_ids = 1024;
+  std::string pooling = "sum";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto eq = a.find('=');
@@ -87,6 +96,14 @@ int main(int argc, char** argv) {
     else if (k == "--dump-final") dump_final = v;
     else if (k == "--dump-data") dump_data = v;
     else if (k == "--init-from") init_from = v;
+    else if (k == "--multi-hot") {
+      std::size_t b = 0;
+      for (std::size_t c; (c = v.find(',', b)) != std::string::npos; b = c + 1)
+        multi_hot.push_back(data::column_ref::parse(v.substr(b, c - b)));
+      multi_hot.push_back(data::column_ref::parse(v.substr(b)));
+    } else if (k == "--id-delimiter" && v.size() == 1) id_delimiter = v[0];
+    else if (k == "--max-ids") max_ids = std::stoull(v);
+    else if (k == "--pooling" && (v == "sum" || v == "mean")) pooling = v;
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
@@ -107,6 +124,14 @@ int main(int argc, char** argv) {
   }
   cfg.arch = *preset;
   cfg.arch.rows_per_table = rows;
+  cfg.arch.pooling = pooling == "mean" ? model::pooling_kind::mean : model::pooling_kind::sum;
+  cfg.data.schema.multi_hot = multi_hot;
+  cfg.data.schema.id_delimiter = id_delimiter;
+  cfg.data.schema.max_ids = max_ids;
+  if (!multi_hot.empty() && !dump_data.empty()) {
+    std::fprintf(stderr, "--dump-data writes single-hot records: not with --multi-hot\n");
+    return 2;
+  }
   cfg.train.batch_size = batch;
   cfg.train.seed = seed;
   cfg.train.max_examples = max_examples;
