@@ -125,21 +125,26 @@ def multi_hot_slots(spec):
     return sorted(slots)
 
 
-def load_tsv(paths, rows_per_table, multi_hot=(), delimiter=b"|", max_ids=1024):
+def load_tsv(paths, rows_per_table, multi_hot=(), delimiter=b"|", max_ids=1024, limit=0):
     """Parse Criteo TSV files into tensors (dense [N,13] f32, idx [N,26] i64 fused, labels [N] f32).
 
     idx already contains the per-column offset c*rows_per_table into the fused table. With
     multi_hot (categorical slots whose fields are bags) idx is Bags instead; the fourth value is
-    the count of malformed lines, a fifth (multi-hot only) that of bags cut to max_ids.
+    the count of malformed lines, a fifth (multi-hot only) that of bags cut to max_ids. A limit
+    above 0 stops reading after that many examples.
     """
     if multi_hot:
-        return _load_bags(paths, rows_per_table, set(multi_hot), delimiter, max_ids)
+        return _load_bags(paths, rows_per_table, set(multi_hot), delimiter, max_ids, limit)
     dense, idx, labels = array("f"), array("q"), array("f")
     caches = [dict() for _ in range(NUM_CAT)]  # per-column: field bytes -> fused row id
     malformed = []
     for path in paths:
+        if limit and len(labels) >= limit:
+            break
         with open(path, "rb") as f:
             for lineno, line in enumerate(f, 1):
+                if limit and len(labels) >= limit:
+                    break
                 line = line.rstrip(b"\r\n")
                 if not line:
                     continue
@@ -212,15 +217,19 @@ def _parse_dense(fields):
     return y, row_dense
 
 
-def _load_bags(paths, rows_per_table, multi_hot, delimiter, max_ids):
+def _load_bags(paths, rows_per_table, multi_hot, delimiter, max_ids, limit):
     """load_tsv for multi-hot input: the same rows, the categorical columns as Bags."""
     dense, ids, offsets, labels = array("f"), array("q"), array("q", [0]), array("f")
     caches = [_RowCache(c, rows_per_table) for c in range(NUM_CAT)]
     bag = [c in multi_hot for c in range(NUM_CAT)]
     malformed, cut = [], 0
     for path in paths:
+        if limit and len(labels) >= limit:
+            break
         with open(path, "rb") as f:
             for lineno, line in enumerate(f, 1):
+                if limit and len(labels) >= limit:
+                    break
                 line = line.rstrip(b"\r\n")
                 if not line:
                     continue
@@ -498,7 +507,7 @@ def run_train(args):
     t0 = time.perf_counter()
     mh = (multi_hot_slots(args.multi_hot),
           b"\t" if args.id_delimiter == "tab" else args.id_delimiter.encode(), args.max_ids)
-    dense, idx, y, bad_train, *cut = load_tsv(args.train, args.rows_per_table, *mh)
+    dense, idx, y, bad_train, *cut = load_tsv(args.train, args.rows_per_table, *mh, args.max_examples)
     if args.max_examples:
         dense, idx, y = dense[:args.max_examples], idx[:args.max_examples], y[:args.max_examples]
     ev = load_tsv([args.eval], args.rows_per_table, *mh) if args.eval else None
@@ -602,6 +611,7 @@ def self_check():
         dense, bags, y, bad, cut = load_tsv([path], rows, multi_hot_slots("C1,15"), b"|", 2)
         single = load_tsv([path], rows)[1]
         one = load_tsv([path], rows, [2])[1][0:1]  # line 1's C3 is a bag of one id
+        limited = [len(load_tsv([path], rows, m, limit=2)[2]) for m in ((), [0])]
     r = lambda v, c: c * rows + hash_categorical(v, c) % rows
     rest = lambda: [r(b"x", c) for c in range(3, NUM_CAT)]
     want = ([r(b"a", 0), r(b"b", 0)] + [] + [r(b"q", 2)] + rest()       # a|b|a cut to 2 ids
@@ -612,7 +622,8 @@ def self_check():
               (bags.ids.tolist(), want), (bags.offsets.tolist(), [0] + np.cumsum(sizes).tolist()),
               (bags[1:3].offsets.tolist(), [0] + np.cumsum(sizes[26:]).tolist()),
               (bags[1:3].ids.tolist(), want[26:]),
-              (single[1, 0].item(), r(b"a", 0)), (dense[1].tolist(), [0.0] * NUM_DENSE)]
+              (single[1, 0].item(), r(b"a", 0)), (dense[1].tolist(), [0.0] * NUM_DENSE),
+              (limited, [2, 2])]
     for mode in ("sum", "mean"):
         model = DCNv2("dcnv2-small", rows, dim, mode)
         w = model.emb.weight.detach()
