@@ -165,10 +165,14 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
       if (auto e = refused_data(self, "a lookup"))
         return e;
-      if (self->state.dyn)
-        return make_error(errc::bad_request,
-                          self->state.who() + ": a thresholded lookup of dynamic tables");
       const double dim = double(self->state.cfg.dim);
+      if (self->state.dyn) { // (table, id) pairs, with row marks
+        count(work::lookup_rows, double(req.keys.size() / 2), dim);
+        count(work::sparse_lookup, double(req.keys.size() / 2), dim);
+        const auto& from = self->current_sender();
+        return self->state.dynamic_sparse_lookup(
+          req, self->state.mp_worker(from ? from->address() : caf::actor_addr{}));
+      }
       count(work::lookup_rows, double(req.keys.size()), dim);
       count(work::sparse_lookup, double(req.keys.size()), dim);
       return self->state.sparse_lookup(req);
@@ -176,12 +180,8 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::push_atom, messages::sparse_grads& sg) {
       if (refused_data(self, "a push"))
         return;
-      if (self->state.dyn) {
-        ++self->state.dropped_pushes;
-        spdlog::warn("{}: a thresholded push to dynamic tables (dropped)", self->state.who());
-        return;
-      }
-      count(work::sparse_decode, double(sg.keys.size()), double(self->state.cfg.dim));
+      const std::size_t rows = self->state.dyn ? sg.keys.size() / 2 : sg.keys.size();
+      count(work::sparse_decode, double(rows), double(self->state.cfg.dim));
       auto g = self->state.expand(sg);
       if (!g) {
         ++self->state.dropped_pushes;

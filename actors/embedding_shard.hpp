@@ -67,7 +67,11 @@
 // sketches). CPR saves (recovery.mode=partial) hold the ids with their rows,
 // the policy counting updates per slot (checkpoint/cpr_dynamic.hpp); a
 // restarted shard's recover replaces its tables with the chain's. Checkpoint
-// cuts, DCT and local rows are refused for them at config validation.
+// cuts and local rows are refused for them at config validation. dct.mp:
+// a thresholded lookup of (table, id) pairs replies the thresholded rows
+// and row marks (model/dct_mp_dynamic.hpp: ids without a row, rows new to
+// the asking worker, whose residual it then drops); a thresholded push is
+// decoded and applied like a plain one.
 //
 // Hogwild: all trainers push to the same shards; updates of a row by
 // different trainers interleave in mailbox order (one message at a time).
@@ -90,6 +94,7 @@
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "model/dct_mp.hpp"
+#include "model/dct_mp_dynamic.hpp"
 #include "model/dynamic_tables.hpp"
 #include "actors/authority.hpp"
 #include "model/embedding.hpp"
@@ -215,6 +220,24 @@ struct embedding_shard_state {
   caf::error check_pairs(const std::vector<std::uint64_t>& keys, const char* what) const;
   // Training lookup: admits ids when due; an id without a row reads zeros.
   caf::expected<messages::embedding_rows> dynamic_lookup(const messages::lookup_request& req);
+  // out ([pairs * dim]) = the pairs' rows as dynamic_lookup reads them;
+  // slots (one a pair) = each row's slot or no_row. Tells mp_seen of the
+  // admissions it makes. Pre: check_pairs passed.
+  void dynamic_rows(const std::vector<std::uint64_t>& keys, float* out,
+                    std::vector<std::uint32_t>& slots);
+  // dct.mp: the thresholded rows with their marks for worker w (mp_worker).
+  caf::expected<messages::sparse_rows> dynamic_sparse_lookup(const messages::lookup_request& req,
+                                                             std::size_t w);
+  // dct.mp: which workers were served each slot's row (model/dct_mp_dynamic.hpp),
+  // the workers by sender (an index each), and the marks' scratch.
+  std::optional<model::dct_row_seen> mp_seen;
+  std::vector<caf::actor_addr> mp_workers;
+  std::vector<std::uint32_t> mp_slots;
+  model::row_marks mp_marks;
+  // The index of a sender of thresholded lookups (a new one is appended);
+  // max_mp_workers when that many are known already (the lookup is refused).
+  static constexpr std::size_t max_mp_workers = 4096;
+  std::size_t mp_worker(const caf::actor_addr& a);
   // Updates the rows that exist; the others' gradients are dropped.
   caf::error dynamic_push(const messages::embedding_grads& g);
   messages::embedding_grads dynamic_dump() const;

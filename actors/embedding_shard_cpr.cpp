@@ -245,6 +245,8 @@ caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover
     if (!bad && !got.saves.empty()) { // (no chain: the initial tables stay)
       st.dyn = std::move(fresh);
       st.dyn_served = served;
+      if (st.mp_seen) // dct.mp: every row is new to every worker (model/dct_mp_dynamic.hpp)
+        st.mp_seen->clear();
     }
   } else {
     auto& w = st.tables->weights();

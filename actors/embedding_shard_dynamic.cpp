@@ -2,6 +2,8 @@
 // half of the protocol in embedding_shard.hpp:
 //   worker -> shard: lookup(batch, [table, id]...); shard -> worker: rows (zeros: no row)
 //   worker -> shard: push([table, id]..., grads)      (rows that exist only)
+//   dct.mp: worker -> shard: lookup(sparse, [table, id]...); shard -> worker:
+//     sparse_rows with row marks; worker -> shard: push(sparse_grads)
 //   coordinator -> shard: dump(ids) -> every row; stats(ids) -> counters
 // The shard is an actor: one message at a time mutates its tables, so the
 // rule of model/dynamic_table.hpp (one owner) holds without a lock.
@@ -23,6 +25,9 @@ caf::error embedding_shard_state::init_dynamic() {
   const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
   dyn = std::make_shared<model::dynamic_tables>(cfg.num_tables, *cfg.dynamic, cfg.dim, spr,
                                                 cfg.model_seed);
+  init_dct();
+  if (cfg.dct.mp)
+    mp_seen.emplace(cfg.num_tables);
   if (!cfg.initial_dynamic)
     return {};
   const auto& full = *cfg.initial_dynamic;
@@ -49,6 +54,16 @@ caf::error embedding_shard_state::init_dynamic() {
   return {};
 }
 
+std::size_t embedding_shard_state::mp_worker(const caf::actor_addr& a) {
+  for (std::size_t w = 0; w < mp_workers.size(); ++w)
+    if (mp_workers[w] == a)
+      return w;
+  if (mp_workers.size() >= max_mp_workers)
+    return max_mp_workers;
+  mp_workers.push_back(a);
+  return mp_workers.size() - 1;
+}
+
 caf::error embedding_shard_state::check_pairs(const std::vector<std::uint64_t>& keys,
                                               const char* what) const {
   if (keys.size() % 2 != 0)
@@ -72,23 +87,59 @@ caf::expected<messages::embedding_rows>
 embedding_shard_state::dynamic_lookup(const messages::lookup_request& req) {
   if (auto err = check_pairs(req.keys.values, "lookup"))
     return err;
+  messages::embedding_rows out;
+  out.batch = req.batch;
+  out.rows.values.resize(req.keys.size() / 2 * cfg.dim);
+  dynamic_rows(req.keys.values, out.rows.data(), mp_slots);
+  return out;
+}
+
+void embedding_shard_state::dynamic_rows(const std::vector<std::uint64_t>& keys, float* out,
+                                         std::vector<std::uint32_t>& slots) {
   const std::uint64_t now = dyn_served++ * cfg.batch_size;
   for (std::size_t t = 0; t < dyn->num_tables(); ++t)
     dyn->table(t).expire(now);
-  const auto& keys = req.keys.values;
   const std::size_t n = keys.size() / 2, dim = cfg.dim;
-  messages::embedding_rows out;
-  out.batch = req.batch;
-  out.rows.values.resize(n * dim);
+  slots.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    auto& tab = dyn->table(std::size_t(keys[2 * i]));
-    const auto slot = tab.train_lookup(keys[2 * i + 1], now);
-    float* dst = out.rows.data() + i * dim;
+    const std::size_t t = std::size_t(keys[2 * i]);
+    auto& tab = dyn->table(t);
+    const auto slot = mp_seen ? model::tracked_lookup(tab, *mp_seen, t, keys[2 * i + 1], now)
+                              : tab.train_lookup(keys[2 * i + 1], now);
+    slots[i] = slot;
+    float* dst = out + i * dim;
     if (slot == model::dynamic_table::no_row)
       std::fill_n(dst, dim, 0.0f);
     else
       std::memcpy(dst, tab.row(slot), dim * sizeof(float));
   }
+}
+
+caf::expected<messages::sparse_rows>
+embedding_shard_state::dynamic_sparse_lookup(const messages::lookup_request& req, std::size_t w) {
+  if (!mp)
+    return make_error(errc::bad_request, who() + ": a thresholded lookup (dct.mp) of batch " +
+                                             std::to_string(req.batch) +
+                                             ", but dct.mp is off at this shard");
+  if (auto err = check_pairs(req.keys.values, "lookup"))
+    return err;
+  if (w >= max_mp_workers)
+    return make_error(errc::bad_request, who() + ": thresholded lookups from more than " +
+                                             std::to_string(max_mp_workers) + " senders");
+  const auto& keys = req.keys.values;
+  const std::size_t n = keys.size() / 2;
+  mp_rows.resize(n * cfg.dim);
+  dynamic_rows(keys, mp_rows.data(), mp_slots);
+  const auto before = mp->counts().refreshes;
+  mp->encode(keys.data(), mp_rows.data(), n, cfg.dim, mp_out, 2);
+  if (cfg.dct.mp_half_rows)
+    model::round_to_half(mp_out);
+  model::mark_reply(*mp_seen, keys.data(), mp_slots.data(), n, w, mp_marks);
+  messages::sparse_rows out;
+  out.batch = req.batch;
+  out.refreshes = std::uint32_t(mp->counts().refreshes - before);
+  out.payload.values = model::encode(mp_out);
+  out.marks.values = model::encode_row_marks(mp_marks);
   return out;
 }
 

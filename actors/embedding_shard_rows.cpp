@@ -59,7 +59,7 @@ embedding_shard_state::sparse_lookup(const messages::lookup_request& req) {
 
 caf::expected<messages::embedding_grads>
 embedding_shard_state::expand(messages::sparse_grads& g) {
-  const std::size_t n = g.keys.size() * cfg.dim;
+  const std::size_t n = (dyn ? g.keys.size() / 2 : g.keys.size()) * cfg.dim; // dyn: pairs
   std::optional<std::string> err;
   if (n > 0xFFFFFFFFu)
     err = "more than 2^32 - 1 entries";

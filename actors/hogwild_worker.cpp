@@ -219,7 +219,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
     const auto& d = st.cfg.dct;
     st.mp_grad_tau.emplace(st.cfg.arch.num_tables, d.mp_grad_keep, d.refresh,
                            1000003ull * (st.cfg.trainer + 1) + st.cfg.worker);
-    st.mp_residual.emplace(st.cfg.arch.dim);
+    st.mp_residual.emplace(st.cfg.arch.dim, st.cfg.dynamic ? 2 : 1); // dynamic: (table, id)
   }
   watch_shards(self);
   return {

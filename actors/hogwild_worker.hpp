@@ -185,6 +185,9 @@ struct worker_state {
   // was not sent of each row's gradient.
   std::optional<model::dct_row_thresholds> mp_grad_tau;
   std::optional<model::dct_row_residuals> mp_residual;
+  // Dynamic tables: a reply's row marks, and one shard's at a push.
+  model::row_marks mp_marks;
+  std::vector<std::uint8_t> mp_row_marks;
 
   // The worker's two state machines (transitions in hogwild_worker.cpp):
   //   life: created --start--> running --finish or a failure--> finished;

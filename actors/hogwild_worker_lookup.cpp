@@ -252,11 +252,27 @@ void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::s
          "thresholded reply for batch " + std::to_string(r.batch) + ": " + *err);
     return;
   }
+  // Dynamic tables: the ids without a row and the rows new to this worker
+  // (model/dct_mp_dynamic.hpp), for the push.
+  if (st.cfg.dynamic) {
+    if (auto err = model::decode_row_marks(r.marks.data(), r.marks.size(),
+                                           n / st.cfg.arch.dim, st.mp_marks)) {
+      fail(self, shard_name(s), messages::errc::bad_request,
+           "thresholded reply for batch " + std::to_string(r.batch) + ": " + *err);
+      return;
+    }
+  }
   st.stats.mp_rows_sent += st.mp_vec.nnz();
   st.stats.mp_rows_of += n;
   st.stats.mp_refreshes += r.refreshes;
-  store_rows(self, seq, s, r.batch, n, r.payload.bytes(),
-             [&](worker_batch& slot) { return slot.set_rows(s, st.mp_vec); });
+  store_rows(self, seq, s, r.batch, n, r.payload.bytes() + r.marks.bytes(),
+             [&](worker_batch& slot) {
+               if (!slot.set_rows(s, st.mp_vec))
+                 return false;
+               if (st.cfg.dynamic)
+                 slot.set_marks(s, st.mp_marks);
+               return true;
+             });
 }
 
 } // namespace actors::worker_detail

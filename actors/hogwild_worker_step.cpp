@@ -9,6 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "model/dct_mp.hpp"
+#include "model/dct_mp_dynamic.hpp"
 #include "model/metrics.hpp"
 
 namespace actors::worker_detail {
@@ -46,19 +47,31 @@ void count_push(worker_state& st, std::size_t s, std::uint64_t bytes) {
 // (straight).
 void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
                     const std::vector<std::uint64_t>& keys) {
-  const std::size_t n = keys.size();
-  if (!st.mp_grad_tau) {
+  const std::size_t words = st.cfg.dynamic ? 2 : 1, n = keys.size() / words;
+  if (!st.mp_grad_tau) { // an id without a row read zeros: no entry of it goes
     slot.shard_rows(s, st.mp_rows);
     model::mask_gradients(st.mp_rows.data(), st.mp_grads.data(), st.mp_grads.size(), st.mp_vec);
     return;
   }
-  if (st.cfg.dct.error_feedback)
+  const std::size_t dim = st.cfg.arch.dim;
+  const bool ef = st.cfg.dct.error_feedback;
+  if (st.cfg.dynamic) { // model/dct_mp_dynamic.hpp: marked rows lose their residual
+    slot.shard_marks(s, st.mp_row_marks);
+    model::forget_marked(ef ? &*st.mp_residual : nullptr, keys.data(), st.mp_row_marks.data(), n,
+                         st.mp_grads.data(), dim);
+  }
+  if (ef)
     st.mp_residual->add_to(keys.data(), st.mp_grads.data(), n);
-  st.mp_grad_tau->encode(keys.data(), st.mp_grads.data(), n, st.cfg.arch.dim, st.mp_vec);
+  st.mp_grad_tau->encode(keys.data(), st.mp_grads.data(), n, dim, st.mp_vec, words);
   if (st.cfg.dct.rounds_half())
     model::round_to_half(st.mp_vec); // keep_unsent keeps the rounding's error
-  if (st.cfg.dct.error_feedback)
-    st.mp_residual->keep_unsent(keys.data(), st.mp_grads.data(), n, st.mp_vec);
+  if (!ef)
+    return;
+  st.mp_residual->keep_unsent(keys.data(), st.mp_grads.data(), n, st.mp_vec);
+  if (st.cfg.dynamic)
+    for (std::size_t i = 0; i < n; ++i)
+      if (st.mp_row_marks[i] == model::mark_absent) // nothing owed to no row
+        st.mp_residual->drop(keys.data() + 2 * i);
 }
 
 // The batch's ONE push to shard s: its rows' summed gradients; with dct.mp
@@ -82,7 +95,7 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   slot.shard_grads(s, st.grad_unique.data(), st.mp_grads);
   threshold_push(st, slot, s, g.keys.values);
   if (st.cfg.dct.mp_drop_rows) // name only the rows the push changes
-    model::drop_empty_rows(g.keys.values, st.mp_vec, st.cfg.arch.dim);
+    model::drop_empty_rows(g.keys.values, st.mp_vec, st.cfg.arch.dim, st.cfg.dynamic ? 2 : 1);
   g.payload.values = model::encode(st.mp_vec);
   st.stats.mp_grads_sent += st.mp_vec.nnz();
   st.stats.mp_grads_of += st.mp_grads.size();

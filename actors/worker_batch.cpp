@@ -100,6 +100,21 @@ void worker_batch::prepare(std::uint64_t seq, messages::example_batch&& b, const
   for (const auto& p : shard_pos_)
     missing_ += p.empty() ? 0 : 1;
   rows_.resize(unique.size() * dim_);
+  if (dynamic)
+    marks_.assign(unique.size(), 0);
+}
+
+void worker_batch::set_marks(std::size_t s, const model::row_marks& m) {
+  const auto& pos = shard_pos_[s];
+  for (auto k : m.marked)
+    marks_[pos[k / 2]] = (k & 1) ? model::mark_fresh : model::mark_absent;
+}
+
+void worker_batch::shard_marks(std::size_t s, std::vector<std::uint8_t>& out) const {
+  const auto& pos = shard_pos_[s];
+  out.resize(pos.size());
+  for (std::size_t j = 0; j < pos.size(); ++j)
+    out[j] = marks_.empty() ? 0 : marks_[pos[j]];
 }
 
 void worker_batch::shard_keys(std::size_t s, std::vector<std::uint64_t>& out) const {

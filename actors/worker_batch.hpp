@@ -33,6 +33,7 @@
 #include "messages/messages.hpp"
 #include "model/arch.hpp"
 #include "model/dct_codec.hpp"
+#include "model/dct_mp_dynamic.hpp"
 #include "model/embedding.hpp"
 #include "model/interaction.hpp"
 
@@ -74,6 +75,13 @@ public:
   // the entries it does not carry are 0. False as above, or when its size is
   // not shard_size(s) * dim.
   bool set_rows(std::size_t s, const model::sparse_vector& rows);
+  // Dynamic tables with dct.mp: the reply's row marks (model/dct_mp_dynamic.hpp)
+  // over shard s's rows, kept for its push. Pre: decoded over shard_size(s).
+  void set_marks(std::size_t s, const model::row_marks& m);
+  // out[j] = the mark of shard s's row j (shard_keys order): 0 none,
+  // model::mark_absent (an id without a row), model::mark_fresh (new to
+  // this worker).
+  void shard_marks(std::size_t s, std::vector<std::uint8_t>& out) const;
 
   // Local rows (cluster.local-rows): shard s's rows gathered from its
   // tables straight into the batch. False as set_rows.
@@ -113,6 +121,7 @@ private:
   bool dynamic_ = false;
   std::vector<std::uint64_t> rows_of_;                // dynamic: [num_unique * 2] table, id
   std::vector<std::uint32_t> table_of_;               // dynamic: scratch, each id's table
+  std::vector<std::uint8_t> marks_;                   // dynamic, dct.mp: per unique row
 };
 
 } // namespace actors

@@ -26,7 +26,8 @@ double percentile(std::vector<double> v, double q) {
 } // namespace
 
 std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_report>& reports,
-                                          std::size_t dim, const run_metrics& run) {
+                                          std::size_t dim, const run_metrics& run,
+                                          std::size_t key_words) {
   dct_mp_metrics m;
   m.examples = run.examples;
   m.lookup_bytes = run.bytes.lookup;
@@ -35,8 +36,8 @@ std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_re
   for (const auto& r : reports) {
     const auto& w = r.work;
     m.lookup_dense_bytes += 4 * w.mp_rows_of;
-    // A push's keys (8 bytes a row) travel either way.
-    m.push_dense_bytes += 4 * w.mp_grads_of + (dim ? 8 * (w.mp_grads_of / dim) : 0);
+    // A push's keys (8 bytes a row, 16 for a dynamic table's) travel either way.
+    m.push_dense_bytes += 4 * w.mp_grads_of + (dim ? 8 * key_words * (w.mp_grads_of / dim) : 0);
     rows += w.mp_rows_sent;
     rows_of += w.mp_rows_of;
     grads += w.mp_grads_sent;

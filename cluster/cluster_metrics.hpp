@@ -18,8 +18,10 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
 // dct.mp: its traffic from the workers' counters (dim floats per row) and
 // the run's totals in `run` (aggregate_reports' examples and link bytes), or
 // nothing when no worker looked up through DCT. The settings are the caller's.
+// key_words: 8-byte words naming a row in a push (2 for dynamic tables).
 std::optional<dct_mp_metrics> dct_mp_from(const std::vector<messages::trainer_report>& reports,
-                                          std::size_t dim, const run_metrics& run);
+                                          std::size_t dim, const run_metrics& run,
+                                          std::size_t key_words = 1);
 
 // Batches between consecutive completed rounds of one trainer; the first gap
 // counts from 0 batches.

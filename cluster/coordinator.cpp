@@ -144,7 +144,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   out.sync.algorithm = model::to_string(cfg.sync.algorithm);
   out.flops_per_example = net.flops_per_example();
   out.lost_trainers = o.lost;
-  out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim, out);
+  out.dct_mp = dct_mp_from(res.reports, cfg.arch.dim, out, cfg.embedding.dynamic ? 2 : 1);
   if (out.dct_mp) {
     out.dct_mp->keep = cfg.dct.mp_keep;
     out.dct_mp->backward = cfg.dct.mp_straight ? "straight" : "mask";

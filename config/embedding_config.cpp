@@ -85,9 +85,6 @@ std::optional<std::string> build_embedding_settings(const option_set& o, bool se
     return refuse("checkpoint.every-examples", "checkpoint cuts have no dynamic tables yet");
   if (o.get_real("checkpoint.every-seconds") > 0)
     return refuse("checkpoint.every-seconds", "checkpoint cuts have no dynamic tables yet");
-  for (const char* k : {"dct.mp", "dct.dp"})
-    if (o.get_bool(k))
-      return refuse(k, "DCT has no dynamic tables yet");
   if (o.get_bool("cluster.local-rows"))
     return refuse("cluster.local-rows", "the workers reach dynamic tables by messages only");
   return std::nullopt;

@@ -53,17 +53,22 @@ typename Inspector::result_type inspect(Inspector& f, embedding_grads& x) {
 // floats thresholded, in model/dct_codec's wire form over [keys * dim]
 // (indices or bitmap + values). `refreshes`: the threshold estimates this
 // reply made at the shard (for the metrics).
+// `marks`: dynamic tables only (empty for hashed ones), the rows of ids
+// without a row and the rows new to the asking worker, in
+// model/dct_mp_dynamic's wire form over the keys' rows.
 struct sparse_rows {
   std::uint64_t batch = 0;
   std::uint32_t refreshes = 0;
   byte_blob payload;
+  byte_blob marks;
   friend bool operator==(const sparse_rows& a, const sparse_rows& b) {
-    return a.batch == b.batch && a.refreshes == b.refreshes && a.payload == b.payload;
+    return a.batch == b.batch && a.refreshes == b.refreshes && a.payload == b.payload &&
+           a.marks == b.marks;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sparse_rows& x) {
-  return f(caf::meta::type_name("sparse_rows"), x.batch, x.refreshes, x.payload);
+  return f(caf::meta::type_name("sparse_rows"), x.batch, x.refreshes, x.payload, x.marks);
 }
 
 struct sparse_grads {

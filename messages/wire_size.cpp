@@ -27,7 +27,7 @@ std::uint64_t wire_bytes(const caf::type_erased_tuple& m) {
                                    [](auto& x) { return x.keys.bytes() + x.grads.bytes(); })
         || add_if<dense_range>(m, i, sum, [](auto& x) { return 8 + x.values.bytes(); })
         || add_if<sparse_range>(m, i, sum, [](auto& x) { return 20 + x.payload.bytes(); })
-        || add_if<sparse_rows>(m, i, sum, [](auto& x) { return 20 + x.payload.bytes(); })
+        || add_if<sparse_rows>(m, i, sum, [](auto& x) { return 20 + x.payload.bytes() + x.marks.bytes(); })
         || add_if<sparse_grads>(m, i, sum,
                                 [](auto& x) { return 16 + x.keys.bytes() + x.payload.bytes(); })
         || add_if<ring_chunk>(m, i, sum, [](auto& x) { return 20 + x.values.bytes(); })

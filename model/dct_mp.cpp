@@ -18,12 +18,16 @@ dct_row_thresholds::dct_row_thresholds(std::size_t num_tables, double keep,
 }
 
 void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, std::size_t n,
-                                std::size_t dim, sparse_vector& out) {
+                                std::size_t dim, sparse_vector& out, std::size_t words) {
   const std::size_t tables = tau_.size();
   SS_CHECK(n * dim <= 0xFFFFFFFFu, "a reply of at most 2^32 - 1 entries");
+  SS_CHECK(words == 1 || words == 2, "keys of one or two words");
+  auto table_of = [&](std::size_t i) {
+    return words == 1 ? key_table(keys[i]) : std::size_t(keys[2 * i]);
+  };
   std::fill(present_.begin(), present_.end(), 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t t = key_table(keys[i]);
+    const std::size_t t = table_of(i);
     SS_CHECK(t < tables, "a key of a known table");
     present_[t] = 1;
   }
@@ -33,7 +37,7 @@ void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, st
     sample_.clear();
     if (tau_[t].due())
       for (std::size_t i = 0; i < n; ++i)
-        if (key_table(keys[i]) == t)
+        if (table_of(i) == t)
           sample_.insert(sample_.end(), rows + i * dim, rows + (i + 1) * dim);
     now_[t] = tau_[t].next(sample_.data(), sample_.size(), counts_);
   }
@@ -43,7 +47,7 @@ void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, st
   out.index.clear();
   out.value.clear();
   for (std::size_t i = 0; i < n; ++i) {
-    const float tau = now_[key_table(keys[i])];
+    const float tau = now_[table_of(i)];
     const float* r = rows + i * dim;
     for (std::size_t j = 0; j < dim; ++j)
       if (r[j] != 0.0f && std::fabs(r[j]) >= tau) {
@@ -69,35 +73,57 @@ void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse
     }
 }
 
-void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::size_t dim) {
-  SS_CHECK(dim > 0 && v.size == keys.size() * dim, "a vector over the keys' rows");
+void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::size_t dim,
+                     std::size_t words) {
+  SS_CHECK(dim > 0 && (words == 1 || words == 2) && keys.size() % words == 0 &&
+             v.size == keys.size() / words * dim,
+           "a vector over the keys' rows");
   std::size_t rows = 0;
   std::size_t last = SIZE_MAX;
   for (std::size_t k = 0; k < v.nnz(); ++k) {
     const std::size_t row = v.index[k] / dim;
     if (row != last) { // indices increase, so each row's entries are together
-      keys[rows++] = keys[row];
+      for (std::size_t w = 0; w < words; ++w)
+        keys[rows * words + w] = keys[row * words + w];
+      ++rows;
       last = row;
     }
     v.index[k] = std::uint32_t((rows - 1) * dim + v.index[k] % dim);
   }
-  keys.resize(rows);
+  keys.resize(rows * words);
   v.size = std::uint32_t(rows * dim);
 }
 
-float* dct_row_residuals::slot(std::uint64_t key) {
-  auto [it, fresh] = at_.try_emplace(key, pool_.size());
-  if (fresh)
-    pool_.resize(pool_.size() + dim_, 0.0f);
+float* dct_row_residuals::slot(const std::uint64_t* key) {
+  const std::size_t at = free_.empty() ? pool_.size() : free_.back();
+  auto [it, fresh] = at_.try_emplace(name_at(key), at);
+  if (fresh) {
+    if (free_.empty())
+      pool_.resize(pool_.size() + dim_, 0.0f);
+    else
+      free_.pop_back();
+  }
   return pool_.data() + it->second;
+}
+
+void dct_row_residuals::drop(const std::uint64_t* key) {
+  auto it = at_.find(name_at(key));
+  if (it == at_.end())
+    return;
+  free_.push_back(it->second);
+  at_.erase(it);
+}
+
+const float* dct_row_residuals::find(const std::uint64_t* key) const {
+  auto it = at_.find(name_at(key));
+  return it == at_.end() ? nullptr : pool_.data() + it->second;
 }
 
 void dct_row_residuals::add_to(const std::uint64_t* keys, float* g, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
-    auto it = at_.find(keys[i]);
-    if (it == at_.end())
+    const float* r = find(keys + i * words_);
+    if (!r)
       continue;
-    const float* r = pool_.data() + it->second;
     for (std::size_t j = 0; j < dim_; ++j)
       g[i * dim_ + j] += r[j];
   }
@@ -108,7 +134,7 @@ void dct_row_residuals::keep_unsent(const std::uint64_t* keys, const float* g, s
   SS_CHECK(sent.size == n * dim_, "what was sent covers the rows");
   std::size_t k = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    float* r = slot(keys[i]);
+    float* r = slot(keys + i * words_);
     std::copy(g + i * dim_, g + (i + 1) * dim_, r);
     for (; k < sent.nnz() && sent.index[k] < (i + 1) * dim_; ++k)
       r[sent.index[k] - i * dim_] -= sent.value[k]; // 0, or a half's rounding error

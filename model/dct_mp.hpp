@@ -43,8 +43,10 @@ public:
   // out = the entries of rows ([n * dim]: row i is key keys[i]'s, keys being
   // model::row_key values of tables < num_tables) with |x| >= tau of the
   // key's table; out.size = n * dim. Counts the refreshes it made.
+  // words = 2: dynamic tables, keys[2i] is row i's table and keys[2i + 1]
+  // its id.
   void encode(const std::uint64_t* keys, const float* rows, std::size_t n, std::size_t dim,
-              sparse_vector& out);
+              sparse_vector& out, std::size_t words = 1);
   // Entries sent of the entries they were chosen from, and the estimates.
   const dct_counts& counts() const { return counts_; }
   // The threshold table t used last (0 before its first estimate).
@@ -62,32 +64,52 @@ private:
 // received) and grads[i] != 0; out.size = n.
 void mask_gradients(const float* rows, const float* grads, std::size_t n, sparse_vector& out);
 
-// Drops the rows of v (over [keys.size() * dim]) that carry no entry, and
-// their keys, renumbering v's indices over the rows left (in order): a push
-// then names only the rows it changes. A row-wise step of a zero gradient
-// changes nothing, so the shard's tables end the same.
-void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::size_t dim);
+// Drops the rows of v (over [keys.size() / words * dim]) that carry no
+// entry, and their keys (`words` words a row: 1, or 2 for dynamic tables'
+// (table, id) pairs), renumbering v's indices over the rows left (in
+// order): a push then names only the rows it changes. A row-wise step of a
+// zero gradient changes nothing, so the shard's tables end the same.
+void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::size_t dim,
+                     std::size_t words = 1);
 
 // Per-row error feedback of thresholded pushes (straight-through): what a
 // worker did not send of each row's gradient, until its next push of that
-// row. Memory: dim floats per distinct row the worker has pushed.
+// row. Memory: dim floats per row the worker holds a residual of. A row is
+// named by `words` key words (1: a model::row_key; 2: dynamic tables'
+// (table, id), model/dct_mp_dynamic.hpp says when such a residual goes).
 class dct_row_residuals {
 public:
-  explicit dct_row_residuals(std::size_t dim) : dim_(dim) {}
-  // g ([n * dim], row i for keys[i]) += each key's residual.
+  explicit dct_row_residuals(std::size_t dim, std::size_t words = 1) : dim_(dim), words_(words) {}
+  // g ([n * dim], row i for key i) += each key's residual.
   void add_to(const std::uint64_t* keys, float* g, std::size_t n);
   // Each key's residual = its row of g less what `sent` (over [n * dim],
   // values taken from g, perhaps rounded to halves) carried: nothing of a
   // sent f32 entry, a half's rounding error of a sent half one.
   void keep_unsent(const std::uint64_t* keys, const float* g, std::size_t n,
                    const sparse_vector& sent);
+  // Forgets the residual of the row named at `key` (its words words), if
+  // any; its floats are reused by the next new row.
+  void drop(const std::uint64_t* key);
+  // The residual of the row named at `key`, or null.
+  const float* find(const std::uint64_t* key) const;
   std::size_t rows() const { return at_.size(); }
 
 private:
-  float* slot(std::uint64_t key);
-  std::size_t dim_;
-  std::unordered_map<std::uint64_t, std::size_t> at_; // key -> offset in pool_
+  struct name {
+    std::uint64_t a, b;
+    bool operator==(const name& o) const { return a == o.a && b == o.b; }
+  };
+  struct name_hash {
+    std::size_t operator()(const name& n) const {
+      return std::hash<std::uint64_t>{}(n.a ^ (n.b * 0x9E3779B97F4A7C15ull));
+    }
+  };
+  name name_at(const std::uint64_t* key) const { return {key[0], words_ == 2 ? key[1] : 0}; }
+  float* slot(const std::uint64_t* key);
+  std::size_t dim_, words_;
+  std::unordered_map<name, std::size_t, name_hash> at_; // row -> offset in pool_
   std::vector<float> pool_;
+  std::vector<std::size_t> free_; // offsets of dropped rows
 };
 
 } // namespace model

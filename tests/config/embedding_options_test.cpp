@@ -44,11 +44,15 @@ TEST_CASE("dynamic tables in the simulated cluster; what has none yet is refused
               &c) == "");
   CHECK(runtime::refuse_in_multi_node(c).value_or("").find("model.embedding") !=
         std::string::npos);
+  // DCT: dct.mp's replies carry row marks (model/dct_mp_dynamic.hpp); dct.dp
+  // is the dense sync.
+  CHECK(parse({"--model.embedding=dynamic", "--dct.mp=true", "--dct.dp=true"}, &c) == "");
+  CHECK(c.dct.mp);
+  CHECK(c.dct.dp);
   // Each refusal names model.embedding and the other option.
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--cluster.local-rows=true"}, {"--recovery.mode=full",
         "--checkpoint.dir=x"}, {"--checkpoint.every-examples=100", "--checkpoint.dir=x"},
-        {"--dct.mp=true"}, {"--dct.dp=true"},
         {"--embedding.max-rows=2", "--cluster.embedding-shards=3"}}) {
     auto all = args;
     all.push_back("--model.embedding=dynamic");

@@ -104,6 +104,8 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   sr.refreshes = 3;
   sr.payload.values = {1, 2, 3, 250};
   CHECK(roundtrip(sr) == sr);
+  sr.marks.values = {2, 0, 5}; // dynamic tables: two row marks
+  CHECK(roundtrip(sr) == sr);
   messages::sparse_grads sg;
   sg.keys.values = {5, 1ull << 42};
   sg.payload.values = {0, 7, 7};
