@@ -14,8 +14,9 @@
 // - exchange(sparse_range{offset, trainer, s}) -> sparse_range{offset,
 //   trainer, r}: the same step through DCT (dct.dp, model/dct_sync.hpp): the
 //   shard keeps a mirror of each trainer's range, adds the trainer's
-//   thresholded change s to it, steps the centre from the mirror and replies
-//   the thresholded d (with dct.dp-reply=centre: the thresholded change of
+//   thresholded change s to it, steps the centre from the mirror less the
+//   trainer's debt (the pull not yet sent), adds d to the debt and replies
+//   the thresholded debt (with dct.dp-reply=centre: the thresholded change of
 //   the centre since the trainer last heard). A payload that does not decode
 //   to this range's size is refused with bad_request naming the trainer. So
 //   is a trainer id not below cfg.num_trainers (each id keys a mirror of two

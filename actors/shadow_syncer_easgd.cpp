@@ -3,7 +3,9 @@
 // completes with the last reply. With dct.dp the exchange carries the
 // thresholded change of the range instead, and the reply the thresholded
 // change of the centre, toward which the syncer pulls the range in place
-// (dct.dp-reply=centre), or the thresholded d (=d) (model/dct_sync.hpp). See shadow_syncer.hpp.
+// (dct.dp-reply=centre), or the thresholded pull the shard owes the trainer
+// (=d: this round's d and what earlier replies held back; model/dct_sync.hpp).
+// See shadow_syncer.hpp.
 #include "actors/shadow_syncer.hpp"
 
 #include <string>

@@ -139,7 +139,11 @@ const std::vector<float>& dct_sender::pull(const float* w) {
 dct_mirror::dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
                        const float* origin, std::size_t offset)
     : s_(s), tau_(s.reply_keep(), s.refresh, seed, segments_of(s, offset, size)),
-      mirror_(size, 0.0f), d_(size, 0.0f), primed_(origin) {
+      mirror_(size, 0.0f), primed_(origin) {
+  if (!s_.dp_centre && s_.error_feedback)
+    owed_.assign(size, 0.0f); // the d reply with error feedback
+  else
+    d_.assign(size, 0.0f);
   if (origin)
     mirror_.assign(origin, origin + size);
   if (s_.dp_centre)
@@ -150,6 +154,26 @@ const sparse_vector& dct_mirror::exchange(const sparse_vector& s, float* centre,
   const std::size_t n = mirror_.size();
   SS_CHECK(s.size == n, "a change of the range's size");
   scatter_add(s, mirror_.data());
+  if (!owed_.empty()) {
+    // The trainer stands at mirror - owed once it has heard all of its pull,
+    // and that is the replica dense EASGD would step toward: the centre
+    // takes alpha of the gap from there, and the trainer owes the same (it
+    // goes when it crosses tau). A d taken from the mirror instead would
+    // drop the unsent pull: the centre absorbs it, and with many trainers
+    // holding the centre a small pull is never sent at all.
+    for (std::size_t i = 0; i < n; ++i) {
+      const float d = alpha * (mirror_[i] - owed_[i] - centre[i]);
+      centre[i] += d;
+      owed_[i] += d;
+    }
+    tau_.apply(owed_.data(), out_, counts_);
+    s_.round_dp(out_);
+    scatter_add(out_, mirror_.data(), -1.0f);
+    scatter_add(out_, owed_.data(), -1.0f);
+    counts_.values += out_.nnz();
+    counts_.entries += n;
+    return out_;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     d_[i] = alpha * (mirror_[i] - centre[i]);
     centre[i] += d_[i];
@@ -164,9 +188,7 @@ const sparse_vector& dct_mirror::exchange(const sparse_vector& s, float* centre,
     scatter_add(out_, centre_.data());
     pull_toward(mirror_.data(), centre_.data(), s_.dp_alpha, n);
     primed_ = true;
-  } else if (s_.error_feedback) {
-    scatter_add(out_, mirror_.data(), -1.0f);
-  } else {
+  } else { // without error feedback (with it the pull is owed, above)
     for (std::size_t i = 0; i < n; ++i)
       mirror_[i] -= d_[i]; // as if the trainer had applied all of d
   }

@@ -12,17 +12,22 @@
 //   syncer: s = threshold(w - image, tau_w); image += s; send s
 //           (with no origin both start at zero and the first round sends
 //           every entry)
-//   shard:  mirror += s; d = alpha (mirror - centre); centre += d;
-//           r = threshold(d, tau_d); mirror -= r; reply r
+//   shard:  mirror += s; d = alpha (mirror - owed - centre); centre += d;
+//           owed += d; r = threshold(owed, tau_d); owed -= r; mirror -= r;
+//           reply r
 //   syncer: w -= r; image -= r
 // With half values (dct_settings::rounds_half) s and r are rounded before
 // the pictures take them, so the rounding's error stays in w - image and in
 // mirror - (where the trainer is), like any other unsent part.
-// Error feedback lives in the pictures: what was not sent of w's change stays
-// in w - image and goes in a later round; what was not sent of d leaves the
-// mirror where the trainer really is, so the next d carries it again. With
-// error feedback off the pictures follow the full values instead (image = w,
-// mirror -= d): the unsent parts are dropped.
+// Error feedback: what was not sent of w's change stays in w - image and
+// goes in a later round; what was not sent of the pull stays in `owed` (the
+// shard's, one per trainer) and goes when it crosses tau. The centre steps
+// toward mirror - owed, where the trainer stands once it has heard all of
+// its pull, which is where dense EASGD's replica stands: with the whole
+// change sent, the centre is dense EASGD's whatever the reply keep
+// (tests/model/dct_sync_test.cpp). With error feedback off the pictures
+// follow the full values instead (image = w, mirror -= d, no debt): the
+// unsent parts are dropped.
 // Each end re-estimates its threshold from a sample (estimate_threshold)
 // every `refresh` rounds; keep = 1 sends everything and is exactly dense
 // EASGD.
@@ -181,7 +186,9 @@ class dct_mirror {
 public:
   dct_mirror(const dct_settings& s, std::size_t size, std::uint64_t seed,
              const float* origin = nullptr, std::size_t offset = 0);
-  // mirror += s; d = alpha (mirror - centre); centre += d; returns r.
+  // mirror += s; d = alpha (mirror - owed - centre); centre += d; owed += d;
+  // returns r, the part of owed at or above tau (then taken off owed and
+  // the mirror).
   const sparse_vector& exchange(const sparse_vector& s, float* centre, float alpha);
   // With the centre reply: mirror += s; centre += alpha (mirror - centre);
   // r = threshold(centre - c); c += r; mirror -= alpha (mirror - c).
@@ -193,6 +200,7 @@ private:
   dct_settings s_;
   dct_layer_thresholds tau_;
   std::vector<float> mirror_, d_, centre_;
+  std::vector<float> owed_; // the d reply with error feedback: the pull not yet sent
   sparse_vector out_;
   bool primed_ = false; // c holds more than zeros
   dct_counts counts_;

@@ -222,3 +222,58 @@ TEST_CASE("dct sync: half values keep the pictures identical, the rounding stays
   dct_sender tx2(plain, n, 1);
   CHECK_FALSE(tx2.encode_change(w.data()).half);
 }
+
+TEST_CASE("dct sync: the pull not sent is owed, so the centre follows dense EASGD") {
+  // 16 trainers take turns at one centre, each replica drifting by noise;
+  // the syncers send every change (keep 1) and the shard replies 2 % of
+  // each trainer's pull. The pull not sent is the trainer's debt: the shard
+  // steps the centre toward where the trainer stands once it is paid (w
+  // less the debt), which is where dense EASGD's replica stands. So the
+  // centre is dense EASGD's, up to rounding, whatever the reply keep. If
+  // the unsent pull were dropped (d taken from w), the centre would follow
+  // replicas that never heard most of it, and drift off with them.
+  const std::size_t n = 2000, trainers = 16;
+  const float alpha = 0.25f; // sync.alpha's default
+  dct_settings s;
+  s.dp_keep = 1.0;
+  s.dp_reply_keep = 0.02;
+  std::vector<float> origin(n, 0.0f);
+  std::vector<dct_sender> tx;
+  std::vector<dct_mirror> rx;
+  for (std::size_t t = 0; t < trainers; ++t) {
+    tx.emplace_back(s, n, 1 + t, origin.data());
+    rx.emplace_back(s, n, 100 + t, origin.data());
+  }
+  std::vector<std::vector<float>> w(trainers, origin), dense_w = w;
+  std::vector<float> c = origin, dense_c = origin, d(n);
+  std::mt19937 g(11);
+  std::normal_distribution<float> step(0.0f, 0.01f);
+  std::vector<float> noise(n);
+  for (int r = 0; r < 40; ++r)
+    for (std::size_t t = 0; t < trainers; ++t) {
+      for (auto& x : noise)
+        x = step(g) + 0.002f * float(t); // each trainer drifts its own way
+      for (std::size_t i = 0; i < n; ++i) {
+        w[t][i] += noise[i];
+        dense_w[t][i] += noise[i];
+      }
+      round(tx[t], rx[t], w[t], c, alpha);
+      model::easgd_centre_step(dense_c.data(), dense_w[t].data(), alpha, d.data(), n);
+      for (std::size_t i = 0; i < n; ++i)
+        dense_w[t][i] -= d[i];
+      REQUIRE(tx[t].image() == rx[t].mirror());
+    }
+  double err = 0, spread = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    err = std::max(err, double(std::fabs(c[i] - dense_c[i])));
+    spread = std::max(spread, double(std::fabs(dense_c[i])));
+  }
+  CHECK(spread > 0.1); // the centre moved (40 rounds of 16 drifting replicas)
+  CHECK(err < 1e-4);
+  // The replicas themselves still owe part of their pull: the replies were sparse.
+  double owed = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    owed = std::max(owed, double(std::fabs(w[0][i] - dense_w[0][i])));
+  CHECK(owed > 1e-3);
+  CHECK(rx[0].counts().values < rx[0].counts().entries);
+}
