@@ -1,6 +1,13 @@
 #pragma once
-// The small embedding shard of the shard tests (shard_test, hogwild_rows_test).
+// The small embedding shard of the shard tests (shard_test, hogwild_rows_test,
+// the shard_dynamic* tests) and the ids and lookups those send it.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "actors/embedding_shard.hpp"
+#include "messages/messages.hpp"
+#include "model/shard_layout.hpp"
 
 namespace test {
 
@@ -16,6 +23,36 @@ inline actors::embedding_shard_config small_shard_config() {
   c.optimizer = {model::sparse_optimizer_kind::rowwise_adagrad, 0.1f, 1e-8f};
   c.seed = 42;
   return c;
+}
+
+// small_shard_config with dynamic tables: an id gets a row at its 2nd sight,
+// at most 8 rows a table on this shard, the bound of a whole table 24 rows.
+inline actors::embedding_shard_config small_dynamic_shard_config() {
+  auto c = small_shard_config();
+  c.dynamic = model::dynamic_settings{};
+  c.dynamic->admit_after = 2;
+  c.dynamic->max_rows = 8;
+  c.dynamic->init_rows = 24;
+  c.model_seed = 7;
+  c.batch_size = 1;
+  return c;
+}
+
+// The first n ids (from 1) that shard `shard` of 3 owns.
+inline std::vector<std::uint64_t> ids_owned(std::uint64_t shard, std::size_t n) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t id = 1; out.size() < n; ++id)
+    if (model::id_owner(id, 3) == shard)
+      out.push_back(id);
+  return out;
+}
+
+// Batch `batch`'s lookup of dynamic tables' keys: (table, id) pairs.
+inline messages::lookup_request pair_lookup(std::uint64_t batch, std::vector<std::uint64_t> keys) {
+  messages::lookup_request r;
+  r.batch = batch;
+  r.keys.values = std::move(keys);
+  return r;
 }
 
 } // namespace test

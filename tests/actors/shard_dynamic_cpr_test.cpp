@@ -42,15 +42,6 @@ bool eventually(Pred pred) {
   return true;
 }
 
-// The first n ids (from 1) that shard 1 of 3 owns.
-std::vector<std::uint64_t> ids_of_shard1(std::size_t n) {
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t id = 1; out.size() < n; ++id)
-    if (model::id_owner(id, 3) == 1)
-      out.push_back(id);
-  return out;
-}
-
 struct shard_client {
   caf::actor_system& sys;
   caf::scoped_actor& self;
@@ -117,7 +108,7 @@ TEST_CASE("cpr shard, dynamic tables: a restarted shard gets back the newest sav
   c.cpr.interval = std::chrono::milliseconds(20);
   auto counters = std::make_shared<actors::cpr_counters>();
   c.cpr.counters = counters;
-  const auto m = ids_of_shard1(8);
+  const auto m = test::ids_owned(1, 8);
 
   auto a = sys.spawn(actors::embedding_shard, c);
   // Table 0 full with m0..m3, table 1 holds m4; a push arms the first save.

@@ -25,33 +25,12 @@ namespace {
 // 2nd sight, at most 8 rows a table, evicted when unseen for 16 examples;
 // dct.mp keeps every entry (keep 1).
 actors::embedding_shard_config config() {
-  auto c = test::small_shard_config();
+  auto c = test::small_dynamic_shard_config();
   c.optimizer = {model::sparse_optimizer_kind::sgd, 0.1f, 1e-8f};
-  c.dynamic = model::dynamic_settings{};
-  c.dynamic->admit_after = 2;
-  c.dynamic->max_rows = 8;
   c.dynamic->ttl = 16;
-  c.dynamic->init_rows = 24;
-  c.model_seed = 7;
-  c.batch_size = 1;
   c.dct.mp = true;
   c.dct.mp_keep = 1.0;
   return c;
-}
-
-std::vector<std::uint64_t> ids_of(std::uint64_t shard, std::size_t n) {
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t id = 1; out.size() < n; ++id)
-    if (model::id_owner(id, 3) == shard)
-      out.push_back(id);
-  return out;
-}
-
-lookup_request pairs(std::uint64_t batch, std::vector<std::uint64_t> keys) {
-  lookup_request r;
-  r.batch = batch;
-  r.keys.values = std::move(keys);
-  return r;
 }
 
 // One worker: every lookup_request it is sent goes to the shard as a
@@ -80,10 +59,10 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   auto log0 = std::make_shared<marks_log>(), log1 = std::make_shared<marks_log>();
   auto w0 = sys.spawn(one_worker, shard, log0);
   auto w1 = sys.spawn(one_worker, shard, log1);
-  const auto mine = ids_of(1, 3);
+  const auto mine = test::ids_owned(1, 3);
   const std::uint64_t a = mine[0], b = mine[1];
   auto look = [&](const caf::actor& w, std::vector<std::uint64_t> keys) {
-    self->send(w, pairs(1, std::move(keys)));
+    self->send(w, test::pair_lookup(1, std::move(keys)));
     run();
   };
 

@@ -18,36 +18,6 @@ using actors::embedding_shard;
 
 namespace {
 
-// Shard 1 of 3 (test::small_shard_config's shape: 2 tables, dim 4) with
-// dynamic tables: an id gets a row at its 2nd sight, 8 rows a table, the
-// bound of a whole table of 24 rows.
-actors::embedding_shard_config dynamic_config() {
-  auto c = test::small_shard_config();
-  c.dynamic = model::dynamic_settings{};
-  c.dynamic->admit_after = 2;
-  c.dynamic->max_rows = 8;
-  c.dynamic->init_rows = 24;
-  c.model_seed = 7;
-  c.batch_size = 1;
-  return c;
-}
-
-// The first n ids (from 1) that shard `shard` of 3 owns.
-std::vector<std::uint64_t> ids_of(std::uint64_t shard, std::size_t n) {
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t id = 1; out.size() < n; ++id)
-    if (model::id_owner(id, 3) == shard)
-      out.push_back(id);
-  return out;
-}
-
-lookup_request pairs(std::uint64_t batch, std::vector<std::uint64_t> keys) {
-  lookup_request r;
-  r.batch = batch;
-  r.keys.values = std::move(keys);
-  return r;
-}
-
 std::vector<float> slice(const float_blob& rows, std::size_t i) {
   return {rows.data() + i * 4, rows.data() + (i + 1) * 4};
 }
@@ -56,22 +26,22 @@ std::vector<float> slice(const float_blob& rows, std::size_t i) {
 
 TEST_CASE_FIXTURE(test::actor_fixture,
                   "embedding shard, dynamic tables: admission, zeros, pushes to rows only") {
-  auto shard = sys.spawn(embedding_shard, dynamic_config());
-  const auto mine = ids_of(1, 3), other = ids_of(0, 1);
+  auto shard = sys.spawn(embedding_shard, test::small_dynamic_shard_config());
+  const auto mine = test::ids_owned(1, 3), other = test::ids_owned(0, 1);
   const std::uint64_t a = mine[0], b = mine[1], c = mine[2];
   const std::vector<float> zero(4, 0.0f);
 
   // First sight of a (table 0) and b (table 1): no row yet, zeros.
-  auto r1 = request<embedding_rows>(shard, lookup_atom::value, pairs(1, {0, a, 1, b}));
+  auto r1 = request<embedding_rows>(shard, lookup_atom::value, test::pair_lookup(1, {0, a, 1, b}));
   REQUIRE(r1);
   REQUIRE(r1->rows.size() == 2 * 4);
   CHECK(slice(r1->rows, 0) == zero);
   CHECK(slice(r1->rows, 1) == zero);
   // Second sight of a: admitted, with the row the sequential engine's table
   // gives id a (seed 7, table 0, bound sqrt(1 / 24)).
-  auto r2 = request<embedding_rows>(shard, lookup_atom::value, pairs(2, {0, a}));
+  auto r2 = request<embedding_rows>(shard, lookup_atom::value, test::pair_lookup(2, {0, a}));
   REQUIRE(r2);
-  model::dynamic_settings s = *dynamic_config().dynamic;
+  model::dynamic_settings s = *test::small_dynamic_shard_config().dynamic;
   s.admit_after = 1;
   s.max_rows = 24; // the whole table (init_rows 0: its bound is the same sqrt(1 / 24))
   s.init_rows = 0;
@@ -108,10 +78,10 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   CHECK(k->values[7] > 0);
 
   // An id of shard 0 and an odd number of words are refused, naming why.
-  auto foreign = request<embedding_rows>(shard, lookup_atom::value, pairs(3, {0, other[0]}));
+  auto foreign = request<embedding_rows>(shard, lookup_atom::value, test::pair_lookup(3, {0, other[0]}));
   REQUIRE(!foreign);
   CHECK(context_of(foreign.error()).find("belongs to shard 0") != std::string::npos);
-  auto odd = request<embedding_rows>(shard, lookup_atom::value, pairs(4, {0, a, 1}));
+  auto odd = request<embedding_rows>(shard, lookup_atom::value, test::pair_lookup(4, {0, a, 1}));
   REQUIRE(!odd);
   CHECK(context_of(odd.error()).find("(table, id) pairs") != std::string::npos);
   // The hashed dump is refused: the tables are dynamic.
@@ -133,7 +103,7 @@ TEST_CASE("worker_batch with dynamic tables: (table, id) keys routed by id_owner
   a.num_tables = 2;
   a.rows_per_table = 10;
   a.dim = 4;
-  const auto s0 = ids_of(0, 2), s1 = ids_of(1, 1);
+  const auto s0 = test::ids_owned(0, 2), s1 = test::ids_owned(1, 1);
   // 3 examples x 2 tables: id s0[0] in both tables (two rows), s1[0] twice
   // in table 1 (one row), s0[1] once.
   example_batch b;
