@@ -138,51 +138,20 @@ def load_tsv(paths, rows_per_table, multi_hot=(), delimiter=b"|", max_ids=1024, 
     dense, idx, labels = array("f"), array("q"), array("f")
     caches = [dict() for _ in range(NUM_CAT)]  # per-column: field bytes -> fused row id
     malformed = []
-    for path in paths:
-        if limit and len(labels) >= limit:
-            break
-        with open(path, "rb") as f:
-            for lineno, line in enumerate(f, 1):
-                if limit and len(labels) >= limit:
-                    break
-                line = line.rstrip(b"\r\n")
-                if not line:
-                    continue
-                fields = line.split(b"\t")
-                if len(fields) > NUM_FIELDS:
-                    malformed.append((path, lineno, "too many fields"))
-                    continue
-                fields += [b""] * (NUM_FIELDS - len(fields))
-                try:
-                    y = float(fields[0])
-                    if y not in (0.0, 1.0):
-                        raise ValueError
-                except ValueError:
-                    malformed.append((path, lineno, "bad label"))
-                    continue
-                try:
-                    row_dense = []
-                    for v in fields[1:1 + NUM_DENSE]:
-                        if not v:
-                            row_dense.append(0.0)
-                            continue
-                        if b"_" in v:  # Python's float() accepts "1_0"; C++ does not
-                            raise ValueError
-                        x = float(v)
-                        if not math.isfinite(x):
-                            raise ValueError
-                        row_dense.append(math.log1p(max(x, 0.0)))
-                except ValueError:
-                    malformed.append((path, lineno, "bad dense value"))
-                    continue
-                dense.extend(row_dense)
-                labels.append(y)
-                for c, v in enumerate(fields[1 + NUM_DENSE:]):
-                    r = caches[c].get(v)
-                    if r is None:
-                        r = c * rows_per_table + hash_categorical(v, c) % rows_per_table
-                        caches[c][v] = r
-                    idx.append(r)
+    for path, lineno, fields, _ in _lines(paths, lambda: limit and len(labels) >= limit, malformed):
+        try:
+            y, row_dense = _parse_dense(fields)
+        except ValueError as e:
+            malformed.append((path, lineno, str(e)))
+            continue
+        dense.extend(row_dense)
+        labels.append(y)
+        for c, v in enumerate(fields[1 + NUM_DENSE:]):
+            r = caches[c].get(v)
+            if r is None:
+                r = c * rows_per_table + hash_categorical(v, c) % rows_per_table
+                caches[c][v] = r
+            idx.append(r)
     n = len(labels)
     for path, lineno, why in malformed[:5]:
         print(f"warning: skipped malformed line {path}:{lineno} ({why})", file=sys.stderr)
@@ -190,6 +159,28 @@ def load_tsv(paths, rows_per_table, multi_hot=(), delimiter=b"|", max_ids=1024, 
             torch.from_numpy(np.frombuffer(idx, dtype=np.int64).reshape(n, NUM_CAT).copy()),
             torch.from_numpy(np.frombuffer(labels, dtype=np.float32).copy()),
             len(malformed))
+
+
+def _lines(paths, full, malformed):
+    """(path, line number, fields padded to NUM_FIELDS, fields the line had) of every non-empty
+    line of paths in order, until full() is true; a line of too many fields goes to malformed."""
+    for path in paths:
+        if full():
+            return
+        with open(path, "rb") as f:
+            for lineno, line in enumerate(f, 1):
+                if full():
+                    return
+                line = line.rstrip(b"\r\n")
+                if not line:
+                    continue
+                fields = line.split(b"\t")
+                if len(fields) > NUM_FIELDS:
+                    malformed.append((path, lineno, "too many fields"))
+                    continue
+                present = len(fields)
+                fields += [b""] * (NUM_FIELDS - present)
+                yield path, lineno, fields, present
 
 
 def _parse_dense(fields):
@@ -223,46 +214,33 @@ def _load_bags(paths, rows_per_table, multi_hot, delimiter, max_ids, limit):
     caches = [_RowCache(c, rows_per_table) for c in range(NUM_CAT)]
     bag = [c in multi_hot for c in range(NUM_CAT)]
     malformed, cut = [], 0
-    for path in paths:
-        if limit and len(labels) >= limit:
-            break
-        with open(path, "rb") as f:
-            for lineno, line in enumerate(f, 1):
-                if limit and len(labels) >= limit:
-                    break
-                line = line.rstrip(b"\r\n")
-                if not line:
-                    continue
-                fields = line.split(b"\t")
-                if len(fields) > NUM_FIELDS:
-                    malformed.append((path, lineno, "too many fields"))
-                    continue
-                present = len(fields)  # a multi-hot field the line lacks is an empty bag
-                fields += [b""] * (NUM_FIELDS - len(fields))
-                try:
-                    y, row_dense = _parse_dense(fields)
-                    rows, ends, cuts = [], [], 0
-                    for c in range(NUM_CAT):
-                        v, cache = fields[1 + NUM_DENSE + c], caches[c]
-                        if not bag[c]:
-                            rows.append(cache[v])
-                        elif v and 1 + NUM_DENSE + c < present:
-                            parts = v.split(delimiter)
-                            if b"" in parts:
-                                raise ValueError(f"C{c + 1}: empty id in '{v.decode(errors='replace')}'")
-                            if len(parts) > max_ids:
-                                parts, cuts = parts[:max_ids], cuts + 1
-                            rows.extend(map(cache.__getitem__, parts))
-                        ends.append(len(rows))
-                except ValueError as e:
-                    malformed.append((path, lineno, str(e)))
-                    continue
-                base = len(ids)
-                dense.extend(row_dense)
-                labels.append(y)
-                ids.extend(rows)
-                offsets.extend(base + x for x in ends)
-                cut += cuts
+    for path, lineno, fields, present in _lines(paths, lambda: limit and len(labels) >= limit,
+                                                malformed):
+        # a multi-hot field the line lacks (at or past `present`) is an empty bag
+        try:
+            y, row_dense = _parse_dense(fields)
+            rows, ends, cuts = [], [], 0
+            for c in range(NUM_CAT):
+                v, cache = fields[1 + NUM_DENSE + c], caches[c]
+                if not bag[c]:
+                    rows.append(cache[v])
+                elif v and 1 + NUM_DENSE + c < present:
+                    parts = v.split(delimiter)
+                    if b"" in parts:
+                        raise ValueError(f"C{c + 1}: empty id in '{v.decode(errors='replace')}'")
+                    if len(parts) > max_ids:
+                        parts, cuts = parts[:max_ids], cuts + 1
+                    rows.extend(map(cache.__getitem__, parts))
+                ends.append(len(rows))
+        except ValueError as e:
+            malformed.append((path, lineno, str(e)))
+            continue
+        base = len(ids)
+        dense.extend(row_dense)
+        labels.append(y)
+        ids.extend(rows)
+        offsets.extend(base + x for x in ends)
+        cut += cuts
     n = len(labels)
     for path, lineno, why in malformed[:5]:
         print(f"warning: skipped malformed line {path}:{lineno} ({why})", file=sys.stderr)
