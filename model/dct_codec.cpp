@@ -100,6 +100,32 @@ sparse_format smaller_format(const sparse_vector& s) {
            : sparse_format::bitmap;
 }
 
+void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  while (v >= 0x80u) {
+    out.push_back(std::uint8_t(v | 0x80u));
+    v >>= 7;
+  }
+  out.push_back(std::uint8_t(v));
+}
+
+std::optional<std::string> read_varint(const std::uint8_t*& p, const std::uint8_t* end,
+                                       std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    if (p == end)
+      return std::string("truncated: it runs past the end");
+    if (shift == 35)
+      return std::string("longer than 5 bytes");
+    const std::uint8_t b = *p++;
+    v |= std::uint64_t(b & 0x7Fu) << shift;
+    if (!(b & 0x80u)) {
+      if (b == 0 && shift > 0)
+        return std::string("not canonical (a trailing zero byte)");
+      return std::nullopt;
+    }
+  }
+}
+
 std::vector<std::uint8_t> encode(const sparse_vector& s) {
   SS_CHECK(s.index.size() == s.value.size(), "an index per value");
   const auto f = smaller_format(s);
@@ -111,12 +137,7 @@ std::vector<std::uint8_t> encode(const sparse_vector& s) {
   put_u32(out, std::uint32_t(s.nnz()));
   if (f == sparse_format::deltas) {
     for (std::size_t k = 0; k < s.nnz(); ++k) {
-      std::uint32_t v = k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1;
-      while (v >= 0x80u) {
-        out.push_back(std::uint8_t(v | 0x80u));
-        v >>= 7;
-      }
-      out.push_back(std::uint8_t(v));
+      put_varint(out, k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1);
     }
   } else {
     const std::size_t at = out.size();
@@ -150,20 +171,8 @@ std::optional<std::string> read_deltas(const std::uint8_t*& p, const std::uint8_
   std::uint64_t next = 0; // the smallest index the next entry may have
   for (std::uint32_t k = 0; k < nnz; ++k) {
     std::uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      if (p == end)
-        return "truncated: the varint of entry " + std::to_string(k) + " runs past the end";
-      if (shift == 35)
-        return "the varint of entry " + std::to_string(k) + " is longer than 5 bytes";
-      const std::uint8_t b = *p++;
-      v |= std::uint64_t(b & 0x7Fu) << shift;
-      if (!(b & 0x80u)) {
-        if (b == 0 && shift > 0)
-          return "the varint of entry " + std::to_string(k) + " is not canonical (a trailing "
-                                                               "zero byte)";
-        break;
-      }
-    }
+    if (auto e = read_varint(p, end, v))
+      return "the varint of entry " + std::to_string(k) + ": " + *e;
     const std::uint64_t i = next + v;
     if (i >= size)
       return "index " + std::to_string(i) + " (entry " + std::to_string(k) +

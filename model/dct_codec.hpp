@@ -76,6 +76,13 @@ enum class sparse_format : std::uint8_t { deltas = 0, bitmap = 1 };
 
 // Bytes of the varint of v (1-5).
 std::size_t varint_bytes(std::uint32_t v);
+// Appends v as an unsigned LEB128 varint (the deltas form's; model/dct_mp_dynamic's marks).
+void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v);
+// The canonical varint at p (advanced past it) into v, at most 5 bytes; else
+// what is wrong: it runs past the end, is longer than 5 bytes, or is not
+// canonical (a trailing zero byte).
+std::optional<std::string> read_varint(const std::uint8_t*& p, const std::uint8_t* end,
+                                       std::uint64_t& v);
 // Bytes of s encoded with each index form, and the one encode() picks (the
 // smaller; deltas on a tie).
 std::size_t encoded_bytes(const sparse_vector& s, sparse_format f);

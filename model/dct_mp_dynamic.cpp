@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/check.hpp"
+#include "model/dct_codec.hpp"
 
 namespace model {
 
@@ -84,34 +85,16 @@ void forget_marked(dct_row_residuals* r, const std::uint64_t* pairs, const std::
 
 namespace {
 
-void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  while (v >= 0x80) {
-    out.push_back(std::uint8_t(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(std::uint8_t(v));
-}
-
-// The varint at *p (advanced past it), or what is wrong.
+// A mark's varint at *p (advanced past it): model/dct_codec's, within 32 bits.
 std::optional<std::string> get_varint(const std::uint8_t*& p, const std::uint8_t* end,
                                       std::uint32_t& v) {
   std::uint64_t x = 0;
-  for (int i = 0;; ++i) {
-    if (p == end)
-      return std::string("truncated: a varint runs past the end");
-    if (i == 5)
-      return std::string("a varint longer than 5 bytes");
-    const std::uint8_t b = *p++;
-    x |= std::uint64_t(b & 0x7F) << (7 * i);
-    if ((b & 0x80) == 0) {
-      if (i > 0 && b == 0)
-        return std::string("a varint that is not canonical");
-      if (x > 0xFFFFFFFFull)
-        return std::string("a varint over 32 bits");
-      v = std::uint32_t(x);
-      return std::nullopt;
-    }
-  }
+  if (auto e = read_varint(p, end, x))
+    return "a varint: " + *e;
+  if (x > 0xFFFFFFFFull)
+    return std::string("a varint over 32 bits");
+  v = std::uint32_t(x);
+  return std::nullopt;
 }
 
 } // namespace
