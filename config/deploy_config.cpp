@@ -245,9 +245,6 @@ std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
     return "option 'output.model': multi-node runs do not write the model yet" + other;
   if (!c.resume.empty())
     return "option 'checkpoint.resume': multi-node runs do not resume yet" + other;
-  if (cfg.embedding.dynamic)
-    return "option 'model.embedding' = dynamic: multi-node runs have no dynamic tables yet" +
-           other;
   return std::nullopt;
 }
 

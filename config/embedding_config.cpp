@@ -17,7 +17,7 @@ void add_embedding_options(option_set& o) {
             "embedding tables: hashed (a value's hash mod model.rows-per-table picks its row; "
             "ids may share rows) or dynamic (a row per id, admitted after embedding.admit-after "
             "occurrences, at most embedding.max-rows per table, least used rows evicted; an id "
-            "without a row reads zeros; cluster.mode=sequential or simulated, not multi-node)",
+            "without a row reads zeros; sequential, simulated and multi-node runs)",
             {"hashed", "dynamic"}});
   quiet(o, {"embedding.admit-after", t::integer, "1",
             "model.embedding=dynamic: an id gets a row at its n-th occurrence in training, "
@@ -64,12 +64,14 @@ std::optional<std::string> build_embedding_settings(const option_set& o, bool se
            ": a dynamic table holds fewer than 4294967295 rows";
   if (sequential)
     return std::nullopt;
-  // The simulated cluster: each embedding shard holds the tables of its ids
-  // (actors/embedding_shard.hpp), with max-rows / shards rows each.
+  // The simulated cluster and multi-node runs: each embedding shard holds the
+  // tables of its ids (actors/embedding_shard.hpp), with max-rows / shards
+  // rows each.
   const std::string mine = "option 'model.embedding' = dynamic (" + o.source("model.embedding") + ")";
   auto refuse = [&](const char* key, const std::string& why) {
     return mine + " with option '" + key + "' = " + o.value_text(key) + " (" + o.source(key) +
-           "): " + why + " (dynamic tables run in cluster.mode=sequential and simulated)";
+           "): " + why + " (dynamic tables run in cluster.mode=sequential, simulated and "
+           "multi-node)";
   };
   const auto shards = std::uint64_t(o.get_int("cluster.embedding-shards"));
   if (out.table.max_rows < shards)

@@ -260,3 +260,45 @@ TEST_CASE_FIXTURE(fixture, "doubles cross the wire bit-exact, infinities and sub
   CHECK(std::isnan(wb.loss_sum));
   CHECK(wb.cpu_seconds == 1e-320);
 }
+
+TEST_CASE_FIXTURE(fixture, "dynamic tables' messages cross the wire whole (multi-node)") {
+  // As BASP carries them: the atoms with the payload in one message. Keys
+  // are (table, id) pairs; an id is any 64-bit hash, the top bit included.
+  auto wire = [&](const caf::message& m) {
+    std::vector<char> buf;
+    caf::binary_serializer sink{*sys, buf};
+    REQUIRE_FALSE(sink(m));
+    caf::message back;
+    caf::binary_deserializer source{*sys, buf};
+    REQUIRE_FALSE(source(back));
+    return back;
+  };
+  messages::lookup_request lr;
+  lr.batch = 12;
+  lr.keys.values = {3, 0xFEDCBA9876543210ull, 25, 1};
+  auto m = wire(caf::make_message(messages::lookup_atom::value, lr));
+  REQUIRE((m.match_elements<messages::lookup_atom, messages::lookup_request>()));
+  CHECK(m.get_as<messages::lookup_request>(1) == lr);
+  m = wire(caf::make_message(messages::lookup_atom::value, messages::sparse_atom::value, lr));
+  REQUIRE((m.match_elements<messages::lookup_atom, messages::sparse_atom,
+                            messages::lookup_request>()));
+  CHECK(m.get_as<messages::lookup_request>(2) == lr);
+  // The coordinator's requests after training: counters, then every row.
+  m = wire(caf::make_message(messages::stats_atom::value, messages::ids_atom::value));
+  CHECK((m.match_elements<messages::stats_atom, messages::ids_atom>()));
+  m = wire(caf::make_message(messages::dump_atom::value, messages::ids_atom::value));
+  CHECK((m.match_elements<messages::dump_atom, messages::ids_atom>()));
+  // Their replies: the rows by (table, id), and 26 tables' rows + 6 counters.
+  messages::embedding_grads rows;
+  rows.keys.values = {0, 0xFFFFFFFFFFFFFFFFull, 25, 7};
+  rows.grads.values = ramp(32);
+  m = wire(caf::make_message(rows));
+  REQUIRE(m.match_elements<messages::embedding_grads>());
+  CHECK(m.get_as<messages::embedding_grads>(0) == rows);
+  messages::key_blob counters;
+  for (std::uint64_t i = 0; i < 32; ++i)
+    counters.values.push_back(i * 1000003);
+  m = wire(caf::make_message(counters));
+  REQUIRE(m.match_elements<messages::key_blob>());
+  CHECK(m.get_as<messages::key_blob>(0) == counters);
+}
