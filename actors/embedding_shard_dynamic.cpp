@@ -33,12 +33,16 @@ caf::error embedding_shard_state::init_dynamic() {
   const auto& full = *cfg.initial_dynamic;
   if (full.num_tables() != cfg.num_tables || full.dim() != cfg.dim || full.state_per_row() != spr)
     return make_error(errc::bad_request, who() + ": initial dynamic tables of another shape");
+  std::uint64_t newest = 0; // the latest last use of a row it takes
+  bool any = false;
   for (std::size_t t = 0; t < cfg.num_tables; ++t) {
     const auto& from = full.table(t);
     auto& to = dyn->table(t);
     for (const auto& r : from.saved_rows()) { // ascending id: the same slots every time
       if (model::id_owner(r.id, cfg.num_shards) != cfg.shard)
         continue;
+      newest = std::max(newest, r.last);
+      any = true;
       if (to.rows() >= cfg.dynamic->max_rows)
         return make_error(errc::bad_request,
                           who() + ": the checkpoint gives table " + std::to_string(t) +
@@ -50,6 +54,11 @@ caf::error embedding_shard_state::init_dynamic() {
       to.insert_row(r, from.row(slot), from.accumulator(slot));
     }
   }
+  // The rows keep their last use on the saving run's clock: this shard's
+  // clock goes on after the newest of them (from 0, now - last would wrap
+  // and the first ttl sweep would expire every row it took).
+  if (any)
+    dyn_served = newest / std::max<std::uint64_t>(1, cfg.batch_size) + 1;
   cfg.initial_dynamic.reset();
   return {};
 }
