@@ -50,6 +50,7 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
     return;
   }
   auto& slot = st.slots[seq % 2];
+  count(work::prepare_batch, double(b.cat.size()));
   slot.prepare(seq, std::move(b), st.cfg.arch, st.cfg.shards.size(), st.cfg.dynamic);
   st.inflight = seq;
   if (!st.cfg.local_rows.empty())

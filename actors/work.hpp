@@ -26,6 +26,8 @@ using role_time = caf::actor_clock::time_point;
 enum class work : std::uint8_t {
   arithmetic,         // items: flops (tests, and roles without a better unit)
   parse_examples,     // items: examples parsed by a reader
+  prepare_batch,      // items: ids of a batch a worker handles (keys, de-duplication,
+                      // the replies' rows, the pushes' gradients)
   train_examples,     // items: examples through forward and backward, width: flops of
                       // one forward pass, more: the dense step's parameters
   sparse_encode,      // items: gradient values thresholded and encoded (DCT mp)

@@ -51,6 +51,14 @@ void add_sim_options(option_set& o) {
                     {}, 0.0, 1e9};
   parse.omit_default_from_ini = true; // the saved configurations' bytes stay
   o.add(parse);
+  option_spec ids{"sim.batch-id-ns", t::real, "0",
+                  "cost model: a worker's own time per id of a batch besides its dense work "
+                  "(the keys, their de-duplication and split over the shards, the replies' rows "
+                  "into its input, the pushes' gradients), ns (0 = not charged); shadowsync "
+                  "calibrate measures it",
+                  {}, 0.0, 1e9};
+  ids.omit_default_from_ini = true;
+  o.add(ids);
   o.add({"sim.core-contention", t::real, "1",
          "virtual clock: how much slower a handler's work runs while its host's other cores "
          "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
@@ -122,6 +130,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
   out.engine.push_row_ns = o.get_real("sim.push-row-ns");
   out.engine.parse_example_ns = o.get_real("sim.parse-example-ns");
+  out.engine.batch_id_ns = o.get_real("sim.batch-id-ns");
   out.engine.core_contention = o.get_real("sim.core-contention");
   out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
   out.engine.remote_message_us = o.get_real("sim.remote-message-us");
@@ -151,6 +160,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"lookup-row-ns", &out.engine.lookup_row_ns},
       {"push-row-ns", &out.engine.push_row_ns},
       {"parse-example-ns", &out.engine.parse_example_ns},
+      {"batch-id-ns", &out.engine.batch_id_ns},
       {"core-contention", &out.engine.core_contention},
       {"remote-message-us", &out.engine.remote_message_us},
       {"remote-gbps", &out.engine.remote_gbps}};

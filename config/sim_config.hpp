@@ -7,7 +7,7 @@
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-//   sim.push-row-ns, sim.parse-example-ns, sim.core-contention,
+//   sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.core-contention,
 //   sim.remote-message-us, sim.remote-gbps       the model's constants
 //   sim.calibration      a calibration file or a shipped preset's name: the
 //                        constants above where not given otherwise
@@ -41,6 +41,10 @@ struct virtual_settings {
   // model: a reader's time per example it reads and parses, ns (calibrate);
   // 0 = about 2 KB of memory traffic an example at memory_gbps
   double parse_example_ns = 0;
+  // model: a worker's own time per id of a batch besides its dense work
+  // (keys, de-duplication, the replies' rows, the pushes' gradients), ns
+  // (calibrate); 0 = not charged
+  double batch_id_ns = 0;
   // sim.core-contention: a handler's work (charged or measured) x (1 +
   // (core_contention - 1) x k / (cores_per_host - 1)), k = the host's other
   // cores busy when it starts; 1 = none (calibrate).

@@ -1,5 +1,6 @@
 #include "sim/calibrate.hpp"
 #include "sim/calibrate_dense.hpp"
+#include "sim/calibrate_roles.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -35,52 +36,6 @@ double median_of_five(F&& round) {
     v.push_back(round());
   std::sort(v.begin(), v.end());
   return v[2];
-}
-
-// An embedding shard's row work on the batches' keys (each batch's distinct
-// keys, as a worker's lookup sends them): seconds per row gathered and per
-// row updated.
-struct row_costs {
-  double lookup_ns = 0, push_ns = 0;
-};
-
-row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches) {
-  const auto& a = cfg.arch;
-  model::embedding_tables tables(a.num_tables, a.rows_per_table, a.dim,
-                                 cfg.train.sparse.state_per_row(a.dim));
-  tables.init(cfg.train.seed);
-  std::vector<std::vector<std::uint64_t>> keys;
-  std::size_t rows = 0, most = 0;
-  model::sparse_index idx;
-  std::vector<std::uint64_t> all;
-  for (const auto& b : batches) {
-    all.resize(b.size * a.num_tables);
-    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
-    idx.build(all.data(), all.size());
-    keys.push_back(idx.unique());
-    rows += idx.unique().size();
-    most = std::max(most, idx.unique().size());
-  }
-  std::vector<float> out(most * a.dim), grads(most * a.dim, 1e-3f);
-  auto gather = [&] {
-    const auto t0 = wall::now();
-    for (const auto& k : keys)
-      tables.gather(k.data(), nullptr, k.size(), 1, out.data());
-    return since(t0);
-  };
-  auto apply = [&] {
-    const auto t0 = wall::now();
-    for (const auto& k : keys)
-      tables.apply(k.data(), nullptr, k.size(), 1, grads.data(), cfg.train.sparse);
-    return since(t0);
-  };
-  gather(); // warm-up
-  apply();
-  row_costs c;
-  const double g = median_of_five(gather), p = median_of_five(apply);
-  c.lookup_ns = 1e9 * g / double(rows);
-  c.push_ns = 1e9 * p / double(rows);
-  return c;
 }
 
 // The synthetic batches, read by the reader as a trainer's reader does;
@@ -149,6 +104,7 @@ std::optional<std::string> measure_step(const train_config& base, calibration& o
   const auto rows = measure_rows(cfg, batches);
   out.lookup_row_ns = rows.lookup_ns;
   out.push_row_ns = rows.push_ns;
+  out.batch_id_ns = measure_batch_ids(cfg, batches);
   const auto cpus = allowed_cpus();
   out.contention_threads = unsigned(cpus.size());
   out.core_contention =

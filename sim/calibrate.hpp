@@ -1,7 +1,7 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-// sim.push-row-ns, sim.parse-example-ns, sim.core-contention,
+// sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.core-contention,
 // sim.remote-message-us, sim.remote-gbps; sim/virtual_time.hpp),
 // measured on this machine:
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
@@ -15,9 +15,15 @@
 //                a reader's seconds per example reading those batches from
 //                the file (read, parse, hash), as a trainer's reader does
 //   lookup-row-ns, push-row-ns
-//                per distinct row of those batches, the time to gather it
-//                from the embedding tables and to step it (and its
-//                optimiser state) with a gradient, as a shard does
+//                per distinct row of those batches, an embedding shard's
+//                lookup (the keys' checks, the row gathered into the reply)
+//                and push (the row and its optimiser state stepped), with
+//                the shard's own code (sim/calibrate_roles.hpp)
+//   batch-id-ns  per id of those batches, a worker's own handling of a
+//                batch besides its dense work: the keys, their
+//                de-duplication and split over the shards, the replies'
+//                rows into its input, the pushes' gradients (the worker's
+//                own code, sim/calibrate_roles.hpp)
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
 //   message-us   seconds per message of a ping-pong between two CAF actors
 //                on one scheduler thread (send, schedule, handle)
@@ -45,6 +51,7 @@ struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
   double parse_example_ns = 0;
+  double batch_id_ns = 0;
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
   unsigned contention_threads = 1; // the threads core_contention was measured with

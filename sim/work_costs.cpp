@@ -32,6 +32,8 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
     }
     case work::parse_examples: // parsing: calibrated, or about 2 KB of memory traffic an example
       return per_row(items, host.parse_example_ns, 2048.0 * items);
+    case work::prepare_batch: // calibrated (sim.batch-id-ns), else not charged
+      return per_row(items, host.batch_id_ns, 0.0);
     case work::train_examples: {
       // Forward and backward (about three forward passes), and the dense
       // step's reads and writes of parameters, gradients and state.

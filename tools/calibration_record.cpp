@@ -48,6 +48,7 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
            {"lookup-row-ns", c.lookup_row_ns},
            {"push-row-ns", c.push_row_ns},
            {"parse-example-ns", c.parse_example_ns},
+           {"batch-id-ns", c.batch_id_ns},
            {"core-contention", c.core_contention},
            {"remote-message-us", c.remote.message_us},
            {"remote-gbps", c.remote.gbps}};

@@ -172,6 +172,29 @@ TEST_CASE("virtual cluster: a reader is charged sim.parse-example-ns per example
   CHECK(bytes.sim->host_busy_seconds[trainer_host] < base.sim->host_busy_seconds[trainer_host]);
 }
 
+TEST_CASE("virtual cluster: a worker is charged sim.batch-id-ns per id of each batch") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.embedding-shards=1",
+                                        "--sync.algorithm=none", "--train.max-examples=4000",
+                                        "--train.batch-size=128"};
+  const auto base = run(d, test::with(cmd, {"--sim.batch-id-ns=10"}));
+  const auto slow = run(d, test::with(cmd, {"--sim.batch-id-ns=30"}));
+  // The worker (on the trainer's host 0) handles 32 batches (4 000 examples,
+  // the last one short) of 26 ids an example: 20 ns more per id. The longer
+  // run also has a few more progress ticks (sim.message-us each).
+  const std::size_t trainer_host = 0;
+  const double extra = 4000.0 * 26 * 20e-9;
+  const double more =
+    slow.sim->host_busy_seconds[trainer_host] - base.sim->host_busy_seconds[trainer_host];
+  CHECK(more >= extra - 1e-12);
+  CHECK(more < extra + 0.1 * extra);
+  CHECK(slow.seconds > base.seconds);
+  // 0 (the default) charges nothing for it.
+  const auto none = run(d, cmd);
+  CHECK(none.sim->host_busy_seconds[trainer_host] <
+        base.sim->host_busy_seconds[trainer_host] - 0.9 * extra / 2);
+}
+
 TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",

@@ -36,7 +36,7 @@ runtime::calibration_record sample() {
   r.date = "2026-11-27T03:00:00Z";
   r.command = "shadowsync calibrate --out=x.json";
   r.note = "by hand";
-  const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5, 3.5, 850.0};
+  const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5, 3.5, 850.0, 12.5};
   for (std::size_t i = 0; i < runtime::calibration_keys().size(); ++i)
     r.sim[runtime::calibration_keys()[i]] = v[i];
   return r;
@@ -74,23 +74,29 @@ TEST_CASE("a calibration file round-trips") {
   CHECK(c.sim.engine.remote_message_us == 40.5);
   CHECK(c.sim.engine.remote_gbps == 3.5);
   CHECK(c.sim.engine.parse_example_ns == 850.0);
+  CHECK(c.sim.engine.batch_id_ns == 12.5);
 }
 
-TEST_CASE("a calibration file without the optional parse-example-ns reads as 0 (the model's)") {
+TEST_CASE("a calibration file without the optional parse-example-ns and batch-id-ns reads them as 0 "
+          "(the model's)") {
   const auto path = scratch("older.json");
   std::string text = runtime::calibration_json(sample());
-  const std::string key = ",\n    \"parse-example-ns\": 850.0";
-  const auto at = text.find(key);
-  REQUIRE(at != std::string::npos);
-  text.erase(at, key.size());
+  for (const std::string key :
+       {"\n    \"batch-id-ns\": 12.5,", ",\n    \"parse-example-ns\": 850.0"}) {
+    const auto at = text.find(key);
+    REQUIRE(at != std::string::npos);
+    text.erase(at, key.size());
+  }
   write(path, text);
   runtime::calibration_record back;
   REQUIRE_FALSE(runtime::read_calibration(path, back));
   CHECK(back.sim.at("parse-example-ns") == 0.0);
+  CHECK(back.sim.at("batch-id-ns") == 0.0);
   CHECK(back.sim.at("gflops") == 123.5);
   runtime::train_config c;
   REQUIRE(config_error({"--sim.calibration=" + path}, c) == "");
   CHECK(c.sim.engine.parse_example_ns == 0.0);
+  CHECK(c.sim.engine.batch_id_ns == 0.0);
   CHECK(c.sim.engine.remote_gbps == 3.5);
 }
 

@@ -1,0 +1,139 @@
+#include "sim/calibrate_roles.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "actors/embedding_shard.hpp"
+#include "actors/worker_batch.hpp"
+#include "messages/messages.hpp"
+#include "model/embedding.hpp"
+
+namespace runtime::calibrate_detail {
+
+namespace {
+
+using wall = std::chrono::steady_clock;
+
+double since(wall::time_point t) {
+  return std::chrono::duration<double>(wall::now() - t).count();
+}
+
+template <class F>
+double median_of_five(F&& round) {
+  std::vector<double> v;
+  for (int i = 0; i < 5; ++i)
+    v.push_back(round());
+  std::sort(v.begin(), v.end());
+  return v[2];
+}
+
+messages::example_batch as_message(const data::batch& b, std::uint64_t seq) {
+  messages::example_batch m;
+  m.seq = seq;
+  m.num_dense = std::uint32_t(b.num_dense);
+  m.num_cat = std::uint32_t(b.num_cat);
+  m.labels.values = b.labels;
+  m.dense.values = b.dense;
+  m.cat.values = b.cat;
+  m.cat_offsets.values = b.cat_offsets;
+  return m;
+}
+
+} // namespace
+
+row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches) {
+  const auto& a = cfg.arch;
+  // One shard owning every row: each batch's distinct keys, as a worker's
+  // lookup and push send them.
+  actors::embedding_shard_config sc;
+  sc.shard = 0;
+  sc.num_shards = 1;
+  sc.num_tables = a.num_tables;
+  sc.rows_per_table = a.rows_per_table;
+  sc.dim = a.dim;
+  sc.optimizer = cfg.train.sparse;
+  sc.seed = cfg.train.seed;
+  actors::embedding_shard_state shard;
+  if (auto err = shard.init(sc))
+    throw std::runtime_error("calibrate: the shard's tables: " + caf::to_string(err));
+  std::vector<messages::lookup_request> lookups;
+  std::vector<messages::embedding_grads> pushes;
+  std::size_t rows = 0;
+  model::sparse_index idx;
+  std::vector<std::uint64_t> all;
+  for (const auto& b : batches) {
+    all.resize(b.size * a.num_tables);
+    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
+    idx.build(all.data(), all.size());
+    messages::lookup_request req;
+    req.keys.values = idx.unique();
+    lookups.push_back(req);
+    messages::embedding_grads g;
+    g.keys.values = idx.unique();
+    g.grads.values.assign(idx.unique().size() * a.dim, 1e-3f);
+    pushes.push_back(std::move(g));
+    rows += idx.unique().size();
+  }
+  auto gather = [&] {
+    const auto t0 = wall::now();
+    for (const auto& req : lookups)
+      if (!shard.lookup(req))
+        throw std::runtime_error("calibrate: the shard refused a lookup of its own rows");
+    return since(t0);
+  };
+  auto apply = [&] {
+    const auto t0 = wall::now();
+    for (const auto& g : pushes)
+      if (shard.push(g))
+        throw std::runtime_error("calibrate: the shard refused a push to its own rows");
+    return since(t0);
+  };
+  gather(); // warm-up
+  apply();
+  row_costs c;
+  c.lookup_ns = 1e9 * median_of_five(gather) / double(rows);
+  c.push_ns = 1e9 * median_of_five(apply) / double(rows);
+  return c;
+}
+
+double measure_batch_ids(const train_config& cfg, const std::vector<data::batch>& batches) {
+  const auto& a = cfg.arch;
+  const std::size_t shards = std::max<std::size_t>(cfg.cluster.embedding_shards, 1);
+  std::size_t ids = 0, most = 0;
+  for (const auto& b : batches) {
+    ids += b.cat.size();
+    most = std::max(most, b.cat.size());
+  }
+  std::vector<float> replies(most * a.dim, 0.01f), grad_unique(most * a.dim, 1e-3f), grads;
+  std::vector<std::uint64_t> keys;
+  actors::worker_batch slots[2];
+  auto pass = [&] {
+    std::vector<messages::example_batch> in; // the reader's batches, built apart
+    in.reserve(batches.size());
+    for (std::size_t i = 0; i < batches.size(); ++i)
+      in.push_back(as_message(batches[i], i));
+    const auto t0 = wall::now();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      auto& slot = slots[i % 2];
+      slot.prepare(i, std::move(in[i]), a, shards);
+      for (std::size_t s = 0; s < shards; ++s) { // each shard's lookup and its reply
+        if (slot.shard_size(s) == 0)
+          continue;
+        slot.shard_keys(s, keys);
+        slot.set_rows(s, replies.data(), slot.shard_size(s) * a.dim);
+      }
+      for (std::size_t s = 0; s < shards; ++s) { // each shard's push
+        if (slot.shard_size(s) == 0)
+          continue;
+        slot.shard_keys(s, keys);
+        slot.shard_grads(s, grad_unique.data(), grads);
+      }
+    }
+    return since(t0);
+  };
+  pass(); // warm-up
+  return 1e9 * median_of_five(pass) / double(ids);
+}
+
+} // namespace runtime::calibrate_detail
