@@ -66,8 +66,11 @@
 // save writes FOLDER/dynamic-S.bin (checkpoint/dynamic_files.hpp, without
 // sketches). CPR saves (recovery.mode=partial) hold the ids with their rows,
 // the policy counting updates per slot (checkpoint/cpr_dynamic.hpp); a
-// restarted shard's recover replaces its tables with the chain's. Checkpoint
-// cuts and local rows are refused for them at config validation. dct.mp:
+// restarted shard's recover replaces its tables with the chain's. A
+// checkpoint cut writes FOLDER/dynamic-S.bin within the handler that aligns
+// it (no copy on write), then applies the held pushes; lookups of marked
+// workers, served at once, already change admissions and use counts. Local
+// rows are refused for dynamic tables at config validation. dct.mp:
 // a thresholded lookup of (table, id) pairs replies the thresholded rows
 // and row marks (model/dct_mp_dynamic.hpp: ids without a row, rows new to
 // the asking worker, whose residual it then drops); a thresholded push is

@@ -2,6 +2,7 @@
 //   coordinator -> shard: cut(N, FOLDER, W); shard -> coordinator: shard_cut_file
 //   worker -> shard: cut(N) (marker), end
 //   writer thread -> shard: done(N)
+// Dynamic tables: the file is written within the handler that aligns the cut.
 #include "actors/embedding_shard_cut.hpp"
 
 #include <algorithm>
@@ -63,6 +64,44 @@ shard_cut* cut_for(self_ptr self, std::uint64_t id) {
   return &*st.cut;
 }
 
+// Replies the cut's file (or the error) and ends the cut.
+void reply(self_ptr self, const checkpoint::file_info& file, std::uint64_t rows_copied,
+           const std::optional<std::string>& err) {
+  auto& st = self->state;
+  count(work::cut_copy, double(file.bytes));
+  if (st.cfg.cpr.charge_cuts)
+    store_wait(self->system(), double(file.bytes), st.cfg.cpr.storage_gbps);
+  messages::shard_cut_file f;
+  f.name = file.name;
+  f.bytes = file.bytes;
+  f.crc32c = file.crc32c;
+  f.rows_copied = rows_copied;
+  f.pushes_held = st.cut->pushes_held;
+  auto rp = std::move(st.cut->promise);
+  st.last_cut = st.cut->id;
+  st.writer.reset();
+  st.cut.reset();
+  if (err)
+    rp.deliver(messages::make_error(messages::errc::io_error, st.who() + ": " + *err));
+  else
+    rp.deliver(std::move(f));
+}
+
+// Dynamic tables: the file (FOLDER/dynamic-S.bin, without sketches, as the
+// shard's save) is written within this handler, before the held pushes.
+void write_dynamic_now(self_ptr self) {
+  auto& st = self->state;
+  auto& c = *st.cut;
+  checkpoint::file_info file;
+  std::string err;
+  const bool ok = st.save_dynamic(c.folder, &file, &err);
+  for (const auto& g : c.held)
+    apply_push(self, g);
+  c.held.clear();
+  c.held.shrink_to_fit();
+  reply(self, file, 0, ok ? std::nullopt : std::optional<std::string>(err));
+}
+
 // Starts the writer once every worker has marked or ended.
 void try_align(self_ptr self) {
   auto& st = self->state;
@@ -75,6 +114,8 @@ void try_align(self_ptr self) {
   if (n < c.expected)
     return;
   c.aligned = true;
+  if (st.dyn)
+    return write_dynamic_now(self);
   checkpoint::background_writer::job j;
   j.into = c.folder;
   j.full_rows_per_table = st.cfg.rows_per_table;
@@ -169,24 +210,9 @@ void on_written(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   if (!st.cut || st.cut->id != id || !st.writer)
     return;
-  auto err = st.writer->finish();
-  count(work::cut_copy, double(st.writer->file().bytes));
-  if (st.cfg.cpr.charge_cuts)
-    store_wait(self->system(), double(st.writer->file().bytes), st.cfg.cpr.storage_gbps);
-  messages::shard_cut_file f;
-  f.name = st.writer->file().name;
-  f.bytes = st.writer->file().bytes;
-  f.crc32c = st.writer->file().crc32c;
-  f.rows_copied = st.writer->side_rows();
-  f.pushes_held = st.cut->pushes_held;
-  auto rp = std::move(st.cut->promise);
-  st.last_cut = st.cut->id;
-  st.writer.reset();
-  st.cut.reset();
-  if (err)
-    rp.deliver(messages::make_error(messages::errc::io_error, st.who() + ": " + *err));
-  else
-    rp.deliver(std::move(f));
+  const auto err = st.writer->finish();
+  const auto file = st.writer->file();
+  reply(self, file, st.writer->side_rows(), err);
 }
 
 } // namespace actors::shard_cut_detail

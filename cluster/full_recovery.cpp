@@ -90,7 +90,8 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
     std::uint64_t bytes = 0;
     std::error_code ec;
     for (const auto& f : std::filesystem::directory_iterator(start->folder, ec))
-      if (f.path().filename().string().rfind("embedding-", 0) == 0)
+      if (f.path().filename().string().rfind("embedding-", 0) == 0 ||
+          f.path().filename().string().rfind("dynamic-", 0) == 0)
         bytes += f.file_size(ec);
     ++loads_;
     load_bytes_ += bytes;

@@ -79,14 +79,9 @@ std::optional<std::string> build_embedding_settings(const option_set& o, bool se
                   "each shard holds embedding.max-rows / shards rows of a table, and "
                   "embedding.max-rows = " + std::to_string(out.table.max_rows) + " is fewer");
   // Partial recovery: each shard's CPR saves hold its ids with their rows
-  // (checkpoint/cpr_dynamic.hpp). Full recovery rolls back to cuts.
-  if (o.get_string("recovery.mode") == "full")
-    return refuse("recovery.mode", "full recovery rolls back to checkpoint cuts, which have no "
-                                   "dynamic tables yet (recovery.mode=partial has)");
-  if (o.get_int("checkpoint.every-examples") > 0)
-    return refuse("checkpoint.every-examples", "checkpoint cuts have no dynamic tables yet");
-  if (o.get_real("checkpoint.every-seconds") > 0)
-    return refuse("checkpoint.every-seconds", "checkpoint cuts have no dynamic tables yet");
+  // (checkpoint/cpr_dynamic.hpp). Checkpoint cuts: each shard writes its
+  // dynamic-S.bin when the cut aligns (actors/embedding_shard_cut.cpp), and
+  // full recovery rolls back to them.
   if (o.get_bool("cluster.local-rows"))
     return refuse("cluster.local-rows", "the workers reach dynamic tables by messages only");
   return std::nullopt;

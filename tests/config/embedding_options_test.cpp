@@ -46,6 +46,16 @@ TEST_CASE("dynamic tables in the simulated cluster and multi-node; what has none
   // (cluster/cluster_plan.cpp): dynamic tables are no longer refused there.
   CHECK(c.embedding.dynamic);
   CHECK(runtime::refuse_in_multi_node(c).value_or("") == "");
+  // Checkpoint cuts: each shard writes its dynamic file when the cut aligns;
+  // full recovery rolls back to them.
+  CHECK(parse({"--model.embedding=dynamic", "--checkpoint.every-examples=100",
+               "--checkpoint.dir=x"},
+              &c) == "");
+  CHECK(c.checkpoint.every_examples == 100);
+  CHECK(parse({"--model.embedding=dynamic", "--recovery.mode=full", "--checkpoint.dir=x",
+               "--checkpoint.every-seconds=1"},
+              &c) == "");
+  CHECK(c.recovery.full);
   // DCT: dct.mp's replies carry row marks (model/dct_mp_dynamic.hpp); dct.dp
   // is the dense sync.
   CHECK(parse({"--model.embedding=dynamic", "--dct.mp=true", "--dct.dp=true"}, &c) == "");
@@ -53,8 +63,7 @@ TEST_CASE("dynamic tables in the simulated cluster and multi-node; what has none
   CHECK(c.dct.dp);
   // Each refusal names model.embedding and the other option.
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--cluster.local-rows=true"}, {"--recovery.mode=full",
-        "--checkpoint.dir=x"}, {"--checkpoint.every-examples=100", "--checkpoint.dir=x"},
+       {std::vector<std::string>{"--cluster.local-rows=true"},
         {"--embedding.max-rows=2", "--cluster.embedding-shards=3"}}) {
     auto all = args;
     all.push_back("--model.embedding=dynamic");

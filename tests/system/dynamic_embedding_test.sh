@@ -7,9 +7,10 @@
 # an uninterrupted run's); eval and predict of the saved model read the
 # same rows and count the misses; the simulated cluster trains on its
 # shards, repeats, saves a model that evaluates to its NE and resumes onto
-# another shard count; hashed tables count the lookups of shared rows
+# another shard count, writes checkpoint cuts (resumed, and rolled back to
+# by full recovery); hashed tables count the lookups of shared rows
 # (embedding.collisions); what does not run dynamic tables is refused
-# naming both options; dct.mp and dct.dp train on dynamic tables. About 9 s.
+# naming both options; dct.mp and dct.dp train on dynamic tables. About 12 s.
 #
 # usage: dynamic_embedding_test.sh BIN
 set -u
@@ -148,6 +149,45 @@ fa1=$(json v1.json "d['embedding']['admissions']")
 [ "$(json vr.json "d['embedding']['admissions'] < 0.8 * $fa1")" = True ] &&
   ok "the resumed pass kept the restored rows: $ra admitted against $fa1 in the first pass" ||
   bad "the resumed pass admitted $ra ids against $fa1 in the first pass (restored rows lost?)"
+# Checkpoint cuts in the simulated cluster: each shard writes its
+# dynamic-S.bin when a cut aligns (every 8000 examples, each cut with 3
+# table files); a cut resumes onto 2 shards; full recovery rolls the cluster
+# back to the newest cut after a shard is killed and still trains every
+# example. Virtual clock, one pass: eval NE below 0.98 (seen 0.936 with
+# cuts, 0.931 rolled back). Wall clock: 8 passes, so that the coordinator's
+# polls (which start cuts) and the kill at 0.5 s fall inside the run (eval
+# NE not checked: 8 passes overfit).
+for clock in virtual wall; do
+  passes=1
+  [ $clock = wall ] && passes=8
+  run_c=("$bin" "${sim[@]}" --sim.clock=$clock --cluster.embedding-shards=3
+         --checkpoint.every-examples=8000 --train.epochs=$passes)
+  expect 0 "checkpoint cut-$clock/ckpt-" "cuts of dynamic tables, $clock clock" -- \
+    "${run_c[@]}" --checkpoint.dir=cut-$clock --output.metrics=cut-$clock.json
+  n=0
+  for d in cut-$clock/ckpt-*; do
+    [ -f "$d/dynamic-0.bin" ] && [ -f "$d/dynamic-2.bin" ] && n=$((n + 1))
+  done
+  nc=$(json cut-$clock.json "d['eval_ne']")
+  [ "$n" -ge 3 ] && { [ $clock = wall ] || python3 -c "import sys; sys.exit(0 if $nc < 0.98 else 1)"; } &&
+    ok "$clock clock: $n checkpoint folders with 3 dynamic table files each, eval NE $nc" ||
+    bad "$clock clock: $n checkpoint folders with dynamic files, eval NE $nc"
+  expect 0 "rolled back to fr-$clock/ckpt-" "full recovery of dynamic tables, $clock clock" -- \
+    "${run_c[@]}" --checkpoint.dir=fr-$clock --recovery.mode=full \
+    "--faults.kill=[embedding-shard-1@0.5]" --output.metrics=fr-$clock.json
+  # load_bytes: the dynamic files read back (charged to the load's time).
+  got=$(json fr-$clock.json "d['examples'], d['recovery']['failures'], d['recovery']['load_bytes'] > 0, '$clock' == 'wall' or d['eval_ne'] < 0.98" 2>/dev/null)
+  [ "$got" = "$((20000 * passes)) 1 True True" ] &&
+    ok "$clock clock: rolled back once, $(json fr-$clock.json "d['recovery']['load_bytes']") bytes loaded, $((20000 * passes)) examples, eval NE $(json fr-$clock.json "d['eval_ne']")" ||
+    bad "$clock clock: (examples, failures, bytes loaded, NE < 0.98) '$got'"
+done
+mid=$(ls -d cut-virtual/ckpt-* | head -n 2 | tail -n 1)
+expect 0 "resuming the cluster from $mid" "a cut of 3 dynamic files resumes onto 2 shards" -- \
+  "$bin" "${vsim[@]}" --cluster.embedding-shards=2 --checkpoint.resume="$mid" \
+  --output.metrics=cr.json
+left=$((20000 - 10#${mid##*ckpt-}))
+[ "$(json cr.json "d['examples']")" = "$left" ] && ok "resumed from $mid: the $left examples left" ||
+  bad "resumed from $mid: $(json cr.json "d['examples']") examples, expected $left"
 expect 2 "model.embedding.*cluster.local-rows" "dynamic tables refused with local rows" -- \
   "$bin" train --data.train=train.tsv --model.embedding=dynamic --cluster.local-rows=true \
   --train.max-examples=10

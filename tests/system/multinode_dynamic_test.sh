@@ -17,8 +17,8 @@
 #  - recovery.mode=partial: the node of an embedding shard is killed,
 #    restarted (launch --restart=on-failure), reloads its shard's dynamic
 #    tables from its CPR saves, and the job finishes every example;
-#  - what multi-node runs still lack with dynamic tables (checkpoint cuts) is
-#    refused naming both options.
+#  - what multi-node runs still lack (checkpoint cuts) is refused naming the
+#    option.
 # About 10 seconds.
 #
 # usage: multinode_dynamic_test.sh BIN
@@ -143,9 +143,9 @@ else
   bad "partial recovery: exit $rc, (examples, failures, admitted) '$got': $(grep -i "error\|recovered" cpr.log | tail -n 3)"
 fi
 
-# 4. Still refused with dynamic tables: checkpoint cuts (their files have no
-# dynamic tables yet), naming both options.
-expect 2 "model.embedding.*checkpoint.every-examples" "checkpoint cuts refused with dynamic tables" -- \
+# 4. Still refused in multi-node runs, dynamic tables or not: checkpoint cuts.
+expect 2 "checkpoint.every-examples.*multi-node runs do not write whole-cluster checkpoints" \
+  "checkpoint cuts refused in multi-node runs" -- \
   "$bin" launch --config-file="$here/../../config/cluster-3node.ini" --deploy.insecure=true \
   --deploy.nodes="$nodes3" "${job[@]}" --checkpoint.dir=x --checkpoint.every-examples=1000
 summary
