@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Dynamic embedding tables (model.embedding=dynamic, issue 39 item 4) in
-# multi-node runs: real node processes on loopback (shadowsync launch, plain
-# TCP on 127.0.0.1), with the embedding shards on nodes other than the
-# coordinator's, so that lookups of (table, id) pairs, pushes, dct.mp's row
-# marks, the end-of-run counters (stats) and the rows gathered for
-# evaluation (dump) all cross the wire. Generated rows whose vocabularies
+# multi-node runs: real node processes on loopback (shadowsync launch on
+# 127.0.0.1, plain TCP and one run over mutual TLS), with the embedding
+# shards on nodes other than the coordinator's, so that lookups of (table,
+# id) pairs, pushes, dct.mp's row marks, the end-of-run counters (stats) and
+# the rows gathered for evaluation (dump) all cross the wire. Generated rows whose vocabularies
 # (up to 50 000 ids) are larger than the tables (2 000 rows), as in
 # dynamic_embedding_test.sh. Checks:
 #  - one trainer node with foreground EASGD (no thread timing in the model):
 #    eval NE, train NE and every table counter equal the one-process run's
-#    (virtual clock), dense and with dct.mp;
+#    (virtual clock), dense (over mutual TLS) and with dct.mp;
 #  - two trainer nodes with S-EASGD: every example trained, rows admitted
 #    and evicted, lookups of ids without a row counted in training and
 #    evaluation, at most 2 000 rows a table, and an eval NE below 0.98 and
@@ -38,6 +38,8 @@ cd "$tmp" || exit 2
   { echo "datagen failed"; exit 1; }
 head -n 40000 all.tsv > train.tsv
 tail -n 8000 all.tsv > eval.tsv
+bash "$here/../../scripts/make-certs.sh" certs coord t0 t1 > /dev/null ||
+  { echo "make-certs failed"; exit 1; }
 read -r pc pt0 pt1 < <(free_ports 3)
 [ -n "$pt1" ] || { echo "could not pick free ports"; exit 1; }
 
@@ -55,11 +57,15 @@ one() { # NAME OPTIONS...: a one-process run of the simulated cluster
     --output.metrics="$name.json" "$@" > "$name.log" 2>&1 ||
     echo "run $name failed: $(tail -n 2 "$name.log")" >&2
 }
+# How the nodes connect: plain TCP on loopback, or (net=("${tls[@]}")) mutual TLS.
+tls=(--openssl.certificate="certs/{node}.pem" --openssl.key="certs/{node}.key"
+     --openssl.cafile=certs/ca.pem)
+net=(--deploy.insecure=true)
 mn() { # NAME NODES TRAINERS SHARDS OPTIONS...: a launch of the nodes on loopback
   local name=$1 nodes=$2 trainers=$3 shards=$4
   shift 4
   timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
-    --deploy.insecure=true --deploy.nodes="$nodes" --deploy.trainers="$trainers" \
+    "${net[@]}" --deploy.nodes="$nodes" --deploy.trainers="$trainers" \
     --deploy.embedding-shards="$shards" --deploy.dense-shards="[coord]" "${job[@]}" \
     --output.progress=none --output.metrics="$name.json" "$@" > "$name.log" 2>&1
 }
@@ -70,6 +76,9 @@ field() { json "$1.json" "$2" 2>/dev/null; }
 nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
 for v in dense mp; do
   extra=()
+  net=(--deploy.insecure=true)
+  how="plain TCP"
+  [ $v = dense ] && net=("${tls[@]}") && how="mutual TLS"
   [ $v = mp ] && extra=(--dct.mp=true)
   one "one-$v" --sim.clock=virtual --cluster.embedding-shards=2 --cluster.dense-shards=1 \
     "${fr1[@]}" "${extra[@]}"
@@ -79,11 +88,12 @@ for v in dense mp; do
   b=$(field "mn-$v" "$same")
   if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(field "mn-$v" "d['mode']")" = multi-node ] &&
      [ "$(field "mn-$v" "d['embedding']['admissions'] > 0")" = True ]; then
-    ok "fr-easgd, 1 trainer node, shards on 2 nodes ($v): the one-process run exactly (eval NE $(field "mn-$v" "d['eval_ne']"), $(field "mn-$v" "d['embedding']['rows']") rows, $(field "mn-$v" "d['embedding']['admissions']") admitted)"
+    ok "fr-easgd, 1 trainer node, shards on 2 nodes ($v, $how): the one-process run exactly (eval NE $(field "mn-$v" "d['eval_ne']"), $(field "mn-$v" "d['embedding']['rows']") rows, $(field "mn-$v" "d['embedding']['admissions']") admitted)"
   else
     bad "fr-easgd ($v): multi-node '$b' vs one process '$a'"
   fi
 done
+net=(--deploy.insecure=true)
 [ "$(field mn-mp "d['dct']['mp']['reduction'] > 10")" = True ] &&
   ok "dct.mp across nodes: $(field mn-mp "round(d['dct']['mp']['reduction'], 2)")x fewer embedding bytes" ||
   bad "dct.mp across nodes: $(field mn-mp "d.get('dct')")"
