@@ -3,6 +3,16 @@
 // input (4 bytes per entry) per core, against a memcpy of the same vector
 // measured in the same run. Medians of --repeats runs of each stage. The
 // threshold pass is also timed as it was before its block-mask rewrite.
+// A second table prices a dense shard's round for one trainer, as the
+// virtual clock charges it (sim/work_costs.cpp): the dense EASGD step
+// (easgd_centre_step) and the DCT exchange with the d reply and error
+// feedback (decode the trainer's change, model::dct_mirror::exchange,
+// encode the reply; log8 values, one threshold, refresh 10, the change
+// keeping 0.6 % of the entries), and the syncer's end of a DCT round at
+// keep 0.003 (dct_sender::encode_change of a replica that moved, encode; the reply's
+// decode and on_reply), in memory-traffic bytes an entry: the
+// stage's time at the traffic rate of the memcpy timed beside it (a copy of
+// 4 bytes moves 8, as sim/calibrate.cpp's measure_memory counts them).
 //
 // usage: bench_dct [--repeats=31] [--sizes=29184,1048576] [--keeps=0.1,0.01,0.001]
 #include <algorithm>
@@ -16,6 +26,8 @@
 #include <vector>
 
 #include "model/dct_codec.hpp"
+#include "model/dct_sync.hpp"
+#include "model/sync_rules.hpp"
 
 namespace {
 
@@ -52,6 +64,90 @@ double median_seconds(int repeats, F&& f) {
   }
   std::nth_element(t.begin(), t.begin() + repeats / 2, t.end());
   return t[std::size_t(repeats / 2)];
+}
+
+// Median of `repeats` calls of f, which returns the seconds it timed.
+template <class F>
+double median_of(int repeats, F&& f) {
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r)
+    t.push_back(f());
+  std::nth_element(t.begin(), t.begin() + repeats / 2, t.end());
+  return t[std::size_t(repeats / 2)];
+}
+
+// The dense shard's round for one trainer, dense and DCT (the header).
+void shard_rounds(const std::vector<std::size_t>& sizes, const std::vector<double>& keeps,
+                  int repeats) {
+  std::printf("\n| entries | reply keep | memcpy GB/s | dense step, bytes an entry | DCT exchange, "
+              "bytes an entry | DCT / dense | syncer's DCT round, bytes an entry |\n"
+              "|---|---|---|---|---|---|---|\n");
+  for (auto n : sizes) {
+    std::mt19937 g(2);
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> x(n), copy(n), centre(n), w(n), delta(n);
+    for (auto& v : x)
+      v = d(g);
+    for (auto& v : centre)
+      v = d(g);
+    const double mc = median_seconds(repeats, [&] { std::memcpy(copy.data(), x.data(), 4 * n); });
+    const double per_entry = 8.0 / mc; // traffic bytes an entry, per second of a stage
+    w = centre;
+    const double td = median_seconds(repeats, [&] {
+      model::easgd_centre_step(centre.data(), w.data(), 0.25f, delta.data(), n);
+    });
+    model::sparse_vector change;
+    model::threshold(x.data(), n, model::estimate_threshold(x.data(), n, 0.006), change);
+    model::round_to_log8(change);
+    const auto payload = model::encode(change);
+    for (double keep : keeps) {
+      model::dct_settings s;
+      s.dp = true;
+      s.dp_keep = 0.003; // the syncer's: dct.dp-keep's default
+      s.dp_reply_keep = keep;
+      s.log8 = true;
+      s.refresh = 10;
+      model::dct_mirror mirror(s, n, 7, centre.data());
+      std::vector<std::uint8_t> reply;
+      const double tx = median_seconds(repeats, [&] {
+        for (int r = 0; r < 10; ++r) { // a whole refresh period
+          model::sparse_vector in;
+          if (model::decode(payload.data(), payload.size(), std::uint32_t(n), in))
+            std::abort();
+          reply = model::encode(mirror.exchange(in, centre.data(), 0.25f));
+        }
+      }) / 10.0;
+      // The syncer: a replica that moved by a normal step of 0.01 since the
+      // last round (the step itself not timed), the change sent, the reply heard.
+      model::dct_sender sender(s, n, 9, centre.data());
+      std::vector<float> replica = centre;
+      std::normal_distribution<float> step(0.0f, 0.01f);
+      std::vector<std::vector<float>> steps(10, std::vector<float>(n));
+      for (auto& st : steps)
+        for (auto& v : st)
+          v = step(g);
+      const double ty = median_of(repeats, [&] {
+        double t = 0;
+        for (int r = 0; r < 10; ++r) {
+          for (std::size_t i = 0; i < n; ++i)
+            replica[i] += steps[std::size_t(r)][i];
+          const auto a = std::chrono::steady_clock::now();
+          const auto sent = model::encode(sender.encode_change(replica.data()));
+          model::sparse_vector back;
+          if (model::decode(reply.data(), reply.size(), std::uint32_t(n), back))
+            std::abort();
+          sender.on_reply(back);
+          t += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+          if (sent.empty())
+            std::abort();
+        }
+        return t;
+      });
+      std::printf("| %zu | %g | %.2f | %.1f | %.1f | %.2f | %.1f |\n", n, keep,
+                  4.0 * double(n) / mc / 1e9, td * per_entry, tx * per_entry, tx / td,
+                  ty / 10.0 * per_entry);
+    }
+  }
 }
 
 } // namespace
@@ -108,5 +204,6 @@ int main(int argc, char** argv) {
                   mc / all);
     }
   }
+  shard_rounds(sizes, keeps, repeats);
   return 0;
 }

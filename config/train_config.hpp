@@ -54,7 +54,7 @@ struct cluster_settings {
   std::size_t trainers = 2;
   std::size_t workers = 1;            // Hogwild workers per trainer
   std::size_t embedding_shards = 2;
-  std::size_t dense_shards = 1;
+  std::size_t dense_shards = 1;       // cluster.dense-shards; 0 there: auto_dense_shards
   std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
   scheduler_policy scheduler = scheduler_policy::stealing; // scheduler.policy
   std::chrono::milliseconds timeout{30000}; // every request between actors
@@ -123,6 +123,14 @@ double effective_dilation(const train_config& c);
 // 128, every shadow method ended 1.6-2.9 % above the sequential engine's
 // eval NE on 100 000 rows, at 32 within 0.2-1.3 % (docs/RESULTS.md 4d).
 std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers);
+
+// cluster.dense-shards=0 (the default): with dct.dp under EASGD one centre
+// shard per 4 trainers (rounded up), else 1. A DCT exchange costs the shard
+// 5.6x a dense one (bench_dct, 66 bytes an entry against 12; the virtual
+// clock charges both), and one shard of 16 trainers was busy all the pass
+// and answered 1 099 rounds against dense EASGD's 5 001 (eval NE +1.04 %);
+// four answered 4 295 (+0.57 %; docs/dct.md).
+std::size_t auto_dense_shards(std::size_t trainers, bool dct_easgd);
 
 std::size_t scheduler_threads(const train_config& c);
 // std::thread::hardware_concurrency(), at least 1 (it may answer 0).

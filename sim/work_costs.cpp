@@ -59,12 +59,15 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
     case work::elastic_update:
       return bytes(12.0 * items);
     case work::sparse_exchange:
-      // decode, the elastic update (16 bytes an entry) and the threshold pass
-      // at about a tenth of memcpy's speed (40; bench_dct)
-      return bytes(56.0 * items + 2.0 * more);
+      // decode, the elastic update, the threshold pass (8 entries tested at
+      // once), the estimate every dct.refresh rounds and the encode: bench_dct
+      // times the whole round at 65-66 bytes of memcpy traffic an entry
+      return bytes(66.0 * items + 2.0 * more);
     case work::dense_delta:
-      // w - image (12 bytes an entry) and the threshold pass, which bench_dct
-      // measures at about a tenth of memcpy's speed (40)
+      // w - image (12 bytes an entry) and the threshold pass (40). bench_dct
+      // times the syncer's whole round (with the estimate, the encode and the
+      // reply's decode and scatter) at 65-69 at keep 0.003: not re-derived
+      // yet (docs/dct.md)
       return bytes(52.0 * items);
     case work::sparse_relay: // decode, and pass it on
       return bytes(8.0 * items);

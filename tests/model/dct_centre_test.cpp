@@ -199,3 +199,41 @@ TEST_CASE("dct sync: log8 values keep the syncer's image and the shard's mirror 
     }
   }
 }
+
+TEST_CASE("dct per layer: the lane-mask pass sends what an entry-by-entry pass does") {
+  // Segments of odd lengths (tails shorter than a vector), zeros, -0, NaN
+  // and entries equal to tau (tau is a sampled entry): the same entries in
+  // the same order as |x| >= tau, x != 0 one at a time, with tau estimated
+  // as dct_threshold does on its first use.
+  const std::size_t n = 4109;
+  std::mt19937 g(23);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = i % 7 == 0 ? 0.0f : i % 11 == 0 ? -0.0f : i % 13 == 0 ? NAN : d(g);
+  const std::vector<std::size_t> bounds{0, 5, 37, 1000, 1003, n};
+  for (double keep : {0.3, 0.02}) {
+    model::dct_layer_thresholds t(keep, 10, 3, bounds);
+    for (bool all : {false, true}) {
+      model::sparse_vector out;
+      model::dct_counts c;
+      t.apply(x.data(), out, c, all);
+      std::vector<std::uint32_t> index;
+      std::vector<float> value;
+      for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
+        const std::size_t len = bounds[s + 1] - bounds[s];
+        const float tau =
+          all ? 0.0f : model::estimate_threshold(x.data() + bounds[s], len, keep, 3 + 7919 * s + 1);
+        for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i)
+          if (x[i] != 0.0f && std::fabs(x[i]) >= tau) {
+            index.push_back(std::uint32_t(i));
+            value.push_back(x[i]);
+          }
+      }
+      CHECK(out.size == n);
+      CHECK(out.index == index);
+      CHECK(out.value == value);
+      CHECK(out.nnz() > 0);
+    }
+  }
+}
