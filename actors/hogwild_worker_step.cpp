@@ -60,15 +60,9 @@ void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
     model::forget_marked(ef ? &*st.mp_residual : nullptr, keys.data(), st.mp_row_marks.data(), n,
                          st.mp_grads.data(), dim);
   }
-  if (ef)
-    st.mp_residual->add_to(keys.data(), st.mp_grads.data(), n);
-  st.mp_grad_tau->encode(keys.data(), st.mp_grads.data(), n, dim, st.mp_vec, words);
-  if (st.cfg.dct.rounds_half())
-    model::round_to_half(st.mp_vec); // keep_unsent keeps the rounding's error
-  if (!ef)
-    return;
-  st.mp_residual->keep_unsent(keys.data(), st.mp_grads.data(), n, st.mp_vec);
-  if (st.cfg.dynamic)
+  model::threshold_row_push(*st.mp_grad_tau, ef ? &*st.mp_residual : nullptr, keys.data(),
+                            st.mp_grads.data(), n, dim, st.cfg.dct.rounds_half(), st.mp_vec, words);
+  if (ef && st.cfg.dynamic)
     for (std::size_t i = 0; i < n; ++i)
       if (st.mp_row_marks[i] == model::mark_absent) // nothing owed to no row
         st.mp_residual->drop(keys.data() + 2 * i);

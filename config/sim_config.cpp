@@ -59,6 +59,22 @@ void add_sim_options(option_set& o) {
                   {}, 0.0, 1e9};
   ids.omit_default_from_ini = true;
   o.add(ids);
+  option_spec mp_push{"sim.mp-push-value-ns", t::real, "0",
+                      "cost model, dct.mp: a worker's time per gradient value it thresholds for "
+                      "a push (the rows' residuals added and kept, the threshold, the encoding), "
+                      "ns (0 = 12 bytes a value at sim.memory-gbps); shadowsync calibrate "
+                      "measures it",
+                      {}, 0.0, 1e9};
+  mp_push.omit_default_from_ini = true;
+  o.add(mp_push);
+  option_spec mp_reply{"sim.mp-reply-value-ns", t::real, "0",
+                       "cost model, dct.mp: an embedding shard's time per value of a thresholded "
+                       "lookup reply beyond the rows' lookup (the threshold, its estimates, the "
+                       "encoding), ns (0 = 8 bytes a value at sim.memory-gbps); shadowsync "
+                       "calibrate measures it",
+                       {}, 0.0, 1e9};
+  mp_reply.omit_default_from_ini = true;
+  o.add(mp_reply);
   o.add({"sim.core-contention", t::real, "1",
          "virtual clock: how much slower a handler's work runs while its host's other cores "
          "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
@@ -131,6 +147,8 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.push_row_ns = o.get_real("sim.push-row-ns");
   out.engine.parse_example_ns = o.get_real("sim.parse-example-ns");
   out.engine.batch_id_ns = o.get_real("sim.batch-id-ns");
+  out.engine.mp_push_value_ns = o.get_real("sim.mp-push-value-ns");
+  out.engine.mp_reply_value_ns = o.get_real("sim.mp-reply-value-ns");
   out.engine.core_contention = o.get_real("sim.core-contention");
   out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
   out.engine.remote_message_us = o.get_real("sim.remote-message-us");
@@ -161,6 +179,8 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"push-row-ns", &out.engine.push_row_ns},
       {"parse-example-ns", &out.engine.parse_example_ns},
       {"batch-id-ns", &out.engine.batch_id_ns},
+      {"mp-push-value-ns", &out.engine.mp_push_value_ns},
+      {"mp-reply-value-ns", &out.engine.mp_reply_value_ns},
       {"core-contention", &out.engine.core_contention},
       {"remote-message-us", &out.engine.remote_message_us},
       {"remote-gbps", &out.engine.remote_gbps}};

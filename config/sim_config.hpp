@@ -7,7 +7,8 @@
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-//   sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.core-contention,
+//   sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns,
+//   sim.mp-reply-value-ns, sim.core-contention,
 //   sim.remote-message-us, sim.remote-gbps       the model's constants
 //   sim.calibration      a calibration file or a shipped preset's name: the
 //                        constants above where not given otherwise
@@ -45,6 +46,13 @@ struct virtual_settings {
   // (keys, de-duplication, the replies' rows, the pushes' gradients), ns
   // (calibrate); 0 = not charged
   double batch_id_ns = 0;
+  // model, dct.mp: a worker's time per gradient value it thresholds for a
+  // push (the rows' residuals added and kept, the threshold, the encoding)
+  // and a shard's per value of a thresholded reply beyond the rows' lookup
+  // (the threshold, its estimates, the encoding), ns (calibrate); 0 = 12
+  // and 8 bytes a value at memory_gbps
+  double mp_push_value_ns = 0;
+  double mp_reply_value_ns = 0;
   // sim.core-contention: a handler's work (charged or measured) x (1 +
   // (core_contention - 1) x k / (cores_per_host - 1)), k = the host's other
   // cores busy when it starts; 1 = none (calibrate).

@@ -129,6 +129,18 @@ void dct_row_residuals::add_to(const std::uint64_t* keys, float* g, std::size_t 
   }
 }
 
+void threshold_row_push(dct_row_thresholds& tau, dct_row_residuals* residual,
+                        const std::uint64_t* keys, float* grads, std::size_t n, std::size_t dim,
+                        bool half, sparse_vector& out, std::size_t words) {
+  if (residual)
+    residual->add_to(keys, grads, n);
+  tau.encode(keys, grads, n, dim, out, words);
+  if (half)
+    round_to_half(out); // keep_unsent keeps the rounding's error
+  if (residual)
+    residual->keep_unsent(keys, grads, n, out);
+}
+
 void dct_row_residuals::keep_unsent(const std::uint64_t* keys, const float* g, std::size_t n,
                                     const sparse_vector& sent) {
   SS_CHECK(sent.size == n * dim_, "what was sent covers the rows");

@@ -27,8 +27,10 @@
 // nonzeros); at keep 1 that is the only difference from the dense path.
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "model/dct_codec.hpp"
 #include "model/dct_sync.hpp"
@@ -59,6 +61,17 @@ private:
   std::vector<float> sample_; // one table's entries of the reply (a refresh)
   dct_counts counts_;
 };
+
+class dct_row_residuals;
+
+// A worker's straight-through push of one shard's rows: `grads` ([n * dim],
+// row i for key i) plus each row's residual (residual null: no error
+// feedback), thresholded per table by `tau` into `out`, its values rounded
+// to halves when `half`; what was not sent becomes the rows' residuals.
+// grads ends with the residuals added.
+void threshold_row_push(dct_row_thresholds& tau, dct_row_residuals* residual,
+                        const std::uint64_t* keys, float* grads, std::size_t n, std::size_t dim,
+                        bool half, sparse_vector& out, std::size_t words = 1);
 
 // out = grads[i] at the entries where rows[i] != 0 (what the forward pass
 // received) and grads[i] != 0; out.size = n.
@@ -98,16 +111,17 @@ private:
   struct name {
     std::uint64_t a, b;
     bool operator==(const name& o) const { return a == o.a && b == o.b; }
-  };
-  struct name_hash {
-    std::size_t operator()(const name& n) const {
-      return std::hash<std::uint64_t>{}(n.a ^ (n.b * 0x9E3779B97F4A7C15ull));
+    template <class H>
+    friend H AbslHashValue(H h, const name& n) {
+      return H::combine(std::move(h), n.a, n.b);
     }
   };
   name name_at(const std::uint64_t* key) const { return {key[0], words_ == 2 ? key[1] : 0}; }
   float* slot(const std::uint64_t* key);
   std::size_t dim_, words_;
-  std::unordered_map<name, std::size_t, name_hash> at_; // row -> offset in pool_
+  // row -> offset in pool_ (Abseil's open addressing: a node per row, as
+  // std::unordered_map allocates, made the map as costly as the dense work)
+  absl::flat_hash_map<name, std::size_t> at_;
   std::vector<float> pool_;
   std::vector<std::size_t> free_; // offsets of dropped rows
 };

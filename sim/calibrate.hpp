@@ -1,7 +1,8 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
-// sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.core-contention,
+// sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns,
+// sim.mp-reply-value-ns, sim.core-contention,
 // sim.remote-message-us, sim.remote-gbps; sim/virtual_time.hpp),
 // measured on this machine:
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
@@ -24,6 +25,11 @@
 //                de-duplication and split over the shards, the replies'
 //                rows into its input, the pushes' gradients (the worker's
 //                own code, sim/calibrate_roles.hpp)
+//   mp-push-value-ns, mp-reply-value-ns
+//                dct.mp at the run's dct.* settings: per gradient value a
+//                worker's straight-through push (residuals, threshold,
+//                encoding), and per value of a shard's thresholded reply
+//                beyond the rows' lookup (sim/calibrate_roles.hpp)
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
 //   message-us   seconds per message of a ping-pong between two CAF actors
 //                on one scheduler thread (send, schedule, handle)
@@ -52,6 +58,7 @@ struct calibration {
   double lookup_row_ns = 0, push_row_ns = 0;
   double parse_example_ns = 0;
   double batch_id_ns = 0;
+  double mp_push_value_ns = 0, mp_reply_value_ns = 0;
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
   unsigned contention_threads = 1; // the threads core_contention was measured with

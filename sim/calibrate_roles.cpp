@@ -7,6 +7,7 @@
 #include "actors/embedding_shard.hpp"
 #include "actors/worker_batch.hpp"
 #include "messages/messages.hpp"
+#include "model/dct_mp.hpp"
 #include "model/embedding.hpp"
 
 namespace runtime::calibrate_detail {
@@ -134,6 +135,79 @@ double measure_batch_ids(const train_config& cfg, const std::vector<data::batch>
   };
   pass(); // warm-up
   return 1e9 * median_of_five(pass) / double(ids);
+}
+
+mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& batches,
+                    double lookup_row_ns) {
+  const auto& a = cfg.arch;
+  model::dct_settings d = cfg.dct;
+  d.mp = true;
+  std::vector<std::vector<std::uint64_t>> keys; // each batch's distinct keys
+  model::sparse_index idx;
+  std::vector<std::uint64_t> all;
+  std::size_t rows = 0, most = 0;
+  for (const auto& b : batches) {
+    all.resize(b.size * a.num_tables);
+    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
+    idx.build(all.data(), all.size());
+    keys.push_back(idx.unique());
+    rows += idx.unique().size();
+    most = std::max(most, idx.unique().size());
+  }
+  const double values = double(rows) * double(a.dim);
+  // Gradients of a few sizes, the same every pass: a reply's threshold and a
+  // push's see a spread of magnitudes, as in training.
+  std::vector<float> grads(most * a.dim), work;
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (auto& g : grads) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    g = (float(x >> 40) / float(1u << 24) - 0.5f) * 1e-3f;
+  }
+  mp_costs c;
+  { // the worker's push: residuals kept across passes, as across batches
+    model::dct_row_thresholds tau(a.num_tables, d.mp_grad_keep, d.refresh, 1000003ull);
+    model::dct_row_residuals residual(a.dim);
+    model::sparse_vector out;
+    auto pass = [&] {
+      const auto t0 = wall::now();
+      for (const auto& k : keys) {
+        work.assign(grads.begin(), grads.begin() + std::ptrdiff_t(k.size() * a.dim));
+        model::threshold_row_push(tau, d.error_feedback ? &residual : nullptr, k.data(),
+                                  work.data(), k.size(), a.dim, d.rounds_half(), out);
+        (void)model::encode(out);
+      }
+      return since(t0);
+    };
+    pass(); // warm-up: the residuals of every row
+    c.push_value_ns = 1e9 * median_of_five(pass) / values;
+  }
+  { // the shard's thresholded reply
+    actors::embedding_shard_config sc;
+    sc.num_shards = 1;
+    sc.num_tables = a.num_tables;
+    sc.rows_per_table = a.rows_per_table;
+    sc.dim = a.dim;
+    sc.optimizer = cfg.train.sparse;
+    sc.seed = cfg.train.seed;
+    sc.dct = d;
+    actors::embedding_shard_state shard;
+    if (auto err = shard.init(sc))
+      throw std::runtime_error("calibrate: the shard's tables: " + caf::to_string(err));
+    std::vector<messages::lookup_request> lookups(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      lookups[i].keys.values = keys[i];
+    auto pass = [&] {
+      const auto t0 = wall::now();
+      for (const auto& req : lookups)
+        if (!shard.sparse_lookup(req))
+          throw std::runtime_error("calibrate: the shard refused a thresholded lookup");
+      return since(t0);
+    };
+    pass();
+    const double ns = 1e9 * median_of_five(pass) - lookup_row_ns * double(rows);
+    c.reply_value_ns = std::max(0.0, ns / values);
+  }
+  return c;
 }
 
 } // namespace runtime::calibrate_detail

@@ -7,7 +7,9 @@
 // - a worker's own handling of a batch besides its dense work
 //   (actors::worker_batch: the rows' keys, their de-duplication and split
 //   over the shards, the lookups' keys, the replies' rows into the input,
-//   the pushes' keys and gradients), per id of the batch (sim.batch-id-ns).
+//   the pushes' keys and gradients), per id of the batch (sim.batch-id-ns);
+// - dct.mp: a worker's thresholded push and a shard's thresholded reply, per
+//   value (sim.mp-push-value-ns, sim.mp-reply-value-ns).
 // Each is the median of five timed passes over the batches on one core.
 #include <vector>
 
@@ -23,5 +25,17 @@ struct row_costs {
 row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches);
 
 double measure_batch_ids(const train_config& cfg, const std::vector<data::batch>& batches);
+
+// dct.mp at cfg.dct's settings (mp on): per gradient value, a worker's
+// straight-through push of a batch's distinct rows (model::threshold_row_push
+// with error feedback, as the worker calls it); per value of a shard's
+// thresholded reply (embedding_shard_state::sparse_lookup), less the rows'
+// lookup at `lookup_row_ns`.
+struct mp_costs {
+  double push_value_ns = 0, reply_value_ns = 0;
+};
+
+mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& batches,
+                    double lookup_row_ns);
 
 } // namespace runtime::calibrate_detail

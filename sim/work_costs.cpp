@@ -42,14 +42,14 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
       c.bytes = 16.0 * more;
       return c;
     }
-    case work::sparse_encode: // the threshold and the encoding
-      return bytes(12.0 * items);
+    case work::sparse_encode: // residuals, the threshold and the encoding
+      return per_row(items, host.mp_push_value_ns, 12.0 * items);
     case work::lookup_rows: // the rows read and copied out
       return per_row(items, host.lookup_row_ns, 4.0 * width * items);
     case work::push_rows: // rows, optimiser state and gradients
       return per_row(items, host.push_row_ns, 12.0 * width * items);
-    case work::sparse_lookup: // the threshold pass and the encoding
-      return bytes(8.0 * (items * width));
+    case work::sparse_lookup: // the threshold pass, its estimates and the encoding
+      return per_row(items * width, host.mp_reply_value_ns, 8.0 * (items * width));
     case work::sparse_decode:
       return bytes(4.0 * (items * width));
     case work::snapshot: // the copy

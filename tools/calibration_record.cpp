@@ -49,6 +49,8 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
            {"push-row-ns", c.push_row_ns},
            {"parse-example-ns", c.parse_example_ns},
            {"batch-id-ns", c.batch_id_ns},
+           {"mp-push-value-ns", c.mp_push_value_ns},
+           {"mp-reply-value-ns", c.mp_reply_value_ns},
            {"core-contention", c.core_contention},
            {"remote-message-us", c.remote.message_us},
            {"remote-gbps", c.remote.gbps}};

@@ -188,8 +188,8 @@ expect 2 "--restart=always: expected on-failure or no" "launch refuses an unknow
 
 # calibrate prints every cost constant as INI lines that train reads back.
 if "$bin" calibrate > "$tmp/sim.ini" 2> "$tmp/calibrate.log"; then
-  keys=$(grep -cE '^(gflops|memory-gbps|message-us|lookup-row-ns|push-row-ns|parse-example-ns|batch-id-ns|core-contention|remote-message-us|remote-gbps) = [0-9.e+-]+$' "$tmp/sim.ini")
-  [ "$keys" = 10 ] && ok "calibrate: 10 constants" || bad "calibrate output: $(cat "$tmp/sim.ini")"
+  keys=$(grep -cE '^(gflops|memory-gbps|message-us|lookup-row-ns|push-row-ns|parse-example-ns|batch-id-ns|mp-push-value-ns|mp-reply-value-ns|core-contention|remote-message-us|remote-gbps) = [0-9.e+-]+$' "$tmp/sim.ini")
+  [ "$keys" = 12 ] && ok "calibrate: 12 constants" || bad "calibrate output: $(cat "$tmp/sim.ini")"
   expect 0 "virtual clock" "train reads calibrate's lines back" -- "$bin" train \
     --config-file="$tmp/sim.ini" --data.train="$tmp/train.tsv" --output.progress=none
 else

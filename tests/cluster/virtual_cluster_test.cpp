@@ -195,6 +195,35 @@ TEST_CASE("virtual cluster: a worker is charged sim.batch-id-ns per id of each b
         base.sim->host_busy_seconds[trainer_host] - 0.9 * extra / 2);
 }
 
+TEST_CASE("virtual cluster: dct.mp charges sim.mp-push-value-ns to the worker and "
+          "sim.mp-reply-value-ns to the shard, per value") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.embedding-shards=1",
+                                        "--sync.algorithm=none", "--train.max-examples=4000",
+                                        "--dct.mp=true"};
+  auto at = [&](int push_ns, int reply_ns) {
+    return run(d, test::with(cmd, {"--sim.mp-push-value-ns=" + std::to_string(push_ns),
+                                   "--sim.mp-reply-value-ns=" + std::to_string(reply_ns)}));
+  };
+  const auto base = at(10, 10), push2 = at(20, 10), push3 = at(30, 10), reply2 = at(10, 20);
+  const std::size_t trainer_host = 0, shard_host = 1;
+  auto busy = [](const auto& r, std::size_t h) { return r.sim->host_busy_seconds[h]; };
+  // Every value of every row a batch looks up is pushed back thresholded
+  // once: 10 ns more a value charges the worker's host the same each time
+  // (the runs are the same but for their clocks).
+  const double d1 = busy(push2, trainer_host) - busy(base, trainer_host);
+  const double d2 = busy(push3, trainer_host) - busy(push2, trainer_host);
+  CHECK(d1 > 1e-4); // at least 10 000 values
+  CHECK(d2 == doctest::Approx(d1).epsilon(0.02));
+  CHECK(busy(push2, shard_host) == doctest::Approx(busy(base, shard_host)).epsilon(1e-9));
+  // The shard's thresholded replies: as many values, on its own host.
+  const double r1 = busy(reply2, shard_host) - busy(base, shard_host);
+  CHECK(r1 == doctest::Approx(d1).epsilon(0.02));
+  // The trainer's host only gets the few more progress ticks of a longer run
+  // (sim.message-us each).
+  CHECK(std::abs(busy(reply2, trainer_host) - busy(base, trainer_host)) < 0.01 * r1);
+}
+
 TEST_CASE("virtual cluster: a foreground trainer pays for the time it waits") {
   data_files d;
   const std::vector<std::string> cmd = {"--cluster.trainers=4", "--cluster.workers=2",

@@ -36,7 +36,7 @@ runtime::calibration_record sample() {
   r.date = "2026-11-27T03:00:00Z";
   r.command = "shadowsync calibrate --out=x.json";
   r.note = "by hand";
-  const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5, 3.5, 850.0, 12.5};
+  const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5, 3.5, 850.0, 12.5, 6.5, 3.25};
   for (std::size_t i = 0; i < runtime::calibration_keys().size(); ++i)
     r.sim[runtime::calibration_keys()[i]] = v[i];
   return r;
@@ -75,14 +75,17 @@ TEST_CASE("a calibration file round-trips") {
   CHECK(c.sim.engine.remote_gbps == 3.5);
   CHECK(c.sim.engine.parse_example_ns == 850.0);
   CHECK(c.sim.engine.batch_id_ns == 12.5);
+  CHECK(c.sim.engine.mp_push_value_ns == 6.5);
+  CHECK(c.sim.engine.mp_reply_value_ns == 3.25);
 }
 
-TEST_CASE("a calibration file without the optional parse-example-ns and batch-id-ns reads them as 0 "
-          "(the model's)") {
+TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns and mp-* keys "
+          "reads them as 0 (the model's)") {
   const auto path = scratch("older.json");
   std::string text = runtime::calibration_json(sample());
   for (const std::string key :
-       {"\n    \"batch-id-ns\": 12.5,", ",\n    \"parse-example-ns\": 850.0"}) {
+       {"\n    \"batch-id-ns\": 12.5,", ",\n    \"parse-example-ns\": 850.0",
+        ",\n    \"mp-push-value-ns\": 6.5", ",\n    \"mp-reply-value-ns\": 3.25"}) {
     const auto at = text.find(key);
     REQUIRE(at != std::string::npos);
     text.erase(at, key.size());
@@ -97,6 +100,8 @@ TEST_CASE("a calibration file without the optional parse-example-ns and batch-id
   REQUIRE(config_error({"--sim.calibration=" + path}, c) == "");
   CHECK(c.sim.engine.parse_example_ns == 0.0);
   CHECK(c.sim.engine.batch_id_ns == 0.0);
+  CHECK(c.sim.engine.mp_push_value_ns == 0.0);
+  CHECK(c.sim.engine.mp_reply_value_ns == 0.0);
   CHECK(c.sim.engine.remote_gbps == 3.5);
 }
 
