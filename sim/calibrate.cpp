@@ -1,6 +1,7 @@
 #include "sim/calibrate.hpp"
 #include "sim/calibrate_dense.hpp"
 #include "sim/calibrate_roles.hpp"
+#include "sim/calibrate_timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -23,20 +24,9 @@ namespace runtime {
 
 namespace {
 
-using wall = std::chrono::steady_clock;
-
-double since(wall::time_point t) {
-  return std::chrono::duration<double>(wall::now() - t).count();
-}
-
-template <class F>
-double median_of_five(F&& round) {
-  std::vector<double> v;
-  for (int i = 0; i < 5; ++i)
-    v.push_back(round());
-  std::sort(v.begin(), v.end());
-  return v[2];
-}
+using calibrate_detail::median_of_five;
+using calibrate_detail::since;
+using calibrate_detail::wall;
 
 // The synthetic batches, read by the reader as a trainer's reader does;
 // parse_ns: its seconds per example (open, read, parse, hash), median of five.

@@ -1,4 +1,5 @@
 #include "sim/calibrate_dense.hpp"
+#include "sim/calibrate_timing.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,12 +12,6 @@
 namespace runtime::calibrate_detail {
 
 namespace {
-
-using wall = std::chrono::steady_clock;
-
-double since(wall::time_point t) {
-  return std::chrono::duration<double>(wall::now() - t).count();
-}
 
 // Pins the calling thread to `cpu`; false when the system refuses.
 bool pin_to(int cpu) {

@@ -1,4 +1,5 @@
 #include "sim/calibrate_roles.hpp"
+#include "sim/calibrate_timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -14,19 +15,39 @@ namespace runtime::calibrate_detail {
 
 namespace {
 
-using wall = std::chrono::steady_clock;
-
-double since(wall::time_point t) {
-  return std::chrono::duration<double>(wall::now() - t).count();
+// Each batch's distinct keys, as a worker's lookup and push send them to a
+// shard owning every row; *rows: their count over the batches.
+std::vector<std::vector<std::uint64_t>> distinct_keys(const model::arch& a,
+                                                      const std::vector<data::batch>& batches,
+                                                      std::size_t* rows) {
+  std::vector<std::vector<std::uint64_t>> keys;
+  model::sparse_index idx;
+  std::vector<std::uint64_t> all;
+  *rows = 0;
+  for (const auto& b : batches) {
+    all.resize(b.size * a.num_tables);
+    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
+    idx.build(all.data(), all.size());
+    keys.push_back(idx.unique());
+    *rows += idx.unique().size();
+  }
+  return keys;
 }
 
-template <class F>
-double median_of_five(F&& round) {
-  std::vector<double> v;
-  for (int i = 0; i < 5; ++i)
-    v.push_back(round());
-  std::sort(v.begin(), v.end());
-  return v[2];
+// `shard` holds the run's tables as one shard owning every row, at `dct`.
+void init_whole_shard(actors::embedding_shard_state& shard, const train_config& cfg,
+                      const model::dct_settings& dct) {
+  actors::embedding_shard_config sc;
+  sc.shard = 0;
+  sc.num_shards = 1;
+  sc.num_tables = cfg.arch.num_tables;
+  sc.rows_per_table = cfg.arch.rows_per_table;
+  sc.dim = cfg.arch.dim;
+  sc.optimizer = cfg.train.sparse;
+  sc.seed = cfg.train.seed;
+  sc.dct = dct;
+  if (auto err = shard.init(sc))
+    throw std::runtime_error("calibrate: the shard's tables: " + caf::to_string(err));
 }
 
 messages::example_batch as_message(const data::batch& b, std::uint64_t seq) {
@@ -45,36 +66,19 @@ messages::example_batch as_message(const data::batch& b, std::uint64_t seq) {
 
 row_costs measure_rows(const train_config& cfg, const std::vector<data::batch>& batches) {
   const auto& a = cfg.arch;
-  // One shard owning every row: each batch's distinct keys, as a worker's
-  // lookup and push send them.
-  actors::embedding_shard_config sc;
-  sc.shard = 0;
-  sc.num_shards = 1;
-  sc.num_tables = a.num_tables;
-  sc.rows_per_table = a.rows_per_table;
-  sc.dim = a.dim;
-  sc.optimizer = cfg.train.sparse;
-  sc.seed = cfg.train.seed;
   actors::embedding_shard_state shard;
-  if (auto err = shard.init(sc))
-    throw std::runtime_error("calibrate: the shard's tables: " + caf::to_string(err));
+  init_whole_shard(shard, cfg, model::dct_settings{});
+  std::size_t rows = 0;
   std::vector<messages::lookup_request> lookups;
   std::vector<messages::embedding_grads> pushes;
-  std::size_t rows = 0;
-  model::sparse_index idx;
-  std::vector<std::uint64_t> all;
-  for (const auto& b : batches) {
-    all.resize(b.size * a.num_tables);
-    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
-    idx.build(all.data(), all.size());
+  for (auto& k : distinct_keys(a, batches, &rows)) {
     messages::lookup_request req;
-    req.keys.values = idx.unique();
-    lookups.push_back(req);
+    req.keys.values = k;
+    lookups.push_back(std::move(req));
     messages::embedding_grads g;
-    g.keys.values = idx.unique();
-    g.grads.values.assign(idx.unique().size() * a.dim, 1e-3f);
+    g.grads.values.assign(k.size() * a.dim, 1e-3f);
+    g.keys.values = std::move(k);
     pushes.push_back(std::move(g));
-    rows += idx.unique().size();
   }
   auto gather = [&] {
     const auto t0 = wall::now();
@@ -142,18 +146,10 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
   const auto& a = cfg.arch;
   model::dct_settings d = cfg.dct;
   d.mp = true;
-  std::vector<std::vector<std::uint64_t>> keys; // each batch's distinct keys
-  model::sparse_index idx;
-  std::vector<std::uint64_t> all;
   std::size_t rows = 0, most = 0;
-  for (const auto& b : batches) {
-    all.resize(b.size * a.num_tables);
-    model::make_keys(b.cat.data(), all.size(), a.num_tables, a.rows_per_table, all.data());
-    idx.build(all.data(), all.size());
-    keys.push_back(idx.unique());
-    rows += idx.unique().size();
-    most = std::max(most, idx.unique().size());
-  }
+  const auto keys = distinct_keys(a, batches, &rows);
+  for (const auto& k : keys)
+    most = std::max(most, k.size());
   const double values = double(rows) * double(a.dim);
   // Gradients of a few sizes, the same every pass: a reply's threshold and a
   // push's see a spread of magnitudes, as in training.
@@ -182,17 +178,8 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
     c.push_value_ns = 1e9 * median_of_five(pass) / values;
   }
   { // the shard's thresholded reply
-    actors::embedding_shard_config sc;
-    sc.num_shards = 1;
-    sc.num_tables = a.num_tables;
-    sc.rows_per_table = a.rows_per_table;
-    sc.dim = a.dim;
-    sc.optimizer = cfg.train.sparse;
-    sc.seed = cfg.train.seed;
-    sc.dct = d;
     actors::embedding_shard_state shard;
-    if (auto err = shard.init(sc))
-      throw std::runtime_error("calibrate: the shard's tables: " + caf::to_string(err));
+    init_whole_shard(shard, cfg, d);
     std::vector<messages::lookup_request> lookups(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i)
       lookups[i].keys.values = keys[i];
