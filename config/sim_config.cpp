@@ -44,37 +44,33 @@ void add_sim_options(option_set& o) {
          "optimiser state), ns (0 = the row's bytes at sim.memory-gbps); shadowsync calibrate "
          "measures it",
          {}, 0.0, 1e9});
-  option_spec parse{"sim.parse-example-ns", t::real, "0",
-                    "cost model: a reader's time per example it reads and parses (the line, "
-                    "hashing its ids into a batch), ns (0 = about 2 KB of memory traffic an "
-                    "example at sim.memory-gbps); shadowsync calibrate measures it",
-                    {}, 0.0, 1e9};
-  parse.omit_default_from_ini = true; // the saved configurations' bytes stay
-  o.add(parse);
-  option_spec ids{"sim.batch-id-ns", t::real, "0",
-                  "cost model: a worker's own time per id of a batch besides its dense work "
-                  "(the keys, their de-duplication and split over the shards, the replies' rows "
-                  "into its input, the pushes' gradients), ns (0 = not charged); shadowsync "
-                  "calibrate measures it",
-                  {}, 0.0, 1e9};
-  ids.omit_default_from_ini = true;
-  o.add(ids);
-  option_spec mp_push{"sim.mp-push-value-ns", t::real, "0",
-                      "cost model, dct.mp: a worker's time per gradient value it thresholds for "
-                      "a push (the rows' residuals added and kept, the threshold, the encoding), "
-                      "ns (0 = 12 bytes a value at sim.memory-gbps); shadowsync calibrate "
-                      "measures it",
-                      {}, 0.0, 1e9};
-  mp_push.omit_default_from_ini = true;
-  o.add(mp_push);
-  option_spec mp_reply{"sim.mp-reply-value-ns", t::real, "0",
-                       "cost model, dct.mp: an embedding shard's time per value of a thresholded "
-                       "lookup reply beyond the rows' lookup (the threshold, its estimates, the "
-                       "encoding), ns (0 = 8 bytes a value at sim.memory-gbps); shadowsync "
-                       "calibrate measures it",
-                       {}, 0.0, 1e9};
-  mp_reply.omit_default_from_ini = true;
-  o.add(mp_reply);
+  // Cost constants measured since the first calibration files: 0 (the
+  // default) keeps the model's older charge, and is left out of saved
+  // configurations so their bytes stay; a calibration file may omit them.
+  auto add_measured = [&](const char* key, const char* help) {
+    option_spec spec{key, t::real, "0", help, {}, 0.0, 1e9};
+    spec.omit_default_from_ini = true;
+    o.add(spec);
+  };
+  add_measured("sim.parse-example-ns",
+               "cost model: a reader's time per example it reads and parses (the line, "
+               "hashing its ids into a batch), ns (0 = about 2 KB of memory traffic an "
+               "example at sim.memory-gbps); shadowsync calibrate measures it");
+  add_measured("sim.batch-id-ns",
+               "cost model: a worker's own time per id of a batch besides its dense work "
+               "(the keys, their de-duplication and split over the shards, the replies' rows "
+               "into its input, the pushes' gradients), ns (0 = not charged); shadowsync "
+               "calibrate measures it");
+  add_measured("sim.mp-push-value-ns",
+               "cost model, dct.mp: a worker's time per gradient value it thresholds for "
+               "a push (the rows' residuals added and kept, the threshold, the encoding), "
+               "ns (0 = 12 bytes a value at sim.memory-gbps); shadowsync calibrate "
+               "measures it");
+  add_measured("sim.mp-reply-value-ns",
+               "cost model, dct.mp: an embedding shard's time per value of a thresholded "
+               "lookup reply beyond the rows' lookup (the threshold, its estimates, the "
+               "encoding), ns (0 = 8 bytes a value at sim.memory-gbps); shadowsync "
+               "calibrate measures it");
   o.add({"sim.core-contention", t::real, "1",
          "virtual clock: how much slower a handler's work runs while its host's other cores "
          "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
