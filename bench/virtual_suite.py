@@ -12,8 +12,10 @@ nodes on loopback (plain TCP and mutual TLS) for the multi-node rows.
 Virtual: the same job on the virtual clock, every role on one simulated
 host of this machine's cores (sim.placement=one-host), as the real run
 shares them; the 3-node rows give each node's roles one host of one core
-(launch's split of 2 cores over 3 nodes) and turn the network model on;
-the model has no term for TLS, so both 3-node rows get one prediction.
+(launch's split of 2 cores over 3 nodes), put the three hosts on one
+machine of this machine's cores (sim.machine-cores: the real nodes share
+them) and turn the network model on; the TLS row charges the messages
+between hosts at the TLS constants (sim.remote-tls).
 The cost constants come from --calibration (a file or a preset name;
 default: the shipped preset of this machine type), never measured during
 the run.
@@ -146,7 +148,9 @@ def main():
                     real.append(run(launch, metrics, "examples_per_second"))
                 virt.append(run([a.bin, "train"] + job3 +
                                 ["--sim.clock=virtual", "--net.enabled=true",
-                                 "--sim.cores-per-host=1", "--sim.calibration=" + a.calibration],
+                                 "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
+                                 "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
+                                 "--sim.calibration=" + a.calibration],
                                 metrics, "virtual"))
         r, v = statistics.median(real), statistics.median(virt)
         results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0)))

@@ -122,13 +122,15 @@ const std::vector<std::string>& calibration_keys() {
   static const std::vector<std::string> keys = {
     "gflops",        "memory-gbps",     "message-us",        "lookup-row-ns",
     "push-row-ns",   "core-contention", "remote-message-us", "remote-gbps",
-    "parse-example-ns", "batch-id-ns", "mp-push-value-ns", "mp-reply-value-ns"};
+    "parse-example-ns", "batch-id-ns", "mp-push-value-ns", "mp-reply-value-ns",
+    "remote-tls-message-us", "remote-tls-gbps"};
   return keys;
 }
 
 const std::vector<std::string>& calibration_optional_keys() {
-  static const std::vector<std::string> keys = {"parse-example-ns", "batch-id-ns",
-                                                "mp-push-value-ns", "mp-reply-value-ns"};
+  static const std::vector<std::string> keys = {
+    "parse-example-ns", "batch-id-ns",           "mp-push-value-ns",
+    "mp-reply-value-ns", "remote-tls-message-us", "remote-tls-gbps"};
   return keys;
 }
 

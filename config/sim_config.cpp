@@ -104,6 +104,21 @@ void add_sim_options(option_set& o) {
          "serialises and moves its bytes through the socket (core time, besides the network "
          "model's wire time); shadowsync calibrate measures it on loopback (0 = free)",
          {}, 0.0, 1e9});
+  option_spec tls{"sim.remote-tls", t::boolean, "false",
+                  "virtual clock: messages between hosts go over mutual TLS, as a multi-node "
+                  "run's nodes talk unless deploy.insecure: each side is charged "
+                  "sim.remote-tls-message-us and sim.remote-tls-gbps instead of "
+                  "sim.remote-message-us and sim.remote-gbps"};
+  tls.omit_default_from_ini = true;
+  o.add(tls);
+  add_measured("sim.remote-tls-message-us",
+               "cost model, sim.remote-tls: core time on each side of a message between two "
+               "hosts over mutual TLS (serialisation, encryption, the socket), microseconds "
+               "per message; shadowsync calibrate measures it on loopback (0 = none)");
+  add_measured("sim.remote-tls-gbps",
+               "cost model, sim.remote-tls: the rate, GB/s, at which each side of a message "
+               "between two hosts over mutual TLS serialises, encrypts or decrypts and moves "
+               "its bytes; shadowsync calibrate measures it on loopback (0 = free)");
   o.add({"sim.jitter", t::real, "0",
          "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
          "from model.seed (repeatable), so that overlapping workers drift apart as on real "
@@ -149,6 +164,9 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
   out.engine.remote_message_us = o.get_real("sim.remote-message-us");
   out.engine.remote_gbps = o.get_real("sim.remote-gbps");
+  out.engine.remote_tls = o.get_bool("sim.remote-tls");
+  out.engine.remote_tls_message_us = o.get_real("sim.remote-tls-message-us");
+  out.engine.remote_tls_gbps = o.get_real("sim.remote-tls-gbps");
   out.engine.jitter = o.get_real("sim.jitter");
   // sim.calibration: the file's constants where the option is not set (a
   // caller that ran apply_calibration has them set from the file already).
@@ -179,7 +197,9 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"mp-reply-value-ns", &out.engine.mp_reply_value_ns},
       {"core-contention", &out.engine.core_contention},
       {"remote-message-us", &out.engine.remote_message_us},
-      {"remote-gbps", &out.engine.remote_gbps}};
+      {"remote-gbps", &out.engine.remote_gbps},
+      {"remote-tls-message-us", &out.engine.remote_tls_message_us},
+      {"remote-tls-gbps", &out.engine.remote_tls_gbps}};
     option_set check; // the file's values against the options' ranges
     add_sim_options(check);
     for (const auto& [key, field] : fields)
@@ -191,6 +211,15 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
         *field = r.sim.at(key);
       }
   }
+  // TLS links priced at 0 while plain ones cost something: the constants
+  // came from a calibration made before TLS was measured.
+  if (out.engine.remote_tls && out.engine.remote_message_us > 0 &&
+      out.engine.remote_tls_message_us == 0)
+    return "option 'sim.remote-tls' = true (" + o.source("sim.remote-tls") +
+           ") prices messages between hosts with sim.remote-tls-message-us, which is 0 while "
+           "sim.remote-message-us is " + o.value_text("sim.remote-message-us") +
+           ": the calibration has no TLS terms (measure one with shadowsync calibrate "
+           "--out=FILE, or set sim.remote-tls-message-us)";
   out.constants = constants_source(o);
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {

@@ -66,6 +66,11 @@ struct virtual_settings {
   // plus its bytes at this rate; 0, 0 = none.
   double remote_message_us = 0;
   double remote_gbps = 0;
+  // sim.remote-tls: messages between hosts are priced with the TLS pair
+  // (sim.remote-tls-message-us, sim.remote-tls-gbps) instead; 0, 0 = none.
+  bool remote_tls = false;
+  double remote_tls_message_us = 0;
+  double remote_tls_gbps = 0;
   // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
   // drawn from `seed` and the handler's number (repeatable); 0 = none.
   double jitter = 0;

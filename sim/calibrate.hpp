@@ -44,6 +44,9 @@
 //   remote-message-us, remote-gbps
 //                a message between two nodes on loopback
 //                (sim/calibrate_remote.hpp)
+//   remote-tls-message-us, remote-tls-gbps
+//                the same over mutual TLS: measured by the shadowsync tool
+//                (deploy/calibrate_tls.hpp), not by calibrate()
 // The others are medians of five timed rounds on one core.
 #include <optional>
 #include <string>
@@ -61,6 +64,7 @@ struct calibration {
   double mp_push_value_ns = 0, mp_reply_value_ns = 0;
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
+  remote_costs remote_tls; // over mutual TLS (deploy/calibrate_tls.hpp); 0s until measured
   unsigned contention_threads = 1; // the threads core_contention was measured with
   double contention_lo = 1, contention_hi = 1; // its rounds' range
   double seconds = 0; // the measurement's own wall time

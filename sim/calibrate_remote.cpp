@@ -73,20 +73,49 @@ void configure(caf::actor_system_config& cfg) {
 
 } // namespace
 
-std::optional<std::string> measure_remote(double local_message_us, remote_costs& out) {
+remote_link plain_tcp_link() {
+  remote_link l;
+  l.configure = [](caf::actor_system_config&) {};
+  l.publish = [](caf::actor_system& sys, const caf::actor& a,
+                 std::uint16_t& port) -> std::optional<std::string> {
+    auto p = sys.middleman().publish(a, 0, "127.0.0.1", true);
+    if (!p)
+      return "calibrate: cannot listen on 127.0.0.1: " + sys.render(p.error());
+    port = *p;
+    return std::nullopt;
+  };
+  l.connect = [](caf::actor_system& sys, std::uint16_t port,
+                 caf::actor& out) -> std::optional<std::string> {
+    auto p = sys.middleman().remote_actor("127.0.0.1", port);
+    if (!p)
+      return "calibrate: cannot connect to 127.0.0.1:" + std::to_string(port) + ": " +
+             sys.render(p.error());
+    out = *p;
+    return std::nullopt;
+  };
+  return l;
+}
+
+std::optional<std::string> measure_remote(double local_message_us, remote_costs& out,
+                                          const remote_link& link) {
   caf::actor_system_config ca, cb;
   configure(ca);
   configure(cb);
+  link.configure(ca);
+  link.configure(cb);
   caf::actor_system a{ca}, b{cb};
   auto receiver = a.spawn(sink);
-  auto port = a.middleman().publish(receiver, 0, "127.0.0.1", true);
-  if (!port)
-    return "calibrate: cannot listen on 127.0.0.1: " + a.render(port.error());
-  auto proxy = b.middleman().remote_actor("127.0.0.1", *port);
-  if (!proxy)
-    return "calibrate: cannot connect to 127.0.0.1:" + std::to_string(*port) + ": " +
-           b.render(proxy.error());
-  auto sender = b.spawn(driver, *proxy);
+  std::uint16_t port = 0;
+  if (auto e = link.publish(a, receiver, port)) {
+    anon_send_exit(receiver, caf::exit_reason::user_shutdown);
+    return e;
+  }
+  caf::actor proxy;
+  if (auto e = link.connect(b, port, proxy)) {
+    anon_send_exit(receiver, caf::exit_reason::user_shutdown);
+    return e;
+  }
+  auto sender = b.spawn(driver, proxy);
   caf::scoped_actor self{b};
   // Process CPU seconds per message of `floats` floats (and its tiny ack).
   bool failed = false;

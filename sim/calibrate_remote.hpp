@@ -12,8 +12,14 @@
 //               handlers' local message cost) / 4: per message, each side
 //   gbps        the payload's bytes / (the extra CPU of 128 KiB / 2): the
 //               rate at which each side serialises and moves bytes
+// The same over mutual TLS (sim.remote-tls-message-us, sim.remote-tls-gbps)
+// takes a remote_link that loads CAF's OpenSSL module (deploy/calibrate_tls.hpp).
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+
+#include <caf/fwd.hpp>
 
 namespace runtime {
 
@@ -22,7 +28,23 @@ struct remote_costs {
   double streamed_message_us = 0, streamed_gbps = 0; // 16 in flight
 };
 
+// How the two actor systems reach each other. Each function returns an
+// error text or nothing; publish listens on 127.0.0.1 and sets the port.
+struct remote_link {
+  std::function<void(caf::actor_system_config&)> configure; // more modules, settings
+  std::function<std::optional<std::string>(caf::actor_system&, const caf::actor&,
+                                           std::uint16_t& port)>
+    publish;
+  std::function<std::optional<std::string>(caf::actor_system&, std::uint16_t port,
+                                           caf::actor& out)>
+    connect;
+};
+
+// Plain TCP through CAF's middleman, as nodes with deploy.insecure talk.
+remote_link plain_tcp_link();
+
 // local_message_us: calibrate's local message cost (sim.message-us).
-std::optional<std::string> measure_remote(double local_message_us, remote_costs& out);
+std::optional<std::string> measure_remote(double local_message_us, remote_costs& out,
+                                          const remote_link& link = plain_tcp_link());
 
 } // namespace runtime

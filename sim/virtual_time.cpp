@@ -60,9 +60,11 @@ double virtual_engine::contention_at(const std::vector<time_point>& cs, std::siz
 }
 
 double virtual_engine::remote_seconds(std::size_t bytes) const {
-  double s = cfg_.remote_message_us * 1e-6;
-  if (cfg_.remote_gbps > 0)
-    s += double(bytes) / (cfg_.remote_gbps * 1e9);
+  const double us = cfg_.remote_tls ? cfg_.remote_tls_message_us : cfg_.remote_message_us;
+  const double gbps = cfg_.remote_tls ? cfg_.remote_tls_gbps : cfg_.remote_gbps;
+  double s = us * 1e-6;
+  if (gbps > 0)
+    s += double(bytes) / (gbps * 1e9);
   return s;
 }
 
@@ -149,7 +151,8 @@ void virtual_engine::run_job() {
   // Messages to other hosts: each is serialised on the sender's core after
   // the handler, one after the other, then pays the network. (Neither
   // priced: they arrive at the handler's end, as on one host.)
-  const bool priced = net_ || cfg_.remote_message_us > 0 || cfg_.remote_gbps > 0;
+  const bool priced = net_ || remote_seconds(0) > 0 ||
+                      (cfg_.remote_tls ? cfg_.remote_tls_gbps : cfg_.remote_gbps) > 0;
   auto depart = end;
   for (auto& m : outbox_) {
     auto arrival = end;

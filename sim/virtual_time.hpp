@@ -25,7 +25,8 @@
 //   then processes, their cores_per_host their scheduler threads).
 // - Messages a handler sends to a role leave at the handler's end (start +
 //   cost). A message to another host first costs its sender's core
-//   remote_message_us + bytes / remote_gbps (serialisation, the socket), one
+//   remote_message_us + bytes / remote_gbps (serialisation, the socket; with
+//   remote_tls the TLS pair, remote_tls_message_us and remote_tls_gbps), one
 //   message after the other, and on arrival as much on a core of the
 //   receiving host (of the machine, with machine_cores) before it is
 //   delivered; both 0 (the default): free. Each host sends, and receives,

@@ -37,7 +37,9 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
                   "[--train.batch-size=N] [--out=FILE.json]\n\nMeasures sim.gflops, sim.memory-gbps, "
                   "sim.message-us, sim.lookup-row-ns, sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns and sim.mp-reply-value-ns on one core of this "
                   "machine, sim.core-contention on all of its cores, and sim.remote-message-us "
-                  "and sim.remote-gbps between two actor systems on loopback (about 5-30 s), "
+                  "and sim.remote-gbps between two actor systems on loopback, over plain TCP and "
+                  "again over mutual TLS (sim.remote-tls-message-us, sim.remote-tls-gbps; a "
+                  "certificate made for it in a temporary folder) (about 5-30 s), "
                   "and prints them as INI lines; --out=FILE.json also writes them as a calibration "
                   "file for --sim.calibration=FILE.json, with this machine's CPU, "
                   "instruction-set level, cores, the date and the command.\n");
@@ -66,7 +68,7 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
   spdlog::info("calibrating the virtual clock's cost model on one core (model {}, batch {})",
                cfg.arch_name, cfg.train.batch_size);
   runtime::calibration c;
-  if (auto e = runtime::calibrate(cfg, c)) {
+  if (auto e = measure_calibration(cfg, c)) {
     spdlog::error("{}", *e);
     return exit_failure;
   }
@@ -75,12 +77,15 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
               "memory-gbps = %.4g\nmessage-us = %.4g\nlookup-row-ns = %.4g\n"
               "push-row-ns = %.4g\nparse-example-ns = %.4g\nbatch-id-ns = %.4g\nmp-push-value-ns = %.4g\nmp-reply-value-ns = %.4g\n# core-contention: rounds %.4g-%.4g\ncore-contention = %.4g\n"
               "# between two nodes on loopback, one message at a time (16 in flight: "
-              "%.4g us, %.4g GB/s)\nremote-message-us = %.4g\nremote-gbps = %.4g\n",
+              "%.4g us, %.4g GB/s)\nremote-message-us = %.4g\nremote-gbps = %.4g\n"
+              "# the same over mutual TLS (16 in flight: %.4g us, %.4g GB/s)\n"
+              "remote-tls-message-us = %.4g\nremote-tls-gbps = %.4g\n",
               cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds,
               c.contention_threads, c.gflops, c.memory_gbps, c.message_us, c.lookup_row_ns,
               c.push_row_ns, c.parse_example_ns, c.batch_id_ns, c.mp_push_value_ns, c.mp_reply_value_ns, c.contention_lo, c.contention_hi, c.core_contention,
               c.remote.streamed_message_us, c.remote.streamed_gbps, c.remote.message_us,
-              c.remote.gbps);
+              c.remote.gbps, c.remote_tls.streamed_message_us, c.remote_tls.streamed_gbps,
+              c.remote_tls.message_us, c.remote_tls.gbps);
   if (!out_path.empty()) {
     const auto r = calibration_record_of(c, cfg, command);
     std::string err;

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/kept_calibration.hpp"
+#include "deploy/calibrate_tls.hpp"
 #include "report/output_files.hpp"
 
 namespace tools {
@@ -38,7 +39,7 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
   std::snprintf(note, sizeof note,
                 "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
                 "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
-                "time on loopback",
+                "time on loopback, plain TCP and mutual TLS",
                 cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_threads,
                 c.contention_lo, c.contention_hi);
   r.note = note;
@@ -53,8 +54,17 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
            {"mp-reply-value-ns", c.mp_reply_value_ns},
            {"core-contention", c.core_contention},
            {"remote-message-us", c.remote.message_us},
-           {"remote-gbps", c.remote.gbps}};
+           {"remote-gbps", c.remote.gbps},
+           {"remote-tls-message-us", c.remote_tls.message_us},
+           {"remote-tls-gbps", c.remote_tls.gbps}};
   return r;
+}
+
+std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
+                                               runtime::calibration& c) {
+  if (auto e = runtime::calibrate(cfg, c))
+    return e;
+  return runtime::measure_remote_tls(c.message_us, c.remote_tls);
 }
 
 std::optional<std::string> keep_machine_calibration(const runtime::option_set& o) {
@@ -85,7 +95,7 @@ std::optional<std::string> keep_machine_calibration(const runtime::option_set& o
                runtime::cpu_model_name(), runtime::build_isa_level(),
                std::thread::hardware_concurrency(), path);
   runtime::calibration c;
-  if (auto e = runtime::calibrate(cfg, c))
+  if (auto e = measure_calibration(cfg, c))
     return "measuring this machine's calibration for " + path + ": " + *e;
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (ec)

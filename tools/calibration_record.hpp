@@ -18,6 +18,11 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
                                                   const runtime::train_config& cfg,
                                                   const std::string& command);
 
+// Every constant of a calibration: runtime::calibrate (sim/calibrate.hpp),
+// then the remote terms over mutual TLS (deploy/calibrate_tls.hpp).
+std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
+                                               runtime::calibration& c);
+
 // sim.calibration = this-machine on a virtual-clock run whose machine has no
 // kept calibration yet: measures one on the default model and batch (as
 // `shadowsync calibrate` does, 5-30 s) and keeps it at

@@ -392,3 +392,37 @@ TEST_CASE("virtual cluster: a message between hosts costs sim.remote-* on each s
   CHECK(runtime::to_json(run(d, one)) ==
         runtime::to_json(run(d, test::with(one, {"--sim.remote-message-us=10"}))));
 }
+
+TEST_CASE("virtual cluster: sim.remote-tls charges the TLS pair instead of the plain one") {
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=none",
+                                        "--net.enabled=true", "--train.max-examples=4000",
+                                        "--sim.message-us=0", "--sim.gflops=1e9",
+                                        "--sim.memory-gbps=1e9"};
+  auto busy = [](const runtime::run_metrics& m) {
+    double s = 0;
+    for (double b : m.sim->host_busy_seconds)
+      s += b;
+    return s;
+  };
+  const auto both = test::with(cmd, {"--sim.remote-message-us=10", "--sim.remote-gbps=2",
+                                     "--sim.remote-tls-message-us=30",
+                                     "--sim.remote-tls-gbps=0.5"});
+  const auto plain = run(d, both);
+  const auto tls = run(d, test::with(both, {"--sim.remote-tls=true"}));
+  // The plain pair alone, and the TLS pair given as the plain one: the same
+  // runs as above, so the TLS constants are what the TLS run charges.
+  CHECK(runtime::to_json(plain) ==
+        runtime::to_json(run(d, test::with(cmd, {"--sim.remote-message-us=10",
+                                                  "--sim.remote-gbps=2"}))));
+  CHECK(runtime::to_json(tls) ==
+        runtime::to_json(run(d, test::with(cmd, {"--sim.remote-message-us=30",
+                                                  "--sim.remote-gbps=0.5"}))));
+  CHECK(busy(tls) > 2.5 * busy(plain));
+  CHECK(tls.seconds > plain.seconds);
+  // TLS on with a calibration's plain terms but no TLS ones: refused, named.
+  const auto e = test::config_error({"--sim.remote-tls=true", "--sim.remote-message-us=10"});
+  CHECK(e.find("option 'sim.remote-tls' = true (command line)") != std::string::npos);
+  CHECK(e.find("sim.remote-tls-message-us, which is 0") != std::string::npos);
+  CHECK(test::config_error({"--sim.remote-tls=true"}) == ""); // nothing priced at all
+}
