@@ -86,6 +86,7 @@
 
 #include <caf/actor_addr.hpp>
 #include <caf/typed_response_promise.hpp>
+#include <thread>
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -165,6 +166,23 @@ struct embedding_shard_state {
 
   embedding_shard_config cfg;
   std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
+// Dynamic tables' cut file where threads may send (the wall clock): a copy of
+// the tables taken at the alignment, written by its own thread, which then
+// sends the shard done(id). Destroying the job joins the thread.
+struct dynamic_cut_job {
+  std::thread thread;
+  bool ok = false;
+  checkpoint::file_info info;
+  std::string err;
+  dynamic_cut_job() = default;
+  dynamic_cut_job(const dynamic_cut_job&) = delete;
+  dynamic_cut_job& operator=(const dynamic_cut_job&) = delete;
+  ~dynamic_cut_job() {
+    if (thread.joinable())
+      thread.join();
+  }
+};
+
   // [num_tables * local_rows, dim]; shared with cfg.local (local rows)
   std::shared_ptr<model::embedding_tables> tables;
   std::uint64_t dropped_pushes = 0;
@@ -179,6 +197,7 @@ struct embedding_shard_state {
   std::optional<model::dct_row_thresholds> mp; // dct.mp: one threshold per table
   std::vector<float> mp_rows;                  // scratch: a thin lookup's rows, dense
   model::sparse_vector mp_out, mp_in;          // scratch: a thresholded reply, a push
+  std::unique_ptr<dynamic_cut_job> dynamic_writer; // the same for dynamic tables
 
   // "embedding-shard-S", for logs and error messages.
   std::string who() const;

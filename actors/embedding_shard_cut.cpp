@@ -2,10 +2,14 @@
 //   coordinator -> shard: cut(N, FOLDER, W); shard -> coordinator: shard_cut_file
 //   worker -> shard: cut(N) (marker), end
 //   writer thread -> shard: done(N)
-// Dynamic tables: the file is written within the handler that aligns the cut.
+// Dynamic tables: the file is written from a copy of the tables taken by the
+// handler that aligns the cut, by a thread of its own (within that handler
+// on the discrete-event engine).
 #include "actors/embedding_shard_cut.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <thread>
 
 #include <caf/actor_cast.hpp>
 #include <caf/send.hpp>
@@ -13,6 +17,7 @@
 
 #include "actors/peer.hpp"
 #include "actors/work.hpp"
+#include "checkpoint/dynamic_files.hpp"
 #include "messages/errors.hpp"
 #include "messages/peer_bounds.hpp"
 
@@ -87,19 +92,42 @@ void reply(self_ptr self, const checkpoint::file_info& file, std::uint64_t rows_
     rp.deliver(std::move(f));
 }
 
-// Dynamic tables: the file (FOLDER/dynamic-S.bin, without sketches, as the
-// shard's save) is written within this handler, before the held pushes.
-void write_dynamic_now(self_ptr self) {
-  auto& st = self->state;
-  auto& c = *st.cut;
-  checkpoint::file_info file;
-  std::string err;
-  const bool ok = st.save_dynamic(c.folder, &file, &err);
+void apply_held(self_ptr self) {
+  auto& c = *self->state.cut;
   for (const auto& g : c.held)
     apply_push(self, g);
   c.held.clear();
   c.held.shrink_to_fit();
-  reply(self, file, 0, ok ? std::nullopt : std::optional<std::string>(err));
+}
+
+// Dynamic tables: the file (FOLDER/dynamic-S.bin, without sketches, as the
+// shard's save) holds the tables as they are now, before the held pushes.
+// Where no other thread may send (the discrete-event engine) it is written
+// within this handler; otherwise a thread writes a copy of the tables and
+// reports back (on_written), while the shard goes on serving.
+void write_dynamic(self_ptr self) {
+  auto& st = self->state;
+  auto& c = *st.cut;
+  if (!execution_of(self->system()).threads_may_send) {
+    checkpoint::file_info file;
+    std::string err;
+    const bool ok = st.save_dynamic(c.folder, &file, &err);
+    apply_held(self);
+    reply(self, file, 0, ok ? std::nullopt : std::optional<std::string>(err));
+    return;
+  }
+  auto copy = std::make_unique<model::dynamic_tables>(*st.dyn);
+  auto job = std::make_unique<dynamic_cut_job>();
+  job->thread = std::thread(
+    [out = job.get(), copy = std::move(copy),
+     path = c.folder + "/" + checkpoint::dynamic_file_name(st.cfg.shard), shard = st.cfg.shard,
+     shards = st.cfg.num_shards, me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
+      out->ok =
+        checkpoint::write_dynamic_file(path, *copy, shard, shards, false, &out->info, &out->err);
+      caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
+    });
+  st.dynamic_writer = std::move(job);
+  apply_held(self);
 }
 
 // Starts the writer once every worker has marked or ended.
@@ -115,7 +143,7 @@ void try_align(self_ptr self) {
     return;
   c.aligned = true;
   if (st.dyn)
-    return write_dynamic_now(self);
+    return write_dynamic(self);
   checkpoint::background_writer::job j;
   j.into = c.folder;
   j.full_rows_per_table = st.cfg.rows_per_table;
@@ -130,10 +158,7 @@ void try_align(self_ptr self) {
       caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
     };
   st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
-  for (const auto& g : c.held)
-    apply_push(self, g); // copied on write: after the cut
-  c.held.clear();
-  c.held.shrink_to_fit();
+  apply_held(self); // copied on write: after the cut
   if (in_handler)
     on_written(self, c.id);
 }
@@ -208,7 +233,16 @@ bool hold_push(self_ptr self, messages::embedding_grads& g) {
 
 void on_written(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
-  if (!st.cut || st.cut->id != id || !st.writer)
+  if (!st.cut || st.cut->id != id)
+    return;
+  if (st.dynamic_writer) {
+    const auto job = std::move(st.dynamic_writer);
+    if (job->thread.joinable()) // it has sent: about to end
+      job->thread.join();
+    reply(self, job->info, 0, job->ok ? std::nullopt : std::optional<std::string>(job->err));
+    return;
+  }
+  if (!st.writer)
     return;
   const auto err = st.writer->finish();
   const auto file = st.writer->file();

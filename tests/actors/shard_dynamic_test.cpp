@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "actors/embedding_shard.hpp"
@@ -20,6 +23,18 @@ namespace {
 
 std::vector<float> slice(const float_blob& rows, std::size_t i) {
   return {rows.data() + i * 4, rows.data() + (i + 1) * 4};
+}
+
+std::string bytes_of(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The state of a running actor (no handler of it runs meanwhile).
+actors::embedding_shard_state& shard_state(const actors::embedding_shard_actor& h) {
+  using impl = std::remove_pointer_t<
+    actors::embedding_shard_actor::stateful_pointer<actors::embedding_shard_state>>;
+  return dynamic_cast<impl&>(*caf::actor_cast<caf::abstract_actor*>(h)).state;
 }
 
 } // namespace
@@ -163,4 +178,65 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   CHECK(k->values[0] == 1);
   CHECK(k->values[1] == 0);
   CHECK(k->values[2 + 2] == 1);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture,
+                  "embedding shard, dynamic tables: a cut's file is written by a thread from a "
+                  "copy of the tables taken at the alignment") {
+  auto cfg = test::small_dynamic_shard_config();
+  const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
+  auto full = std::make_shared<model::dynamic_tables>(cfg.num_tables, *cfg.dynamic, cfg.dim, spr,
+                                                      cfg.model_seed);
+  const std::uint64_t a = test::ids_owned(1, 1)[0];
+  const std::vector<float> w(4, 0.5f), state(spr, 0.0f);
+  full->table(0).insert_row({a, 10, 3}, w.data(), state.data());
+  cfg.initial_dynamic = full;
+  auto shard = sys.spawn(embedding_shard, cfg);
+  namespace fs = std::filesystem;
+  const auto base = fs::temp_directory_path() / "ss_shard_dynamic_cut_test";
+  fs::remove_all(base);
+  fs::create_directories(base / "save");
+  fs::create_directories(base / "cut");
+  // The tables as they are now, as the shard's save writes them.
+  self->send(shard, save_atom::value, (base / "save").string());
+  run();
+  REQUIRE(fs::exists(base / "save" / "dynamic-1.bin"));
+  // Cut 1 over one worker: open until that worker's marker.
+  auto cut = request_async<shard_cut_file>(shard, cut_atom::value, std::uint64_t{1},
+                                           (base / "cut").string(), std::uint32_t{1});
+  run();
+  auto& st = shard_state(shard);
+  REQUIRE(st.cut.has_value());
+  CHECK_FALSE(st.cut->aligned);
+  sys.spawn([](caf::event_based_actor* self, decltype(shard) to) {
+    self->send(to, cut_atom::value, std::uint64_t{1});
+  }, shard);
+  while (!(st.cut && st.cut->aligned) && run_once()) {
+  }
+  // The marker's handler has aligned the cut and returned: the file is
+  // written by a thread and the cut stays open until it reports (a write
+  // within the handler would have replied and closed it there).
+  REQUIRE(st.cut.has_value());
+  CHECK(st.cut->aligned);
+  REQUIRE(st.dynamic_writer);
+  // The shard goes on: a push of row a now changes the tables, not the file.
+  embedding_grads g;
+  g.keys.values = {0, a};
+  g.grads.values = {1, 1, 1, 1};
+  self->send(shard, push_atom::value, g);
+  st.dynamic_writer->thread.join(); // written, and done(1) sent: nothing else sends now
+  run();
+  REQUIRE(cut->done());
+  const auto f = cut->get();
+  REQUIRE(f);
+  CHECK(f->name == "dynamic-1.bin");
+  CHECK(f->bytes == fs::file_size(base / "cut" / "dynamic-1.bin"));
+  CHECK(bytes_of(base / "cut" / "dynamic-1.bin") == bytes_of(base / "save" / "dynamic-1.bin"));
+  CHECK_FALSE(st.cut.has_value());
+  CHECK_FALSE(st.dynamic_writer);
+  auto d = request<embedding_grads>(shard, dump_atom::value, ids_atom::value);
+  REQUIRE(d);
+  REQUIRE(d->keys.values == std::vector<std::uint64_t>{0, a});
+  CHECK(slice(d->grads, 0) != w); // the push reached the tables
+  fs::remove_all(base);
 }
