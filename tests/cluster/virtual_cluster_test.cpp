@@ -75,9 +75,9 @@ TEST_CASE("virtual cluster: every sync method trains every example") {
 }
 
 TEST_CASE("virtual cluster: a ring of one trainer finishes under every ring method") {
-  // FR-MA and FR-BMUF once hung here after the end of the data
-  // (docs/RESULTS.md, "Problems found while measuring"); on the virtual
-  // clock a hang is an error (nothing left to run), not a stall.
+  // FR-MA and FR-BMUF once hung here after the end of the data (see
+  // `git log -S "Problems found while measuring" -- docs/RESULTS.md`); on the
+  // virtual clock a hang is an error (nothing left to run), not a stall.
   data_files d;
   for (const char* alg : {"s-ma", "fr-ma", "s-bmuf", "fr-bmuf"}) {
     CAPTURE(alg);
