@@ -92,7 +92,7 @@ std::uint64_t file_header::attr(const std::string& key) const {
   return it == attrs.end() ? 0 : it->second;
 }
 
-bool write_array_header(file_sink& f, const file_header& header, std::string* err) {
+std::string array_header_bytes(const file_header& header) {
   std::ostringstream hs;
   {
     cereal::PortableBinaryOutputArchive a(hs);
@@ -100,8 +100,14 @@ bool write_array_header(file_sink& f, const file_header& header, std::string* er
   }
   const std::string h = hs.str();
   const std::uint64_t hlen = h.size();
-  return f.write(magic, sizeof magic, err) && f.write(&hlen, sizeof hlen, err) &&
-         f.write(h.data(), h.size(), err);
+  std::string out(magic, sizeof magic);
+  out.append(reinterpret_cast<const char*>(&hlen), sizeof hlen);
+  return out + h;
+}
+
+bool write_array_header(file_sink& f, const file_header& header, std::string* err) {
+  const std::string bytes = array_header_bytes(header);
+  return f.write(bytes.data(), bytes.size(), err);
 }
 
 bool write_array_file(const std::string& path, const file_header& header,

@@ -61,6 +61,8 @@ bool write_array_file(const std::string& path, const file_header& header,
 // length and the header, into an open sink. The caller then writes exactly
 // the arrays the header lists, in order, and closes the sink.
 bool write_array_header(file_sink& f, const file_header& header, std::string* err);
+// The bytes write_array_header() writes (checkpoint/file_image.hpp).
+std::string array_header_bytes(const file_header& header);
 
 // Reads a file written by write_array_file, array by array, in order.
 class array_file_reader {

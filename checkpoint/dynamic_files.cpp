@@ -23,64 +23,78 @@ std::string dynamic_file_name(std::uint64_t shard) {
   return "dynamic-" + std::to_string(shard) + ".bin";
 }
 
+namespace {
+
+// The header and arrays of dynamic-S.bin (see the header for the layout).
+void dynamic_content(const model::dynamic_tables& t, std::uint64_t s, std::uint64_t num_shards,
+                     bool counters, file_header& h, std::vector<std::vector<float>>& arrays) {
+  const std::size_t T = t.num_tables(), dim = t.dim(), spr = t.state_per_row();
+  const auto& sk = t.table(0).sketch();
+  std::vector<std::uint32_t> table_rows(T, 0), counts;
+  std::vector<std::uint64_t> ids, last, stats;
+  std::vector<float> weights, state;
+  std::vector<std::uint16_t> sketch;
+  std::vector<std::uint64_t> additions;
+  for (std::size_t k = 0; k < T; ++k) {
+    const auto& tab = t.table(k);
+    for (const auto& r : tab.saved_rows()) {
+      if (dynamic_owner(r.id, num_shards) != s)
+        continue;
+      ++table_rows[k];
+      ids.push_back(r.id);
+      last.push_back(r.last);
+      counts.push_back(r.count);
+      const std::uint32_t slot = tab.slot_of(r.id);
+      weights.insert(weights.end(), tab.row(slot), tab.row(slot) + dim);
+      const float* acc = tab.accumulator(slot);
+      state.insert(state.end(), acc, acc + spr);
+    }
+    if (counters) { // the run's counters and sketches
+      const auto& x = tab.stats();
+      stats.insert(stats.end(), {tab.next_expiry(), x.admissions, x.evictions, x.expired,
+                                 x.lookups, x.missing});
+      const auto& c = tab.sketch().counters();
+      sketch.insert(sketch.end(), c.begin(), c.end());
+      additions.push_back(tab.sketch().additions());
+    }
+  }
+  const std::uint64_t n = ids.size();
+  h = file_header{};
+  h.kind = "dynamic";
+  h.attrs = {{"tables", T},         {"dim", dim},
+             {"state_per_row", spr}, {"max_rows", t.settings().max_rows},
+             {"shard", s},           {"num_shards", num_shards},
+             {"rows", n},            {"sketch_width", counters ? sk.width() : 0},
+             {"sketch_depth", counters ? sk.depth() : 0}};
+  arrays = {pack(table_rows), pack(ids),   pack(last),     pack(counts), std::move(weights),
+            std::move(state), pack(stats), pack(sketch), pack(additions)};
+  const char* names[] = {"table_rows", "ids",    "last",   "counts",   "weights",
+                         "state",      "tables", "sketch", "additions"};
+  for (std::size_t i = 0; i < arrays.size(); ++i)
+    h.arrays.push_back({names[i], arrays[i].size()});
+}
+
+} // namespace
+
 bool write_dynamic_file(const std::string& path, const model::dynamic_tables& t,
                         std::uint64_t s, std::uint64_t num_shards, bool counters,
                         file_info* info, std::string* err) {
-  const std::size_t T = t.num_tables(), dim = t.dim(), spr = t.state_per_row();
-  std::vector<std::vector<model::dynamic_table::saved_row>> rows(T);
-  for (std::size_t k = 0; k < T; ++k)
-    rows[k] = t.table(k).saved_rows();
-  const auto& sk = t.table(0).sketch();
-  {
-    std::vector<std::uint32_t> table_rows(T, 0), counts;
-    std::vector<std::uint64_t> ids, last, stats;
-    std::vector<float> weights, state;
-    std::vector<std::uint16_t> sketch;
-    std::vector<std::uint64_t> additions;
-    for (std::size_t k = 0; k < T; ++k) {
-      const auto& tab = t.table(k);
-      for (const auto& r : rows[k]) {
-        if (dynamic_owner(r.id, num_shards) != s)
-          continue;
-        ++table_rows[k];
-        ids.push_back(r.id);
-        last.push_back(r.last);
-        counts.push_back(r.count);
-        const std::uint32_t slot = tab.slot_of(r.id);
-        weights.insert(weights.end(), tab.row(slot), tab.row(slot) + dim);
-        const float* acc = tab.accumulator(slot);
-        state.insert(state.end(), acc, acc + spr);
-      }
-      if (counters) { // the run's counters and sketches
-        const auto& x = tab.stats();
-        stats.insert(stats.end(), {tab.next_expiry(), x.admissions, x.evictions, x.expired,
-                                   x.lookups, x.missing});
-        const auto& c = tab.sketch().counters();
-        sketch.insert(sketch.end(), c.begin(), c.end());
-        additions.push_back(tab.sketch().additions());
-      }
-    }
-    const std::uint64_t n = ids.size();
-    file_header h;
-    h.kind = "dynamic";
-    h.attrs = {{"tables", T},         {"dim", dim},
-               {"state_per_row", spr}, {"max_rows", t.settings().max_rows},
-               {"shard", s},           {"num_shards", num_shards},
-               {"rows", n},            {"sketch_width", counters ? sk.width() : 0},
-               {"sketch_depth", counters ? sk.depth() : 0}};
-    const std::vector<std::vector<float>> arrays{
-      pack(table_rows), pack(ids),   pack(last),     pack(counts), weights,
-      state,            pack(stats), pack(sketch), pack(additions)};
-    const char* names[] = {"table_rows", "ids",    "last",   "counts",   "weights",
-                           "state",      "tables", "sketch", "additions"};
-    std::vector<const float*> data;
-    for (std::size_t i = 0; i < arrays.size(); ++i) {
-      h.arrays.push_back({names[i], arrays[i].size()});
-      data.push_back(arrays[i].data());
-    }
-    info->name = dynamic_file_name(s);
-    return write_array_file(path, h, data, info, err);
-  }
+  file_header h;
+  std::vector<std::vector<float>> arrays;
+  dynamic_content(t, s, num_shards, counters, h, arrays);
+  std::vector<const float*> data;
+  for (const auto& a : arrays)
+    data.push_back(a.data());
+  info->name = dynamic_file_name(s);
+  return write_array_file(path, h, data, info, err);
+}
+
+file_image dynamic_image(const model::dynamic_tables& t, std::uint64_t s,
+                         std::uint64_t num_shards, bool counters) {
+  file_header h;
+  std::vector<std::vector<float>> arrays;
+  dynamic_content(t, s, num_shards, counters, h, arrays);
+  return file_image(dynamic_file_name(s), h, std::move(arrays));
 }
 
 bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,

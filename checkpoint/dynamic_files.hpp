@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "checkpoint/file_image.hpp"
 #include "checkpoint/store.hpp"
 #include "model/dynamic_tables.hpp"
 
@@ -50,6 +51,11 @@ bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
 bool write_dynamic_file(const std::string& path, const model::dynamic_tables& t,
                         std::uint64_t s, std::uint64_t num_shards, bool counters,
                         file_info* info, std::string* err);
+
+// The bytes write_dynamic_file() would write, as an image owning a copy of
+// the rows (checkpoint/file_image.hpp).
+file_image dynamic_image(const model::dynamic_tables& t, std::uint64_t s,
+                         std::uint64_t num_shards, bool counters);
 
 // Fills `t` (empty, as constructed) from every dynamic-S.bin of the
 // checkpoint. The files must agree with t's shape (tables, dim, state per

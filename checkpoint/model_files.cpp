@@ -56,6 +56,11 @@ bool write_embedding_file(const std::string& folder, const embedding_shard_view&
                           info, err);
 }
 
+file_image embedding_image(const embedding_shard_view& v) {
+  return file_image(embedding_file_name(v.shard), embedding_header(v),
+                    std::vector<const float*>{v.weights, v.state});
+}
+
 bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err) {
   file_info info;
   if (!write_embedding_file(w.folder(), v, &info, err))

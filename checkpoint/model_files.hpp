@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/file_image.hpp"
 #include "checkpoint/store.hpp"
 #include "model/embedding.hpp"
 
@@ -48,6 +49,9 @@ file_header embedding_header(const embedding_shard_view& v);
 // Writes FOLDER/embedding-S.bin (fsynced); its name, bytes and CRC32C in *info.
 bool write_embedding_file(const std::string& folder, const embedding_shard_view& v,
                           file_info* info, std::string* err);
+// The bytes write_embedding_file() would write, borrowed from v's arrays
+// (checkpoint/file_image.hpp).
+file_image embedding_image(const embedding_shard_view& v);
 // The same into the folder being written, recorded for its manifest.
 bool write_embedding_shard(folder_writer& w, const embedding_shard_view& v, std::string* err);
 bool write_replica(folder_writer& w, std::uint64_t trainer, const float* params,
