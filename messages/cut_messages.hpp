@@ -1,6 +1,7 @@
 #pragma once
 // Messages of the checkpoint cut of the running simulated cluster
-// (cluster/cluster_cut.hpp describes the protocol). Part of the wire format
+// (cluster/cluster_cut.hpp describes the protocol) and of a multi-node
+// export's shard files. Part of the wire format
 // like messages.hpp; registered in registry.hpp.
 #include <cstdint>
 #include <string>
@@ -91,6 +92,26 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_cut_file& x) {
   return f(caf::meta::type_name("shard_cut_file"), x.name, x.bytes, x.crc32c, x.rows_copied,
            x.pushes_held);
+}
+
+// A piece of an embedding shard's model file, sent instead of written where
+// the shard runs (a multi-node export: cluster/shard_fetch.hpp): the file's
+// name and size in bytes, the piece's offset, the CRC32C of the file's bytes
+// [0, offset + bytes.size()) and the piece's bytes.
+struct file_chunk {
+  std::string name;
+  std::uint64_t size = 0;
+  std::uint64_t offset = 0;
+  std::uint32_t crc32c = 0;
+  byte_blob bytes;
+  friend bool operator==(const file_chunk& a, const file_chunk& b) {
+    return a.name == b.name && a.size == b.size && a.offset == b.offset &&
+           a.crc32c == b.crc32c && a.bytes == b.bytes;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, file_chunk& x) {
+  return f(caf::meta::type_name("file_chunk"), x.name, x.size, x.offset, x.crc32c, x.bytes);
 }
 
 } // namespace messages

@@ -30,7 +30,8 @@ namespace messages {
 
 // 6: the compact DCT wire (model/dct_codec.hpp: varint or bitmap indices, half values).
 // 7: progress reports split bytes by kind and shard and carry per-trainer counters.
-constexpr std::uint32_t node_protocol_version = 7;
+// 8: an embedding shard sends its model file in pieces (save(offset) -> file_chunk).
+constexpr std::uint32_t node_protocol_version = 8;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers

@@ -55,4 +55,22 @@ std::string check_ring_message(const ring_sparse& p, std::uint32_t trainers) {
   return check_index("ring origin", p.origin, trainers, "cluster.trainers");
 }
 
+std::string check_file_chunk(const file_chunk& c, const std::string& name, std::uint64_t offset,
+                             std::uint64_t size) {
+  if (c.name != name)
+    return "a piece of '" + c.name.substr(0, 64) + "', expected '" + name + "'";
+  if (c.offset != offset)
+    return "a piece at offset " + std::to_string(c.offset) + ", expected " + std::to_string(offset);
+  if (size != 0 && c.size != size)
+    return "a file of " + std::to_string(c.size) + " bytes, earlier pieces said " +
+           std::to_string(size);
+  if (c.bytes.size() == 0)
+    return "an empty piece at offset " + std::to_string(offset) + " of " +
+           std::to_string(c.size) + " bytes";
+  if (c.offset > c.size || c.bytes.size() > c.size - c.offset)
+    return "a piece of " + std::to_string(c.bytes.size()) + " bytes at offset " +
+           std::to_string(c.offset) + " of a file of " + std::to_string(c.size) + " bytes";
+  return {};
+}
+
 } // namespace messages

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "messages/cut_messages.hpp"
 #include "messages/messages.hpp"
 
 namespace messages {
@@ -44,5 +45,12 @@ std::string check_reform(std::uint32_t generation, std::uint32_t rank, std::size
 // origin rank.
 std::string check_ring_message(const ring_chunk& c, std::uint32_t trainers);
 std::string check_ring_message(const ring_sparse& p, std::uint32_t trainers);
+
+// A piece of a shard's model file answering a request for the bytes from
+// `offset` of the file `name` (cluster/shard_fetch.hpp): that name and
+// offset, at least one byte, none past the file's size, and the size the
+// first piece gave (`size`; 0 while no piece has come).
+std::string check_file_chunk(const file_chunk& c, const std::string& name, std::uint64_t offset,
+                             std::uint64_t size);
 
 } // namespace messages

@@ -38,6 +38,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(shadowsync, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(shadowsync, (messages::sparse_grads))
   CAF_ADD_TYPE_ID(shadowsync, (messages::ring_sparse))
   CAF_ADD_TYPE_ID(shadowsync, (messages::node_challenge))
+  CAF_ADD_TYPE_ID(shadowsync, (messages::file_chunk))
 CAF_END_TYPE_ID_BLOCK(shadowsync)
 
 namespace messages {

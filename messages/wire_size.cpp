@@ -2,6 +2,7 @@
 
 #include <caf/type_erased_tuple.hpp>
 
+#include "messages/cut_messages.hpp"
 #include "messages/messages.hpp"
 
 namespace messages {
@@ -36,7 +37,9 @@ std::uint64_t wire_bytes(const caf::type_erased_tuple& m) {
              return x.labels.bytes() + x.dense.bytes() + x.cat.bytes() + x.cat_offsets.bytes();
            })
         || add_if<trainer_report>(m, i, sum,
-                                  [](auto& x) { return x.replica.bytes() + x.state.bytes(); }))
+                                  [](auto& x) { return x.replica.bytes() + x.state.bytes(); })
+        || add_if<file_chunk>(m, i, sum,
+                              [](auto& x) { return 28 + x.name.size() + x.bytes.bytes(); }))
       continue;
     sum += wire_element_bytes;
   }

@@ -64,6 +64,13 @@ constexpr std::uint64_t plan_offset = 64;
 template <class T>
 void check_bounds(const T&) {}
 
+void check_bounds(const messages::file_chunk& x) {
+  // As the coordinator checks the first piece of embedding-0.bin it asked for.
+  const bool ok = messages::check_file_chunk(x, "embedding-0.bin", 0, 0).empty();
+  FUZZ_CHECK(ok == (x.name == "embedding-0.bin" && x.offset == 0 && !x.bytes.values.empty() &&
+                    x.bytes.size() <= x.size));
+}
+
 void check_bounds(const messages::sparse_range& x) {
   const bool ok = messages::check_sparse_range(x, plan_offset, plan_trainers).empty();
   FUZZ_CHECK(ok == (x.offset == plan_offset && x.trainer < plan_trainers));
@@ -136,7 +143,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     case 16: decode_as<sparse_grads>(data, n); break;
     case 17: decode_as<ring_sparse>(data, n); break;
     case 18: decode_as<sparse_range>(data, n); break;
-    default: decode_as<spawned_roles>(data, n); break;
+    default: // (one case for both keeps the corpus' first bytes meaning what they meant)
+      decode_as<spawned_roles>(data, n);
+      decode_as<file_chunk>(data, n);
+      break;
   }
   return 0;
 }

@@ -302,3 +302,36 @@ TEST_CASE_FIXTURE(fixture, "dynamic tables' messages cross the wire whole (multi
   REQUIRE(m.match_elements<messages::key_blob>());
   CHECK(m.get_as<messages::key_blob>(0) == counters);
 }
+
+TEST_CASE_FIXTURE(fixture, "a shard's model file crosses the wire in pieces (multi-node export)") {
+  // The coordinator's request (save, offset) and the shard's piece of its file.
+  auto wire = [&](const caf::message& m) {
+    std::vector<char> buf;
+    caf::binary_serializer sink{*sys, buf};
+    REQUIRE_FALSE(sink(m));
+    caf::message back;
+    caf::binary_deserializer source{*sys, buf};
+    REQUIRE_FALSE(source(back));
+    return back;
+  };
+  const std::uint64_t offset = (std::uint64_t{1} << 33) + 5; // past 4 GiB: all 64 bits travel
+  auto m = wire(caf::make_message(messages::save_atom::value, offset));
+  REQUIRE((m.match_elements<messages::save_atom, std::uint64_t>()));
+  CHECK(m.get_as<std::uint64_t>(1) == offset);
+  messages::file_chunk c;
+  c.name = "dynamic-3.bin";
+  c.size = offset + 300;
+  c.offset = offset;
+  c.crc32c = 0xE3069283u;
+  for (int i = 0; i < 300; ++i)
+    c.bytes.values.push_back(std::uint8_t(i * 7));
+  std::size_t bytes = 0;
+  CHECK(roundtrip(c, &bytes) == c);
+  CHECK(bytes < 300 + 64); // the bytes as one raw blob, not element by element
+  auto other = c;
+  other.crc32c ^= 1; // operator== sees every field
+  CHECK_FALSE(other == c);
+  other = c;
+  other.bytes.values[299] ^= 1;
+  CHECK_FALSE(other == c);
+}
