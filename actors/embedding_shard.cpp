@@ -5,6 +5,8 @@
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 //   dynamic tables (model.embedding=dynamic): embedding_shard_dynamic.cpp
 //   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
+//   coordinator -> shard: save(FOLDER) -> the file written; save(offset) -> a piece
+//   of it sent instead (multi-node export: embedding_shard_export.cpp)
 //   the state's lookups, pushes and dump on hashed tables: embedding_shard_rows.cpp
 #include "actors/embedding_shard.hpp"
 #include "actors/authority.hpp"
@@ -231,6 +233,14 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       if (!checkpoint::write_embedding_file(folder, v, &info, &err))
         return messages::make_error(errc::io_error, st.who() + ": " + err);
       return {info.name, info.bytes, info.crc32c};
+    },
+    [=](messages::save_atom, std::uint64_t offset) -> caf::result<messages::file_chunk> {
+      if (auto e = refused_direction(self, "a save"))
+        return e;
+      auto c = self->state.ship(offset);
+      if (!c)
+        return std::move(c.error());
+      return std::move(*c);
     },
     [=](messages::cut_atom, std::uint64_t id, const std::string& folder,
         std::uint32_t workers) -> caf::result<messages::shard_cut_file> {

@@ -27,6 +27,10 @@
 //   local row, dim floats each; element (t, l, j) is at
 //   (t * local_rows + l) * dim + j and holds global row l * E + s of table t
 //   (padding rows included, see above).
+// - save(FOLDER) -> (name, bytes, CRC32C): writes FOLDER/embedding-S.bin
+//   (checkpoint/model_files.hpp). save(offset) -> file_chunk: the same
+//   file's bytes from offset instead, at most ship_piece_bytes a reply, for a
+//   coordinator in another process (embedding_shard_export.cpp).
 //
 // - DCT (cfg.dct.mp; model/dct_mp.hpp): lookup(sparse, lookup_request) ->
 //   sparse_rows: the same rows with only the entries above their table's
@@ -82,11 +86,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/actor_addr.hpp>
 #include <caf/typed_response_promise.hpp>
-#include <thread>
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -97,6 +101,7 @@
 #include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
+#include "checkpoint/file_image.hpp"
 #include "model/dct_mp.hpp"
 #include "model/dct_mp_dynamic.hpp"
 #include "model/dynamic_tables.hpp"
@@ -161,11 +166,6 @@ struct shard_cut {
   caf::typed_response_promise<messages::shard_cut_file> promise;
 };
 
-struct embedding_shard_state {
-  static inline const char* name = "embedding-shard";
-
-  embedding_shard_config cfg;
-  std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
 // Dynamic tables' cut file where threads may send (the wall clock): a copy of
 // the tables taken at the alignment, written by its own thread, which then
 // sends the shard done(id). Destroying the job joins the thread.
@@ -183,6 +183,11 @@ struct dynamic_cut_job {
   }
 };
 
+struct embedding_shard_state {
+  static inline const char* name = "embedding-shard";
+
+  embedding_shard_config cfg;
+  std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
   // [num_tables * local_rows, dim]; shared with cfg.local (local rows)
   std::shared_ptr<model::embedding_tables> tables;
   std::uint64_t dropped_pushes = 0;
@@ -192,12 +197,12 @@ struct dynamic_cut_job {
   // Writes the cut's file beside the shard (declared after `tables`, which
   // it reads: destroyed, so joined, first).
   std::unique_ptr<checkpoint::background_writer> writer;
+  std::unique_ptr<dynamic_cut_job> dynamic_writer; // the same for dynamic tables
   std::vector<std::uint64_t> cow_keys; // scratch: local keys of a push
   shard_cpr cpr;                       // its own saves (recovery.mode=partial)
   std::optional<model::dct_row_thresholds> mp; // dct.mp: one threshold per table
   std::vector<float> mp_rows;                  // scratch: a thin lookup's rows, dense
   model::sparse_vector mp_out, mp_in;          // scratch: a thresholded reply, a push
-  std::unique_ptr<dynamic_cut_job> dynamic_writer; // the same for dynamic tables
 
   // "embedding-shard-S", for logs and error messages.
   std::string who() const;
@@ -267,6 +272,17 @@ struct dynamic_cut_job {
   // FOLDER/dynamic-S.bin (checkpoint/dynamic_files.hpp), without sketches.
   bool save_dynamic(const std::string& folder, checkpoint::file_info* info,
                     std::string* err) const;
+
+  // A multi-node export (embedding_shard_export.cpp): the file save(FOLDER)
+  // would write, sent in pieces. Offset 0 takes its image (hashed: the
+  // tables' own arrays; dynamic: a copy of the rows); each later request
+  // must ask for the offset after the last piece; the image is dropped
+  // after the last one. bad_request for any other offset.
+  caf::expected<messages::file_chunk> ship(std::uint64_t offset);
+  static constexpr std::size_t ship_piece_bytes = std::size_t{4} << 20;
+  std::unique_ptr<checkpoint::file_image> shipping;
+  std::uint64_t shipped = 0;     // bytes sent of shipping
+  std::uint32_t shipped_crc = 0; // their CRC32C
 };
 
 embedding_shard_actor::behavior_type

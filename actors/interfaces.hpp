@@ -61,6 +61,10 @@ using embedding_shard_actor = caf::typed_actor<
   // write the shard's rows and optimiser state as FOLDER/embedding-S.bin
   // (checkpoint/model_files.hpp); reply the file's name, bytes and CRC32C
   caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>,
+  // the same file sent instead of written (a multi-node export): its bytes
+  // from OFFSET, at most 4 MiB a reply; offset 0 takes the file's image, each
+  // request asks for the next offset (cluster/shard_fetch.hpp)
+  caf::replies_to<save_atom, std::uint64_t>::with<file_chunk>,
   // checkpoint cut (cluster/cluster_cut.hpp): the coordinator's request for
   // cut N into FOLDER, aligned over that many workers; the reply comes once
   // the file is written (in the background, copy-on-write)
