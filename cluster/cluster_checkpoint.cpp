@@ -1,8 +1,10 @@
-// output.model of the simulated cluster, after training has ended (every
-// worker done, every syncer stopped: the state is quiescent, so it is a
-// consistent cut without a marker protocol):
+// output.model of the simulated cluster and of a multi-node run, after
+// training has ended (every worker done, every syncer stopped: the state is
+// quiescent, so it is a consistent cut without a marker protocol):
 //   coordinator -> embedding shard s: save(FOLDER); shard writes
 //                  embedding-s.bin itself and replies name, bytes, CRC32C
+//                  (multi-node: save(offset) -> the file's pieces, written by
+//                  the coordinator: shard_fetch.hpp)
 //   coordinator: replica-t.bin of each surviving trainer (from its report:
 //                dense parameters and dense optimiser state)
 //   coordinator -> dense shard d: dump (the EASGD centre, centre.bin)
@@ -15,6 +17,7 @@
 #include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
 #include "cluster/coordinator.hpp"
+#include "cluster/shard_fetch.hpp"
 
 namespace runtime {
 
@@ -35,7 +38,8 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out, const std::string& dir,
-                                                std::size_t keep, const resume_base& base) {
+                                                std::size_t keep, const resume_base& base,
+                                                const export_options& how) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string label = dir == cfg.checkpoint.model_out ? "output.model" : "checkpoint";
   const auto examples = base.examples + out.examples;
@@ -59,7 +63,14 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
     else if (!checkpoint::write_bmuf(w, b.bmuf_global.data(), b.bmuf_momentum.data(), size, &err))
       failure = label + ": " + err;
   }
-  for (std::size_t s = 0; s < c.shards.size() && !failure; ++s)
+  for (std::size_t s = 0; s < c.shards.size() && !failure; ++s) {
+    if (how.fetch_shards) {
+      const auto name = cfg.embedding.dynamic ? checkpoint::dynamic_file_name(s)
+                                              : checkpoint::embedding_file_name(s);
+      if (auto e = fetch_shard_file(self, c.shards[s], name, cfg.cluster.timeout, w))
+        failure = label + ": " + c.shard_names[s] + ": " + *e;
+      continue;
+    }
     self->request(c.shards[s], cfg.cluster.timeout, messages::save_atom::value, w.folder())
       .receive(
         [&](std::string& name, std::uint64_t bytes, std::uint32_t crc) {
@@ -68,6 +79,7 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
         [&](caf::error& e) {
           failure = label + ": " + c.shard_names[s] + ": " + self->system().render(e);
         });
+  }
   for (std::size_t t = 0; t < res.reports.size() && !failure; ++t) {
     const auto& r = res.reports[t];
     if (r.state.size() != r.replica.size())
@@ -79,7 +91,7 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
   }
   checkpoint::manifest m;
   m.config_ini = cfg.checkpoint.effective_ini;
-  m.mode = "simulated";
+  m.mode = how.mode;
   m.examples = examples;
   for (std::size_t t = 0; t < res.reports.size(); ++t) {
     checkpoint::reader_position p;

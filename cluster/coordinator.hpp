@@ -58,9 +58,18 @@ struct resume_base {
 checkpoint::run_counters counters_after(const resume_base& base,
                                         const coordination_result& res, const run_metrics& out);
 
-// output.model after a successful coordinate(): each embedding shard writes
-// its own file, the coordinator the trainers' replicas and the manifest
-// (cluster/cluster_checkpoint.cpp).
+// Where an export's embedding shard files come from, and its manifest's mode.
+struct export_options {
+  std::string mode = "simulated";
+  // false: each shard writes its own file into the folder (one process);
+  // true: the coordinator fetches each file over the wire and writes it (a
+  // multi-node run, whose shards may run on other hosts: shard_fetch.hpp).
+  bool fetch_shards = false;
+};
+
+// output.model after a successful coordinate(): the embedding shards' files
+// (see export_options), the trainers' replicas and the manifest by the
+// coordinator (cluster/cluster_checkpoint.cpp).
 // Writes into checkpoint dir `dir`, keeping the newest `keep`; the EASGD
 // centre is dumped from the dense shards (centre.bin). base: the runs
 // before this one (resume).
@@ -68,7 +77,8 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
                                                 const cluster_handles& c,
                                                 const coordination_result& res,
                                                 const run_metrics& out, const std::string& dir,
-                                                std::size_t keep, const resume_base& base);
+                                                std::size_t keep, const resume_base& base,
+                                                const export_options& how = {});
 
 // Resume of the simulated cluster from a checkpoint: the whole tables (each
 // embedding shard copies its rows, whatever the shard count was); per

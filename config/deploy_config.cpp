@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "data/hashing.hpp"
 
@@ -241,11 +242,22 @@ std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
   if (!c.dir.empty() && !cfg.recovery.partial)
     return "option 'checkpoint.dir': multi-node runs write only recovery.mode=partial's "
            "per-shard saves there, not checkpoints of the whole cluster" + other;
-  if (!c.model_out.empty())
-    return "option 'output.model': multi-node runs do not write the model yet" + other;
   if (!c.resume.empty())
     return "option 'checkpoint.resume': multi-node runs do not resume yet" + other;
   return std::nullopt;
+}
+
+std::string without_deploy_groups(const std::string& ini) {
+  std::istringstream in(ini);
+  std::string line, out;
+  bool dropped = false; // inside [deploy] or [openssl]
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '[')
+      dropped = line == "[deploy]" || line == "[openssl]";
+    if (!dropped)
+      out += line + "\n";
+  }
+  return out;
 }
 
 std::optional<std::string> refuse_local_rows_in_multi_node(const option_set& o) {

@@ -83,9 +83,15 @@ bool is_loopback(const std::string& host);
 
 // What multi-node runs (node, launch) do not do yet, refused naming the key:
 // whole-cluster checkpoints (checkpoint.every-*, with checkpoint.dir only
-// recovery.mode=partial's per-shard saves), output.model, checkpoint.resume
-// and recovery.mode=full.
+// recovery.mode=partial's per-shard saves), checkpoint.resume and
+// recovery.mode=full. (output.model is written: cluster/shard_fetch.hpp.)
 std::optional<std::string> refuse_in_multi_node(const train_config& cfg);
+
+// An effective INI (option_set::effective_ini) without its [deploy] and
+// [openssl] groups: the training configuration a multi-node run records in
+// its saved model's manifest (no addresses, key paths or passphrase; a
+// saved model's loader knows only the training options).
+std::string without_deploy_groups(const std::string& ini);
 
 // cluster.local-rows, refused before the train configuration is built (whose
 // own check would ask for sim.clock=wall, which a multi-node run has anyway).

@@ -5,6 +5,8 @@
 //   coordinator main -> every agent: spawn, end
 //   recovery.mode=partial, a shard's node lost: roster (wait until a new
 //   process of it is ready) -> its agent: spawn(the shard) -> shard: recover
+//   output.model, after training: coordinator main -> each embedding shard:
+//   save(offset) -> its file's pieces (cluster/shard_fetch.hpp)
 #include <algorithm>
 #include <chrono>
 
@@ -190,6 +192,11 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       report_recovery(cfg, actors::cpr_counters{}, out); // the settings
       out.recovery->saves_counted = false;
     }
+    // output.model: the shards' files travel to this node in pieces and are
+    // written here with the replicas, as one process writes them.
+    if (!err && !cfg.checkpoint.model_out.empty())
+      err = export_cluster_model(self.ptr(), cfg, c, res, out, cfg.checkpoint.model_out, 1,
+                                 resume_base{}, export_options{"multi-node", true});
   }
   end_all();
   return err;

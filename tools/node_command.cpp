@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "checkpoint/dir_lock.hpp"
 #include "config/deploy_config.hpp"
 #include "report/logging.hpp"
 #include "cluster/memory_estimate.hpp"
@@ -115,6 +116,7 @@ int node_command(const std::vector<std::string>& raw) {
       cfg.data.eval = {paths.eval};
   }
   ctx.config_ini = opts.effective_ini();
+  cfg.checkpoint.effective_ini = runtime::without_deploy_groups(ctx.config_ini); // (output.model)
   runtime::run_metrics m;
   m.mode = "multi-node";
   m.arch = cfg.arch_name;
@@ -124,6 +126,11 @@ int node_command(const std::vector<std::string>& raw) {
   if (coordinator ? !output.open(cfg, ctx.config_ini, progress, "", node)
                   : !output.serve_metrics(cfg, "node", node, progress))
     return exit_failure;
+  if (coordinator) // one run owns output.model's dir, taken before the first example
+    if (auto e = checkpoint::lock_checkpoint_dirs({cfg.checkpoint.model_out})) {
+      spdlog::error("{}", *e);
+      return exit_usage;
+    }
   if (coordinator)
     spdlog::info("coordinator of {} nodes: {} trainers x {} workers, {} embedding shards, sync {}",
                  ctx.deploy.nodes.size(), cfg.cluster.trainers, cfg.cluster.workers,

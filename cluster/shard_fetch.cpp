@@ -1,0 +1,45 @@
+#include "cluster/shard_fetch.hpp"
+
+#include <caf/all.hpp>
+
+#include "checkpoint/file_io.hpp"
+#include "messages/peer_bounds.hpp"
+
+namespace runtime {
+
+std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
+                                            const actors::embedding_shard_actor& shard,
+                                            const std::string& name,
+                                            std::chrono::milliseconds timeout,
+                                            checkpoint::folder_writer& w) {
+  checkpoint::file_sink f;
+  std::string err;
+  if (!f.open(w.path(name), &err))
+    return err;
+  std::uint64_t size = 0; // the file's, from the first piece
+  std::optional<std::string> failure;
+  do {
+    const std::uint64_t offset = f.bytes();
+    self->request(shard, timeout, messages::save_atom::value, offset)
+      .receive(
+        [&](messages::file_chunk& c) {
+          if (auto e = messages::check_file_chunk(c, name, offset, size); !e.empty())
+            failure = "refused " + e;
+          else if (!f.write(c.bytes.data(), c.bytes.size(), &err))
+            failure = err;
+          else if (f.crc() != c.crc32c)
+            failure = "CRC32C of its first " + std::to_string(f.bytes()) +
+                      " bytes differs from the shard's (corrupted on the way)";
+          size = c.size;
+        },
+        [&](caf::error& e) { failure = self->system().render(e); });
+  } while (!failure && f.bytes() < size);
+  if (!failure && !f.close(&err))
+    failure = err;
+  if (failure)
+    return name + ": " + *failure;
+  w.add(checkpoint::file_info{name, f.bytes(), f.crc()});
+  return std::nullopt;
+}
+
+} // namespace runtime

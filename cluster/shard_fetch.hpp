@@ -1,0 +1,38 @@
+#pragma once
+// An embedding shard's model file in a multi-node export: the coordinator
+// asks the shard for the file in pieces over the wire (save(offset) ->
+// file_chunk; actors/embedding_shard_export.cpp) and writes them into the
+// checkpoint folder it is writing, so the file lands where the coordinator
+// runs, byte for byte what the shard's own save(FOLDER) writes in one
+// process (the same image: checkpoint/file_image.hpp).
+//   coordinator -> shard: save(0) -> piece 0; save(offset of the next) -> ...
+// Every piece is checked before it is written (messages::check_file_chunk:
+// the expected name, the offset asked for, at least one byte, none past the
+// size the first piece gave), then the CRC32C of the bytes written so far
+// against the piece's; the file is fsynced (checkpoint/file_io.hpp) and
+// recorded in the folder's manifest.
+//
+// Runs on the coordinator's own blocking thread (a scoped actor), not on a
+// scheduler thread: the disk writes wait there, the shard only copies bytes.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include <caf/blocking_actor.hpp>
+
+#include "actors/interfaces.hpp"
+#include "checkpoint/store.hpp"
+
+namespace runtime {
+
+// Writes w.path(name) from `shard`'s pieces and records it in w. Each
+// request has `timeout`. Error: "NAME: <why>" (a timeout, the shard's
+// error, a piece refused, a CRC mismatch, an I/O error); the partial file
+// stays in the temporary folder, which the caller abandons.
+std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
+                                            const actors::embedding_shard_actor& shard,
+                                            const std::string& name,
+                                            std::chrono::milliseconds timeout,
+                                            checkpoint::folder_writer& w);
+
+} // namespace runtime
