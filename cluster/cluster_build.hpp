@@ -24,6 +24,15 @@ bool asks_for(const train_config& cfg, fault_event::action what,
 // faults.kill names a trainer (a lost peer re-forms the ring).
 bool kills_trainers(const train_config& cfg);
 
+// What a resumed run's roles start from (cluster_start), for the simulated
+// cluster and a multi-node run's nodes alike: an embedding shard's rows, and
+// trainer t's replica, dense optimiser state, reader position and syncer
+// state. (A dense shard starts from start.centre.)
+void resume_shard(actors::embedding_shard_config& ec, const train_config& cfg,
+                  const cluster_start& start);
+void resume_trainer(actors::trainer_config& tc, const train_config& cfg,
+                    const cluster_start& start, std::size_t t);
+
 // Spawns every role of cfg into c (and the trainers' peers), from `init`
 // (the dense parameters) or, resumed, from `start`; cpr: the shards' save
 // counters (recovery.mode=partial).

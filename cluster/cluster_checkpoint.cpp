@@ -116,7 +116,7 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
 }
 
 std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
-                                              cluster_start& out) {
+                                              cluster_start& out, bool with_tables) {
   checkpoint::opened_checkpoint c;
   if (auto e = checkpoint::open_checkpoint(cfg.checkpoint.resume, c))
     return e;
@@ -152,7 +152,9 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
            " leaves nothing to train (raise train.epochs)";
   const auto& a = cfg.arch;
   std::shared_ptr<model::embedding_tables> tables;
-  if (cfg.embedding.dynamic) { // the rows by id, from any number of files
+  if (!with_tables) {
+    // (a node without embedding shards: no rows)
+  } else if (cfg.embedding.dynamic) { // the rows by id, from any number of files
     auto d = std::make_shared<model::dynamic_tables>(
       a.num_tables, cfg.embedding.table, a.dim, cfg.train.sparse.state_per_row(a.dim),
       cfg.train.seed + 1);

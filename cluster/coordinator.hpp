@@ -103,8 +103,10 @@ struct cluster_start {
   checkpoint::run_counters counters; // the metrics so far
   std::string folder;
 };
+// tables = false: everything but the embedding rows (a multi-node run's node
+// that hosts no embedding shard).
 std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
-                                              cluster_start& out);
+                                              cluster_start& out, bool tables = true);
 
 // Runs steps 1-4. Returns an error message when the job failed.
 std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,

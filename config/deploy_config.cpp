@@ -242,8 +242,6 @@ std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
   if (!c.dir.empty() && !cfg.recovery.partial)
     return "option 'checkpoint.dir': multi-node runs write only recovery.mode=partial's "
            "per-shard saves there, not checkpoints of the whole cluster" + other;
-  if (!c.resume.empty())
-    return "option 'checkpoint.resume': multi-node runs do not resume yet" + other;
   return std::nullopt;
 }
 

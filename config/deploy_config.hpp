@@ -83,8 +83,9 @@ bool is_loopback(const std::string& host);
 
 // What multi-node runs (node, launch) do not do yet, refused naming the key:
 // whole-cluster checkpoints (checkpoint.every-*, with checkpoint.dir only
-// recovery.mode=partial's per-shard saves), checkpoint.resume and
-// recovery.mode=full. (output.model is written: cluster/shard_fetch.hpp.)
+// recovery.mode=partial's per-shard saves) and recovery.mode=full.
+// (output.model is written: cluster/shard_fetch.hpp; checkpoint.resume is
+// read by every node: deploy/node_plan.hpp.)
 std::optional<std::string> refuse_in_multi_node(const train_config& cfg);
 
 // An effective INI (option_set::effective_ini) without its [deploy] and

@@ -237,15 +237,30 @@ node_agent_actor::behavior_type node_agent(node_agent_actor::pointer self, node_
           st->roles.insert(st->roles.end(), v->begin(), v->end());
         return out;
       };
-      if (!p->needs_synthetic())
+      if (!p->needs_synthetic() && !p->needs_resume())
         return start();
+      // Off the scheduler's threads: the synthetic set, then the checkpoint.
       auto rp = self->make_response_promise<spawned_roles>();
+      auto load = [=]() mutable {
+        if (!p->needs_resume()) {
+          rp.deliver(start());
+          return;
+        }
+        auto loader = self->spawn<caf::detached>(resume_loader, p);
+        self->request(loader, caf::infinite, start_atom::value)
+          .then([=](bool) mutable { rp.deliver(start()); },
+                [=](caf::error& e) mutable { rp.deliver(refuse_plan(error_text(e))); });
+      };
+      if (!p->needs_synthetic()) {
+        load();
+        return rp;
+      }
       auto gen = self->spawn<caf::detached>(synthetic_preparer, p->cfg.data);
       self->request(gen, caf::infinite, start_atom::value)
         .then(
           [=](std::string& train) mutable {
             p->cfg.data.train = {train};
-            rp.deliver(start());
+            load();
           },
           [=](caf::error& e) mutable { rp.deliver(refuse_plan(error_text(e))); });
       return rp;

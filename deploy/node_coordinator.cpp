@@ -18,6 +18,7 @@
 #include "deploy/node.hpp"
 #include "deploy/node_roster.hpp"
 #include "engine/stop_signal.hpp"
+#include "model/metrics.hpp"
 
 namespace runtime {
 
@@ -89,6 +90,16 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     }
     self->send(agent, end_atom::value);
   };
+  // checkpoint.resume: the examples and metrics of the runs before (each node
+  // reads the roles' part of the checkpoint itself: node_plan.hpp).
+  resume_base base_run;
+  if (!cfg.checkpoint.resume.empty()) {
+    checkpoint::opened_checkpoint saved;
+    if (auto e = checkpoint::open_checkpoint(cfg.checkpoint.resume, saved))
+      return "cannot resume: " + *e;
+    base_run.examples = saved.m.examples;
+    base_run.counters = saved.m.counters;
+  }
   roster_watch watch{roster_inbox};
   if (auto err = wait_for_nodes(watch, ctx, roster))
     return err;
@@ -192,11 +203,17 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       report_recovery(cfg, actors::cpr_counters{}, out); // the settings
       out.recovery->saves_counted = false;
     }
+    if (!err && base_run.examples > 0) { // train NE over the whole training, as one process
+      const auto k = counters_after(base_run, res, out);
+      model::ne_accumulator ne;
+      ne.add_batch(k.loss_sum, k.prob_sum, base_run.examples + out.examples, k.positives);
+      out.train_ne = ne.ne();
+    }
     // output.model: the shards' files travel to this node in pieces and are
     // written here with the replicas, as one process writes them.
     if (!err && !cfg.checkpoint.model_out.empty())
       err = export_cluster_model(self.ptr(), cfg, c, res, out, cfg.checkpoint.model_out, 1,
-                                 resume_base{}, export_options{"multi-node", true});
+                                 base_run, export_options{"multi-node", true});
   }
   end_all();
   return err;

@@ -3,6 +3,7 @@
 
 #include <caf/all.hpp>
 
+#include "cluster/cluster_build.hpp"
 #include "cluster/cluster_plan.hpp"
 #include "cluster/memory_estimate.hpp"
 #include "deploy/isa_check.hpp"
@@ -29,16 +30,19 @@ spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
   const auto& plan = p.plan;
   spawned_roles out;
   model::dlrm net(cfg.arch);
-  const auto init = initial_dense(cfg, net);
+  const auto* start = p.start.get();
+  const auto init = start ? start->params : initial_dense(cfg, net);
   for (auto s : plan.embedding_shards) {
     auto ec = embedding_shard_config_for(cfg, s);
+    if (start)
+      resume_shard(ec, cfg, *start);
     ec.who = p.who;
     out.embedding_shards.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::embedding_shard, std::move(ec))));
   }
   const auto ranges = dense_ranges_for(cfg, init.size());
   for (auto d : plan.dense_shards) {
-    auto dc = dense_shard_config_for(cfg, init, ranges, d);
+    auto dc = dense_shard_config_for(cfg, start ? start->centre : init, ranges, d);
     dc.who = p.who;
     out.dense_shards.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::dense_shard, std::move(dc))));
@@ -55,12 +59,28 @@ spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
     peers.train_sizes = measure_train_sizes(cfg);
   for (auto t : plan.trainers) {
     auto tc = trainer_config_for(cfg, t, init, peers);
+    if (start)
+      resume_trainer(tc, cfg, *start, t);
     tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;
     tc.who = p.who;
     out.trainers.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));
   }
   return out;
+}
+
+caf::behavior resume_loader(caf::event_based_actor* self, std::shared_ptr<prepared_plan> p) {
+  return {
+    [=](start_atom) -> caf::result<bool> {
+      self->quit();
+      auto start = std::make_shared<cluster_start>();
+      model::dlrm net(p->cfg.arch);
+      if (auto err = load_cluster_start(p->cfg, net, *start, !p->plan.embedding_shards.empty()))
+        return make_error(errc::input_error, "cannot resume: " + *err);
+      p->start = std::move(start);
+      return true;
+    },
+  };
 }
 
 // Generates (or finds) the default synthetic training set on its own thread:

@@ -19,7 +19,9 @@
 #  - two trainer nodes with S-EASGD: both replicas and the centre saved, and
 #    eval of the saved model gives the run's own eval NE;
 #  - the manifest records mode multi-node and no [deploy]/[openssl] options;
-#  - checkpoint.resume is still refused in multi-node runs, naming it.
+#  - checkpoint.resume of each saved model for a second pass (every node
+#    reads its roles' part) gives the one-process resume's model bit for
+#    bit, the train NE over both passes and ckpt-000000024000.
 # The code before shard_fetch refused output.model in launch and node
 # (exit 2), so every check but the last failed there. About 10 seconds.
 #
@@ -154,10 +156,29 @@ else
   bad "manifest: mode '$(json "$m" "d['mode']" 2>&1)', config with deploy/openssl groups?"
 fi
 
-# Not built yet: resuming a multi-node run.
-expect 2 "checkpoint.resume.*multi-node runs do not resume yet" \
-  "checkpoint.resume refused in multi-node runs" -- \
-  "$bin" launch --config-file="$here/../../config/cluster-3node.ini" --deploy.insecure=true \
-  --deploy.nodes="$nodes3" --deploy.trainers="[t0]" "${job[@]}" "${fr1[@]}" \
-  --checkpoint.resume=mn-hashed
+# checkpoint.resume: one more pass from each saved model, every node reading
+# its roles' part of it (the rows only where shards run); the one-process run
+# resumes from its own. The same model again, bit for bit, and the train NE
+# over both passes.
+trainers="[t0]"
+for kind in hashed dynamic; do
+  extra=()
+  files=(embedding-0.bin embedding-1.bin replica-0.bin centre.bin)
+  if [ $kind = dynamic ]; then
+    extra=(--model.embedding=dynamic --model.rows-per-table=2000 --embedding.admit-after=2)
+    files=(dynamic-0.bin dynamic-1.bin replica-0.bin centre.bin)
+  fi
+  one "one-$kind-r" "${extra[@]}" --checkpoint.resume="one-$kind" --train.epochs=2
+  mn "mn-$kind-r" "${fr1[@]}" "${extra[@]}" --checkpoint.resume="mn-$kind" --train.epochs=2
+  a=$(field "one-$kind-r" "d['eval_ne'], d['train_ne'], d['examples']")
+  b=$(field "mn-$kind-r" "d['eval_ne'], d['train_ne'], d['examples']")
+  diff=$(same_files "one-$kind-r" "mn-$kind-r" "${files[@]}")
+  if [ -n "$a" ] && [ "$a" = "$b" ] && [ -z "$diff" ] &&
+     [ "$(basename "$(latest "mn-$kind-r")")" = ckpt-000000024000 ] &&
+     [ "$(field "mn-$kind-r" "d['eval_ne'] != $(field "mn-$kind" "d['eval_ne']")")" = True ]; then
+    ok "$kind: resumed for a second pass, the one-process resume exactly (eval NE, train NE, examples: $b; ${files[*]} byte-identical; ckpt-000000024000)"
+  else
+    bad "$kind resume: multi-node '$b' vs one process '$a'; differing: '$diff'; $(grep -i "error\|cannot" "mn-$kind-r.log" | head -n 2)"
+  fi
+done
 summary
