@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# output.model in multi-node runs (issue 39: multi-hot end to end in every
+# output.model and checkpoint.resume in multi-node runs (issue 39: multi-hot end to end in every
 # mode, with predict and eval of the saved model): real node processes on
 # loopback (shadowsync launch on 127.0.0.1; mutual TLS for the hashed
 # tables, plain TCP for the dynamic ones), the embedding shards
@@ -23,7 +23,7 @@
 #    reads its roles' part) gives the one-process resume's model bit for
 #    bit, the train NE over both passes and ckpt-000000024000.
 # The code before shard_fetch refused output.model in launch and node
-# (exit 2), so every check but the last failed there. About 10 seconds.
+# (exit 2), so every check failed there. About 15 seconds.
 #
 # usage: multinode_model_test.sh BIN
 set -u
