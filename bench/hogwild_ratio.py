@@ -79,11 +79,14 @@ def main():
             return ab(a, binary, work, common)
         rows, by_place = [], []
         for name in a.only:
-            seq, clu, ratio, place = [], [], [], []
+            seq, clu, ratio, place, gap = [], [], [], [], []
             for i in range(a.pairs):
-                s = run(binary, work, "seq", common + ["--cluster.mode=sequential"])
+                # Pair i: both runs with model seed i + 1, so the eval NE gap is a
+                # paired median over initialisations, not one draw's.
+                seed = [f"--model.seed={i + 1}"]
+                s = run(binary, work, "seq", common + seed + ["--cluster.mode=sequential"])
                 c, probes = bench_data.framed(
-                    probe, lambda: run(binary, work, name, common + CONFIGS[name] + a.extra))
+                    probe, lambda: run(binary, work, name, common + seed + CONFIGS[name] + a.extra))
                 seq.append(s)
                 clu.append(c)
                 ratio.append(c["examples_per_second"] / s["examples_per_second"])
@@ -91,28 +94,32 @@ def main():
                 if probes:
                     place.append(bench_data.placement(*probes))
                     where = f", probes {probes[0]:.0f} / {probes[1]:.0f} ns ({place[-1]})"
+                gap.append(100.0 * (c["eval_ne"] / s["eval_ne"] - 1.0))
                 print(f"{name} pair {i + 1}: sequential {s['examples_per_second']:.0f} ex/s, "
-                      f"cluster {c['examples_per_second']:.0f} ex/s, ratio {ratio[-1]:.3f}{where}", flush=True)
+                      f"cluster {c['examples_per_second']:.0f} ex/s, ratio {ratio[-1]:.3f}, "
+                      f"eval NE {s['eval_ne']:.4f} / {c['eval_ne']:.4f} ({gap[-1]:+.2f} %){where}",
+                      flush=True)
             if place:
                 by_place.append((name, ratio, place))
             med = lambda ms, k: statistics.median(m[k] for m in ms)
             rows.append((name, med(seq, "examples_per_second"), med(clu, "examples_per_second"),
                          statistics.median(ratio), min(ratio), max(ratio), med(seq, "eval_ne"),
-                         med(clu, "eval_ne"), med(clu, "lookup_wait_fraction"), med(seq, "train_ne"),
-                         med(clu, "train_ne")))
+                         med(clu, "eval_ne"), statistics.median(gap), min(gap), max(gap),
+                         med(clu, "lookup_wait_fraction"), med(seq, "train_ne"), med(clu, "train_ne")))
     lines = [f"## Cluster against the sequential engine (wall clock, sync none)\n",
              f"`/usr/bin/python3 bench/hogwild_ratio.py --pairs {a.pairs} --rows {a.rows} --arch {a.arch} "
              f"--batch {a.batch}" + (f" --dense-lr {a.dense_lr}" if a.dense_lr else "")
              + (" --only " + " ".join(a.only)) + (" --extra " + " ".join(a.extra) if a.extra else "") + "`: "
              f"{a.rows} generated rows (`datagen --seed=5`, eval {a.rows // 10} rows, seed 6), "
              f"{os.cpu_count()} cores; {a.pairs} alternated pairs, medians; ratio = cluster ex/s / "
-             "sequential ex/s of the same pair.\n",
+             "sequential ex/s of the same pair; pair k runs both with `--model.seed=k`, and the eval NE "
+             "gap is the median of the pairs' gaps (cluster / sequential - 1).\n",
              "| config | sequential ex/s | cluster ex/s | ratio median (min-max) | eval NE seq | eval NE cluster "
-             "| lookup wait | train NE seq | train NE cluster |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for n, s, c, r, lo, hi, ns, nc, lw, ts, tc in rows:
+             "| eval NE gap median (min-max) | lookup wait | train NE seq | train NE cluster |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for n, s, c, r, lo, hi, ns, nc, g, glo, ghi, lw, ts, tc in rows:
         lines.append(f"| {n} | {s:.0f} | {c:.0f} | {r:.3f} ({lo:.3f}-{hi:.3f}) | {ns:.4f} | {nc:.4f} | "
-                     f"{100 * lw:.1f} % | {ts:.4f} | {tc:.4f} |")
+                     f"{g:+.2f} % ({glo:+.2f} to {ghi:+.2f}) | {100 * lw:.1f} % | {ts:.4f} | {tc:.4f} |")
     if by_place:
         lines += ["\nThe same ratios by where the host had placed the two vCPUs during the cluster run "
                   "(`bench_core_to_core` before and after it: near when both probes are under "
