@@ -32,6 +32,21 @@ runtime::run_metrics run(const data_files& d, const std::vector<std::string>& ex
   return out;
 }
 
+// Two trainers whose handlers cost (next to) nothing, with the network model
+// on: the hosts' busy time is then the messages' charges alone.
+const std::vector<std::string> messages_only = {
+  "--cluster.trainers=2", "--sync.algorithm=none", "--net.enabled=true",
+  "--train.max-examples=4000", "--sim.message-us=0", "--sim.gflops=1e9",
+  "--sim.memory-gbps=1e9"};
+
+// Every host's busy seconds, summed.
+double busy(const runtime::run_metrics& m) {
+  double s = 0;
+  for (double b : m.sim->host_busy_seconds)
+    s += b;
+  return s;
+}
+
 } // namespace
 
 TEST_CASE("virtual cluster: the simulated cluster's default clock; the other modes are on the wall") {
@@ -353,18 +368,7 @@ TEST_CASE("virtual cluster: sim.machine-cores puts every host on one machine's c
 
 TEST_CASE("virtual cluster: a message between hosts costs sim.remote-* on each side") {
   data_files d;
-  // Handlers cost (next to) nothing here, so the hosts' busy time is the
-  // messages' charges alone.
-  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=none",
-                                        "--net.enabled=true", "--train.max-examples=4000",
-                                        "--sim.message-us=0", "--sim.gflops=1e9",
-                                        "--sim.memory-gbps=1e9"};
-  auto busy = [](const runtime::run_metrics& m) {
-    double s = 0;
-    for (double b : m.sim->host_busy_seconds)
-      s += b;
-    return s;
-  };
+  const auto& cmd = messages_only;
   const auto base = run(d, cmd);
   const auto us10 = run(d, test::with(cmd, {"--sim.remote-message-us=10"}));
   const auto us20 = run(d, test::with(cmd, {"--sim.remote-message-us=20"}));
@@ -395,16 +399,7 @@ TEST_CASE("virtual cluster: a message between hosts costs sim.remote-* on each s
 
 TEST_CASE("virtual cluster: sim.remote-tls charges the TLS pair instead of the plain one") {
   data_files d;
-  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=none",
-                                        "--net.enabled=true", "--train.max-examples=4000",
-                                        "--sim.message-us=0", "--sim.gflops=1e9",
-                                        "--sim.memory-gbps=1e9"};
-  auto busy = [](const runtime::run_metrics& m) {
-    double s = 0;
-    for (double b : m.sim->host_busy_seconds)
-      s += b;
-    return s;
-  };
+  const auto& cmd = messages_only;
   const auto both = test::with(cmd, {"--sim.remote-message-us=10", "--sim.remote-gbps=2",
                                      "--sim.remote-tls-message-us=30",
                                      "--sim.remote-tls-gbps=0.5"});
