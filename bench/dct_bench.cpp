@@ -13,8 +13,17 @@
 // decode and on_reply), in memory-traffic bytes an entry: the
 // stage's time at the traffic rate of the memcpy timed beside it (a copy of
 // 4 bytes moves 8, as sim/calibrate.cpp's measure_memory counts them).
+// A third table times a worker's thresholded push under dct.mp
+// (model::threshold_row_push with error feedback and model::encode, at
+// dct_settings' defaults: the `small` model's 26 tables of dim 16) against
+// the size of its residual map: the map holds --map-rows rows (spread over
+// the tables), and each push names 1 200 distinct rows drawn from them, so
+// the map keeps its size; ns a value, and the ratio to the smallest map.
+// sim.mp-push-value-ns is one constant, measured by calibrate on a map of
+// its own batches' rows (about 35 000).
 //
 // usage: bench_dct [--repeats=31] [--sizes=29184,1048576] [--keeps=0.1,0.01,0.001]
+//                  [--map-rows=1200,35000,120000,500000]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,7 +35,9 @@
 #include <vector>
 
 #include "model/dct_codec.hpp"
+#include "model/dct_mp.hpp"
 #include "model/dct_sync.hpp"
+#include "model/shard_layout.hpp"
 #include "model/sync_rules.hpp"
 
 namespace {
@@ -150,12 +161,60 @@ void shard_rounds(const std::vector<std::size_t>& sizes, const std::vector<doubl
   }
 }
 
+// A worker's thresholded push against its residual map's size (the header).
+void pushes_by_map(const std::vector<std::size_t>& map_rows, int repeats) {
+  const std::size_t tables = 26, dim = 16, per_push = 1200, pushes = 64;
+  const model::dct_settings d;
+  std::printf("\n| residual map rows | push ns a value | against the smallest map |\n"
+              "|---|---|---|\n");
+  double first = 0;
+  for (std::size_t rows : map_rows) {
+    rows = std::max(rows, per_push);
+    std::mt19937_64 g(7);
+    std::vector<std::uint64_t> keys(rows);
+    for (std::size_t i = 0; i < rows; ++i) // distinct: row i / tables of table i % tables
+      keys[i] = model::row_key(i % tables, i / tables);
+    std::shuffle(keys.begin(), keys.end(), g);
+    std::normal_distribution<float> nd(0.0f, 1e-3f);
+    std::vector<float> grads(per_push * dim), work;
+    for (auto& x : grads)
+      x = nd(g);
+    model::dct_row_thresholds tau(tables, d.mp_grad_keep, d.refresh, 1000003ull);
+    model::dct_row_residuals residual(dim);
+    model::sparse_vector out;
+    auto push = [&](const std::uint64_t* k) {
+      work = grads;
+      model::threshold_row_push(tau, &residual, k, work.data(), per_push, dim, d.rounds_half(),
+                                out);
+      (void)model::encode(out);
+    };
+    for (std::size_t i = 0; i + per_push <= rows; i += per_push) // every row gets a residual
+      push(keys.data() + i);
+    std::vector<std::uint64_t> batch(per_push);
+    const double s = median_of(repeats, [&] {
+      double t = 0;
+      for (std::size_t p = 0; p < pushes; ++p) {
+        std::sample(keys.begin(), keys.end(), batch.begin(), per_push, g);
+        const auto a = std::chrono::steady_clock::now();
+        push(batch.data());
+        t += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+      }
+      return t;
+    });
+    const double ns = 1e9 * s / double(pushes * per_push * dim);
+    if (first == 0)
+      first = ns;
+    std::printf("| %zu | %.2f | %.2f |\n", rows, ns, ns / first);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   int repeats = 31;
   std::vector<std::size_t> sizes{29184, 1048576};
   std::vector<double> keeps{0.1, 0.01, 0.001};
+  std::vector<std::size_t> map_rows{1200, 35000, 120000, 500000};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&](const char* k) {
@@ -168,9 +227,11 @@ int main(int argc, char** argv) {
       sizes = parse_list<std::size_t>(v);
     else if (auto v = val("--keeps"); !v.empty())
       keeps = parse_list<double>(v);
+    else if (auto v = val("--map-rows"); !v.empty())
+      map_rows = parse_list<std::size_t>(v);
     else {
       std::fprintf(stderr, "bench_dct: unknown argument '%s' (expected --repeats=, --sizes=, "
-                           "--keeps=)\n", argv[i]);
+                           "--keeps=, --map-rows=)\n", argv[i]);
       return 2;
     }
   }
@@ -205,5 +266,6 @@ int main(int argc, char** argv) {
     }
   }
   shard_rounds(sizes, keeps, repeats);
+  pushes_by_map(map_rows, std::min(repeats, 7));
   return 0;
 }
