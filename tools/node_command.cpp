@@ -11,6 +11,7 @@
 #include "report/logging.hpp"
 #include "cluster/memory_estimate.hpp"
 #include "deploy/node.hpp"
+#include "engine/saved_model.hpp"
 #include "engine/synthetic_data.hpp"
 #include "engine/stop_signal.hpp"
 #include "tools/commands.hpp"
@@ -106,6 +107,11 @@ int node_command(const std::vector<std::string>& raw) {
   runtime::setup_logging(ctx.cfg.output.log_level);
   const bool coordinator = node == ctx.deploy.coordinator;
   auto& cfg = ctx.cfg;
+  if (coordinator) // resumed onto other training files only with checkpoint.new-data
+    if (auto e = runtime::check_resume_data(cfg)) {
+      spdlog::error("{}", *e);
+      return exit_usage;
+    }
   if (coordinator && cfg.data.train.empty()) { // the trainer nodes generate or reuse the same
     runtime::synthetic_paths paths;
     if (auto e = runtime::ensure_synthetic(cfg.data, paths)) {
@@ -131,6 +137,8 @@ int node_command(const std::vector<std::string>& raw) {
       spdlog::error("{}", *e);
       return exit_usage;
     }
+  if (coordinator && !cfg.checkpoint.resume.empty())
+    runtime::warn_training_changes(cfg.checkpoint.resume, cfg);
   if (coordinator)
     spdlog::info("coordinator of {} nodes: {} trainers x {} workers, {} embedding shards, sync {}",
                  ctx.deploy.nodes.size(), cfg.cluster.trainers, cfg.cluster.workers,

@@ -21,7 +21,8 @@
 #  - the manifest records mode multi-node and no [deploy]/[openssl] options;
 #  - checkpoint.resume of each saved model for a second pass (every node
 #    reads its roles' part) gives the one-process resume's model bit for
-#    bit, the train NE over both passes and ckpt-000000024000.
+#    bit, the train NE over both passes and ckpt-000000024000; onto other
+#    training files it is refused (checkpoint.new-data not given).
 # The code before shard_fetch refused output.model in launch and node
 # (exit 2), so every check failed there. About 15 seconds.
 #
@@ -47,9 +48,14 @@ read -r pc pt0 pt1 < <(free_ports 3)
 [ -n "$pt1" ] || { echo "could not pick free ports"; exit 1; }
 nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
 
+# The job (data.train first: "${job[@]:1}" is the job on other training files).
 job=(--data.train=train.tsv --data.eval=eval.tsv --data.multi-hot="$cols" --model.arch=small
      --train.batch-size=128 --cluster.workers=1)
 fr1=(--cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01)
+# The tables: hashed, 20 000 rows a table (each shard's file 17.7 MB, 5
+# pieces of at most 4 MiB), or dynamic (at most 2 000 rows a table).
+hashed=(--model.rows-per-table=20000)
+dynamic=(--model.embedding=dynamic --model.rows-per-table=2000 --embedding.admit-after=2)
 one() { # NAME OPTIONS...: the one-process run on the virtual clock, its model in NAME
   local name=$1
   shift
@@ -89,14 +95,14 @@ same_files() { # A B FILES...: every file byte-identical in both models
 }
 
 for kind in hashed dynamic; do
-  extra=()
+  extra=("${hashed[@]}")
   files=(embedding-0.bin embedding-1.bin replica-0.bin centre.bin)
   net=("${tls[@]}")
   how="mutual TLS"
   if [ $kind = dynamic ]; then
     net=(--deploy.insecure=true)
     how="plain TCP"
-    extra=(--model.embedding=dynamic --model.rows-per-table=2000 --embedding.admit-after=2)
+    extra=("${dynamic[@]}")
     files=(dynamic-0.bin dynamic-1.bin replica-0.bin centre.bin)
   fi
   one "one-$kind" "${extra[@]}"
@@ -137,7 +143,7 @@ done
 # one-process twin): both replicas and the centre are saved, and eval of the
 # saved model gives the run's own eval NE (seen 0.968 and 0.970).
 trainers="[t0, t1]"
-mn mn-s --cluster.trainers=2 --sync.algorithm=s-easgd
+mn mn-s "${hashed[@]}" --cluster.trainers=2 --sync.algorithm=s-easgd
 use mn-s
 ne=$(field mn-s "d['eval_ne']")
 got=$(field mn-s-eval "d['eval_ne']")
@@ -162,10 +168,10 @@ fi
 # over both passes.
 trainers="[t0]"
 for kind in hashed dynamic; do
-  extra=()
+  extra=("${hashed[@]}")
   files=(embedding-0.bin embedding-1.bin replica-0.bin centre.bin)
   if [ $kind = dynamic ]; then
-    extra=(--model.embedding=dynamic --model.rows-per-table=2000 --embedding.admit-after=2)
+    extra=("${dynamic[@]}")
     files=(dynamic-0.bin dynamic-1.bin replica-0.bin centre.bin)
   fi
   one "one-$kind-r" "${extra[@]}" --checkpoint.resume="one-$kind" --train.epochs=2
@@ -181,4 +187,12 @@ for kind in hashed dynamic; do
     bad "$kind resume: multi-node '$b' vs one process '$a'; differing: '$diff'; $(grep -i "error\|cannot" "mn-$kind-r.log" | head -n 2)"
   fi
 done
+# Resumed onto other training files without checkpoint.new-data: refused by
+# the coordinator before any node trains, as train refuses it.
+expect 2 "was trained on data.train = \[train.tsv\], this run reads \[eval.tsv\]" \
+  "a resume onto other training files is refused (exit 2)" -- \
+  timeout 120 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
+  --deploy.insecure=true --deploy.nodes="$nodes3" --deploy.trainers="[t0]" \
+  --deploy.embedding-shards="[t0, t1]" --deploy.dense-shards="[coord]" --data.train=eval.tsv \
+  "${job[@]:1}" "${fr1[@]}" "${hashed[@]}" --checkpoint.resume=mn-hashed --train.epochs=2 --output.progress=none
 summary
