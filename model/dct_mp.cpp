@@ -129,16 +129,56 @@ void dct_row_residuals::add_to(const std::uint64_t* keys, float* g, std::size_t 
   }
 }
 
+void dct_row_residuals::add_held(const std::uint64_t* keys, float* g, std::size_t n) {
+  // The rows' lookups first, each a few rows ahead of its probe's prefetch
+  // (a long run's map outgrows the caches), then the residuals' adds.
+  constexpr std::size_t ahead = 8;
+  held_.resize(n);
+  for (std::size_t i = 0; i < std::min(ahead, n); ++i)
+    at_.prefetch(name_at(keys + i * words_));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + ahead < n)
+      at_.prefetch(name_at(keys + (i + ahead) * words_));
+    const auto it = at_.find(name_at(keys + i * words_));
+    held_[i] = it == at_.end() ? no_row : it->second;
+    if (held_[i] != no_row)
+      __builtin_prefetch(pool_.data() + held_[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (held_[i] == no_row)
+      continue;
+    const float* r = pool_.data() + held_[i];
+    for (std::size_t j = 0; j < dim_; ++j)
+      g[i * dim_ + j] += r[j];
+  }
+}
+
+void dct_row_residuals::keep_unsent_held(const std::uint64_t* keys, const float* g,
+                                         std::size_t n, const sparse_vector& sent) {
+  SS_CHECK(sent.size == n * dim_, "what was sent covers the rows");
+  SS_CHECK(held_.size() == n, "keep_unsent_held follows add_held of the same rows");
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // A row without a residual gets one now, in row order, as slot() gives
+    // keep_unsent's rows theirs (so the offsets are the same).
+    float* r = held_[i] == no_row ? slot(keys + i * words_) : pool_.data() + held_[i];
+    std::copy(g + i * dim_, g + (i + 1) * dim_, r);
+    for (; k < sent.nnz() && sent.index[k] < (i + 1) * dim_; ++k)
+      r[sent.index[k] - i * dim_] -= sent.value[k]; // 0, or a half's rounding error
+  }
+  held_.clear();
+}
+
 void threshold_row_push(dct_row_thresholds& tau, dct_row_residuals* residual,
                         const std::uint64_t* keys, float* grads, std::size_t n, std::size_t dim,
                         bool half, sparse_vector& out, std::size_t words) {
   if (residual)
-    residual->add_to(keys, grads, n);
+    residual->add_held(keys, grads, n);
   tau.encode(keys, grads, n, dim, out, words);
   if (half)
     round_to_half(out); // keep_unsent keeps the rounding's error
   if (residual)
-    residual->keep_unsent(keys, grads, n, out);
+    residual->keep_unsent_held(keys, grads, n, out);
 }
 
 void dct_row_residuals::keep_unsent(const std::uint64_t* keys, const float* g, std::size_t n,

@@ -100,6 +100,13 @@ public:
   // sent f32 entry, a half's rounding error of a sent half one.
   void keep_unsent(const std::uint64_t* keys, const float* g, std::size_t n,
                    const sparse_vector& sent);
+  // The two above as threshold_row_push calls them, each row looked up once:
+  // add_held adds each key's residual to g as add_to does and remembers
+  // where each row's residual is; keep_unsent_held is keep_unsent for the
+  // same keys, n and g, with no other call between the two.
+  void add_held(const std::uint64_t* keys, float* g, std::size_t n);
+  void keep_unsent_held(const std::uint64_t* keys, const float* g, std::size_t n,
+                        const sparse_vector& sent);
   // Forgets the residual of the row named at `key` (its words words), if
   // any; its floats are reused by the next new row.
   void drop(const std::uint64_t* key);
@@ -124,6 +131,8 @@ private:
   absl::flat_hash_map<name, std::size_t> at_;
   std::vector<float> pool_;
   std::vector<std::size_t> free_; // offsets of dropped rows
+  std::vector<std::size_t> held_; // add_held: each row's offset, or no_row
+  static constexpr std::size_t no_row = ~std::size_t{0};
 };
 
 } // namespace model

@@ -180,6 +180,57 @@ TEST_CASE("dct mp: per-row error feedback delivers every row's gradient sum, lat
   }
 }
 
+TEST_CASE("dct mp: threshold_row_push's one lookup a row keeps what add_to and keep_unsent keep") {
+  // The same pushes through threshold_row_push (add_held, keep_unsent_held)
+  // and through add_to / encode / keep_unsent: the same pushes sent, bit for
+  // bit, and the same residuals, with rows dropped (their floats reused by
+  // later rows) and a key twice in one push.
+  for (bool half : {false, true}) {
+    CAPTURE(half);
+    const std::size_t dim = 4, tables = 2;
+    std::mt19937 g(5);
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::uniform_int_distribution<std::uint64_t> pick(0, 29);
+    model::dct_row_thresholds th_a(tables, 0.1, 3, 9), th_b(tables, 0.1, 3, 9);
+    model::dct_row_residuals a(dim), b(dim);
+    model::sparse_vector out_a, out_b;
+    for (int push = 0; push < 300; ++push) {
+      std::vector<std::uint64_t> keys;
+      for (int i = 0; i < 6; ++i)
+        keys.push_back(row_key(std::size_t(i) % tables, pick(g)));
+      if (push % 7 == 0)
+        keys.push_back(keys.front()); // twice in one push
+      std::vector<float> grad(keys.size() * dim);
+      for (auto& x : grad)
+        x = d(g);
+      auto grad_b = grad;
+      model::threshold_row_push(th_a, &a, keys.data(), grad.data(), keys.size(), dim, half, out_a);
+      b.add_to(keys.data(), grad_b.data(), keys.size());
+      th_b.encode(keys.data(), grad_b.data(), keys.size(), dim, out_b);
+      if (half)
+        model::round_to_half(out_b);
+      b.keep_unsent(keys.data(), grad_b.data(), keys.size(), out_b);
+      REQUIRE(out_a.index == out_b.index);
+      REQUIRE(out_a.value == out_b.value);
+      if (push % 5 == 0) { // a row goes; the next new row takes its floats
+        const std::uint64_t gone = row_key(0, pick(g));
+        a.drop(&gone);
+        b.drop(&gone);
+      }
+    }
+    REQUIRE(a.rows() == b.rows());
+    for (std::size_t t = 0; t < tables; ++t)
+      for (std::uint64_t row = 0; row < 30; ++row) {
+        const std::uint64_t key = row_key(t, row);
+        const float* ra = a.find(&key);
+        const float* rb = b.find(&key);
+        REQUIRE((ra == nullptr) == (rb == nullptr));
+        if (ra)
+          CHECK(std::vector<float>(ra, ra + dim) == std::vector<float>(rb, rb + dim));
+      }
+  }
+}
+
 TEST_CASE("dct mp: a push names only the rows it carries an entry of") {
   // 4 rows of dim 3; entries in rows 1 and 3 only.
   std::vector<std::uint64_t> keys{10, 11, 12, 13};
