@@ -217,9 +217,12 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       out.engine.remote_tls_message_us == 0)
     return "option 'sim.remote-tls' = true (" + o.source("sim.remote-tls") +
            ") prices messages between hosts with sim.remote-tls-message-us, which is 0 while "
-           "sim.remote-message-us is " + o.value_text("sim.remote-message-us") +
+           "sim.remote-message-us is " + detail::format_real(out.engine.remote_message_us) +
+           (calibration.empty() ? std::string()
+                                : " (sim.calibration = " + calibration + ")") +
            ": the calibration has no TLS terms (measure one with shadowsync calibrate "
-           "--out=FILE, or set sim.remote-tls-message-us)";
+           "--out=FILE; a kept this-machine calibration is measured anew once removed; or set "
+           "sim.remote-tls-message-us)";
   out.constants = constants_source(o);
   out.faults.clear();
   for (const char* key : {"faults.kill", "faults.freeze", "faults.slow-nic"}) {

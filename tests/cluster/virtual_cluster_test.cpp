@@ -418,6 +418,7 @@ TEST_CASE("virtual cluster: sim.remote-tls charges the TLS pair instead of the p
   // TLS on with a calibration's plain terms but no TLS ones: refused, named.
   const auto e = test::config_error({"--sim.remote-tls=true", "--sim.remote-message-us=10"});
   CHECK(e.find("option 'sim.remote-tls' = true (command line)") != std::string::npos);
-  CHECK(e.find("sim.remote-tls-message-us, which is 0") != std::string::npos);
+  CHECK(e.find("sim.remote-tls-message-us, which is 0 while sim.remote-message-us is 10:") !=
+        std::string::npos);
   CHECK(test::config_error({"--sim.remote-tls=true"}) == ""); // nothing priced at all
 }

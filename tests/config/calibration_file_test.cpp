@@ -112,6 +112,11 @@ TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns
   CHECK(c.sim.engine.remote_tls_message_us == 0.0);
   CHECK(c.sim.engine.remote_tls_gbps == 0.0);
   CHECK(c.sim.engine.remote_gbps == 3.5);
+  // Such a file priced TLS links at nothing: a run that asks for them is
+  // refused, naming the file and the plain term it does have.
+  const auto e = config_error({"--sim.calibration=" + path, "--sim.remote-tls=true"}, c);
+  CHECK(e.find("sim.remote-tls-message-us, which is 0 while sim.remote-message-us is 40.5 "
+               "(sim.calibration = " + path + ")") != std::string::npos);
 }
 
 TEST_CASE("a bad calibration file is refused, naming the file and the key") {
