@@ -31,6 +31,15 @@ struct fixture {
     return buf;
   }
 
+  // A whole message (atoms and payload) as BASP carries it, and back.
+  caf::message wire(const caf::message& m) {
+    caf::message back;
+    const auto buf = encode(m);
+    caf::binary_deserializer source{*sys, buf};
+    REQUIRE_FALSE(source(back));
+    return back;
+  }
+
   template <class T>
   // compare_message = false: x holds NaN, which equals nothing.
   T roundtrip(T x, std::size_t* bytes = nullptr, bool compare_message = true) {
@@ -264,15 +273,6 @@ TEST_CASE_FIXTURE(fixture, "doubles cross the wire bit-exact, infinities and sub
 TEST_CASE_FIXTURE(fixture, "dynamic tables' messages cross the wire whole (multi-node)") {
   // As BASP carries them: the atoms with the payload in one message. Keys
   // are (table, id) pairs; an id is any 64-bit hash, the top bit included.
-  auto wire = [&](const caf::message& m) {
-    std::vector<char> buf;
-    caf::binary_serializer sink{*sys, buf};
-    REQUIRE_FALSE(sink(m));
-    caf::message back;
-    caf::binary_deserializer source{*sys, buf};
-    REQUIRE_FALSE(source(back));
-    return back;
-  };
   messages::lookup_request lr;
   lr.batch = 12;
   lr.keys.values = {3, 0xFEDCBA9876543210ull, 25, 1};
@@ -305,15 +305,6 @@ TEST_CASE_FIXTURE(fixture, "dynamic tables' messages cross the wire whole (multi
 
 TEST_CASE_FIXTURE(fixture, "a shard's model file crosses the wire in pieces (multi-node export)") {
   // The coordinator's request (save, offset) and the shard's piece of its file.
-  auto wire = [&](const caf::message& m) {
-    std::vector<char> buf;
-    caf::binary_serializer sink{*sys, buf};
-    REQUIRE_FALSE(sink(m));
-    caf::message back;
-    caf::binary_deserializer source{*sys, buf};
-    REQUIRE_FALSE(source(back));
-    return back;
-  };
   const std::uint64_t offset = (std::uint64_t{1} << 33) + 5; // past 4 GiB: all 64 bits travel
   auto m = wire(caf::make_message(messages::save_atom::value, offset));
   REQUIRE((m.match_elements<messages::save_atom, std::uint64_t>()));
