@@ -14,7 +14,7 @@ namespace data {
 namespace {
 
 using stream_detail::errno_text;
-using stream_detail::quoted;
+using stream_detail::shown_path;
 using stream_detail::raw_input;
 using stream_detail::stdin_shared;
 
@@ -33,7 +33,7 @@ public:
   bool read(char* buf, std::size_t n, std::size_t* got, std::string* error) override {
     if (in_->read(buf, n, got))
       return true;
-    *error = "cannot read " + quoted(path_) + ": " + errno_text(errno);
+    *error = "cannot read " + shown_path(path_) + ": " + errno_text(errno);
     return false;
   }
   bool skip(std::uint64_t n, std::string* error) override {
@@ -42,7 +42,7 @@ public:
     static_assert(sizeof(long) >= 8, "files over 2 GiB need a 64-bit long");
     if (std::fseek(in_->file(), static_cast<long>(n), SEEK_CUR) == 0)
       return true;
-    *error = "cannot read " + quoted(path_) + ": " + errno_text(errno);
+    *error = "cannot read " + shown_path(path_) + ": " + errno_text(errno);
     return false;
   }
 
@@ -70,7 +70,7 @@ bool byte_stream::skip(std::uint64_t n, std::string* error) {
     if (!read(scratch.data(), static_cast<std::size_t>(std::min<std::uint64_t>(n, scratch.size())), &got, error))
       return false;
     if (got == 0) {
-      *error = quoted(path_) + ": the data got shorter while it was being read";
+      *error = shown_path(path_) + ": the data got shorter while it was being read";
       return false;
     }
     n -= got;

@@ -24,19 +24,19 @@ protected:
   // Refills buf_ when empty; false on an I/O error.
   bool refill(std::size_t* got, std::string* error) {
     if (!in_->read(buf_.data(), buf_.size(), got)) {
-      *error = "cannot read " + quoted(path_) + ": " + errno_text(errno);
+      *error = "cannot read " + shown_path(path_) + ": " + errno_text(errno);
       return false;
     }
     eof_ = *got == 0;
     return true;
   }
   std::string truncated() const {
-    return "the " + std::string(to_string(kind_)) + " data of " + quoted(path_) +
+    return "the " + std::string(to_string(kind_)) + " data of " + shown_path(path_) +
            " is truncated: it ends inside a compressed " + (kind_ == compression::gzip ? "member" : "frame") +
            " (expected more compressed data; an interrupted download or copy?)";
   }
   std::string corrupt(const char* why) const {
-    return "the " + std::string(to_string(kind_)) + " data of " + quoted(path_) + " is corrupt (" + why +
+    return "the " + std::string(to_string(kind_)) + " data of " + shown_path(path_) + " is corrupt (" + why +
            "): expected valid " + to_string(kind_) + " data";
   }
   std::unique_ptr<raw_input> in_;

@@ -8,7 +8,7 @@
 namespace data::stream_detail {
 
 std::string errno_text(int err) { return err ? std::strerror(err) : "unknown error"; }
-std::string quoted(const std::string& path) { return is_stdin(path) ? "standard input ('-')" : "'" + path + "'"; }
+std::string shown_path(const std::string& path) { return is_stdin(path) ? "standard input ('-')" : "'" + path + "'"; }
 
 stdin_state& stdin_shared() {
   static stdin_state s;

@@ -13,7 +13,7 @@ namespace data::stream_detail {
 // strerror(err), or "unknown error" for 0.
 std::string errno_text(int err);
 // "'path'", or "standard input ('-')".
-std::string quoted(const std::string& path);
+std::string shown_path(const std::string& path);
 
 // Standard input, shared by every stream on "-": what probes read is kept
 // in `seen` and replayed to the one data stream, which then reads on.
