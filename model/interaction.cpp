@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 namespace model {
 
@@ -130,27 +129,71 @@ void transpose_in(Vector vector, Index n, Index np, Index d, float* tt) {
     std::fill(tt + k * np + n, tt + (k + 1) * np, 0.0f);
 }
 
-// The way back: out(t)[k] (+)= dt[k*np + t] for t < n, k < d, where out(t)
-// returns the destination and whether to add (true) or to store.
-template <class Out>
-void transpose_out(const float* dt, Index n, Index np, Index d, Out out) {
+// out[c*ldo + p*lanes ..+lanes) = sum over k < n, in order, of
+//   tv[k*dp + p*lanes ..] * sym(k, j + c)   for c < cols, p < count,
+// where sym = S + S^T (zero diagonal) is read from the interaction's output
+// gradient g: pair (i, k), i > k, at g[off[i] + k]. For k < j the columns'
+// weights lie in their own pieces of g, for k >= j + cols side by side.
+template <int count, int cols>
+inline void sym_products(const float* tv, Index dp, const float* g, const Index* off, Index n,
+                         Index j, float* out, Index ldo) {
+  using Eigen::internal::pmadd;
+  using Eigen::internal::pset1;
   using Eigen::internal::ploadu;
-  if (d % lanes == 0) {
-    Eigen::internal::PacketBlock<packet, int(lanes)> blk;
-    for (Index t0 = 0; t0 < n; t0 += lanes)
-      for (Index k0 = 0; k0 < d; k0 += lanes) {
-        for (Index r = 0; r < lanes; ++r)
-          blk.packet[r] = ploadu<packet>(dt + (k0 + r) * np + t0);
-        Eigen::internal::ptranspose(blk);
-        for (Index r = 0; r < lanes && t0 + r < n; ++r)
-          out(t0 + r, k0, blk.packet[r]);
-      }
-    return;
-  }
-  for (Index t = 0; t < n; ++t)
-    for (Index k = 0; k < d; ++k)
-      out(t, k, dt[k * np + t]);
+  packet acc[cols][count];
+  for (int c = 0; c < cols; ++c)
+    for (int p = 0; p < count; ++p)
+      acc[c][p] = pset1<packet>(0.0f);
+  auto step = [&](Index k, auto weight) {
+    const float* a = tv + k * dp;
+    packet ap[count];
+    for (int p = 0; p < count; ++p)
+      ap[p] = ploadu<packet>(a + p * lanes);
+    for (int c = 0; c < cols; ++c) {
+      const packet w = pset1<packet>(weight(c));
+      for (int p = 0; p < count; ++p)
+        acc[c][p] = pmadd(ap[p], w, acc[c][p]);
+    }
+  };
+  Index k = 0;
+  for (; k < j; ++k)
+    step(k, [&](int c) { return g[off[j + c] + k]; });
+  for (; k < j + cols; ++k) // the diagonal block (a zero weight on the diagonal)
+    step(k, [&](int c) {
+      const Index jc = j + c;
+      return k < jc ? g[off[jc] + k] : k > jc ? g[off[k] + jc] : 0.0f;
+    });
+  for (; k < n; ++k)
+    step(k, [&](int c) { return g[off[k] + j + c]; });
+  for (int c = 0; c < cols; ++c)
+    for (int p = 0; p < count; ++p)
+      Eigen::internal::pstoreu(out + c * ldo + p * lanes, acc[c][p]);
 }
+
+template <int count>
+inline void sym_products_cols(const float* tv, Index dp, const float* g, const Index* off,
+                              Index n, Index j, Index cols, float* out, Index ldo) {
+  switch (cols) {
+    case 4: sym_products<count, 4>(tv, dp, g, off, n, j, out, ldo); break;
+    case 3: sym_products<count, 3>(tv, dp, g, off, n, j, out, ldo); break;
+    case 2: sym_products<count, 2>(tv, dp, g, off, n, j, out, ldo); break;
+    default: sym_products<count, 1>(tv, dp, g, off, n, j, out, ldo); break;
+  }
+}
+
+// The same for any number of packets (four at a time) and cols <= 4.
+inline void sym_products_n(const float* tv, Index dp, const float* g, const Index* off, Index n,
+                           Index j, Index packets, Index cols, float* out, Index ldo) {
+  for (; packets >= 4; packets -= 4, tv += 4 * lanes, out += 4 * lanes)
+    sym_products_cols<4>(tv, dp, g, off, n, j, cols, out, ldo);
+  switch (packets) {
+    case 3: sym_products_cols<3>(tv, dp, g, off, n, j, cols, out, ldo); break;
+    case 2: sym_products_cols<2>(tv, dp, g, off, n, j, cols, out, ldo); break;
+    case 1: sym_products_cols<1>(tv, dp, g, off, n, j, cols, out, ldo); break;
+    default: break;
+  }
+}
+
 
 } // namespace
 
@@ -198,60 +241,86 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& e
 void interaction_backward(const Eigen::MatrixXf& dz, const embedding_input& emb,
                           std::size_t num_tables, interaction_scratch& s,
                           Eigen::MatrixXf& d_bottom, float* d_rows) {
+  using Eigen::internal::padd;
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pset1;
+  using Eigen::internal::pstoreu;
   const Index n = static_cast<Index>(num_tables) + 1;
   const Index np = padded(n);
   const Index d = s.tcat.rows() / np;
+  const Index dp = padded(d);
   const Index b = dz.cols();
+  const Index packets = dp / lanes;
   d_bottom.resize(d, b);
-  std::memset(d_rows, 0, sizeof(float) * std::size_t(d) * emb.num_rows);
-  // sym [np, n]: S + S^T with S the strictly lower triangle of dL/dG (zero
-  // diagonal, rows n..np-1 zero); dt [np, d] = (T (S + S^T))^T = sym * T^T,
-  // column k = sum_i sym[:, i] * T(k, i).
-  s.sym.setZero(np, n);
-  s.dt.resize(np, d);
-  float* sym = s.sym.data();
+  // A row's first use stores its gradient (as 0 + v, the bits of adding to
+  // zero) instead of the whole of d_rows being zeroed first and read back:
+  // with the sparse_index's inverse, rows are numbered by first use, so the
+  // use of row `fresh` is its first. Any other numbering zeroes first.
+  const std::uint32_t* index = emb.index;
+  const std::size_t uses = std::size_t(b) * std::size_t(n - 1);
+  bool first_use_order = true;
+  std::size_t fresh = 0;
+  for (std::size_t i = 0; index && i < uses && first_use_order; ++i) {
+    first_use_order = index[i] <= fresh;
+    fresh += index[i] == fresh;
+  }
+  if (!index)
+    fresh = uses;
+  const std::size_t zero_from = first_use_order ? fresh : 0; // rows stored at no use
+  if (zero_from < emb.num_rows)
+    std::memset(d_rows + zero_from * std::size_t(d), 0,
+                sizeof(float) * std::size_t(d) * (emb.num_rows - zero_from));
+  fresh = 0;
+  // dT = T (S + S^T) with S the strictly lower triangle of dL/dG: column j
+  // = sum over i, in order, of T[:, i] * sym(i, j), sym(j, j) = 0. These are
+  // the products, in the order, of the Gram transpose form sym * T^T, so the
+  // same bits, with packets over the vector's elements (tv [dp, n]: T_e, one
+  // vector a column, padding rows zero).
+  s.tv.setZero(dp, n);
+  s.dt.resize(dp, n);
+  s.offsets.resize(std::size_t(n));
+  for (Index i = 1; i < n; ++i) // pair (i, 0) of the output gradient
+    s.offsets[std::size_t(i)] = d + i * (i - 1) / 2;
+  const Index* off = s.offsets.data();
+  float* tv = s.tv.data();
   float* dt = s.dt.data();
-  const Index packets = np / lanes;
+  const Index cols_per_call = columns_for(std::min<Index>(packets, 4));
   for (Index e = 0; e < b; ++e) {
     const float* g = dz.data() + e * dz.rows();
-    // G_ij = t_i . t_j for i > j, so dL/dT = T (S + S^T). Pair (i, j)'s
-    // gradient is g[d + i(i-1)/2 + j]: column i's rows 0..i-1 in one piece.
-    for (Index i = 1, k = d; i < n; k += i, ++i) {
-      copy_floats(sym + i * np, g + k, i);
-      for (Index j = 0; j < i; ++j)
-        sym[j * np + i] = g[k + j];
-    }
-    const float* tt = s.tcat.data() + e * np * d;
-    for (Index c = 0; c < d;) {
-      const Index cols = std::min(columns_for(std::min<Index>(packets, 4)), d - c);
-      broadcast_products_n(sym, np, tt + c * np, 1, np, n, packets, cols, dt + c * np, np);
-      c += cols;
+    const float* tt = s.tcat.data() + e * np * d; // T_e^T from the forward
+    for (Index k = 0; k < d; ++k) // x_e: row 0 of T_e^T
+      tv[k] = tt[k * np];
+    for (Index t = 1; t < n; ++t)
+      copy_floats(tv + t * dp, emb.column(std::size_t(e * (n - 1) + t - 1), std::size_t(d)), d);
+    for (Index j = 0; j < n;) {
+      const Index cols = std::min(cols_per_call, n - j);
+      sym_products_n(tv, dp, g, off, n, j, packets, cols, dt + j * dp, dp);
+      j += cols;
     }
     float* db = d_bottom.data() + e * d;
-    const std::uint32_t* idx = emb.index ? emb.index + e * (n - 1) : nullptr;
-    auto row_of = [&](Index t) {
-      const std::size_t i = idx ? std::size_t{idx[t - 1]} : std::size_t(e * (n - 1) + t - 1);
-      return d_rows + i * std::size_t(d);
-    };
-    transpose_out(dt, n, np, d, [&](Index t, Index k, auto v) {
-      using value = decltype(v);
-      if constexpr (std::is_same_v<value, float>) {
-        if (t == 0)
-          db[k] = g[k] + v;
-        else
-          row_of(t)[k] += v;
+    for (Index k = 0; k < d; ++k)
+      db[k] = g[k] + dt[k];
+    const std::uint32_t* idx = index ? index + e * (n - 1) : nullptr;
+    for (Index t = 1; t < n; ++t) {
+      const std::size_t r = idx ? std::size_t{idx[t - 1]} : std::size_t(e * (n - 1) + t - 1);
+      float* dst = d_rows + r * std::size_t(d);
+      const float* v = dt + t * dp;
+      const bool first = first_use_order && r == fresh;
+      fresh += first;
+      Index k = 0;
+      if (first) {
+        const packet zero = pset1<packet>(0.0f);
+        for (; k + lanes <= d; k += lanes)
+          pstoreu(dst + k, padd(zero, ploadu<packet>(v + k)));
+        for (; k < d; ++k)
+          dst[k] = 0.0f + v[k];
       } else {
-        using Eigen::internal::padd;
-        using Eigen::internal::ploadu;
-        using Eigen::internal::pstoreu;
-        if (t == 0) {
-          pstoreu(db + k, padd(ploadu<packet>(g + k), v));
-        } else {
-          float* dst = row_of(t) + k;
-          pstoreu(dst, padd(ploadu<packet>(dst), v));
-        }
+        for (; k + lanes <= d; k += lanes)
+          pstoreu(dst + k, padd(ploadu<packet>(dst + k), ploadu<packet>(v + k)));
+        for (; k < d; ++k)
+          dst[k] += v[k];
       }
-    });
+    }
   }
 }
 

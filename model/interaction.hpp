@@ -9,6 +9,7 @@
 // (1,0), (2,0), (2,1), (3,0), ...
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -39,8 +40,9 @@ struct embedding_input {
 struct interaction_scratch {
   Eigen::MatrixXf tcat; // [np * dim, B]: each example's T_e^T ([np, dim], padding rows 0)
   Eigen::MatrixXf gram; // [np, T+1]: one example's Gram matrix (lower triangle used)
-  Eigen::MatrixXf sym;  // [np, T+1]
-  Eigen::MatrixXf dt;   // [np, dim]: one example's (dL/dT_e)^T
+  std::vector<Eigen::Index> offsets; // [T+1]: where pair (i, 0) sits in the output gradient
+  Eigen::MatrixXf tv;   // [dp, T+1]: one example's T_e (dp: dim rounded up to the packet width)
+  Eigen::MatrixXf dt;   // [dp, T+1]: one example's dL/dT_e
 };
 
 // bottom: [dim, B]; z: resized to [dim + P, B].
@@ -48,8 +50,8 @@ void interaction_forward(const Eigen::MatrixXf& bottom, const embedding_input& e
                          std::size_t num_tables, interaction_scratch& s, Eigen::MatrixXf& z);
 
 // dz: [dim + P, B]. Writes d_bottom [dim, B] and the row gradients d_rows
-// ([dim, emb.num_rows], zeroed first, then summed over every use of a row).
-// Uses s.tcat from the matching forward call.
+// ([dim, emb.num_rows]: the sum over every use of a row; zero for rows no
+// example uses). Uses s.tcat from the matching forward call.
 void interaction_backward(const Eigen::MatrixXf& dz, const embedding_input& emb,
                           std::size_t num_tables, interaction_scratch& s,
                           Eigen::MatrixXf& d_bottom, float* d_rows);
