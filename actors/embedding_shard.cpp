@@ -5,15 +5,15 @@
 //   coordinator -> shard: dump; shard -> coordinator: the whole local table
 //   dynamic tables (model.embedding=dynamic): embedding_shard_dynamic.cpp
 //   checkpoint cuts: embedding_shard_cut.cpp; CPR saves: embedding_shard_cpr.cpp
-//   coordinator -> shard: save(FOLDER) -> the file written; save(offset) -> a piece
-//   of it sent instead (multi-node export: embedding_shard_export.cpp)
+//   coordinator -> shard: save(FOLDER) -> the file written (embedding_shard_save.cpp);
+//   save(offset) -> a piece of it sent instead (multi-node export:
+//   embedding_shard_export.cpp)
 //   the state's lookups, pushes and dump on hashed tables: embedding_shard_rows.cpp
 #include "actors/embedding_shard.hpp"
 #include "actors/authority.hpp"
 #include "actors/work.hpp"
 #include "actors/embedding_shard_cut.hpp"
-
-#include "checkpoint/model_files.hpp"
+#include "actors/embedding_shard_save.hpp"
 
 #include <cmath>
 
@@ -220,19 +220,7 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       -> caf::result<std::string, std::uint64_t, std::uint32_t> {
       if (auto e = refused_direction(self, "a save"))
         return e;
-      auto& st = self->state;
-      checkpoint::file_info info;
-      std::string err;
-      if (st.dyn) { // FOLDER/dynamic-S.bin
-        if (!st.save_dynamic(folder, &info, &err))
-          return messages::make_error(errc::io_error, st.who() + ": " + err);
-        return {info.name, info.bytes, info.crc32c};
-      }
-      const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
-                                            st.cfg.num_shards);
-      if (!checkpoint::write_embedding_file(folder, v, &info, &err))
-        return messages::make_error(errc::io_error, st.who() + ": " + err);
-      return {info.name, info.bytes, info.crc32c};
+      return shard_save_detail::on_save(self, folder);
     },
     [=](messages::save_atom, std::uint64_t offset) -> caf::result<messages::file_chunk> {
       if (auto e = refused_direction(self, "a save"))
@@ -261,6 +249,10 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::done_atom, std::uint64_t id) {
       if (!refused_self(self, "a cut's end"))
         shard_cut_detail::on_written(self, id);
+    },
+    [=](messages::done_atom, messages::save_atom, std::uint64_t id) {
+      if (!refused_self(self, "a save's end"))
+        shard_save_detail::on_saved(self, id);
     },
     [=](messages::tick_atom) {
       if (!refused_self(self, "a save tick"))

@@ -28,7 +28,12 @@
 //   (t * local_rows + l) * dim + j and holds global row l * E + s of table t
 //   (padding rows included, see above).
 // - save(FOLDER) -> (name, bytes, CRC32C): writes FOLDER/embedding-S.bin
-//   (checkpoint/model_files.hpp). save(offset) -> file_chunk: the same
+//   (checkpoint/model_files.hpp) with the rows as they are when the request
+//   is handled; io_error naming the file when it cannot. Where threads may
+//   send (the wall clock) a thread writes it and the reply comes once it is
+//   written, the shard serving lookups and pushes meanwhile
+//   (embedding_shard_save.cpp); on the discrete-event engine the handler
+//   writes it. save(offset) -> file_chunk: the same
 //   file's bytes from offset instead, at most ship_piece_bytes a reply, for a
 //   coordinator in another process (embedding_shard_export.cpp).
 //
@@ -183,6 +188,19 @@ struct dynamic_cut_job {
   }
 };
 
+// An export save(FOLDER) whose file a thread writes where threads may send
+// (embedding_shard_save.cpp): hashed tables through a background writer of
+// the rows as they were at the request (rows pushed meanwhile are copied on
+// write), dynamic tables from a copy taken at the request. The thread sends
+// the shard done(save, id), whose handler delivers the promise. Destroying
+// it joins the thread.
+struct shard_save {
+  std::uint64_t id = 0;
+  caf::typed_response_promise<std::string, std::uint64_t, std::uint32_t> promise;
+  std::unique_ptr<checkpoint::background_writer> writer; // hashed tables
+  std::unique_ptr<dynamic_cut_job> dynamic;              // dynamic tables
+};
+
 struct embedding_shard_state {
   static inline const char* name = "embedding-shard";
 
@@ -198,6 +216,10 @@ struct embedding_shard_state {
   // it reads: destroyed, so joined, first).
   std::unique_ptr<checkpoint::background_writer> writer;
   std::unique_ptr<dynamic_cut_job> dynamic_writer; // the same for dynamic tables
+  // Export saves being written (after `tables`, which their writers read),
+  // and how many were started (their ids).
+  std::vector<std::unique_ptr<shard_save>> saves;
+  std::uint64_t saves_started = 0;
   std::vector<std::uint64_t> cow_keys; // scratch: local keys of a push
   shard_cpr cpr;                       // its own saves (recovery.mode=partial)
   std::optional<model::dct_row_thresholds> mp; // dct.mp: one threshold per table

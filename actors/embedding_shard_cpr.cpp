@@ -2,6 +2,7 @@
 //   shard -> shard: tick (every cfg.cpr.interval while pushes come)
 //   coordinator -> restarted shard: recover; reply (bytes, saves, newest ns)
 #include "actors/embedding_shard_cut.hpp"
+#include "actors/embedding_shard_save.hpp"
 #include "actors/work.hpp"
 
 #include <chrono>
@@ -249,6 +250,7 @@ caf::result<std::uint64_t, std::uint64_t, std::int64_t, std::int64_t> on_recover
         st.mp_seen->clear();
     }
   } else {
+    shard_save_detail::wait_writers(self); // they read the rows being replaced
     auto& w = st.tables->weights();
     auto& a = st.tables->accumulators();
     bad = checkpoint::load_cpr_chain(st.cfg.cpr.folder, shape_of(st), w.data(), a.data(), &got);

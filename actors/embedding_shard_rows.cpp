@@ -91,11 +91,17 @@ caf::error embedding_shard_state::push(const messages::embedding_grads& g) {
     if (!owns(k, &why))
       return make_error(errc::bad_request, who() + ": push: " + why);
   const std::size_t n = keys.size();
-  if (writer && !writer->done()) { // a cut's file is being written: copy on write
+  // A cut's or a save's file is being written: copy on write.
+  const bool cut_writes = writer && !writer->done();
+  if (cut_writes || !saves.empty()) {
     cow_keys.resize(n);
     for (std::size_t i = 0; i < n; ++i)
       cow_keys[i] = local_key(keys[i]);
-    writer->before_update(cow_keys);
+    if (cut_writes)
+      writer->before_update(cow_keys);
+    for (const auto& s : saves)
+      if (s->writer)
+        s->writer->before_update(cow_keys);
   }
   tables->apply(keys.data(), nullptr, n, cfg.num_shards, g.grads.data(), cfg.optimizer);
   return {};

@@ -59,7 +59,8 @@ using embedding_shard_actor = caf::typed_actor<
   // then admissions, evictions, expired, lookups, missing, bytes
   caf::replies_to<stats_atom, ids_atom>::with<key_blob>,
   // write the shard's rows and optimiser state as FOLDER/embedding-S.bin
-  // (checkpoint/model_files.hpp); reply the file's name, bytes and CRC32C
+  // (checkpoint/model_files.hpp) as they are now; reply the file's name,
+  // bytes and CRC32C once written (by a thread on the wall clock)
   caf::replies_to<save_atom, std::string>::with<std::string, std::uint64_t, std::uint32_t>,
   // the same file sent instead of written (a multi-node export): its bytes
   // from OFFSET, at most 4 MiB a reply; offset 0 takes the file's image, each
@@ -79,6 +80,9 @@ using embedding_shard_actor = caf::typed_actor<
   // CPR: the background writer of the shard's save in flight finished (sent
   // by the writer thread)
   caf::reacts_to<done_atom, save_atom>,
+  // the writer thread of save(FOLDER) number N finished (sent by that thread;
+  // its handler replies the save)
+  caf::reacts_to<done_atom, save_atom, std::uint64_t>,
   // CPR (recovery.mode=partial): the shard's own save timer
   caf::reacts_to<tick_atom>,
   // CPR: a restarted shard reloads its own newest checkpoint; replies the

@@ -16,6 +16,7 @@
 #include "tests/actors/dct_exchange.hpp"
 #include "tests/actors/foreign_peer.hpp"
 #include "tests/actors/shard_config.hpp"
+#include "tests/actors/shard_save.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -122,6 +123,8 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   REQUIRE(stranger.replies->size() == 2);
   CHECK(refusal_of(stranger.replies->at(1)).find("refused a recover from") != std::string::npos);
   caf::send_as(director.handle, shard, save_atom::value, dir.string());
+  run();
+  test::join_saves(shard); // its writer thread (actors/embedding_shard_save.cpp)
   run();
   CHECK(std::filesystem::exists(dir / "embedding-1.bin"));
   std::filesystem::remove_all(dir);

@@ -14,6 +14,7 @@
 #include "actors/worker_batch.hpp"
 #include "model/shard_layout.hpp"
 #include "tests/actors/shard_config.hpp"
+#include "tests/actors/shard_save.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -30,12 +31,7 @@ std::string bytes_of(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The state of a running actor (no handler of it runs meanwhile).
-actors::embedding_shard_state& shard_state(const actors::embedding_shard_actor& h) {
-  using impl = std::remove_pointer_t<
-    actors::embedding_shard_actor::stateful_pointer<actors::embedding_shard_state>>;
-  return dynamic_cast<impl&>(*caf::actor_cast<caf::abstract_actor*>(h)).state;
-}
+using test::shard_state;
 
 } // namespace
 
@@ -106,8 +102,9 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   const auto dir = std::filesystem::temp_directory_path() / "ss_shard_dynamic_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  self->send(shard, save_atom::value, dir.string());
-  run();
+  const auto saved = test::save(*this, shard, dir.string());
+  REQUIRE(saved);
+  CHECK(saved->name == "dynamic-1.bin");
   CHECK(std::filesystem::exists(dir / "dynamic-1.bin"));
   std::filesystem::remove_all(dir);
 }
@@ -198,8 +195,7 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   fs::create_directories(base / "save");
   fs::create_directories(base / "cut");
   // The tables as they are now, as the shard's save writes them.
-  self->send(shard, save_atom::value, (base / "save").string());
-  run();
+  REQUIRE(test::save(*this, shard, (base / "save").string()));
   REQUIRE(fs::exists(base / "save" / "dynamic-1.bin"));
   // Cut 1 over one worker: open until that worker's marker.
   auto cut = request_async<shard_cut_file>(shard, cut_atom::value, std::uint64_t{1},

@@ -14,6 +14,7 @@
 #include "checkpoint/crc32c.hpp"
 #include "messages/peer_bounds.hpp"
 #include "tests/actors/shard_config.hpp"
+#include "tests/actors/shard_save.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -33,8 +34,7 @@ void check_pieces(test::actor_fixture& f, const actors::embedding_shard_actor& s
   const auto dir = std::filesystem::temp_directory_path() / "ss_shard_export_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  f.self->send(shard, save_atom::value, dir.string());
-  f.run();
+  REQUIRE(test::save(f, shard, dir.string()));
   const auto want = bytes_of(dir / name);
   std::filesystem::remove_all(dir);
   REQUIRE(want.size() > 16);

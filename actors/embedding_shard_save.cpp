@@ -1,0 +1,122 @@
+// The embedding shard's export save (see embedding_shard.hpp):
+//   coordinator -> shard: save(FOLDER); shard -> coordinator: name, bytes, CRC32C
+//   writer thread -> shard: done(save, N)
+// The file holds the rows as they are when save(FOLDER) is handled. Where
+// threads may send (the wall clock) a thread writes it while the shard goes
+// on serving, and the promise is delivered from the shard's own handler of
+// the thread's done (CAF 0.17 does not say a promise may be delivered from
+// another thread). On the discrete-event engine the handler writes it, as
+// before, so the virtual clock's runs do not change.
+#include "actors/embedding_shard_save.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+
+#include "actors/work.hpp"
+#include "checkpoint/dynamic_files.hpp"
+#include "checkpoint/model_files.hpp"
+#include "messages/errors.hpp"
+
+namespace actors::shard_save_detail {
+
+namespace {
+
+caf::error io_error(const embedding_shard_state& st, const std::string& err) {
+  return messages::make_error(messages::errc::io_error, st.who() + ": " + err);
+}
+
+// The file written within this handler (the discrete-event engine).
+save_result save_now(self_ptr self, const std::string& folder) {
+  auto& st = self->state;
+  checkpoint::file_info info;
+  std::string err;
+  if (st.dyn) { // FOLDER/dynamic-S.bin
+    if (!st.save_dynamic(folder, &info, &err))
+      return io_error(st, err);
+    return {info.name, info.bytes, info.crc32c};
+  }
+  const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
+                                        st.cfg.num_shards);
+  if (!checkpoint::write_embedding_file(folder, v, &info, &err))
+    return io_error(st, err);
+  return {info.name, info.bytes, info.crc32c};
+}
+
+} // namespace
+
+save_result on_save(self_ptr self, const std::string& folder) {
+  if (!execution_of(self->system()).threads_may_send)
+    return save_now(self, folder);
+  auto& st = self->state;
+  auto s = std::make_unique<shard_save>();
+  s->id = ++st.saves_started;
+  s->promise = self->make_response_promise<std::string, std::uint64_t, std::uint32_t>();
+  auto me = caf::actor_cast<embedding_shard_actor>(self);
+  if (st.dyn) {
+    // A copy of the tables now (FOLDER/dynamic-S.bin, without sketches, as
+    // save_dynamic writes it), written by a thread of its own.
+    auto copy = std::make_unique<model::dynamic_tables>(*st.dyn);
+    s->dynamic = std::make_unique<dynamic_cut_job>();
+    s->dynamic->thread = std::thread(
+      [out = s->dynamic.get(), copy = std::move(copy),
+       path = folder + "/" + checkpoint::dynamic_file_name(st.cfg.shard), shard = st.cfg.shard,
+       shards = st.cfg.num_shards, me, id = s->id] {
+        out->ok =
+          checkpoint::write_dynamic_file(path, *copy, shard, shards, false, &out->info, &out->err);
+        caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value, id);
+      });
+  } else {
+    // The background writer streams the rows as they are now; a push before
+    // it is done copies the rows it changes first (embedding_shard_rows.cpp).
+    checkpoint::background_writer::job j;
+    j.into = folder;
+    j.full_rows_per_table = st.cfg.rows_per_table;
+    j.shard = st.cfg.shard;
+    j.num_shards = st.cfg.num_shards;
+    j.on_finished = [me, id = s->id] {
+      caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value, id);
+    };
+    s->writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
+  }
+  auto rp = s->promise;
+  st.saves.push_back(std::move(s));
+  return rp;
+}
+
+void on_saved(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  const auto it = std::find_if(st.saves.begin(), st.saves.end(),
+                               [id](const auto& s) { return s->id == id; });
+  if (it == st.saves.end())
+    return;
+  const auto s = std::move(*it);
+  st.saves.erase(it);
+  checkpoint::file_info info;
+  std::optional<std::string> err;
+  if (s->dynamic) {
+    if (s->dynamic->thread.joinable()) // it has sent: about to end
+      s->dynamic->thread.join();
+    info = s->dynamic->info;
+    if (!s->dynamic->ok)
+      err = s->dynamic->err;
+  } else {
+    err = s->writer->finish();
+    info = s->writer->file();
+  }
+  if (err)
+    s->promise.deliver(io_error(st, *err));
+  else
+    s->promise.deliver(info.name, info.bytes, info.crc32c);
+}
+
+void wait_writers(self_ptr self) {
+  for (auto& s : self->state.saves)
+    if (s->writer)
+      s->writer->finish();
+}
+
+} // namespace actors::shard_save_detail
