@@ -238,6 +238,12 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       shard_cut_detail::on_request(self, id, folder, workers, rp);
       return rp;
     },
+    [=](messages::cut_atom, std::uint64_t id, std::uint64_t offset)
+      -> caf::result<messages::file_chunk> {
+      if (auto e = refused_direction(self, "a cut file's piece"))
+        return e;
+      return shard_cut_detail::on_fetch(self, id, offset);
+    },
     [=](messages::cut_atom, std::uint64_t id) {
       if (!refused_data(self, "a cut marker"))
         shard_cut_detail::on_marker(self, id);

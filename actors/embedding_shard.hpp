@@ -176,6 +176,7 @@ struct shard_cut {
 // sends the shard done(id). Destroying the job joins the thread.
 struct dynamic_cut_job {
   std::thread thread;
+  std::shared_ptr<checkpoint::file_image> image; // kept instead of written (multi-node)
   bool ok = false;
   checkpoint::file_info info;
   std::string err;
@@ -216,6 +217,11 @@ struct embedding_shard_state {
   // it reads: destroyed, so joined, first).
   std::unique_ptr<checkpoint::background_writer> writer;
   std::unique_ptr<dynamic_cut_job> dynamic_writer; // the same for dynamic tables
+  // A multi-node cut (asked without a folder): its file kept in memory until
+  // the coordinator has fetched it (cut(N, offset); embedding_shard_cut.cpp).
+  std::shared_ptr<checkpoint::file_image> kept_cut;
+  std::uint64_t kept_cut_id = 0, kept_shipped = 0;
+  std::uint32_t kept_crc = 0; // of the bytes shipped so far
   // Export saves being written (after `tables`, which their writers read),
   // and how many were started (their ids).
   std::vector<std::unique_ptr<shard_save>> saves;

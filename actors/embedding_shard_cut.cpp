@@ -5,6 +5,8 @@
 // Dynamic tables: the file is written from a copy of the tables taken by the
 // handler that aligns the cut, by a thread of its own (within that handler
 // on the discrete-event engine).
+// Multi-node (FOLDER ""): the same file is kept in memory instead, and the
+// coordinator fetches it:  coordinator -> shard: cut(N, offset) -> file_chunk.
 #include "actors/embedding_shard_cut.hpp"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 
 #include "actors/peer.hpp"
 #include "actors/work.hpp"
+#include "checkpoint/crc32c.hpp"
 #include "checkpoint/dynamic_files.hpp"
 #include "messages/errors.hpp"
 #include "messages/peer_bounds.hpp"
@@ -100,6 +103,18 @@ void apply_held(self_ptr self) {
   c.held.shrink_to_fit();
 }
 
+// Multi-node: the cut's file, kept until fetched (on_fetch); *file: its
+// name, bytes and CRC32C for the reply.
+void keep_image(self_ptr self, std::shared_ptr<checkpoint::file_image> image,
+                checkpoint::file_info& file) {
+  auto& st = self->state;
+  file = {image->name(), image->size(), image->crc32c()};
+  st.kept_cut = std::move(image);
+  st.kept_cut_id = st.cut->id;
+  st.kept_shipped = 0;
+  st.kept_crc = 0;
+}
+
 // Dynamic tables: the file (FOLDER/dynamic-S.bin, without sketches, as the
 // shard's save) holds the tables as they are now, before the held pushes.
 // Where no other thread may send (the discrete-event engine) it is written
@@ -108,10 +123,17 @@ void apply_held(self_ptr self) {
 void write_dynamic(self_ptr self) {
   auto& st = self->state;
   auto& c = *st.cut;
+  const bool keep = c.folder.empty(); // multi-node: kept for the fetch
   if (!execution_of(self->system()).threads_may_send) {
     checkpoint::file_info file;
     std::string err;
-    const bool ok = st.save_dynamic(c.folder, &file, &err);
+    bool ok = true;
+    if (keep)
+      keep_image(self, std::make_shared<checkpoint::file_image>(checkpoint::dynamic_image(
+                         *st.dyn, st.cfg.shard, st.cfg.num_shards, false)),
+                 file);
+    else
+      ok = st.save_dynamic(c.folder, &file, &err);
     apply_held(self);
     reply(self, file, 0, ok ? std::nullopt : std::optional<std::string>(err));
     return;
@@ -121,9 +143,17 @@ void write_dynamic(self_ptr self) {
   job->thread = std::thread(
     [out = job.get(), copy = std::move(copy),
      path = c.folder + "/" + checkpoint::dynamic_file_name(st.cfg.shard), shard = st.cfg.shard,
-     shards = st.cfg.num_shards, me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
-      out->ok =
-        checkpoint::write_dynamic_file(path, *copy, shard, shards, false, &out->info, &out->err);
+     shards = st.cfg.num_shards, me = caf::actor_cast<embedding_shard_actor>(self), id = c.id,
+     keep] {
+      if (keep) {
+        out->image = std::make_shared<checkpoint::file_image>(
+          checkpoint::dynamic_image(*copy, shard, shards, false));
+        out->info = {out->image->name(), out->image->size(), out->image->crc32c()};
+        out->ok = true;
+      } else {
+        out->ok =
+          checkpoint::write_dynamic_file(path, *copy, shard, shards, false, &out->info, &out->err);
+      }
       caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
     });
   st.dynamic_writer = std::move(job);
@@ -146,6 +176,7 @@ void try_align(self_ptr self) {
     return write_dynamic(self);
   checkpoint::background_writer::job j;
   j.into = c.folder;
+  j.to_image = c.folder.empty(); // multi-node: kept for the fetch
   j.full_rows_per_table = st.cfg.rows_per_table;
   j.shard = st.cfg.shard;
   j.num_shards = st.cfg.num_shards;
@@ -239,14 +270,52 @@ void on_written(self_ptr self, std::uint64_t id) {
     const auto job = std::move(st.dynamic_writer);
     if (job->thread.joinable()) // it has sent: about to end
       job->thread.join();
+    if (job->image)
+      keep_image(self, std::move(job->image), job->info);
     reply(self, job->info, 0, job->ok ? std::nullopt : std::optional<std::string>(job->err));
     return;
   }
   if (!st.writer)
     return;
   const auto err = st.writer->finish();
-  const auto file = st.writer->file();
+  auto file = st.writer->file();
+  if (!err && st.cut->folder.empty())
+    keep_image(self, std::make_shared<checkpoint::file_image>(st.writer->take_image()), file);
   reply(self, file, st.writer->side_rows(), err);
+}
+
+caf::result<messages::file_chunk> on_fetch(self_ptr self, std::uint64_t id,
+                                           std::uint64_t offset) {
+  auto& st = self->state;
+  const auto bad = [&](const std::string& what) {
+    return messages::make_error(messages::errc::bad_request,
+                                st.who() + ": a piece of cut " + std::to_string(id) +
+                                  "'s file at offset " + std::to_string(offset) + ": " + what);
+  };
+  if (!st.kept_cut || st.kept_cut_id != id)
+    return bad(st.kept_cut ? "it keeps cut " + std::to_string(st.kept_cut_id) + "'s file"
+                           : "it keeps no cut's file (asked with a folder, or fetched)");
+  if (offset == 0) { // (again from the start)
+    st.kept_shipped = 0;
+    st.kept_crc = 0;
+  }
+  if (offset != st.kept_shipped)
+    return bad("expected " + std::to_string(st.kept_shipped));
+  const auto& img = *st.kept_cut;
+  messages::file_chunk c;
+  c.name = img.name();
+  c.size = img.size();
+  c.offset = offset;
+  const auto n = std::size_t(
+    std::min<std::uint64_t>(embedding_shard_state::ship_piece_bytes, c.size - offset));
+  c.bytes.values.resize(n);
+  img.read(offset, c.bytes.data(), n);
+  st.kept_crc = checkpoint::crc32c_extend(st.kept_crc, c.bytes.data(), n);
+  st.kept_shipped += n;
+  c.crc32c = st.kept_crc;
+  if (st.kept_shipped == c.size)
+    st.kept_cut.reset(); // the last piece: the copy goes
+  return c;
 }
 
 } // namespace actors::shard_cut_detail

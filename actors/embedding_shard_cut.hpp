@@ -26,6 +26,11 @@ bool hold_push(self_ptr self, messages::embedding_grads& g);
 void apply_push(self_ptr self, const messages::embedding_grads& g);
 // The writer thread of cut id finished.
 void on_written(self_ptr self, std::uint64_t id);
+// A piece of the file kept at cut id (asked without a folder), from offset:
+// each request asks for the offset after the last piece, 0 starts again;
+// the image goes after the last piece.
+caf::result<messages::file_chunk> on_fetch(self_ptr self, std::uint64_t id,
+                                           std::uint64_t offset);
 
 } // namespace actors::shard_cut_detail
 

@@ -70,6 +70,9 @@ using embedding_shard_actor = caf::typed_actor<
   // cut N into FOLDER, aligned over that many workers; the reply comes once
   // the file is written (in the background, copy-on-write)
   caf::replies_to<cut_atom, std::uint64_t, std::string, std::uint32_t>::with<shard_cut_file>,
+  // multi-node: cut N asked with FOLDER "" keeps the file in memory; its bytes
+  // from OFFSET, as save(offset) sends them (cluster/shard_fetch.hpp)
+  caf::replies_to<cut_atom, std::uint64_t, std::uint64_t>::with<file_chunk>,
   // a worker's marker for cut N: its pushes before it are in the cut, after
   // it are not (per-sender FIFO)
   caf::reacts_to<cut_atom, std::uint64_t>,

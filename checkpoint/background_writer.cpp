@@ -56,17 +56,22 @@ void background_writer::run() {
 
 bool background_writer::write_embeddings(const std::string& path, file_info& info,
                                          std::string& err) {
-  const auto v = job_.into.empty()
+  const bool shard_mode = !job_.into.empty() || job_.to_image;
+  const auto v = !shard_mode
                    ? shard_view(tables_, tables_.rows_per_table()) // shard 0 of 1
                    : shard_view(tables_, job_.full_rows_per_table, job_.shard, job_.num_shards);
   file_sink f;
-  if (!f.open(path, &err) || !write_array_header(f, embedding_header(v), &err))
+  // to_image: the arrays as at the cut, owned by the image (weights, state).
+  std::vector<std::vector<float>> kept;
+  if (job_.to_image)
+    kept = {std::vector<float>(rows_ * dim_), std::vector<float>(rows_ * spr_)};
+  else if (!f.open(path, &err) || !write_array_header(f, embedding_header(v), &err))
     return false;
   // One pass per array: chunk c of `width` floats per row, with the side
   // copies of rows changed since the cut.
   std::vector<float> staging(chunk_rows * std::max<std::size_t>(dim_, spr_));
   auto pass = [&](std::vector<char>& saved, const float* live, std::size_t width,
-                  std::size_t side_offset) {
+                  std::size_t side_offset, std::vector<float>* into) {
     for (std::uint64_t c = 0; c < chunks_; ++c) {
       const std::uint64_t r0 = c * chunk_rows, r1 = std::min(rows_, r0 + chunk_rows);
       {
@@ -84,18 +89,28 @@ bool background_writer::write_embeddings(const std::string& path, file_info& inf
         }
         saved[c] = 1;
       }
-      if (!f.write(staging.data(), (r1 - r0) * width * sizeof(float), &err))
+      if (into)
+        std::memcpy(into->data() + r0 * width, staging.data(), (r1 - r0) * width * sizeof(float));
+      else if (!f.write(staging.data(), (r1 - r0) * width * sizeof(float), &err))
         return false;
     }
     return true;
   };
-  if (!pass(weights_saved_, tables_.weights().data(), dim_, 0))
+  const bool keep = job_.to_image;
+  if (!pass(weights_saved_, tables_.weights().data(), dim_, 0, keep ? &kept[0] : nullptr))
     return false;
-  if (spr_ > 0 && !pass(state_saved_, tables_.accumulators().data(), spr_, dim_))
-    return false;
-  if (!f.close(&err))
+  if (spr_ > 0 &&
+      !pass(state_saved_, tables_.accumulators().data(), spr_, dim_, keep ? &kept[1] : nullptr))
     return false;
   info.name = embedding_file_name(v.shard);
+  if (keep) {
+    image_ = file_image(info.name, embedding_header(v), std::move(kept));
+    info.bytes = image_.size();
+    info.crc32c = image_.crc32c();
+    return true;
+  }
+  if (!f.close(&err))
+    return false;
   info.bytes = f.bytes();
   info.crc32c = f.crc();
   return true;
@@ -104,7 +119,7 @@ bool background_writer::write_embeddings(const std::string& path, file_info& inf
 std::optional<std::string> background_writer::write_all() {
   const auto t0 = std::chrono::steady_clock::now();
   std::string err, folder;
-  if (!job_.into.empty()) { // shard mode: one file into the caller's folder
+  if (!job_.into.empty() || job_.to_image) { // shard mode: one file (into the folder, or kept)
     if (!write_embeddings(job_.into + "/" + embedding_file_name(job_.shard), file_, err))
       return "checkpoint: " + err;
     std::lock_guard<std::mutex> lock(m_);

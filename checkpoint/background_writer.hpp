@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checkpoint/file_image.hpp"
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/store.hpp"
 #include "model/embedding.hpp"
@@ -58,6 +59,11 @@ public:
     std::function<void()> on_finished;
     std::uint64_t full_rows_per_table = 0;
     std::uint64_t shard = 0, num_shards = 1;
+    // Shard mode, kept instead of written (a multi-node cut: the coordinator
+    // fetches the file over the wire, cluster/shard_fetch.hpp): the same
+    // file's bytes as an image owning the rows as at the cut (shard mode
+    // without `into`); nothing touches the disk. take_image() hands it over.
+    bool to_image = false;
   };
 
   // Starts writing `tables` as they are now (the cut). `tables` must outlive
@@ -74,11 +80,15 @@ public:
   std::optional<std::string> finish();
   std::uint64_t side_rows() const { return side_rows_; } // rows copied, after finish()
   const file_info& file() const { return file_; }        // shard mode, after finish()
+  // to_image: the file's image (name, bytes and CRC32C as file()), once,
+  // after finish() without error.
+  file_image take_image() { return std::move(image_); }
 
 private:
   void run();
   std::optional<std::string> write_all();
-  // Streams the embedding file (every row as at the cut) to `path`.
+  // Streams the embedding file (every row as at the cut) to `path`, or
+  // into image_ (to_image).
   bool write_embeddings(const std::string& path, file_info& info, std::string& err);
   job job_;
   model::embedding_tables& tables_;
@@ -91,6 +101,7 @@ private:
   std::vector<float> side_data_; // per row: dim weights, then spr state
   std::uint64_t side_rows_ = 0;
   file_info file_;
+  file_image image_; // to_image
   std::optional<std::string> error_;
   std::atomic<bool> done_{false};
   std::thread thread_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "checkpoint/crc32c.hpp"
 #include "model/check.hpp"
 
 namespace checkpoint {
@@ -53,6 +54,13 @@ void file_image::read(std::uint64_t offset, void* out, std::size_t n) const {
   take(head_.data(), head_.size());
   for (const auto& a : arrays_)
     take(a.data, a.bytes);
+}
+
+std::uint32_t file_image::crc32c() const {
+  std::uint32_t crc = crc32c_extend(0, head_.data(), head_.size());
+  for (const auto& a : arrays_)
+    crc = crc32c_extend(crc, a.data, std::size_t(a.bytes));
+  return crc;
 }
 
 } // namespace checkpoint

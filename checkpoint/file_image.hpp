@@ -38,6 +38,9 @@ public:
   // Copies the file's bytes [offset, offset + n) to out.
   // Pre: offset + n <= size().
   void read(std::uint64_t offset, void* out, std::size_t n) const;
+  // The CRC32C of the whole file (checkpoint/crc32c.hpp), as a file_sink
+  // writing it would count.
+  std::uint32_t crc32c() const;
 
 private:
   struct part {

@@ -84,7 +84,7 @@ std::optional<std::string> cluster_checkpointer::commit(checkpoint::folder_write
   // 6. Replicas, centre, manifest, commit.
   checkpoint::manifest m;
   m.config_ini = cfg_.checkpoint.effective_ini;
-  m.mode = "simulated";
+  m.mode = mode_;
   m.model_seed = cfg_.train.seed;
   m.examples = base_.examples;
   m.counters = base_.counters;

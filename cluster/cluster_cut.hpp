@@ -96,6 +96,16 @@ public:
   // It survives a restart: a rollback goes back to it.
   const std::string& newest() const { return newest_; }
 
+  // Multi-node: the embedding shards keep their cut files in memory (asked
+  // cut(N, "", W)) and each cut fetches them over the wire into its folder
+  // (cluster/shard_fetch.hpp) and commits it on a thread of its own, not in
+  // the coordinator's handlers (cut_run.cpp); the manifests say `mode`.
+  void fetch_shard_files(std::string mode) {
+    fetch_ = true;
+    mode_ = std::move(mode);
+  }
+  bool fetches_shard_files() const { return fetch_; }
+
   // -- for the cut in flight (cut_run.cpp) --
   const train_config& config() const { return cfg_; }
   const cluster_handles& cluster() const { return c_; }
@@ -120,6 +130,8 @@ private:
   double every_seconds_;
   cut_totals totals_;
   std::string newest_;
+  bool fetch_ = false;
+  std::string mode_ = "simulated"; // the manifests'
 };
 
 } // namespace runtime

@@ -11,9 +11,16 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cluster/shard_fetch.hpp"
+
 namespace runtime {
 
 using namespace messages;
+
+namespace {
+// The coordinator -> its cut's fetching thread (in-process only).
+using cut_fetch_atom = caf::atom_constant<caf::atom("cutfetch")>;
+} // namespace
 
 cut_run::cut_run(actors::coordinator_actor::pointer self, cluster_checkpointer& ck,
                  std::vector<caf::strong_actor_ptr> syncers, done_fn done)
@@ -93,8 +100,9 @@ void cut_run::ask_shards() {
       ++shards_in_;
       continue;
     }
-    self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, w_.folder(),
-                   workers)
+    // (multi-node: "", the shard keeps its file for the fetch)
+    const auto folder = ck_.fetches_shard_files() ? std::string{} : w_.folder();
+    self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, folder, workers)
       .then(
         [me, s](shard_cut_file& f) {
           if (me->step_ == step::done || me->lost_[s])
@@ -201,15 +209,63 @@ void cut_run::files() {
       fail(c().shard_names[s], *shard_errors_[s]);
       continue;
     }
+    g_.pushes_held += files_[s]->pushes_held;
+    g_.rows_copied += files_[s]->rows_copied;
+    if (ck_.fetches_shard_files())
+      continue; // fetched below
     const auto& f = *files_[s];
     w_.add(checkpoint::file_info{f.name, f.bytes, f.crc32c});
-    g_.pushes_held += f.pushes_held;
-    g_.rows_copied += f.rows_copied;
   }
   if (failure_)
     return finish(failure_);
+  if (ck_.fetches_shard_files())
+    return fetch_and_commit();
   // 6. Replicas, centre, manifest, commit.
   finish(ck_.commit(w_, g_));
+}
+
+void cut_run::fetch_and_commit() {
+  // The thread owns w_ and g_ until it answers (this cut waits in step
+  // files; an abort meanwhile ignores the answer). `me` keeps them alive.
+  auto me = shared_from_this();
+  auto fetcher = self_->system().spawn<caf::detached>([me](caf::blocking_actor* b) {
+    b->receive([&](cut_fetch_atom, std::uint64_t) -> std::string {
+      auto e = me->fetch_files(b);
+      if (e)
+        me->w_.abandon();
+      else
+        e = me->ck_.commit(me->w_, me->g_);
+      return e ? *e : std::string{};
+    });
+  });
+  self_->request(fetcher, caf::infinite, cut_fetch_atom::value, id_)
+    .then(
+      [me](std::string& e) {
+        if (me->step_ == step::files)
+          me->finish(e.empty() ? std::nullopt : std::optional<std::string>(std::move(e)));
+      },
+      [me](caf::error& e) {
+        if (me->step_ == step::files)
+          me->finish("checkpoint: cut " + std::to_string(me->id_) +
+                     ": the fetching thread failed: " + me->render(e));
+      });
+}
+
+std::optional<std::string> cut_run::fetch_files(caf::blocking_actor* b) {
+  for (std::size_t s = 0; s < files_.size(); ++s) {
+    const auto& f = *files_[s];
+    const auto where = "checkpoint: cut " + std::to_string(id_) + ": fetching " + f.name +
+                       " from " + c().shard_names[s] + ": ";
+    checkpoint::file_info got;
+    if (auto e =
+          fetch_shard_file(b, c().shards[s], f.name, cfg().cluster.timeout, w_, id_, &got))
+      return where + *e;
+    if (got.bytes != f.bytes || got.crc32c != f.crc32c)
+      return where + std::to_string(got.bytes) + " bytes with CRC32C " +
+             std::to_string(got.crc32c) + ", the shard's cut answered " +
+             std::to_string(f.bytes) + " bytes with CRC32C " + std::to_string(f.crc32c);
+  }
+  return std::nullopt;
 }
 
 void cut_run::lose_shard(std::size_t s, const std::string& why) {

@@ -10,7 +10,12 @@
 //   trainers  each trainer in turn cut(N, last): its cut_report;
 //   centre    EASGD: each dense shard in turn dump (the centre);
 //   resume    every trainer resume; after a failure the cut ends here;
-//   files     the shards' answers, then the checkpointer's commit (step 6).
+//   files     the shards' answers, then the checkpointer's commit (step 6);
+//             multi-node (cluster_checkpointer::fetches_shard_files): the
+//             shards kept their files, and a detached thread of the cut
+//             fetches each one over the wire into the folder
+//             (cluster/shard_fetch.hpp), checks it against the shard's
+//             answer and commits, so no handler waits for the disk.
 // A failed step ends the cut with its error, as a blocking cut did (a
 // trainer's failure still lets the others be asked, and resume goes out).
 //
@@ -83,6 +88,9 @@ private:
   void resume();
   void shard_answered();
   void files();
+  void fetch_and_commit(); // multi-node files step
+  // On the fetching thread: every shard's file into w_, then the commit.
+  std::optional<std::string> fetch_files(caf::blocking_actor* b);
   void finish(std::optional<std::string> failure);
 
   actors::coordinator_actor::pointer self_;

@@ -11,7 +11,9 @@ std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
                                             const actors::embedding_shard_actor& shard,
                                             const std::string& name,
                                             std::chrono::milliseconds timeout,
-                                            checkpoint::folder_writer& w) {
+                                            checkpoint::folder_writer& w,
+                                            std::optional<std::uint64_t> cut,
+                                            checkpoint::file_info* got) {
   checkpoint::file_sink f;
   std::string err;
   if (!f.open(w.path(name), &err))
@@ -20,25 +22,32 @@ std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
   std::optional<std::string> failure;
   do {
     const std::uint64_t offset = f.bytes();
-    self->request(shard, timeout, messages::save_atom::value, offset)
-      .receive(
-        [&](messages::file_chunk& c) {
-          if (auto e = messages::check_file_chunk(c, name, offset, size); !e.empty())
-            failure = "refused " + e;
-          else if (!f.write(c.bytes.data(), c.bytes.size(), &err))
-            failure = err;
-          else if (f.crc() != c.crc32c)
-            failure = "CRC32C of its first " + std::to_string(f.bytes()) +
-                      " bytes differs from the shard's (corrupted on the way)";
-          size = c.size;
-        },
-        [&](caf::error& e) { failure = self->system().render(e); });
+    auto on_piece = [&](messages::file_chunk& c) {
+      if (auto e = messages::check_file_chunk(c, name, offset, size); !e.empty())
+        failure = "refused " + e;
+      else if (!f.write(c.bytes.data(), c.bytes.size(), &err))
+        failure = err;
+      else if (f.crc() != c.crc32c)
+        failure = "CRC32C of its first " + std::to_string(f.bytes()) +
+                  " bytes differs from the shard's (corrupted on the way)";
+      size = c.size;
+    };
+    auto on_error = [&](caf::error& e) { failure = self->system().render(e); };
+    if (cut)
+      self->request(shard, timeout, messages::cut_atom::value, *cut, offset)
+        .receive(on_piece, on_error);
+    else
+      self->request(shard, timeout, messages::save_atom::value, offset)
+        .receive(on_piece, on_error);
   } while (!failure && f.bytes() < size);
   if (!failure && !f.close(&err))
     failure = err;
   if (failure)
     return name + ": " + *failure;
-  w.add(checkpoint::file_info{name, f.bytes(), f.crc()});
+  const checkpoint::file_info info{name, f.bytes(), f.crc()};
+  if (got)
+    *got = info;
+  w.add(info);
   return std::nullopt;
 }
 

@@ -26,13 +26,18 @@
 namespace runtime {
 
 // Writes w.path(name) from `shard`'s pieces and records it in w. Each
-// request has `timeout`. Error: "NAME: <why>" (a timeout, the shard's
-// error, a piece refused, a CRC mismatch, an I/O error); the partial file
-// stays in the temporary folder, which the caller abandons.
+// request has `timeout`. Without `cut`, the file of the tables as they are
+// (save(offset)); with it, the file the shard kept at cut N (cut(N, offset),
+// actors/embedding_shard_cut.hpp). *got (if given): the file written, as
+// recorded in w. Error: "NAME: <why>" (a timeout, the
+// shard's error, a piece refused, a CRC mismatch, an I/O error); the partial
+// file stays in the temporary folder, which the caller abandons.
 std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
                                             const actors::embedding_shard_actor& shard,
                                             const std::string& name,
                                             std::chrono::milliseconds timeout,
-                                            checkpoint::folder_writer& w);
+                                            checkpoint::folder_writer& w,
+                                            std::optional<std::uint64_t> cut = std::nullopt,
+                                            checkpoint::file_info* got = nullptr);
 
 } // namespace runtime

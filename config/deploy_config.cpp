@@ -231,17 +231,13 @@ std::optional<std::string> build_deploy(const option_set& o, const std::string& 
 }
 
 std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
-  const auto& c = cfg.checkpoint;
   const std::string other = " (use cluster.mode=simulated or sequential)";
   if (cfg.recovery.full)
     return "option 'recovery.mode' = full: multi-node runs restart a lost embedding shard "
            "(recovery.mode=partial) but do not roll the cluster back yet" + other;
-  if (c.every_examples > 0 || c.every_seconds > 0)
-    return "options 'checkpoint.every-examples'/'checkpoint.every-seconds': multi-node runs do "
-           "not write whole-cluster checkpoints yet" + other;
-  if (!c.dir.empty() && !cfg.recovery.partial)
-    return "option 'checkpoint.dir': multi-node runs write only recovery.mode=partial's "
-           "per-shard saves there, not checkpoints of the whole cluster" + other;
+  // checkpoint.every-*: cuts, written on the coordinator's node (the shards'
+  // files fetched over the wire: cluster/cut_run.hpp); checkpoint.dir alone:
+  // the checkpoint of the end, as train writes it.
   return std::nullopt;
 }
 

@@ -82,10 +82,10 @@ std::optional<std::string> build_deploy(const option_set& opts, const std::strin
 bool is_loopback(const std::string& host);
 
 // What multi-node runs (node, launch) do not do yet, refused naming the key:
-// whole-cluster checkpoints (checkpoint.every-*, with checkpoint.dir only
-// recovery.mode=partial's per-shard saves) and recovery.mode=full.
-// (output.model is written: cluster/shard_fetch.hpp; checkpoint.resume is
-// read by every node: deploy/node_plan.hpp.)
+// recovery.mode=full (its rollback). (output.model, checkpoint.dir's cuts
+// and the checkpoint of the end are written on the coordinator's node:
+// cluster/shard_fetch.hpp, cluster/cut_run.hpp; checkpoint.resume is read
+// by every node: deploy/node_plan.hpp.)
 std::optional<std::string> refuse_in_multi_node(const train_config& cfg);
 
 // An effective INI (option_set::effective_ini) without its [deploy] and

@@ -7,12 +7,16 @@
 //   process of it is ready) -> its agent: spawn(the shard) -> shard: recover
 //   output.model, after training: coordinator main -> each embedding shard:
 //   save(offset) -> its file's pieces (cluster/shard_fetch.hpp)
+//   checkpoint.every-*, while training: the coordinator actor's cuts; a
+//   thread of the cut -> each embedding shard: cut(N, offset) -> the pieces
+//   of the file it kept at cut N (cluster/cut_run.hpp)
 #include <algorithm>
 #include <chrono>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cluster/cluster_cut.hpp"
 #include "cluster/cluster_plan.hpp"
 #include "cluster/coordinator.hpp"
 #include "deploy/node.hpp"
@@ -186,16 +190,37 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       opts.restart_shard = [&](std::size_t i, std::uint64_t) { // (multi-node: no cuts)
         return restart_remote_shard(self, ctx, watch, agents, host, c, i, base.trainer_nodes);
       };
+    // checkpoint.every-*: cuts while training, as one process takes them,
+    // written here with the shards' files fetched over the wire.
+    std::optional<cluster_checkpointer> checkpoints;
+    if (cfg.checkpoint.enabled()) {
+      checkpoints.emplace(self->system(), cfg, c, base_run);
+      checkpoints->fetch_shard_files("multi-node");
+      opts.checkpoints = &*checkpoints;
+    }
+    std::optional<std::uint64_t> cut_at; // examples at the poll that asked for the cut
     // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
-    // progress poll (multi-node runs write no checkpoint yet).
+    // progress poll (no cut of that point; the newest cut stays).
     opts.on_progress = [&](std::uint64_t examples) -> progress_step {
-      const int sig = stop_requested();
-      if (!sig)
-        return {};
-      out.stopped_by = signal_name(sig);
-      return {"stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
-                " examples (multi-node runs keep no checkpoint)",
-              false};
+      if (const int sig = stop_requested()) {
+        out.stopped_by = signal_name(sig);
+        const auto newest = checkpoints ? checkpoints->newest() : std::string{};
+        return {"stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
+                  " examples" + (newest.empty() ? " (no checkpoint kept)"
+                                                : "; the newest checkpoint: " + newest),
+                false};
+      }
+      if (checkpoints && !cut_at && checkpoints->due(examples)) {
+        cut_at = examples;
+        return {std::nullopt, true};
+      }
+      return {};
+    };
+    opts.on_cut = [&](const std::optional<std::string>& e) -> std::optional<std::string> {
+      if (cut_at)
+        checkpoints->cut_ended(*cut_at);
+      cut_at.reset();
+      return e;
     };
     coordination_result res;
     err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
@@ -211,6 +236,13 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     }
     // output.model: the shards' files travel to this node in pieces and are
     // written here with the replicas, as one process writes them.
+    if (!err && checkpoints) // one more at the end, as train writes it
+      err = export_cluster_model(self.ptr(), cfg, c, res, out, cfg.checkpoint.dir,
+                                 cfg.checkpoint.keep, base_run, export_options{"multi-node", true});
+    if (!err && checkpoints)
+      spdlog::info("checkpoints: {} cuts while training, {:.1f} MB, {:.2f} s; newest {}",
+                   checkpoints->totals().cuts, double(checkpoints->totals().bytes) / 1e6,
+                   checkpoints->totals().seconds, checkpoints->newest());
     if (!err && !cfg.checkpoint.model_out.empty())
       err = export_cluster_model(self.ptr(), cfg, c, res, out, cfg.checkpoint.model_out, 1,
                                  base_run, export_options{"multi-node", true});

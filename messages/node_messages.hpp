@@ -31,7 +31,8 @@ namespace messages {
 // 6: the compact DCT wire (model/dct_codec.hpp: varint or bitmap indices, half values).
 // 7: progress reports split bytes by kind and shard and carry per-trainer counters.
 // 8: an embedding shard sends its model file in pieces (save(offset) -> file_chunk).
-constexpr std::uint32_t node_protocol_version = 8;
+// 9: checkpoint cuts: a shard keeps its cut's file, fetched in pieces (cut(N, offset)).
+constexpr std::uint32_t node_protocol_version = 9;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins
 using ready_atom = caf::atom_constant<caf::atom("ready")>;   // connected to its peers

@@ -132,8 +132,11 @@ int node_command(const std::vector<std::string>& raw) {
   if (coordinator ? !output.open(cfg, ctx.config_ini, progress, "", node)
                   : !output.serve_metrics(cfg, "node", node, progress))
     return exit_failure;
-  if (coordinator) // one run owns output.model's dir, taken before the first example
-    if (auto e = checkpoint::lock_checkpoint_dirs({cfg.checkpoint.model_out})) {
+  // One run owns output.model's dir and checkpoint.dir (not the shards'
+  // own saves' dir of recovery.mode=partial), taken before the first example.
+  if (coordinator)
+    if (auto e = checkpoint::lock_checkpoint_dirs(
+          {cfg.recovery.partial ? std::string{} : cfg.checkpoint.dir, cfg.checkpoint.model_out})) {
       spdlog::error("{}", *e);
       return exit_usage;
     }

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "checkpoint/background_writer.hpp"
 #include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/file_image.hpp"
 #include "checkpoint/model_files.hpp"
@@ -98,5 +99,49 @@ TEST_CASE("file image: a dynamic shard's file, with and without the counters") {
       img.read(0, after.data(), after.size());
       CHECK(after == before);
     }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("file image: a shard's cut kept as an image (to_image) is the file of the rows at the "
+          "cut while pushes go on, with its size and CRC32C") {
+  const auto dir = fs::temp_directory_path() / ("ss-image-cut-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Shard 1 of 2 of 3 tables of 8192 rows (4096 local rows each: 12 chunks
+  // of 1024 rows), dim 4, one state float a row.
+  model::embedding_tables t(3, 4096, 4, 1);
+  for (std::size_t i = 0; i < t.weights().size(); ++i)
+    t.weights()[i] = float(i % 997) * 0.5f;
+  for (std::size_t i = 0; i < t.accumulators().size(); ++i)
+    t.accumulators()[i] = float(i);
+  const auto at_cut = t;
+  background_writer::job j;
+  j.to_image = true; // no folder: kept as an image
+  j.full_rows_per_table = 8192;
+  j.shard = 1;
+  j.num_shards = 2;
+  background_writer w(std::move(j), t);
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t round = 0; round < 200 || !w.done(); ++round) { // changes race the writer
+    keys.clear();
+    for (std::uint64_t k = 0; k < 32; ++k)
+      keys.push_back(model::row_key((round + k) % 3, (round * 97 + k * 331) % 4096));
+    w.before_update(keys);
+    for (auto key : keys) {
+      t.row(key)[0] += 1.0f;
+      *t.accumulator(key) += 1.0f;
+    }
+  }
+  REQUIRE_FALSE(w.finish());
+  CHECK(t.weights() != at_cut.weights()); // the live tables moved on
+  CHECK(fs::is_empty(dir));               // nothing written
+  const auto img = w.take_image();
+  file_info info;
+  std::string err;
+  REQUIRE(write_embedding_file(dir.string(), shard_view(at_cut, 8192, 1, 2), &info, &err));
+  check_image(img, (dir / info.name).string());
+  CHECK(w.file().name == info.name);
+  CHECK(w.file().bytes == info.bytes);
+  CHECK(w.file().crc32c == info.crc32c);
+  CHECK(img.crc32c() == info.crc32c);
   fs::remove_all(dir);
 }

@@ -153,9 +153,11 @@ else
   bad "partial recovery: exit $rc, (examples, failures, admitted) '$got': $(grep -i "error\|recovered" cpr.log | tail -n 3)"
 fi
 
-# 4. Still refused in multi-node runs, dynamic tables or not: checkpoint cuts.
-expect 2 "checkpoint.every-examples.*multi-node runs do not write whole-cluster checkpoints" \
-  "checkpoint cuts refused in multi-node runs" -- \
+# 4. Still refused in multi-node runs, dynamic tables or not: full recovery's
+# rollback (checkpoint cuts are taken: tests/system/multinode_cut_test.sh).
+expect 2 "recovery.mode' = full: multi-node runs" \
+  "recovery.mode=full refused in multi-node runs" -- \
   "$bin" launch --config-file="$here/../../config/cluster-3node.ini" --deploy.insecure=true \
-  --deploy.nodes="$nodes3" "${job[@]}" --checkpoint.dir=x --checkpoint.every-examples=1000
+  --deploy.nodes="$nodes3" "${job[@]}" --checkpoint.dir=x --checkpoint.every-examples=1000 \
+  --recovery.mode=full
 summary

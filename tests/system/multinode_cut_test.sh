@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Checkpoint cuts in multi-node runs (checkpoint.every-examples): real node
+# processes on loopback (shadowsync launch on 127.0.0.1, plain TCP), the
+# embedding shards on the two nodes other than the coordinator's. At each
+# cut every shard keeps its file in memory and the coordinator's node
+# fetches it in pieces over the wire (cut(N, offset) -> file_chunk,
+# cluster/cut_run.hpp) into the cut's folder, while training goes on.
+#  - the launch takes cuts while training and writes each as a complete
+#    checkpoint folder (mode multi-node), then the one of the end;
+#  - eval of a cut reads it as any saved model (a finite NE over the 2 000
+#    eval rows; several passes over 12 000 rows overfit, so above 1);
+#  - checkpoint.resume of the newest cut taken while training, by a
+#    multi-node run and by the one-process run on the virtual clock with the
+#    same shards: one foreground-EASGD trainer node gives the same model
+#    (eval NE, train NE, examples; the shards' files byte for byte).
+# The code before refused checkpoint.every-* in launch (exit 2), so every
+# check fails there. About 15 seconds.
+#
+# usage: multinode_cut_test.sh BIN
+set -u
+bin=${1:?shadowsync binary}
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 2
+
+"$bin" datagen --out=all.tsv --rows=14000 --seed=11 > gen.log || { echo "datagen failed"; exit 1; }
+head -n 12000 all.tsv > train.tsv
+tail -n 2000 all.tsv > eval.tsv
+read -r pc pt0 pt1 < <(free_ports 3)
+[ -n "$pt1" ] || { echo "could not pick free ports"; exit 1; }
+nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
+
+# One trainer node, foreground EASGD (no thread timing in the model);
+# 20 000-row tables: each shard's file 17.7 MB, 5 pieces of at most 4 MiB;
+# 4 passes (48 000 examples: several of the coordinator's 200 ms polls, at
+# most one cut each, so the count of cuts varies with the machine's speed).
+job=(--data.train=train.tsv --data.eval=eval.tsv --model.arch=small --train.batch-size=128
+     --cluster.workers=1 --cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01
+     --model.rows-per-table=20000 --train.epochs=4 --output.progress=none)
+mn() { # NAME OPTIONS...: a launch of 3 nodes (trainer t0; shards on t0 and t1)
+  local name=$1
+  shift
+  timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
+    --deploy.insecure=true --deploy.nodes="$nodes3" --deploy.trainers="[t0]" \
+    --deploy.embedding-shards="[t0, t1]" --deploy.dense-shards="[coord]" "${job[@]}" \
+    --output.metrics="$name.json" "$@" > "$name.log" 2>&1
+}
+field() { json "$1.json" "$2" 2>/dev/null; }
+latest() { echo "$1/$(cat "$1/LATEST" 2>/dev/null)"; }
+
+mn cuts --checkpoint.dir=cuts --checkpoint.every-examples=6000 --checkpoint.keep=20
+rc=$?
+taken=$(grep -c "cut while training" cuts.log)
+folders=$(ls -d cuts/ckpt-* 2>/dev/null | wc -l)
+if [ $rc = 0 ] && [ "$taken" -ge 1 ] && [ "$folders" = $((taken + 1)) ]; then
+  ok "launch with checkpoint.every-examples=6000: exit 0, $taken cuts while training, $folders checkpoint folders ($(ls cuts | grep ckpt | paste -sd' '))"
+else
+  bad "launch with cuts: exit $rc, $taken cuts, $folders folders: $(grep -i "error\|refus\|fail" cuts.log | head -n 3)"
+fi
+# The newest cut taken while training (not the checkpoint of the end).
+cut=$(grep -o "checkpoint [^ ]*ckpt-[0-9.]*: [0-9]* examples, cut while training" cuts.log |
+  tail -n 1 | awk '{print $2}' | sed 's/:$//')
+m="$cut/manifest.json"
+if [ -n "$cut" ] && [ "$(json "$m" "d['mode']" 2>/dev/null)" = multi-node ] &&
+   [ -f "$cut/embedding-0.bin" ] && [ -f "$cut/embedding-1.bin" ] &&
+   [ -f "$cut/replica-0.bin" ] && [ -f "$cut/centre.bin" ]; then
+  ok "cut $(basename "$cut"): mode multi-node, embedding-0/1.bin ($(stat -c %s "$cut/embedding-0.bin" "$cut/embedding-1.bin" | paste -sd/) bytes), replica-0.bin, centre.bin"
+else
+  bad "cut folder '$cut': $(ls "$cut" 2>&1); mode $(json "$m" "d['mode']" 2>&1)"
+fi
+"$bin" eval --model="$cut" --data.eval=eval.tsv --output.metrics=cut-eval.json > cut-eval.log 2>&1
+ne=$(field cut-eval "d['eval_ne']")
+if [ -n "$ne" ] && python3 -c "import math, sys; sys.exit(0 if math.isfinite($ne) and 0 < $ne < 5 else 1)" &&
+   grep -q "on 2000 examples: NE" cut-eval.log; then
+  ok "eval of the cut: 2000 examples, NE $ne"
+else
+  bad "eval of the cut: '$ne': $(tail -n 2 cut-eval.log)"
+fi
+
+# Resume of the cut: multi-node, and the one-process run on the virtual clock.
+mn res --checkpoint.resume="$cut" --output.model=mn-r
+"$bin" train "${job[@]}" --cluster.mode=simulated --sim.clock=virtual --sim.calibration= \
+  --cluster.embedding-shards=2 --cluster.dense-shards=1 --output.metrics=one.json \
+  --checkpoint.resume="$cut" --output.model=one-r > one.log 2>&1
+a=$(field one "d['eval_ne'], d['train_ne'], d['examples']")
+b=$(field res "d['eval_ne'], d['train_ne'], d['examples']")
+diff=
+for f in embedding-0.bin embedding-1.bin replica-0.bin centre.bin; do
+  cmp -s "$(latest one-r)/$f" "$(latest mn-r)/$f" || diff="$diff $f"
+done
+if [ -n "$cut" ] && [ -n "$a" ] && [ "$a" = "$b" ] && [ -z "$diff" ]; then
+  ok "resume of the cut: multi-node = one process (eval NE, train NE, examples: $b; the model's files byte-identical)"
+else
+  bad "resume of the cut: multi-node '$b' vs one process '$a'; differing:$diff; $(grep -i "error\|cannot" res.log | head -n 2)"
+fi
+summary
