@@ -123,14 +123,16 @@ const std::vector<std::string>& calibration_keys() {
     "gflops",        "memory-gbps",     "message-us",        "lookup-row-ns",
     "push-row-ns",   "core-contention", "remote-message-us", "remote-gbps",
     "parse-example-ns", "batch-id-ns", "mp-push-value-ns", "mp-reply-value-ns",
-    "remote-tls-message-us", "remote-tls-gbps"};
+    "remote-tls-message-us", "remote-tls-gbps", "remote-streamed-message-us",
+    "remote-tls-streamed-message-us"};
   return keys;
 }
 
 const std::vector<std::string>& calibration_optional_keys() {
   static const std::vector<std::string> keys = {
     "parse-example-ns", "batch-id-ns",           "mp-push-value-ns",
-    "mp-reply-value-ns", "remote-tls-message-us", "remote-tls-gbps"};
+    "mp-reply-value-ns", "remote-tls-message-us", "remote-tls-gbps",
+    "remote-streamed-message-us", "remote-tls-streamed-message-us"};
   return keys;
 }
 

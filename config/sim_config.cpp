@@ -119,6 +119,14 @@ void add_sim_options(option_set& o) {
                "cost model, sim.remote-tls: the rate, GB/s, at which each side of a message "
                "between two hosts over mutual TLS serialises, encrypts or decrypts and moves "
                "its bytes; shadowsync calibrate measures it on loopback (0 = free)");
+  add_measured("sim.remote-streamed-message-us",
+               "cost model: sim.remote-message-us for a side whose I/O thread is still busy "
+               "with the message before (several in flight: no wake-up, no idle polling), "
+               "microseconds per message; shadowsync calibrate measures it with 16 in flight "
+               "(0 = sim.remote-message-us always)");
+  add_measured("sim.remote-tls-streamed-message-us",
+               "cost model, sim.remote-tls: the same over mutual TLS "
+               "(0 = sim.remote-tls-message-us always)");
   o.add({"sim.jitter", t::real, "0",
          "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
          "from model.seed (repeatable), so that overlapping workers drift apart as on real "
@@ -167,6 +175,8 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.remote_tls = o.get_bool("sim.remote-tls");
   out.engine.remote_tls_message_us = o.get_real("sim.remote-tls-message-us");
   out.engine.remote_tls_gbps = o.get_real("sim.remote-tls-gbps");
+  out.engine.remote_streamed_message_us = o.get_real("sim.remote-streamed-message-us");
+  out.engine.remote_tls_streamed_message_us = o.get_real("sim.remote-tls-streamed-message-us");
   out.engine.jitter = o.get_real("sim.jitter");
   // sim.calibration: the file's constants where the option is not set (a
   // caller that ran apply_calibration has them set from the file already).
@@ -199,7 +209,9 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"remote-message-us", &out.engine.remote_message_us},
       {"remote-gbps", &out.engine.remote_gbps},
       {"remote-tls-message-us", &out.engine.remote_tls_message_us},
-      {"remote-tls-gbps", &out.engine.remote_tls_gbps}};
+      {"remote-tls-gbps", &out.engine.remote_tls_gbps},
+      {"remote-streamed-message-us", &out.engine.remote_streamed_message_us},
+      {"remote-tls-streamed-message-us", &out.engine.remote_tls_streamed_message_us}};
     option_set check; // the file's values against the options' ranges
     add_sim_options(check);
     for (const auto& [key, field] : fields)

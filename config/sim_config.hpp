@@ -71,6 +71,11 @@ struct virtual_settings {
   bool remote_tls = false;
   double remote_tls_message_us = 0;
   double remote_tls_gbps = 0;
+  // sim.remote-streamed-message-us, sim.remote-tls-streamed-message-us: the
+  // per-message term of a side whose I/O lane is still busy with the message
+  // before (no wake-up to pay); 0 = the per-message term above, always.
+  double remote_streamed_message_us = 0;
+  double remote_tls_streamed_message_us = 0;
   // sim.jitter: each handler's cost x (1 + jitter x u), u uniform in [-1, 1)
   // drawn from `seed` and the handler's number (repeatable); 0 = none.
   double jitter = 0;

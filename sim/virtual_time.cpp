@@ -59,8 +59,10 @@ double virtual_engine::contention_at(const std::vector<time_point>& cs, std::siz
   return 1.0 + (cfg_.core_contention - 1.0) * double(busy) / double(cs.size() - 1);
 }
 
-double virtual_engine::remote_seconds(std::size_t bytes) const {
-  const double us = cfg_.remote_tls ? cfg_.remote_tls_message_us : cfg_.remote_message_us;
+double virtual_engine::remote_seconds(std::size_t bytes, bool awake) const {
+  double us = cfg_.remote_tls ? cfg_.remote_tls_message_us : cfg_.remote_message_us;
+  if (awake && remote_streamed())
+    us = cfg_.remote_tls ? cfg_.remote_tls_streamed_message_us : cfg_.remote_streamed_message_us;
   const double gbps = cfg_.remote_tls ? cfg_.remote_tls_gbps : cfg_.remote_gbps;
   double s = us * 1e-6;
   if (gbps > 0)
@@ -161,11 +163,14 @@ void virtual_engine::run_job() {
         const auto bytes = messages::wire_bytes(m.what->content());
         if (const double d = remote_seconds(bytes); d > 0) {
           auto& lane = tx_free_[*host];
-          depart = std::max(depart, lane) + to_duration(d);
+          const double ds = remote_streamed() ? remote_seconds(bytes, lane >= depart) : d;
+          depart = std::max(depart, lane) + to_duration(ds);
           lane = depart;
-          add_busy(*host, d);
-          add_busy(*to, d); // its receiving side, counted with it (as the network counts it)
+          add_busy(*host, ds);
+          if (!remote_streamed()) // else counted on arrival, at the price paid there
+            add_busy(*to, d); // its receiving side, counted with it (as the network counts it)
           m.recv_seconds = d;
+          m.recv_bytes = bytes;
           m.to_host = *to;
         }
         arrival = depart;
@@ -228,6 +233,10 @@ void virtual_engine::advance_to(time_point t) {
       auto& cs = physical_cores(m.to_host);
       auto c = std::min_element(cs.begin(), cs.end());
       auto& lane = rx_free_[m.to_host];
+      if (remote_streamed()) {
+        m.recv_seconds = remote_seconds(m.recv_bytes, lane >= t);
+        add_busy(m.to_host, m.recv_seconds);
+      }
       *c = std::max({t, *c, lane}) + to_duration(m.recv_seconds);
       lane = *c;
       m.recv_seconds = 0;

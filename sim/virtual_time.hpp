@@ -29,7 +29,11 @@
 //   remote_tls the TLS pair, remote_tls_message_us and remote_tls_gbps), one
 //   message after the other, and on arrival as much on a core of the
 //   receiving host (of the machine, with machine_cores) before it is
-//   delivered; both 0 (the default): free. Each host sends, and receives,
+//   delivered; both 0 (the default): free. With remote_streamed_message_us
+//   (remote_tls_streamed_message_us) a side whose I/O lane is still busy
+//   with the message before, or frees just as this one comes, pays that
+//   instead of the per-message term: its I/O thread is awake, and the
+//   wake-ups and idle polling of a lone message are not paid again. Each host sends, and receives,
 //   one such message at a time in order (a node's I/O thread), so messages
 //   between two roles keep their order. Between two hosts they also pay the
 //   network model (set_network; sim/network_model.hpp), after the
@@ -136,8 +140,14 @@ private:
   std::vector<time_point>& physical_cores(std::size_t host) {
     return machine_.empty() ? cores_[host] : machine_;
   }
-  // Core time of a message between two hosts, each side (0: free).
-  double remote_seconds(std::size_t bytes) const;
+  // Core time of a message between two hosts, each side (0: free); awake:
+  // the side's I/O thread is still busy with the message before (the
+  // streamed cost, where calibrated).
+  double remote_seconds(std::size_t bytes, bool awake = false) const;
+  bool remote_streamed() const {
+    return (cfg_.remote_tls ? cfg_.remote_tls_streamed_message_us
+                            : cfg_.remote_streamed_message_us) > 0;
+  }
   void add_busy(std::size_t host, double seconds) {
     host_busy_[host] += seconds;
     stats_.busy_seconds += seconds;
@@ -146,6 +156,7 @@ private:
     caf::strong_actor_ptr receiver;
     caf::mailbox_element_ptr what;
     double recv_seconds = 0; // core time its receiving host still owes it
+    std::size_t recv_bytes = 0; // its wire bytes (the receiving side's price)
     std::size_t to_host = 0;
     // Waiting to depart into the network model: its hosts and wire bytes.
     std::size_t from_host = 0;

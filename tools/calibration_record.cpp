@@ -56,7 +56,9 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
            {"remote-message-us", c.remote.message_us},
            {"remote-gbps", c.remote.gbps},
            {"remote-tls-message-us", c.remote_tls.message_us},
-           {"remote-tls-gbps", c.remote_tls.gbps}};
+           {"remote-tls-gbps", c.remote_tls.gbps},
+           {"remote-streamed-message-us", c.remote.streamed_message_us},
+           {"remote-tls-streamed-message-us", c.remote_tls.streamed_message_us}};
   return r;
 }
 

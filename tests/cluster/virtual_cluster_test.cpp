@@ -397,6 +397,38 @@ TEST_CASE("virtual cluster: a message between hosts costs sim.remote-* on each s
         runtime::to_json(run(d, test::with(one, {"--sim.remote-message-us=10"}))));
 }
 
+TEST_CASE("virtual cluster: a side whose I/O lane is busy pays sim.remote-streamed-message-us") {
+  data_files d;
+  const auto& cmd = messages_only;
+  const auto base = run(d, cmd);
+  const auto us10 = run(d, test::with(cmd, {"--sim.remote-message-us=10"}));
+  const auto streamed = test::with(cmd, {"--sim.remote-message-us=10",
+                                         "--sim.remote-streamed-message-us=2"});
+  const auto s2 = run(d, streamed);
+  REQUIRE(us10.net);
+  REQUIRE(s2.net);
+  const auto n = double(s2.net->messages);
+  REQUIRE(n > 100);
+  // Each side of each message pays 10 us (its lane idle) or 2 us (busy): 8
+  // us less per awake side, whole sides; some of each kind.
+  const double extra = busy(s2) - busy(base);
+  CHECK(extra > 2 * 2e-6 * n);
+  CHECK(extra < busy(us10) - busy(base));
+  const double awake_sides = (busy(us10) - busy(base) - extra) / 8e-6;
+  CHECK(awake_sides >= 1);
+  CHECK(awake_sides == doctest::Approx(std::round(awake_sides)).epsilon(1e-6));
+  // The same price either way charges exactly the one-at-a-time term.
+  const auto same = run(d, test::with(cmd, {"--sim.remote-message-us=10",
+                                            "--sim.remote-streamed-message-us=10"}));
+  CHECK(busy(same) == doctest::Approx(busy(us10)).epsilon(1e-12));
+  CHECK(same.seconds == us10.seconds);
+  // Over TLS the TLS pair's streamed term applies, not the plain one's.
+  const auto tls = run(d, test::with(streamed, {"--sim.remote-tls=true",
+                                                "--sim.remote-tls-message-us=10",
+                                                "--sim.remote-tls-streamed-message-us=2"}));
+  CHECK(runtime::to_json(tls) == runtime::to_json(s2));
+}
+
 TEST_CASE("virtual cluster: sim.remote-tls charges the TLS pair instead of the plain one") {
   data_files d;
   const auto& cmd = messages_only;

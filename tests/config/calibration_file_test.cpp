@@ -38,7 +38,7 @@ runtime::calibration_record sample() {
   r.command = "shadowsync calibrate --out=x.json";
   r.note = "by hand";
   const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5,
-                      3.5,   850.0, 12.5, 6.5,  3.25, 55.5, 1.5};
+                      3.5,   850.0, 12.5, 6.5,  3.25, 55.5, 1.5, 7.5, 4.25};
   REQUIRE(runtime::calibration_keys().size() == std::size(v));
   for (std::size_t i = 0; i < runtime::calibration_keys().size(); ++i)
     r.sim[runtime::calibration_keys()[i]] = v[i];
@@ -85,14 +85,16 @@ TEST_CASE("a calibration file round-trips") {
   CHECK_FALSE(c.sim.engine.remote_tls); // the run's choice, not the file's
 }
 
-TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns, mp-* and "
-          "remote-tls-* keys reads them as 0 (the model's)") {
+TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns, mp-*, "
+          "remote-tls-* and remote-*streamed* keys reads them as 0 (the model's)") {
   const auto path = scratch("older.json");
   std::string text = runtime::calibration_json(sample());
   for (const std::string key :
        {"\n    \"batch-id-ns\": 12.5,", ",\n    \"parse-example-ns\": 850.0",
         ",\n    \"mp-push-value-ns\": 6.5", ",\n    \"mp-reply-value-ns\": 3.25",
-        ",\n    \"remote-tls-gbps\": 1.5", ",\n    \"remote-tls-message-us\": 55.5"}) {
+        ",\n    \"remote-tls-gbps\": 1.5", ",\n    \"remote-tls-message-us\": 55.5",
+        ",\n    \"remote-streamed-message-us\": 7.5",
+        ",\n    \"remote-tls-streamed-message-us\": 4.25"}) {
     const auto at = text.find(key);
     REQUIRE(at != std::string::npos);
     text.erase(at, key.size());
@@ -111,6 +113,8 @@ TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns
   CHECK(c.sim.engine.mp_reply_value_ns == 0.0);
   CHECK(c.sim.engine.remote_tls_message_us == 0.0);
   CHECK(c.sim.engine.remote_tls_gbps == 0.0);
+  CHECK(c.sim.engine.remote_streamed_message_us == 0.0);
+  CHECK(c.sim.engine.remote_tls_streamed_message_us == 0.0);
   CHECK(c.sim.engine.remote_gbps == 3.5);
   // Such a file priced TLS links at nothing: a run that asks for them is
   // refused, naming the file and the plain term it does have.
