@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace model {
 
@@ -64,17 +65,29 @@ inline void broadcast_products_cols(const float* a, Index lda, const float* b, I
 // Columns per call for `packets` packets: about 8 accumulators.
 Index columns_for(Index packets) { return std::clamp<Index>((8 + packets - 1) / packets, 1, 4); }
 
+// Calls f(std::integral_constant<int, P>{}, first) over `packets` packets in
+// groups of P <= 4 consecutive ones (four at a time, then the rest), first
+// being the group's first packet: a kernel's packet count as a constant.
+template <class F>
+inline void by_packet_groups(Index packets, F&& f) {
+  Index first = 0;
+  for (; packets >= 4; packets -= 4, first += 4)
+    f(std::integral_constant<int, 4>{}, first);
+  switch (packets) {
+    case 3: f(std::integral_constant<int, 3>{}, first); break;
+    case 2: f(std::integral_constant<int, 2>{}, first); break;
+    case 1: f(std::integral_constant<int, 1>{}, first); break;
+    default: break;
+  }
+}
+
 // The same for any number of packets (four at a time) and cols <= 4.
 inline void broadcast_products_n(const float* a, Index lda, const float* b, Index ldb, Index bcol,
                                  Index depth, Index packets, Index cols, float* out, Index ldo) {
-  for (; packets >= 4; packets -= 4, a += 4 * lanes, out += 4 * lanes)
-    broadcast_products_cols<4>(a, lda, b, ldb, bcol, depth, cols, out, ldo);
-  switch (packets) {
-    case 3: broadcast_products_cols<3>(a, lda, b, ldb, bcol, depth, cols, out, ldo); break;
-    case 2: broadcast_products_cols<2>(a, lda, b, ldb, bcol, depth, cols, out, ldo); break;
-    case 1: broadcast_products_cols<1>(a, lda, b, ldb, bcol, depth, cols, out, ldo); break;
-    default: break;
-  }
+  by_packet_groups(packets, [&](auto count, Index first) {
+    broadcast_products_cols<decltype(count)::value>(a + first * lanes, lda, b, ldb, bcol, depth,
+                                                    cols, out + first * lanes, ldo);
+  });
 }
 
 Index padded(Index n) { return (n + lanes - 1) / lanes * lanes; }
@@ -184,14 +197,10 @@ inline void sym_products_cols(const float* tv, Index dp, const float* g, const I
 // The same for any number of packets (four at a time) and cols <= 4.
 inline void sym_products_n(const float* tv, Index dp, const float* g, const Index* off, Index n,
                            Index j, Index packets, Index cols, float* out, Index ldo) {
-  for (; packets >= 4; packets -= 4, tv += 4 * lanes, out += 4 * lanes)
-    sym_products_cols<4>(tv, dp, g, off, n, j, cols, out, ldo);
-  switch (packets) {
-    case 3: sym_products_cols<3>(tv, dp, g, off, n, j, cols, out, ldo); break;
-    case 2: sym_products_cols<2>(tv, dp, g, off, n, j, cols, out, ldo); break;
-    case 1: sym_products_cols<1>(tv, dp, g, off, n, j, cols, out, ldo); break;
-    default: break;
-  }
+  by_packet_groups(packets, [&](auto count, Index first) {
+    sym_products_cols<decltype(count)::value>(tv + first * lanes, dp, g, off, n, j, cols,
+                                              out + first * lanes, ldo);
+  });
 }
 
 
