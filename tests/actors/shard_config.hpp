@@ -2,11 +2,13 @@
 // The small embedding shard of the shard tests (shard_test, hogwild_rows_test,
 // the shard_dynamic* tests) and the ids and lookups those send it.
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "actors/embedding_shard.hpp"
 #include "messages/messages.hpp"
+#include "model/dynamic_tables.hpp"
 #include "model/shard_layout.hpp"
 
 namespace test {
@@ -53,6 +55,28 @@ inline messages::lookup_request pair_lookup(std::uint64_t batch, std::vector<std
   r.batch = batch;
   r.keys.values = std::move(keys);
   return r;
+}
+
+// small_dynamic_shard_config whose table 0 holds one row from the start:
+// id `id` (the first that shard 1 owns), weights `w` (0.5 each), use count
+// 10, last use 3, optimiser state 0.
+struct one_row_shard {
+  actors::embedding_shard_config cfg;
+  std::uint64_t id = 0;
+  std::vector<float> w;
+};
+inline one_row_shard one_row_dynamic_shard() {
+  one_row_shard s;
+  s.cfg = small_dynamic_shard_config();
+  const std::size_t spr = s.cfg.optimizer.state_per_row(s.cfg.dim);
+  auto full = std::make_shared<model::dynamic_tables>(s.cfg.num_tables, *s.cfg.dynamic,
+                                                      s.cfg.dim, spr, s.cfg.model_seed);
+  s.id = ids_owned(1, 1)[0];
+  s.w.assign(s.cfg.dim, 0.5f);
+  const std::vector<float> state(spr, 0.0f);
+  full->table(0).insert_row({s.id, 10, 3}, s.w.data(), state.data());
+  s.cfg.initial_dynamic = full;
+  return s;
 }
 
 } // namespace test

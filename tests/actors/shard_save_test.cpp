@@ -167,15 +167,10 @@ TEST_CASE_FIXTURE(test::actor_fixture,
 TEST_CASE_FIXTURE(test::actor_fixture,
                   "embedding shard, dynamic tables: save(FOLDER) is written by a thread from a "
                   "copy of the tables at the request, while a push is applied") {
-  auto cfg = test::small_dynamic_shard_config();
-  const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
-  auto full = std::make_shared<model::dynamic_tables>(cfg.num_tables, *cfg.dynamic, cfg.dim, spr,
-                                                      cfg.model_seed);
-  const std::uint64_t a = test::ids_owned(1, 1)[0];
-  const std::vector<float> w(4, 0.5f), state(spr, 0.0f);
-  full->table(0).insert_row({a, 10, 3}, w.data(), state.data());
-  cfg.initial_dynamic = full;
-  auto shard = sys.spawn(embedding_shard, cfg);
+  const auto one = test::one_row_dynamic_shard();
+  const std::uint64_t a = one.id;
+  const auto& w = one.w;
+  auto shard = sys.spawn(embedding_shard, one.cfg);
   run();
   auto& st = test::shard_state(shard);
   const auto base = fresh("ss_shard_save_dynamic");
