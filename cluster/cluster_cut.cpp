@@ -22,29 +22,33 @@ double cluster_checkpointer::since(caf::actor_clock::time_point t) const {
   return std::chrono::duration<double>(now() - t).count();
 }
 
+namespace {
+
 // BMUF: w_g and Delta from the holds, identical in every syncer held after
 // the same round (their ring all-reduce gives every member the same bits).
-std::optional<std::string>
-cluster_checkpointer::write_bmuf_state(checkpoint::folder_writer& w,
-                                       const std::vector<messages::cut_report>& reports,
-                                       std::size_t size) {
+std::optional<std::string> write_bmuf_state(checkpoint::folder_writer& w, const cut_commit& job,
+                                            std::size_t size) {
+  const auto& reports = job.g.reports;
+  const auto& names = job.trainer_names;
   if (reports.empty())
     return std::nullopt;
   const auto& h = reports[0].sync;
   for (std::size_t t = 0; t < reports.size(); ++t) {
     const auto& o = reports[t].sync;
     if (o.global.size() != size || o.momentum.size() != size)
-      return "checkpoint: " + c_.trainer_names[t] + " held a BMUF block state of another size";
+      return "checkpoint: " + names[t] + " held a BMUF block state of another size";
     if (o.rounds != h.rounds || o.global.values != h.global.values || o.momentum.values != h.momentum.values)
-      return "checkpoint: " + c_.trainer_names[t] + " held at round " +
-             std::to_string(o.rounds) + " with another BMUF block state than " +
-             c_.trainer_names[0] + " at round " + std::to_string(h.rounds);
+      return "checkpoint: " + names[t] + " held at round " + std::to_string(o.rounds) +
+             " with another BMUF block state than " + names[0] + " at round " +
+             std::to_string(h.rounds);
   }
   std::string err;
   if (!checkpoint::write_bmuf(w, h.global.data(), h.momentum.data(), size, &err))
     return "checkpoint: " + err;
   return std::nullopt;
 }
+
+} // namespace
 
 cluster_checkpointer::cluster_checkpointer(caf::actor_system& sys, const train_config& cfg,
                                            const cluster_handles& c, const resume_base& base)
@@ -73,28 +77,34 @@ void cluster_checkpointer::cut_ended(std::uint64_t examples) {
   last_ = now();
 }
 
-std::optional<std::string> cluster_checkpointer::commit(checkpoint::folder_writer& w,
-                                                        const cut_gathered& g) {
-  const auto& reports = g.reports;
-  const std::size_t size = reports.empty() ? 0 : reports[0].replica.size();
-  const auto& centre = g.centre;
-  const auto pushes_held = g.pushes_held, rows_copied = g.rows_copied;
-  std::optional<std::string> failure;
-  std::string err;
-  // 6. Replicas, centre, manifest, commit.
-  checkpoint::manifest m;
+cut_commit cluster_checkpointer::prepare(cut_gathered g) const {
+  cut_commit job;
+  auto& m = job.m;
   m.config_ini = cfg_.checkpoint.effective_ini;
   m.mode = mode_;
   m.model_seed = cfg_.train.seed;
   m.examples = base_.examples;
   m.counters = base_.counters;
-  m.counters.malformed = 0; // summed below: the readers count from their resumed marks
+  m.counters.malformed = 0; // summed in write_cut: the readers count from their resumed marks
   m.counters.seconds += since(began_);
-  double max_pause = 0;
+  job.trainer_names = c_.trainer_names;
+  job.bmuf = model::is_bmuf(cfg_.sync.algorithm);
+  job.keep = cfg_.checkpoint.keep;
+  job.g = std::move(g);
+  return job;
+}
+
+std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& job) {
+  const auto& reports = job.g.reports;
+  const std::size_t size = reports.empty() ? 0 : reports[0].replica.size();
+  const auto& centre = job.g.centre;
+  auto& m = job.m;
+  std::optional<std::string> failure;
+  std::string err;
   for (std::size_t t = 0; t < reports.size() && !failure; ++t) {
     const auto& r = reports[t];
     if (r.replica.size() != size || r.state.size() != size) {
-      failure = "checkpoint: " + c_.trainer_names[t] + " reported a replica of another size";
+      failure = "checkpoint: " + job.trainer_names[t] + " reported a replica of another size";
       break;
     }
     if (!checkpoint::write_replica(w, t, r.replica.data(), r.state.data(), size, &err))
@@ -113,37 +123,48 @@ std::optional<std::string> cluster_checkpointer::commit(checkpoint::folder_write
     m.counters.prob_sum += r.progress.prob_sum;
     m.counters.positives += r.progress.positives;
     m.counters.malformed += r.reader.malformed;
-    max_pause = std::max(max_pause, r.pause_seconds);
+    job.max_pause = std::max(job.max_pause, r.pause_seconds);
   }
   if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))
     failure = "checkpoint: " + err;
-  if (!failure && model::is_bmuf(cfg_.sync.algorithm))
-    failure = write_bmuf_state(w, reports, size);
-  std::string folder;
+  if (!failure && job.bmuf)
+    failure = write_bmuf_state(w, job, size);
   w.rename(checkpoint::checkpoint_name(m.examples));
-  if (!failure && !w.commit(m, cfg_.checkpoint.keep, &folder, &err))
+  if (!failure && !w.commit(m, job.keep, &job.folder, &err))
     failure = "checkpoint: " + err;
   if (failure) {
     w.abandon();
     return failure;
   }
-  std::uint64_t bytes = 0;
   std::error_code ec;
-  for (const auto& f : std::filesystem::directory_iterator(folder, ec))
-    bytes += f.is_regular_file(ec) ? f.file_size(ec) : 0;
+  for (const auto& f : std::filesystem::directory_iterator(job.folder, ec))
+    job.bytes += f.is_regular_file(ec) ? f.file_size(ec) : 0;
+  return std::nullopt;
+}
+
+void cluster_checkpointer::committed(const cut_commit& job) {
+  const auto& g = job.g;
   const double s = since(g.began);
-  newest_ = folder;
+  newest_ = job.folder;
   ++totals_.cuts;
-  totals_.bytes += bytes;
+  totals_.bytes += job.bytes;
   totals_.seconds += s;
-  totals_.max_pause = std::max(totals_.max_pause, max_pause);
-  totals_.pushes_held += pushes_held;
-  totals_.rows_copied += rows_copied;
+  totals_.max_pause = std::max(totals_.max_pause, job.max_pause);
+  totals_.pushes_held += g.pushes_held;
+  totals_.rows_copied += g.rows_copied;
   spdlog::info("checkpoint {}: {} examples, cut while training; {:.1f} MB in {:.2f} s; workers "
                "paused at most {:.1f} ms; {} pushes held for the alignment, {} rows copied on "
                "write",
-               folder, m.examples, double(bytes) / 1e6, s, 1e3 * max_pause, pushes_held,
-               rows_copied);
+               job.folder, job.m.examples, double(job.bytes) / 1e6, s, 1e3 * job.max_pause,
+               g.pushes_held, g.rows_copied);
+}
+
+std::optional<std::string> cluster_checkpointer::commit(checkpoint::folder_writer& w,
+                                                        cut_gathered g) {
+  auto job = prepare(std::move(g));
+  if (auto e = write_cut(w, job))
+    return e;
+  committed(job);
   return std::nullopt;
 }
 

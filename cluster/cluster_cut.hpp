@@ -34,8 +34,9 @@
 // (cut_report::pause_seconds); the dense sync pauses from step 3 to 5.
 //
 // Mid-pass cuts resume only with the same number of trainers (readers split
-// the data by trainer); any number of embedding shards. Multi-node mode has
-// no cuts yet.
+// the data by trainer); any number of embedding shards. Multi-node runs take
+// cuts too: the shards keep their files and the coordinator's node fetches
+// them (cluster_checkpointer::fetch_shard_files, cut_run.hpp).
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -66,6 +67,26 @@ struct cut_gathered {
   std::uint64_t pushes_held = 0, rows_copied = 0;
   caf::actor_clock::time_point began;        // the cut's request
 };
+
+// Step 6 with everything it reads held by value (cluster_checkpointer::
+// prepare), so that it may run on a thread that outlives the checkpointer: a
+// multi-node cut's fetching thread, when the run ends while it writes.
+struct cut_commit {
+  checkpoint::manifest m; // config, mode, seed; the base's examples and counters
+  std::vector<std::string> trainer_names;
+  bool bmuf = false;
+  std::size_t keep = 0;
+  cut_gathered g;
+  // What write_cut committed.
+  std::string folder;
+  std::uint64_t bytes = 0;
+  double max_pause = 0;
+};
+
+// Replicas, centre, BMUF state, manifest, commit into `w` (begun in
+// checkpoint.dir); fills job's folder, bytes and max_pause. An error leaves
+// `w` abandoned.
+std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& job);
 
 // The cuts' bookkeeping, shared by the caller of coordinate() (when a cut
 // is due, the totals, full recovery's rollbacks) and the coordinator actor
@@ -111,16 +132,15 @@ public:
   const cluster_handles& cluster() const { return c_; }
   std::uint64_t next_id() { return ++id_; }
   caf::actor_clock::time_point now() const;
-  // Step 6: replicas, centre, BMUF state, manifest, commit into `w` (begun
-  // in checkpoint.dir); the totals and the log line. An error leaves `w`
-  // abandoned.
-  std::optional<std::string> commit(checkpoint::folder_writer& w, const cut_gathered& g);
+  // Step 6 in three parts: prepare (the job, with the run's seconds up to
+  // now), write_cut (the files; any thread), committed (newest(), the totals
+  // and the log line; the coordinator again). commit: all three at once.
+  cut_commit prepare(cut_gathered g) const;
+  void committed(const cut_commit& job);
+  std::optional<std::string> commit(checkpoint::folder_writer& w, cut_gathered g);
 
 private:
   double since(caf::actor_clock::time_point t) const;
-  std::optional<std::string> write_bmuf_state(checkpoint::folder_writer& w,
-                                              const std::vector<messages::cut_report>& reports,
-                                              std::size_t size);
   caf::actor_system& sys_;
   const train_config& cfg_;
   const cluster_handles& c_;

@@ -221,51 +221,54 @@ void cut_run::files() {
   if (ck_.fetches_shard_files())
     return fetch_and_commit();
   // 6. Replicas, centre, manifest, commit.
-  finish(ck_.commit(w_, g_));
+  finish(ck_.commit(w_, std::move(g_)));
 }
 
 void cut_run::fetch_and_commit() {
-  // The thread owns w_ and g_ until it answers (this cut waits in step
-  // files; an abort meanwhile ignores the answer). `me` keeps them alive.
+  // The thread holds what it reads by value (the fetch job, the commit's
+  // job) and w_ (kept alive by `me`); it never touches ck_, c() or self_,
+  // which end with the run: an abort (a node lost) lets the run end while
+  // the thread still waits on a piece. The abort cancels it before its next
+  // file or its commit and ignores its answer; ck_ hears of a commit only
+  // through this cut, on the coordinator.
+  auto job = std::make_shared<cut_fetch_job>();
+  job->cut = id_;
+  job->timeout = cfg().cluster.timeout;
+  for (std::size_t s = 0; s < files_.size(); ++s) {
+    job->shards.push_back(c().shards[s]);
+    job->shard_names.push_back(c().shard_names[s]);
+    job->files.push_back({files_[s]->name, files_[s]->bytes, files_[s]->crc32c});
+  }
+  auto commit = std::make_shared<cut_commit>(ck_.prepare(std::move(g_)));
+  fetching_ = job;
   auto me = shared_from_this();
-  auto fetcher = self_->system().spawn<caf::detached>([me](caf::blocking_actor* b) {
-    b->receive([&](cut_fetch_atom, std::uint64_t) -> std::string {
-      auto e = me->fetch_files(b);
-      if (e)
-        me->w_.abandon();
-      else
-        e = me->ck_.commit(me->w_, me->g_);
-      return e ? *e : std::string{};
+  auto fetcher =
+    self_->system().spawn<caf::detached>([me, job, commit](caf::blocking_actor* b) {
+      b->receive([&](cut_fetch_atom, std::uint64_t) -> std::string {
+        auto e = fetch_cut_files(b, *job, me->w_);
+        if (!e && job->cancelled)
+          e = "checkpoint: cut " + std::to_string(job->cut) + ": cancelled";
+        if (e)
+          me->w_.abandon();
+        else
+          e = write_cut(me->w_, *commit);
+        return e ? *e : std::string{};
+      });
     });
-  });
   self_->request(fetcher, caf::infinite, cut_fetch_atom::value, id_)
     .then(
-      [me](std::string& e) {
-        if (me->step_ == step::files)
-          me->finish(e.empty() ? std::nullopt : std::optional<std::string>(std::move(e)));
+      [me, commit](std::string& e) {
+        if (me->step_ != step::files)
+          return;
+        if (e.empty())
+          me->ck_.committed(*commit);
+        me->finish(e.empty() ? std::nullopt : std::optional<std::string>(std::move(e)));
       },
       [me](caf::error& e) {
         if (me->step_ == step::files)
           me->finish("checkpoint: cut " + std::to_string(me->id_) +
                      ": the fetching thread failed: " + me->render(e));
       });
-}
-
-std::optional<std::string> cut_run::fetch_files(caf::blocking_actor* b) {
-  for (std::size_t s = 0; s < files_.size(); ++s) {
-    const auto& f = *files_[s];
-    const auto where = "checkpoint: cut " + std::to_string(id_) + ": fetching " + f.name +
-                       " from " + c().shard_names[s] + ": ";
-    checkpoint::file_info got;
-    if (auto e =
-          fetch_shard_file(b, c().shards[s], f.name, cfg().cluster.timeout, w_, id_, &got))
-      return where + *e;
-    if (got.bytes != f.bytes || got.crc32c != f.crc32c)
-      return where + std::to_string(got.bytes) + " bytes with CRC32C " +
-             std::to_string(got.crc32c) + ", the shard's cut answered " +
-             std::to_string(f.bytes) + " bytes with CRC32C " + std::to_string(f.crc32c);
-  }
-  return std::nullopt;
 }
 
 void cut_run::lose_shard(std::size_t s, const std::string& why) {
@@ -301,6 +304,8 @@ void cut_run::finish(std::optional<std::string> failure) {
   // (After a failure the temporary folder stays: a live shard may still be
   // writing into it; the next commit removes it.)
   step_ = step::done;
+  if (fetching_) // (after its answer this is moot)
+    fetching_->cancelled = true;
   auto done = std::move(done_);
   done(std::move(failure));
 }

@@ -15,7 +15,9 @@
 //             shards kept their files, and a detached thread of the cut
 //             fetches each one over the wire into the folder
 //             (cluster/shard_fetch.hpp), checks it against the shard's
-//             answer and commits, so no handler waits for the disk.
+//             answer and commits, so no handler waits for the disk. The
+//             thread holds its inputs by value: a cut that ends first (a
+//             node lost) cancels it and the run may end meanwhile.
 // A failed step ends the cut with its error, as a blocking cut did (a
 // trainer's failure still lets the others be asked, and resume goes out).
 //
@@ -44,6 +46,7 @@
 #include "actors/interfaces.hpp"
 #include "checkpoint/store.hpp"
 #include "cluster/cluster_cut.hpp"
+#include "cluster/shard_fetch.hpp"
 
 namespace runtime {
 
@@ -88,9 +91,7 @@ private:
   void resume();
   void shard_answered();
   void files();
-  void fetch_and_commit(); // multi-node files step
-  // On the fetching thread: every shard's file into w_, then the commit.
-  std::optional<std::string> fetch_files(caf::blocking_actor* b);
+  void fetch_and_commit(); // multi-node files step (on a thread: shard_fetch.hpp)
   void finish(std::optional<std::string> failure);
 
   actors::coordinator_actor::pointer self_;
@@ -112,6 +113,7 @@ private:
   std::vector<bool> lost_; // per shard: lost during the cut (lose_shard)
   std::optional<std::string> void_;
   std::size_t shards_in_ = 0;
+  std::shared_ptr<cut_fetch_job> fetching_; // the files step's thread, multi-node
 };
 
 } // namespace runtime

@@ -51,4 +51,23 @@ std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
   return std::nullopt;
 }
 
+std::optional<std::string> fetch_cut_files(caf::blocking_actor* self, const cut_fetch_job& job,
+                                           checkpoint::folder_writer& w) {
+  const auto cut = "checkpoint: cut " + std::to_string(job.cut) + ": ";
+  for (std::size_t s = 0; s < job.files.size(); ++s) {
+    if (job.cancelled)
+      return cut + "cancelled";
+    const auto& f = job.files[s];
+    const auto where = cut + "fetching " + f.name + " from " + job.shard_names[s] + ": ";
+    checkpoint::file_info got;
+    if (auto e = fetch_shard_file(self, job.shards[s], f.name, job.timeout, w, job.cut, &got))
+      return where + *e;
+    if (got.bytes != f.bytes || got.crc32c != f.crc32c)
+      return where + std::to_string(got.bytes) + " bytes with CRC32C " +
+             std::to_string(got.crc32c) + ", the shard's cut answered " +
+             std::to_string(f.bytes) + " bytes with CRC32C " + std::to_string(f.crc32c);
+  }
+  return std::nullopt;
+}
+
 } // namespace runtime

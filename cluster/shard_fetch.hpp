@@ -14,9 +14,12 @@
 //
 // Runs on the coordinator's own blocking thread (a scoped actor), not on a
 // scheduler thread: the disk writes wait there, the shard only copies bytes.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/blocking_actor.hpp>
 
@@ -39,5 +42,24 @@ std::optional<std::string> fetch_shard_file(caf::blocking_actor* self,
                                             checkpoint::folder_writer& w,
                                             std::optional<std::uint64_t> cut = std::nullopt,
                                             checkpoint::file_info* got = nullptr);
+
+// A multi-node cut's files (cut_run.cpp), everything held by value: the
+// fetching thread may outlive the cut's coordinator when the run ends while
+// it fetches (a node lost). `cancelled` (set by the cut when it ends first)
+// stops it before the next file.
+struct cut_fetch_job {
+  std::uint64_t cut = 0;
+  std::vector<actors::embedding_shard_actor> shards;
+  std::vector<std::string> shard_names;
+  std::vector<checkpoint::file_info> files; // per shard: what its cut answered
+  std::chrono::milliseconds timeout{0};
+  std::atomic<bool> cancelled{false};
+};
+
+// Every shard's cut file into w, in shard order, each checked against the
+// shard's answer (size and CRC32C). Error: "checkpoint: cut N: fetching NAME
+// from SHARD: <why>", or "checkpoint: cut N: cancelled" once `cancelled`.
+std::optional<std::string> fetch_cut_files(caf::blocking_actor* self, const cut_fetch_job& job,
+                                           checkpoint::folder_writer& w);
 
 } // namespace runtime

@@ -12,9 +12,11 @@
 #  - checkpoint.resume of the newest cut taken while training, by a
 #    multi-node run and by the one-process run on the virtual clock with the
 #    same shards: one foreground-EASGD trainer node gives the same model
-#    (eval NE, train NE, examples; the shards' files byte for byte).
+#    (eval NE, train NE, examples; the shards' files byte for byte);
+#  - a shard's node killed while a cut's files are fetched: exit 1 naming the
+#    cut and the node, nothing of that cut committed.
 # The code before refused checkpoint.every-* in launch (exit 2), so every
-# check fails there. About 15 seconds.
+# check fails there. About 30 seconds.
 #
 # usage: multinode_cut_test.sh BIN
 set -u
@@ -95,5 +97,49 @@ if [ -n "$cut" ] && [ -n "$a" ] && [ "$a" = "$b" ] && [ -z "$diff" ]; then
   ok "resume of the cut: multi-node = one process (eval NE, train NE, examples: $b; the model's files byte-identical)"
 else
   bad "resume of the cut: multi-node '$b' vs one process '$a'; differing:$diff; $(grep -i "error\|cannot" res.log | head -n 2)"
+fi
+# A shard's node killed while a cut's files are fetched (SIGKILL to t1 as soon
+# as the fetch of the cut's first file has begun): no partial recovery is
+# asked, so the launch stops with exit 1 and an error naming the cut and the
+# node or shard; the cut in flight commits nothing (no ckpt-* folder of it, LATEST not
+# moved to it) and any folder committed before stays whole (eval reads
+# LATEST's). (The cut's temporary folder is removed when its fetch gives up.)
+mn kill --checkpoint.dir=kcuts --checkpoint.every-examples=6000 --checkpoint.keep=20 &
+launch=$!
+fetching() { ls kcuts/.tmp-.cut-*/embedding-0.bin > /dev/null 2>&1; }
+end=$(($(date +%s) + 120))
+until fetching || [ "$(date +%s)" -ge "$end" ] || ! kill -0 $launch 2> /dev/null; do
+  sleep 0.005
+done
+t1=$(grep -o "node t1: pid [0-9]*" kill.log | awk '{print $4}')
+if fetching && [ -n "$t1" ]; then
+  kill -KILL "$t1"
+  killed="killed t1 during the fetch into $(basename "$(dirname "$(ls kcuts/.tmp-.cut-*/embedding-0.bin | head -n 1)")")"
+fi
+wait $launch
+rc=$?
+before=$(ls -d kcuts/ckpt-* 2> /dev/null | wc -l)
+left=$(ls -d kcuts/.tmp-.cut-* 2> /dev/null | wc -l)
+# (The cut ends with the first DOWN: t1's, or the trainer's that names the shard.)
+err=$(grep -m 1 "error node coord: checkpoint: cut" kill.log)
+if [ -n "${killed:-}" ] && [ $rc = 1 ] && echo "$err" | grep -q "node t1\|embedding-shard-1 failed"; then
+  ok "$killed: exit 1, '${err#*error node coord: }'; $before folders committed before it, $left temporary left"
+else
+  bad "kill during a fetch: '${killed:-no kill}', exit $rc, error '$err', $before folders, $left temporary: $(grep -i "error\|fail" kill.log | head -n 3)"
+fi
+if [ -z "${killed:-}" ]; then
+  bad "no state to check after the kill (no kill)"
+elif [ "$before" -ge 1 ]; then
+  "$bin" eval --model="$(latest kcuts)" --data.eval=eval.tsv --output.metrics=k-eval.json > k-eval.log 2>&1
+  kne=$(field k-eval "d['eval_ne']")
+  if [ -n "$kne" ] && grep -q "on 2000 examples: NE" k-eval.log; then
+    ok "the newest committed cut ($(cat kcuts/LATEST)) still evaluates: NE $kne"
+  else
+    bad "eval of LATEST after the kill: $(tail -n 2 k-eval.log)"
+  fi
+elif [ ! -e kcuts/LATEST ]; then
+  ok "the first cut was the one in flight: nothing committed, no LATEST ($(ls -A kcuts | paste -sd' '))"
+else
+  bad "no folder committed, yet LATEST says '$(cat kcuts/LATEST)'"
 fi
 summary
