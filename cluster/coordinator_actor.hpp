@@ -41,7 +41,10 @@
 // cut aborts it at once ("checkpoint: cut N aborted: shard-1 is down
 // (...)"): the trainers asked so far are released, the cut's error goes to
 // the caller, and the DOWN is then handled as any other. A cut's error
-// ends the job, or rolls it back under full recovery. Under partial
+// ends the job, or rolls it back under full recovery; but where trainer
+// losses are tolerated, a cut aborted by them ends without an error (the
+// job goes on) and, once a trainer is lost, the cuts asked for later end at
+// once untaken: a cut holds every trainer's replica and reader position. Under partial
 // recovery an embedding shard's DOWN during a cut does not abort it: the
 // shard is restarted at once (the cut in flight is over for the new shard),
 // the cut goes on without it so that the live shards finish their part,

@@ -3,6 +3,8 @@
 //   coordinator -> caller: cut(error) (the cut ended; awaited)
 #include "cluster/coordinator_protocol.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace runtime {
@@ -28,6 +30,17 @@ void coordinator_protocol::cut_ended(std::optional<std::string> failure) {
     retake_ = true;
     retake_cut();
     return;
+  }
+  // Aborted by losses the job survives (trainers): the job goes on without
+  // the cut, and without later ones (lose_trainer); the caller hears of a
+  // cut that ended without error.
+  const bool survived =
+    failure && !cut_downs_.empty() &&
+    std::all_of(cut_downs_.begin(), cut_downs_.end(),
+                [this](const caf::down_msg& dm) { return survivable(dm); });
+  if (survived) {
+    spdlog::warn("{}; the job goes on", *failure);
+    failure.reset();
   }
   hook<std::string>(
     [this, failure](std::string& e) {

@@ -117,6 +117,17 @@ bool coordinator_protocol::names_cause(const caf::down_msg& dm) const {
   return false;
 }
 
+bool coordinator_protocol::survivable(const caf::down_msg& dm) const {
+  if (setup_.rollback_on_shard_loss || !setup_.tolerate_trainer_loss)
+    return false;
+  if (index_of(c().trainers, dm.source) < c().trainers.size())
+    return true;
+  for (const auto& n : c().nodes)
+    if (n.agent == dm.source)
+      return !n.essential;
+  return false;
+}
+
 bool coordinator_protocol::drained() const {
   return std::all_of(awaited_.begin(), awaited_.end(), [&](const caf::actor_addr& a) {
     return std::find(downs_.begin(), downs_.end(), a) != downs_.end();
@@ -170,6 +181,15 @@ void coordinator_protocol::lose_trainer(std::size_t i, const std::string& why) {
   if (phases_.lost().size() > lost)
     spdlog::warn("{}: removed from the job; {} trainer(s) left", phases_.lost().back(),
                  phases_.survivors());
+  if (cfg().checkpoint.enabled() && !cuts_off_ && phases_.lost().size() > lost) {
+    // A cut holds every trainer's replica and reader position (a resume
+    // splits the data by the trainer count); the lost one's are gone.
+    cuts_off_ = true;
+    const auto newest = setup_.checkpoints ? setup_.checkpoints->newest() : std::string{};
+    spdlog::warn("checkpoint: no more cuts in this job (checkpoint.every-*, a stop's): a cut "
+                 "needs every trainer and one was lost; newest cut: {}",
+                 newest.empty() ? std::string("none") : newest);
+  }
   if (ring)
     send_ring(*ring);
 }

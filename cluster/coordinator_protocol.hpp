@@ -136,6 +136,10 @@ private:
   // A shard's or an essential node's DOWN (the cause a trainer's shard_down
   // error waits for).
   bool names_cause(const caf::down_msg& dm) const;
+  // A loss the job survives: a trainer's, or a non-essential node's (its
+  // trainers'), where trainer losses are tolerated; never under full
+  // recovery, which rolls every loss back.
+  bool survivable(const caf::down_msg& dm) const;
   void lose_trainer(std::size_t i, const std::string& why);
   void note_loss(const std::string& why, std::optional<std::size_t> shard);
   void finish_soon(); // rollback: the DOWNs in hand first
@@ -158,6 +162,7 @@ private:
   std::uint64_t poll_gen_ = 0, wait_gen_ = 0;
   std::size_t restarting_ = 0;             // shard restarts in flight
   bool retake_ = false;                    // a voided cut to take again
+  bool cuts_off_ = false;                  // a trainer was lost: no more cuts
   std::string wait_error_;                 // shard_down: the trainer's error
   std::vector<caf::down_msg> later_;       // shard_down: other DOWNs meanwhile
   std::vector<caf::actor_addr> awaited_;   // drain: the killed roles

@@ -5,7 +5,7 @@
 // committed, and polls go on after it; a shard that goes down holding its
 // cut request aborts the cut at once (no wait for cluster.timeout), the
 // trainers already asked are released, and the job ends naming the cut and
-// the shard.
+// the shard; a trainer's loss during a cut aborts the cut but not the job.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -169,9 +169,10 @@ struct cut_walk : test::actor_fixture {
     ck = std::make_unique<runtime::cluster_checkpointer>(sys, cfg, c, runtime::resume_base{});
   }
 
-  void start(bool restart_shards = false) {
+  void start(bool restart_shards = false, bool tolerate_trainer_loss = false) {
     runtime::coordinator_setup s;
     s.restart_shards = restart_shards;
+    s.tolerate_trainer_loss = tolerate_trainer_loss;
     s.cfg = &cfg;
     s.cluster = &c;
     s.caller = caller;
@@ -251,6 +252,43 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer's DOWN while the cut wai
   REQUIRE(log->outcome);
   REQUIRE(log->outcome->failure);
   CHECK(log->outcome->failure->find("cut 1 aborted: trainer-0 is down") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: where trainer losses are tolerated, a trainer's DOWN "
+                            "while the cut waits aborts it, and the job goes on without cuts") {
+  log->shards_answer = false;
+  log->cuts_asked = 2; // the second poll asks for another cut
+  start(/*restart_shards=*/false, /*tolerate_trainer_loss=*/true);
+  advance(std::chrono::milliseconds(10));
+  REQUIRE(log->cuts == std::vector<int>{1, 1});
+  self->send_exit(c.trainers[0], caf::exit_reason::kill);
+  run();
+  // Aborted (nothing committed), the trainers released, but a trainer's
+  // loss is one the job survives, during a cut as at any other time: the
+  // caller hears of a cut that ended without an error.
+  REQUIRE(log->cut_ends.size() == 1);
+  CHECK(log->cut_ends[0].empty());
+  CHECK_FALSE(log->outcome);
+  CHECK(ck->totals().cuts == 0);
+  CHECK(log->resumes == std::vector<int>{1, 1});
+  // The next cut asked is not taken (a cut needs every trainer's replica and
+  // reader position): no trainer or shard is asked, the caller hears its end.
+  advance(std::chrono::milliseconds(10));
+  CHECK(log->polls == 2);
+  REQUIRE(log->cut_ends.size() == 2);
+  CHECK(log->cut_ends[1].empty());
+  CHECK(log->cuts == std::vector<int>{1, 1});
+  CHECK(log->shard_cuts == std::vector<int>{1, 1});
+  CHECK_FALSE(log->outcome);
+  // The survivor ends the job without a failure, the loss reported.
+  worker_stats w;
+  w.examples = 10;
+  self->send(c.trainers[1], done_atom::value, w);
+  run();
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
+  REQUIRE(log->outcome->lost.size() == 1);
+  CHECK(log->outcome->lost[0].find("trainer-0") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(cut_walk, "coordinator cut: under partial recovery a shard lost during the cut "

@@ -14,9 +14,11 @@
 #    same shards: one foreground-EASGD trainer node gives the same model
 #    (eval NE, train NE, examples; the shards' files byte for byte);
 #  - a shard's node killed while a cut's files are fetched: exit 1 naming the
-#    cut and the node, nothing of that cut committed.
+#    cut and the node, nothing of that cut committed;
+#  - a trainer's node killed during a cut: the cut aborted, the job goes on
+#    (exit 0) and takes no cut after the loss.
 # The code before refused checkpoint.every-* in launch (exit 2), so every
-# check fails there. About 30 seconds.
+# check fails there. About 40 seconds.
 #
 # usage: multinode_cut_test.sh BIN
 set -u
@@ -141,5 +143,38 @@ elif [ ! -e kcuts/LATEST ]; then
   ok "the first cut was the one in flight: nothing committed, no LATEST ($(ls -A kcuts | paste -sd' '))"
 else
   bad "no folder committed, yet LATEST says '$(cat kcuts/LATEST)'"
+fi
+# A trainer's node killed while a cut's files are fetched (two S-MA trainer
+# nodes t0 and t1, the shards on coord and t0): the job survives a trainer's
+# loss, during a cut too: the cut is aborted, the ring re-forms, no cut is
+# taken after it, and the launch ends with exit 0 and the end's model.
+job2=("${job[@]/--cluster.trainers=1/--cluster.trainers=2}")
+job2=("${job2[@]/--sync.algorithm=fr-easgd/--sync.algorithm=s-ma}")
+timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
+  --deploy.insecure=true --deploy.nodes="$nodes3" --deploy.trainers="[t0, t1]" \
+  --deploy.embedding-shards="[coord, t0]" --deploy.dense-shards="[coord]" "${job2[@]}" \
+  --checkpoint.dir=tcuts --checkpoint.every-examples=6000 --checkpoint.keep=20 \
+  --output.metrics=tkill.json > tkill.log 2>&1 &
+launch=$!
+tfetching() { ls tcuts/.tmp-.cut-*/embedding-0.bin > /dev/null 2>&1; }
+end=$(($(date +%s) + 120))
+until tfetching || [ "$(date +%s)" -ge "$end" ] || ! kill -0 $launch 2> /dev/null; do
+  sleep 0.005
+done
+t1=$(grep -o "node t1: pid [0-9]*" tkill.log | awk '{print $4}')
+tkilled=
+if tfetching && [ -n "$t1" ]; then
+  kill -KILL "$t1"
+  tkilled=yes
+fi
+wait $launch
+rc=$?
+after=$(grep -c "cut while training" tkill.log)
+if [ -n "$tkilled" ] && [ $rc = 0 ] && grep -q "cut 1 aborted: .*t1.*; the job goes on" tkill.log &&
+   grep -q "LOST trainer 1 on node t1" tkill.log && [ "$after" = 0 ] &&
+   [ -f "$(latest tcuts)/manifest.json" ]; then
+  ok "trainer node t1 killed during cut 1's fetch: exit 0, the cut aborted and the job went on, no cut after it, the end's model $(cat tcuts/LATEST)"
+else
+  bad "trainer kill during a cut: killed '${tkilled:-no}', exit $rc, $after cuts: $(grep -i "error\|abort\|LOST" tkill.log | head -n 3)"
 fi
 summary
