@@ -156,10 +156,10 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   opts.checkpoints = &checkpoints;
   std::optional<std::uint64_t> cut_at; // examples at the poll that asked for the cut in flight
   std::optional<std::uint64_t> stop_at; // a stop by signal: its cut of this point is in flight
+  std::uint64_t cuts_before_stop = 0;
   auto stopped = [&](std::uint64_t examples) {
-    return "stopped by " + *out.stopped_by + " after " + std::to_string(examples) + " examples" +
-           (cfg.checkpoint.enabled() ? "; the checkpoint of this point: " + checkpoints.newest()
-                                     : "; no checkpoint.dir: nothing kept");
+    return stopped_text(*out.stopped_by, examples,
+                        cfg.checkpoint.enabled() ? &checkpoints : nullptr, cuts_before_stop);
   };
   opts.on_progress = [&](std::uint64_t examples) -> progress_step {
     if (const int sig = stop_requested()) { // SIGINT/SIGTERM: a cut of this point, then stop
@@ -168,6 +168,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       if (!cfg.checkpoint.enabled())
         return {stopped(examples), false};
       stop_at = examples;
+      cuts_before_stop = checkpoints.totals().cuts;
       return {std::nullopt, true};
     }
     faults.poll(examples);

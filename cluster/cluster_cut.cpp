@@ -77,6 +77,18 @@ void cluster_checkpointer::cut_ended(std::uint64_t examples) {
   last_ = now();
 }
 
+std::string stopped_text(const std::string& by, std::uint64_t examples,
+                         const cluster_checkpointer* ck, std::uint64_t cuts_before) {
+  auto t = "stopped by " + by + " after " + std::to_string(examples) + " examples";
+  if (!ck)
+    return t + "; no checkpoint.dir: nothing kept";
+  if (ck->newest().empty())
+    return t + "; no checkpoint kept";
+  return t + (ck->totals().cuts > cuts_before ? "; the checkpoint of this point: "
+                                              : "; the newest checkpoint: ") +
+         ck->newest();
+}
+
 cut_commit cluster_checkpointer::prepare(cut_gathered g) const {
   cut_commit job;
   auto& m = job.m;

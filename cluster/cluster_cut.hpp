@@ -88,6 +88,16 @@ struct cut_commit {
 // `w` abandoned.
 std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& job);
 
+class cluster_checkpointer;
+
+// A stop by signal's message: "stopped by BY after N examples" and what it
+// kept: "; the checkpoint of this point: DIR" when the stop's cut committed
+// (ck counts more cuts than `cuts_before`), "; the newest checkpoint: DIR"
+// when it did not (no cut after a lost trainer), "; no checkpoint kept"
+// without any, "; no checkpoint.dir: nothing kept" without ck.
+std::string stopped_text(const std::string& by, std::uint64_t examples,
+                         const cluster_checkpointer* ck, std::uint64_t cuts_before);
+
 // The cuts' bookkeeping, shared by the caller of coordinate() (when a cut
 // is due, the totals, full recovery's rollbacks) and the coordinator actor
 // (which runs each cut: cut_run.hpp). Only one of them touches it at a

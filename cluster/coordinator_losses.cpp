@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/interfaces.hpp"
+#include "messages/errors.hpp"
 
 namespace runtime {
 
@@ -120,8 +121,8 @@ bool coordinator_protocol::names_cause(const caf::down_msg& dm) const {
 bool coordinator_protocol::survivable(const caf::down_msg& dm) const {
   if (setup_.rollback_on_shard_loss || !setup_.tolerate_trainer_loss)
     return false;
-  if (index_of(c().trainers, dm.source) < c().trainers.size())
-    return true;
+  if (index_of(c().trainers, dm.source) < c().trainers.size()) // (not for a shard it lost)
+    return messages::errc_of(dm.reason, messages::errc::none) != messages::errc::shard_down;
   for (const auto& n : c().nodes)
     if (n.agent == dm.source)
       return !n.essential;

@@ -136,9 +136,10 @@ private:
   // A shard's or an essential node's DOWN (the cause a trainer's shard_down
   // error waits for).
   bool names_cause(const caf::down_msg& dm) const;
-  // A loss the job survives: a trainer's, or a non-essential node's (its
-  // trainers'), where trainer losses are tolerated; never under full
-  // recovery, which rolls every loss back.
+  // A loss the job survives: a trainer's (not one that went down because
+  // it lost a shard), or a non-essential node's (its trainers'), where
+  // trainer losses are tolerated; never under full recovery, which rolls
+  // every loss back.
   bool survivable(const caf::down_msg& dm) const;
   void lose_trainer(std::size_t i, const std::string& why);
   void note_loss(const std::string& why, std::optional<std::size_t> shard);

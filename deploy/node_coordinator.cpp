@@ -199,16 +199,22 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       opts.checkpoints = &*checkpoints;
     }
     std::optional<std::uint64_t> cut_at; // examples at the poll that asked for the cut
-    // SIGINT/SIGTERM to the coordinator's process: the job stops at the next
-    // progress poll (no cut of that point; the newest cut stays).
+    // SIGINT/SIGTERM to the coordinator's process: at the next progress poll
+    // a cut of that point (with checkpoint.dir), then the job stops.
+    std::optional<std::uint64_t> stop_at;
+    std::uint64_t cuts_before_stop = 0;
+    auto stopped = [&](std::uint64_t examples) {
+      return stopped_text(*out.stopped_by, examples, checkpoints ? &*checkpoints : nullptr,
+                          cuts_before_stop);
+    };
     opts.on_progress = [&](std::uint64_t examples) -> progress_step {
       if (const int sig = stop_requested()) {
         out.stopped_by = signal_name(sig);
-        const auto newest = checkpoints ? checkpoints->newest() : std::string{};
-        return {"stopped by " + *out.stopped_by + " after " + std::to_string(examples) +
-                  " examples" + (newest.empty() ? " (no checkpoint kept)"
-                                                : "; the newest checkpoint: " + newest),
-                false};
+        if (!checkpoints)
+          return {stopped(examples), false};
+        stop_at = examples;
+        cuts_before_stop = checkpoints->totals().cuts;
+        return {std::nullopt, true};
       }
       if (checkpoints && !cut_at && checkpoints->due(examples)) {
         cut_at = examples;
@@ -217,6 +223,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       return {};
     };
     opts.on_cut = [&](const std::optional<std::string>& e) -> std::optional<std::string> {
+      if (stop_at)
+        return e ? *e : stopped(*stop_at);
       if (cut_at)
         checkpoints->cut_ended(*cut_at);
       cut_at.reset();

@@ -16,9 +16,10 @@
 #  - a shard's node killed while a cut's files are fetched: exit 1 naming the
 #    cut and the node, nothing of that cut committed;
 #  - a trainer's node killed during a cut: the cut aborted, the job goes on
-#    (exit 0) and takes no cut after the loss.
+#    (exit 0) and takes no cut after the loss;
+#  - SIGTERM to the launch: a cut of that point, then the stop (exit 143).
 # The code before refused checkpoint.every-* in launch (exit 2), so every
-# check fails there. About 40 seconds.
+# check fails there. About 45 seconds.
 #
 # usage: multinode_cut_test.sh BIN
 set -u
@@ -44,12 +45,13 @@ nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
 job=(--data.train=train.tsv --data.eval=eval.tsv --model.arch=small --train.batch-size=128
      --cluster.workers=1 --cluster.trainers=1 --sync.algorithm=fr-easgd --train.dense-lr=0.01
      --model.rows-per-table=20000 --train.epochs=4 --output.progress=none)
-mn() { # NAME OPTIONS...: a launch of 3 nodes (trainer t0; shards on t0 and t1)
-  local name=$1
+mn() { # NAME OPTIONS...: a launch of 3 nodes (trainer t0; shards on t0 and t1); $epochs
+  local name=$1 j=("${job[@]}")
   shift
+  [ -n "${epochs:-}" ] && j=("${j[@]/--train.epochs=4/--train.epochs=$epochs}")
   timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
     --deploy.insecure=true --deploy.nodes="$nodes3" --deploy.trainers="[t0]" \
-    --deploy.embedding-shards="[t0, t1]" --deploy.dense-shards="[coord]" "${job[@]}" \
+    --deploy.embedding-shards="[t0, t1]" --deploy.dense-shards="[coord]" "${j[@]}" \
     --output.metrics="$name.json" "$@" > "$name.log" 2>&1
 }
 field() { json "$1.json" "$2" 2>/dev/null; }
@@ -106,7 +108,8 @@ fi
 # node or shard; the cut in flight commits nothing (no ckpt-* folder of it, LATEST not
 # moved to it) and any folder committed before stays whole (eval reads
 # LATEST's). (The cut's temporary folder is removed when its fetch gives up.)
-mn kill --checkpoint.dir=kcuts --checkpoint.every-examples=6000 --checkpoint.keep=20 &
+# (12 passes: several cuts' chances on a fast machine.)
+epochs=12 mn kill --checkpoint.dir=kcuts --checkpoint.every-examples=6000 --checkpoint.keep=20 &
 launch=$!
 fetching() { ls kcuts/.tmp-.cut-*/embedding-0.bin > /dev/null 2>&1; }
 end=$(($(date +%s) + 120))
@@ -149,6 +152,7 @@ fi
 # loss, during a cut too: the cut is aborted, the ring re-forms, no cut is
 # taken after it, and the launch ends with exit 0 and the end's model.
 job2=("${job[@]/--cluster.trainers=1/--cluster.trainers=2}")
+job2=("${job2[@]/--train.epochs=4/--train.epochs=12}")
 job2=("${job2[@]/--sync.algorithm=fr-easgd/--sync.algorithm=s-ma}")
 timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
   --deploy.insecure=true --deploy.nodes="$nodes3" --deploy.trainers="[t0, t1]" \
@@ -176,5 +180,26 @@ if [ -n "$tkilled" ] && [ $rc = 0 ] && grep -q "cut 1 aborted: .*t1.*; the job g
   ok "trainer node t1 killed during cut 1's fetch: exit 0, the cut aborted and the job went on, no cut after it, the end's model $(cat tcuts/LATEST)"
 else
   bad "trainer kill during a cut: killed '${tkilled:-no}', exit $rc, $after cuts: $(grep -i "error\|abort\|LOST" tkill.log | head -n 3)"
+fi
+# SIGTERM to the launch while training (checkpoint.dir, no every-*): the
+# coordinator takes a cut of that point and stops the job, as one process
+# does; exit 143, the log names the folder, which evaluates.
+timeout --foreground 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
+  --deploy.insecure=true --deploy.nodes="$nodes3" --deploy.trainers="[t0]" \
+  --deploy.embedding-shards="[t0, t1]" --deploy.dense-shards="[coord]" \
+  "${job[@]/--train.epochs=4/--train.epochs=400}" --checkpoint.dir=scuts > stop.log 2>&1 &
+launch=$!
+wait_for 120 in_log stop.log "all 3 nodes ready" && sleep 1
+kill -TERM $launch
+wait $launch
+rc=$?
+at=$(grep -o "the checkpoint of this point: [^ ]*" stop.log | awk '{print $NF}')
+"$bin" eval --model="$at" --data.eval=eval.tsv --output.metrics=s-eval.json > s-eval.log 2>&1
+sne=$(field s-eval "d['eval_ne']")
+if [ $rc = 143 ] && [ -n "$at" ] && [ "$(json "$at/manifest.json" "d['mode']" 2>/dev/null)" = multi-node ] &&
+   [ -n "$sne" ]; then
+  ok "SIGTERM to the launch: exit 143, '$(grep -o "stopped by SIGTERM after [0-9]* examples" stop.log)', the cut of that point $(basename "$at") evaluates: NE $sne"
+else
+  bad "SIGTERM with checkpoint.dir: exit $rc, '$at': $(grep "stopped\|error" stop.log | head -n 3)"
 fi
 summary
