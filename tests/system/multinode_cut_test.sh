@@ -56,6 +56,18 @@ mn() { # NAME OPTIONS...: a launch of 3 nodes (trainer t0; shards on t0 and t1);
 }
 field() { json "$1.json" "$2" 2>/dev/null; }
 latest() { echo "$1/$(cat "$1/LATEST" 2>/dev/null)"; }
+# kill_t1_at_fetch DIR LOG PID: SIGKILL to node t1 (its pid from LOG) as
+# soon as a cut's fetch into DIR has begun, while launch PID runs; prints
+# the cut's temporary folder, or nothing when it killed nothing.
+kill_t1_at_fetch() {
+  local dir=$1 log=$2 pid=$3 end=$(($(date +%s) + 120)) f t1
+  until f=$(ls "$dir"/.tmp-.cut-*/embedding-0.bin 2> /dev/null | head -n 1); [ -n "$f" ] ||
+    [ "$(date +%s)" -ge "$end" ] || ! kill -0 "$pid" 2> /dev/null; do
+    sleep 0.005
+  done
+  t1=$(grep -o "node t1: pid [0-9]*" "$log" | awk '{print $4}')
+  [ -n "$f" ] && [ -n "$t1" ] && kill -KILL "$t1" && basename "$(dirname "$f")"
+}
 
 mn cuts --checkpoint.dir=cuts --checkpoint.every-examples=6000 --checkpoint.keep=20
 rc=$?
@@ -111,16 +123,8 @@ fi
 # (12 passes: several cuts' chances on a fast machine.)
 epochs=12 mn kill --checkpoint.dir=kcuts --checkpoint.every-examples=6000 --checkpoint.keep=20 &
 launch=$!
-fetching() { ls kcuts/.tmp-.cut-*/embedding-0.bin > /dev/null 2>&1; }
-end=$(($(date +%s) + 120))
-until fetching || [ "$(date +%s)" -ge "$end" ] || ! kill -0 $launch 2> /dev/null; do
-  sleep 0.005
-done
-t1=$(grep -o "node t1: pid [0-9]*" kill.log | awk '{print $4}')
-if fetching && [ -n "$t1" ]; then
-  kill -KILL "$t1"
-  killed="killed t1 during the fetch into $(basename "$(dirname "$(ls kcuts/.tmp-.cut-*/embedding-0.bin | head -n 1)")")"
-fi
+at=$(kill_t1_at_fetch kcuts kill.log $launch)
+[ -n "$at" ] && killed="killed t1 during the fetch into $at"
 wait $launch
 rc=$?
 before=$(ls -d kcuts/ckpt-* 2> /dev/null | wc -l)
@@ -160,17 +164,7 @@ timeout 300 "$bin" launch --config-file="$here/../../config/cluster-3node.ini" \
   --checkpoint.dir=tcuts --checkpoint.every-examples=6000 --checkpoint.keep=20 \
   --output.metrics=tkill.json > tkill.log 2>&1 &
 launch=$!
-tfetching() { ls tcuts/.tmp-.cut-*/embedding-0.bin > /dev/null 2>&1; }
-end=$(($(date +%s) + 120))
-until tfetching || [ "$(date +%s)" -ge "$end" ] || ! kill -0 $launch 2> /dev/null; do
-  sleep 0.005
-done
-t1=$(grep -o "node t1: pid [0-9]*" tkill.log | awk '{print $4}')
-tkilled=
-if tfetching && [ -n "$t1" ]; then
-  kill -KILL "$t1"
-  tkilled=yes
-fi
+tkilled=$(kill_t1_at_fetch tcuts tkill.log $launch)
 wait $launch
 rc=$?
 after=$(grep -c "cut while training" tkill.log)
