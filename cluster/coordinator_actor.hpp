@@ -44,11 +44,11 @@
 // ends the job, or rolls it back under full recovery; but where trainer
 // losses are tolerated, a cut aborted by them ends without an error (the
 // job goes on) and, once a trainer is lost, the cuts asked for later end at
-// once untaken: a cut holds every trainer's replica and reader position. Under partial
-// recovery an embedding shard's DOWN during a cut does not abort it: the
-// shard is restarted at once (the cut in flight is over for the new shard),
-// the cut goes on without it so that the live shards finish their part,
-// and ends void; once the shard is back the coordinator takes a new cut,
+// once untaken: a cut holds every trainer's replica and reader position.
+// Under partial recovery an embedding shard's DOWN during a cut does not
+// abort it: the shard is restarted at once (the cut in flight is over for
+// the new shard), the cut goes on without it so that the live shards finish
+// their part, and ends void; once the shard is back the coordinator takes a new cut,
 // whose end is the one the caller hears of.
 //
 // Losses, as coordinator.hpp says: a shard's DOWN fails the job, or (partial

@@ -182,10 +182,9 @@ void coordinator_protocol::lose_trainer(std::size_t i, const std::string& why) {
   if (phases_.lost().size() > lost)
     spdlog::warn("{}: removed from the job; {} trainer(s) left", phases_.lost().back(),
                  phases_.survivors());
-  if (cfg().checkpoint.enabled() && !cuts_off_ && phases_.lost().size() > lost) {
-    // A cut holds every trainer's replica and reader position (a resume
-    // splits the data by the trainer count); the lost one's are gone.
-    cuts_off_ = true;
+  if (cfg().checkpoint.enabled() && lost == 0 && !phases_.lost().empty()) {
+    // No more cuts (cuts_off()): a cut holds every trainer's replica and
+    // reader position (a resume splits the data by the trainer count).
     const auto newest = setup_.checkpoints ? setup_.checkpoints->newest() : std::string{};
     spdlog::warn("checkpoint: no more cuts in this job (checkpoint.every-*, a stop's): a cut "
                  "needs every trainer and one was lost; newest cut: {}",

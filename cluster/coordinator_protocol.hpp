@@ -65,6 +65,8 @@ private:
   // A restarted shard is reloading: no poll and no next phase until it is back.
   bool restarting() const { return restarting_ > 0; }
   bool ended() const { return phases_.failure() || rollback_; }
+  // A trainer was lost: the cuts asked end untaken (coordinator_losses.cpp).
+  bool cuts_off() const { return !phases_.lost().empty(); }
 
   // -- phases (coordinator_protocol.cpp) --
   // What the event just handled leaves: the end, a rollback, or the next
@@ -163,7 +165,6 @@ private:
   std::uint64_t poll_gen_ = 0, wait_gen_ = 0;
   std::size_t restarting_ = 0;             // shard restarts in flight
   bool retake_ = false;                    // a voided cut to take again
-  bool cuts_off_ = false;                  // a trainer was lost: no more cuts
   std::string wait_error_;                 // shard_down: the trainer's error
   std::vector<caf::down_msg> later_;       // shard_down: other DOWNs meanwhile
   std::vector<caf::actor_addr> awaited_;   // drain: the killed roles
