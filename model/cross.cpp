@@ -1,4 +1,5 @@
 #include "model/cross.hpp"
+#include "model/mlp.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -73,7 +74,7 @@ void cross_backward(const float* params, const std::vector<cross_slot>& layers,
     s.dg = s.dx.cwiseProduct(x0);
     s.dx0.noalias() += s.dx.cwiseProduct(s.g[l]);
     map(grads + c.u, width, Index(c.rank)).noalias() = s.dg * s.h[l].transpose();
-    Eigen::Map<Eigen::VectorXf>(grads + c.b, width) = s.dg.rowwise().sum();
+    sum_columns(s.dg, grads + c.b);
     s.dh.resize(Index(c.rank), batch);
     s.dh.noalias() = u_of(params, c).transpose() * s.dg;
     map(grads + c.v, Index(c.rank), width).noalias() = s.dh * s.x[l].transpose();

@@ -1,8 +1,15 @@
 #include "model/mlp.hpp"
 #include "model/check.hpp"
 
+#include <algorithm>
 
 namespace model {
+
+void sum_columns(const Eigen::MatrixXf& m, float* out) {
+  thread_local Eigen::VectorXf sum; // Eigen's allocation: aligned to EIGEN_MAX_ALIGN_BYTES
+  sum.noalias() = m.rowwise().sum();
+  std::copy(sum.data(), sum.data() + sum.size(), out);
+}
 
 void mlp_forward(const float* params, const std::vector<layer_slot>& layers, bool relu_last,
                  std::vector<Eigen::MatrixXf>& acts) {
@@ -31,7 +38,7 @@ void mlp_backward(const float* params, const std::vector<layer_slot>& layers, bo
     if (relu_last || l + 1 < layers.size())
       *d = (y.array() > 0.0f).select(d->array(), 0.0f); // ReLU mask on the output
     weights(grads, s).noalias() = (*d) * acts[l].transpose();
-    bias(grads, s) = d->rowwise().sum();
+    sum_columns(*d, grads + s.b);
     if (l == 0 && d_in == nullptr)
       break;
     Eigen::MatrixXf& next = (l == 0) ? *d_in : (d == &d_out ? scratch : d_out);

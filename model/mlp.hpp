@@ -10,6 +10,13 @@
 
 namespace model {
 
+// out[0, m.rows()) = the sum of m's columns (a layer's bias gradient), with
+// the same bits wherever `out` sits: summed into a 64-byte aligned buffer of
+// the calling thread, then copied. (Eigen's rowwise().sum() straight into a
+// Map peels elements up to the destination's vector boundary, and those add
+// the columns in another order than the vector lanes do.)
+void sum_columns(const Eigen::MatrixXf& m, float* out);
+
 // acts[0] must hold the input [in, B]. On return acts[l+1] = act(W_l acts[l] + b_l),
 // where act is ReLU for every layer except the last when relu_last is false.
 void mlp_forward(const float* params, const std::vector<layer_slot>& layers, bool relu_last,
