@@ -205,6 +205,13 @@ struct shard_save {
 struct embedding_shard_state {
   static inline const char* name = "embedding-shard";
 
+  embedding_shard_state() = default;
+  embedding_shard_state(const embedding_shard_state&) = delete;
+  embedding_shard_state& operator=(const embedding_shard_state&) = delete;
+  // Answers the saves in flight (embedding_shard_save.cpp) before the
+  // members go.
+  ~embedding_shard_state();
+
   embedding_shard_config cfg;
   std::uint64_t local_rows = 0; // ceil(rows_per_table / num_shards)
   // [num_tables * local_rows, dim]; shared with cfg.local (local rows)

@@ -15,6 +15,7 @@
 
 #include <caf/actor_cast.hpp>
 #include <caf/send.hpp>
+#include <spdlog/spdlog.h>
 
 #include "actors/work.hpp"
 #include "checkpoint/dynamic_files.hpp"
@@ -27,6 +28,26 @@ namespace {
 
 caf::error io_error(const embedding_shard_state& st, const std::string& err) {
   return messages::make_error(messages::errc::io_error, st.who() + ": " + err);
+}
+
+// Waits for save s's writer and replies its file, or the error naming it.
+void answer(const embedding_shard_state& st, shard_save& s) {
+  checkpoint::file_info info;
+  std::optional<std::string> err;
+  if (s.dynamic) {
+    if (s.dynamic->thread.joinable()) // it has sent, or is about to
+      s.dynamic->thread.join();
+    info = s.dynamic->info;
+    if (!s.dynamic->ok)
+      err = s.dynamic->err;
+  } else {
+    err = s.writer->finish();
+    info = s.writer->file();
+  }
+  if (err)
+    s.promise.deliver(io_error(st, *err));
+  else
+    s.promise.deliver(info.name, info.bytes, info.crc32c);
 }
 
 // The file written within this handler (the discrete-event engine).
@@ -95,22 +116,17 @@ void on_saved(self_ptr self, std::uint64_t id) {
     return;
   const auto s = std::move(*it);
   st.saves.erase(it);
-  checkpoint::file_info info;
-  std::optional<std::string> err;
-  if (s->dynamic) {
-    if (s->dynamic->thread.joinable()) // it has sent: about to end
-      s->dynamic->thread.join();
-    info = s->dynamic->info;
-    if (!s->dynamic->ok)
-      err = s->dynamic->err;
-  } else {
-    err = s->writer->finish();
-    info = s->writer->file();
-  }
-  if (err)
-    s->promise.deliver(io_error(st, *err));
-  else
-    s->promise.deliver(info.name, info.bytes, info.crc32c);
+  answer(st, *s);
+}
+
+void answer_on_exit(embedding_shard_state& st) {
+  if (st.saves.empty())
+    return;
+  spdlog::info("{}: stopping with {} save(s) in flight: each is finished and answered first",
+               st.who(), st.saves.size());
+  for (auto& s : st.saves)
+    answer(st, *s);
+  st.saves.clear();
 }
 
 void wait_writers(self_ptr self) {
@@ -120,3 +136,9 @@ void wait_writers(self_ptr self) {
 }
 
 } // namespace actors::shard_save_detail
+
+namespace actors {
+
+embedding_shard_state::~embedding_shard_state() { shard_save_detail::answer_on_exit(*this); }
+
+} // namespace actors

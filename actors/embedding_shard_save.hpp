@@ -18,6 +18,10 @@ save_result on_save(self_ptr self, const std::string& folder);
 // The writer thread of save id finished: join it, reply the file or the
 // error (io_error naming the shard and the file).
 void on_saved(self_ptr self, std::uint64_t id);
+// The shard stops (its state's destructor) with saves in flight: each
+// writer ends and its requester gets the file or the error, instead of a
+// promise dropped unanswered (CAF 0.17 tells the requester nothing).
+void answer_on_exit(embedding_shard_state& st);
 // Waits for every hashed save's writer (before the tables change other
 // than by a push, e.g. a CPR reload); their replies still go from on_saved.
 void wait_writers(self_ptr self);

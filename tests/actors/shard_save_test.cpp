@@ -210,3 +210,42 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   CHECK(ok->bytes == fs::file_size(base / "save" / "dynamic-1.bin"));
   fs::remove_all(base);
 }
+
+TEST_CASE_FIXTURE(test::actor_fixture,
+                  "embedding shard: killed while save(FOLDER) is written, it still answers the "
+                  "save before it stops, hashed and dynamic tables") {
+  const auto base = fresh("ss_shard_save_killed");
+  for (const bool dynamic : {false, true}) {
+    CAPTURE(dynamic);
+    const std::string file = dynamic ? "dynamic-1.bin" : "embedding-1.bin";
+    auto shard = sys.spawn(embedding_shard, dynamic ? test::small_dynamic_shard_config()
+                                                    : test::small_shard_config());
+    run();
+    auto& st = test::shard_state(shard);
+    fifo_reader fifo(base / file);
+    auto saved = test::save_async(*this, shard, base.string());
+    while (!saved->done() && st.saves.empty() && run_once()) {
+    }
+    REQUIRE_FALSE(saved->done());
+    REQUIRE(st.saves.size() == 1);
+    // The kill is queued before the writer may go on: the shard's mailbox is
+    // closed by the time the writer sends its done (the test scheduler is
+    // not for other threads).
+    self->send_exit(shard, caf::exit_reason::kill);
+    fifo.go();
+    run();
+    // The requester hears the writer's outcome (a FIFO cannot be fsynced),
+    // not nothing until its timeout.
+    REQUIRE(saved->done());
+    auto r = saved->get();
+    REQUIRE_FALSE(r);
+    CHECK(code_of(r.error()) == errc::io_error);
+    const auto why = context_of(r.error());
+    CHECK(why.find("embedding-shard-1") != std::string::npos);
+    CHECK(why.find(file) != std::string::npos);
+    CHECK(why.find("fsync") != std::string::npos);
+    CHECK_FALSE(fifo.finish().empty()); // the writer wrote the file through
+    fs::remove(base / file);
+  }
+  fs::remove_all(base);
+}
