@@ -231,8 +231,10 @@ struct syncer_state {
   void on_down(const caf::down_msg& dm);
   // Starts the next round, schedules the pause, or completes the stop.
   void advance();
-  // Logs, fails every pending promise with err, quits with err.
+  // Logs (spdlog::error), fails every pending promise with err, quits with err.
   void fail(caf::error err);
+  // The same without the error line: the runtime is stopping the cluster.
+  void end(caf::error err);
   void fail(messages::errc code, const std::string& what); // what: after "<name> <trainer>: "
 
 private:

@@ -60,15 +60,26 @@ void syncer_state::on_down(const caf::down_msg& dm) {
   if (stopped())
     return; // shutdown order no longer matters
   const auto reason = self->system().render(dm.reason);
+  // user_shutdown: the runtime stops the cluster (a dense shard), or a
+  // peer's trainer ended (its children go with it). The syncer ends too,
+  // without an error line: whatever ended the trainer says so itself.
+  const bool shutdown = dm.reason == caf::exit_reason::user_shutdown;
+  auto end_with = [&](errc code, const std::string& what) {
+    auto err = make_error(code, who() + ": " + what);
+    if (!shutdown)
+      return fail(std::move(err));
+    spdlog::debug("{}: {}", who(), self->system().render(err));
+    end(std::move(err));
+  };
   for (std::size_t i = 0; i < cfg.dense_shards.size(); ++i)
     if (dm.source == cfg.dense_shards[i].address())
-      return fail(errc::shard_down, "dense shard " + std::to_string(i) + " down: " + reason);
+      return end_with(errc::shard_down, "dense shard " + std::to_string(i) + " down: " + reason);
   if (!stop_after) {
     if (cfg.reform_on_loss) { // the runtime re-forms the ring without it
       spdlog::warn("{}: ring peer down ({}); waiting for the ring to be re-formed", who(), reason);
       return;
     }
-    return fail(errc::trainer_down, "ring peer down before the stop: " + reason);
+    return end_with(errc::trainer_down, "ring peer down before the stop: " + reason);
   }
   if (prev && dm.source == prev.address()) {
     prev_down = true; // everything it sent is in our mailbox already (FIFO)
@@ -82,6 +93,10 @@ void syncer_state::fail(errc code, const std::string& what) {
 
 void syncer_state::fail(caf::error err) {
   spdlog::error("{}: {}", who(), self->system().render(err));
+  end(std::move(err));
+}
+
+void syncer_state::end(caf::error err) {
   phase = syncer_phase::stopped; // nothing more happens here, even later in this handler
   for (auto* v : {&waiting_next, &waiting_current})
     for (auto& p : *v)

@@ -25,6 +25,9 @@ std::optional<std::string> stop_cluster(caf::blocking_actor* self, const cluster
   // Monitored again: a role already down (the lost shard, whose DOWN the
   // coordinator has taken) answers at once. The earlier monitors' DOWNs
   // stay behind, from actors no later attempt knows.
+  // The trainers first (their workers and syncers end with them), then the
+  // shards they were talking to: a worker's lookup in flight does not meet a
+  // shard that is gone, so a stop logs no error. One deadline for both.
   std::vector<caf::actor_addr> up;
   auto stop = [&](const auto& handles) {
     for (const auto& h : handles) {
@@ -33,20 +36,25 @@ std::optional<std::string> stop_cluster(caf::blocking_actor* self, const cluster
       self->send_exit(h, caf::exit_reason::user_shutdown);
     }
   };
-  stop(c.trainers);
-  stop(c.dense);
-  stop(c.shards);
-  // One wait for the DOWNs, bounded by the deadline (no periodic wake-up).
   const auto deadline = self->clock().now() + timeout;
   bool late = false;
-  while (!up.empty() && !late) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-      std::max(deadline - self->clock().now(), caf::actor_clock::duration_type::zero()));
-    self->receive(
-      [&](caf::down_msg& dm) { up.erase(std::remove(up.begin(), up.end(), dm.source), up.end()); },
-      caf::after(left) >> [&] { late = true; });
+  auto wait = [&] { // one wait for the DOWNs, bounded by the deadline (no periodic wake-up)
+    while (!up.empty() && !late) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        std::max(deadline - self->clock().now(), caf::actor_clock::duration_type::zero()));
+      self->receive(
+        [&](caf::down_msg& dm) { up.erase(std::remove(up.begin(), up.end(), dm.source), up.end()); },
+        caf::after(left) >> [&] { late = true; });
+    }
+  };
+  stop(c.trainers);
+  wait();
+  if (!late) {
+    stop(c.dense);
+    stop(c.shards);
+    wait();
   }
-  if (!up.empty())
+  if (!up.empty() || late)
     return std::to_string(up.size()) + " role(s) still up " + std::to_string(timeout.count()) +
            " ms after their exit";
   return std::nullopt;
