@@ -36,11 +36,11 @@ double seconds_between(clock_type::time_point a, clock_type::time_point b) {
 void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   auto& st = self->state;
   cpu_meter meter(st.stats.cpu_seconds);
-  st.reader_pending = false;
+  st.input = input_phase::open;
   if (st.finished())
     return;
   if (b.size() == 0) {
-    st.end_of_data = true;
+    st.input = input_phase::ended;
     st.stats.malformed_lines = b.malformed;
     advance(self);
     return;
@@ -65,7 +65,7 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
 void request_batch(self_ptr self) {
   auto& st = self->state;
   const auto seq = st.next_seq++;
-  st.reader_pending = true;
+  st.input = input_phase::asked;
   st.reader_sent = self->clock().now();
   self->request(st.cfg.reader, request_timeout(st), messages::next_atom::value)
     .then([=](messages::example_batch& b) { on_batch(self, seq, b); },
@@ -88,7 +88,8 @@ void request_sync(self_ptr self) {
           st.cfg.progress->blocked_ns.fetch_add(
             std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - st.sync_sent).count()),
             std::memory_order_relaxed);
-        st.idle_since = now; // waiting for rows starts after the sync wait
+        if (st.idle_since)
+          st.idle_since = now; // waiting for rows starts after the sync wait
         advance(self);
       },
       [=](caf::error& err) { fail(self, "syncer", messages::errc::trainer_down, err); });
@@ -110,7 +111,7 @@ void park(self_ptr self) {
   auto& st = self->state;
   apply_pending(self); // the trainer copies the replica once all are parked
   st.cutting = cut_phase::parked;
-  st.idle = false; // the wait for the cut is not a lookup wait
+  st.idle_since.reset(); // the wait for the cut is not a lookup wait
   for (auto& s : st.cfg.shards) // after every push (per-pair FIFO)
     self->send(s, messages::cut_atom::value, st.cut_id);
   self->send(st.cfg.trainer_handle, messages::parked_atom::value, st.cut_id);
@@ -132,8 +133,8 @@ void worker_detail::advance(self_ptr self) {
     v.has_ready = st.ready.has_value();
     v.has_inflight = st.inflight.has_value();
     v.inflight_complete = st.inflight && st.slots[*st.inflight % 2].missing() == 0;
-    v.reader_pending = st.reader_pending;
-    v.end_of_data = st.end_of_data;
+    v.reader_pending = st.input == input_phase::asked;
+    v.end_of_data = st.input == input_phase::ended;
     switch (next_step(v)) {
       case pipeline_step::train: {
         const auto seq = *st.ready;
@@ -148,9 +149,9 @@ void worker_detail::advance(self_ptr self) {
         break;
       }
       case pipeline_step::promote:
-        if (st.idle)
-          st.stats.lookup_wait_seconds += seconds_between(st.idle_since, self->clock().now());
-        st.idle = false;
+        if (st.idle_since)
+          st.stats.lookup_wait_seconds += seconds_between(*st.idle_since, self->clock().now());
+        st.idle_since.reset();
         st.ready = st.inflight;
         st.inflight.reset();
         break;
@@ -232,13 +233,12 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         return; // a second start changes nothing
       st.phase = worker_phase::running;
       st.started = self->clock().now();
-      st.deferred_writes = execution_of(self->system()).writes_at_handler_end;
+      st.exec = execution_of(self->system());
       if (auto what = check_config(st.cfg, st.net->layout().size()); !what.empty()) {
         fail(self, "config", messages::errc::bad_request, what);
         return;
       }
-      st.watchdog = !st.deferred_writes;
-      if (st.watchdog)
+      if (st.watchdog())
         watchdog_tick(self); // arms the first tick
       advance(self);
     },

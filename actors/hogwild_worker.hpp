@@ -165,6 +165,9 @@ struct worker_config {
 // The worker's life and its part in a checkpoint cut (worker_state).
 enum class worker_phase { created, running, finished };
 enum class cut_phase { none, draining, parked };
+// The worker's input: it may ask the reader for a batch (open), has asked
+// (asked), or the reader said there is no more (ended).
+enum class input_phase { open, asked, ended };
 
 struct worker_state {
   using clock_type = role_clock;
@@ -203,8 +206,7 @@ struct worker_state {
   std::uint64_t next_seq = 0;            // sequence number of the next reader request
   std::optional<std::uint64_t> inflight; // slots[*inflight % 2] has lookups out
   std::optional<std::uint64_t> ready;    // slots[*ready % 2] has all rows, not computed yet
-  bool reader_pending = false;           // a next_atom request is out
-  bool end_of_data = false;              // the reader said there is no more
+  input_phase input = input_phase::open;
   bool sync_pending = false;             // FR: waiting for the syncer's reply
   bool sync_owed = false; // FR: a round fell due while draining; asked at the resume
 
@@ -222,17 +224,24 @@ struct worker_state {
   clock_type::time_point sync_sent;
   clock_type::time_point reader_sent;
   std::vector<clock_type::time_point> lookup_sent[2]; // per slot, per shard
-  bool watchdog = false; // wall clock: requests without CAF timeouts, the tick checks them
-  clock_type::time_point idle_since; // end of the last computation or sync wait
-  bool idle = false;                 // idle_since is set and not yet charged
+  // Set at the end of a computation (moved to the end of a sync wait), not
+  // yet charged as lookup wait: the worker waits for rows since then.
+  std::optional<clock_type::time_point> idle_since;
   std::thread::id last_thread;       // the scheduler thread of the last batch (stats.thread_moves)
 
-  // Virtual clock: a batch reads the replica at its start event and writes
-  // its dense step at its end event (apply_atom, which arrives then), so the
-  // trainer's other workers running meanwhile see the replica without it,
-  // as on real cores. `grads` holds the step until then.
-  bool deferred_writes = false;
+  // How the fabric runs handlers (actors/work.hpp), read at the start.
+  execution exec;
+  // Where a handler's effects are due at its end (the virtual clock), a
+  // batch reads the replica at its start event and writes its dense step at
+  // its end event (apply_atom, which arrives then), so the trainer's other
+  // workers running meanwhile see the replica without it, as on real cores.
+  // `grads` holds the step until then (apply_pending).
+  bool deferred_writes() const { return exec.writes_at_handler_end; }
   bool apply_pending = false;
+  // Otherwise (the wall clock) requests carry no CAF timeout (CAF 0.17 keeps
+  // each request's timer until it fires): a tick of the worker's own checks
+  // them.
+  bool watchdog() const { return !exec.writes_at_handler_end; }
 
   bool sync_due() const {
     return model::is_foreground(cfg.algorithm) && cfg.sync_every > 0 &&

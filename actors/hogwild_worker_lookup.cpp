@@ -69,7 +69,7 @@ void fail(self_ptr self, const std::string& peer, messages::errc code, const std
 }
 
 caf::duration request_timeout(const worker_state& st) {
-  return st.watchdog ? caf::infinite : caf::duration{st.cfg.timeout};
+  return st.watchdog() ? caf::infinite : caf::duration{st.cfg.timeout};
 }
 
 namespace {
@@ -83,12 +83,12 @@ bool waits_for_restart(const worker_state& st, std::size_t s, std::uint64_t seq)
 
 void watchdog_tick(self_ptr self) {
   auto& st = self->state;
-  if (st.finished() || !st.watchdog)
+  if (st.finished() || !st.watchdog())
     return;
   const auto now = self->clock().now();
   const auto limit = std::chrono::duration_cast<clock_type::duration_type>(st.cfg.timeout);
   const auto ms = std::to_string(st.cfg.timeout.count()) + " ms";
-  if (st.reader_pending && now - st.reader_sent >= limit) {
+  if (st.input == input_phase::asked && now - st.reader_sent >= limit) {
     fail(self, "reader", messages::errc::request_timeout,
          "no reply to the request for batch " + std::to_string(st.next_seq - 1) + " within " + ms);
     return;

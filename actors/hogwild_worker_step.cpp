@@ -121,7 +121,7 @@ void train(self_ptr self, const worker_batch& slot) {
     prob_sum += model::sigmoid(st.ws.logits[Eigen::Index(e)]);
     positives += b.labels.values[e] > 0.5f ? 1 : 0;
   }
-  if (st.deferred_writes) { // at the end event: the message arrives when this handler ends
+  if (st.deferred_writes()) { // at the end event: the message arrives when this handler ends
     st.apply_pending = true;
     self->send(self, messages::apply_atom::value);
   } else {
@@ -141,7 +141,6 @@ void train(self_ptr self, const worker_batch& slot) {
   rep.batches.fetch_add(1, std::memory_order_relaxed);
   rep.examples.fetch_add(n, std::memory_order_relaxed);
   st.idle_since = self->clock().now();
-  st.idle = true;
 }
 
 } // namespace actors::worker_detail
