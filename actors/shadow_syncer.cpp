@@ -85,20 +85,21 @@ void syncer_state::on_end() {
 
 syncer_view syncer_state::view() const {
   syncer_view v;
-  v.none = cfg.algorithm == model::sync_algorithm::none;
+  v.family = cfg.algorithm == model::sync_algorithm::none ? sync_family::none
+             : ring_method()                                ? sync_family::ring
+             : model::is_easgd(cfg.algorithm)               ? sync_family::easgd
+                                                            : sync_family::none;
   v.foreground = model::is_foreground(cfg.algorithm);
-  v.easgd = model::is_easgd(cfg.algorithm);
-  v.ring = ring_method();
-  v.stopped = stopped();
-  v.in_round = in_round();
-  v.started = started();
-  v.free_running = free_running();
-  v.tick_pending = round == round_phase::timer;
+  v.phase = phase;
+  v.round = round;
+  auto end_of = [&](const std::optional<std::uint64_t>& after) {
+    if (!after)
+      return ending::none;
+    return ring_rounds() < *after ? ending::rounds_left : ending::due;
+  };
+  v.stop = end_of(stop_after);
+  v.hold = end_of(hold_after);
   v.pause_due = pause_due;
-  v.stop_pending = stop_after.has_value();
-  v.stop_rounds_left = stop_after && ring_rounds() < *stop_after;
-  v.hold_pending = hold_after.has_value();
-  v.hold_rounds_left = hold_after && ring_rounds() < *hold_after;
   v.workers_waiting = !waiting_next.empty();
   v.has_peers = peers.size() > 1;
   v.has_min_pause = cfg.min_pause.count() > 0;

@@ -146,13 +146,7 @@ struct syncer_config {
   authority who;
 };
 
-// The syncer's life: created -(start)-> running -(its trainer's end)->
-// ended (a ring member then serves the others' rounds) -(the stop reply,
-// or a failure)-> stopped. An end before the start counts as both.
-enum class syncer_phase : std::uint8_t { created, running, ended, stopped };
-// Between rounds and in one: idle -(start_round)-> in_round -(finish, or
-// abandoned)-> idle; idle -(pause or pace armed)-> timer -(tick)-> idle.
-enum class round_phase : std::uint8_t { idle, in_round, timer };
+// syncer_phase and round_phase, the syncer's two state machines: syncer_policy.hpp.
 
 // The syncer's state; the logic lives in its member functions (.cpp).
 struct syncer_state {

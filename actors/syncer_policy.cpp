@@ -3,36 +3,37 @@
 namespace actors {
 
 bool wants_round(const syncer_view& v) {
-  if (v.none)
+  if (v.family == sync_family::none)
     return false;
-  if (v.stop_pending)
-    return v.ring && v.stop_rounds_left;
-  if (v.hold_pending)
-    return v.ring && v.hold_rounds_left;
+  if (v.stop != ending::none)
+    return v.ring() && v.stop == ending::rounds_left;
+  if (v.hold != ending::none)
+    return v.ring() && v.hold == ending::rounds_left;
   if (v.foreground)
-    return v.workers_waiting || (v.ring && v.free_running && v.has_peers);
-  return v.started;
+    return v.workers_waiting || (v.ring() && v.free_running() && v.has_peers);
+  return v.started();
 }
 
 syncer_step next_step(const syncer_view& v) {
-  if (v.stopped || v.in_round)
+  if (v.phase == syncer_phase::stopped || v.round == round_phase::in_round)
     return syncer_step::wait;
   const bool want = wants_round(v);
-  if (v.stop_pending && !want)
+  const bool stopping = v.stop != ending::none, holding = v.hold != ending::none;
+  if (stopping && !want)
     return syncer_step::finish_stop;
-  if (v.hold_pending && !want)
+  if (holding && !want)
     return syncer_step::finish_hold;
-  if (!want || v.tick_pending)
+  if (!want || v.round == round_phase::timer)
     return syncer_step::wait;
   if (v.pause_due && !v.foreground && v.has_min_pause)
     return syncer_step::pause;
-  if (v.free_running && !v.stop_pending && !v.foreground) {
-    if (v.easgd)
+  if (v.free_running() && !stopping && !v.foreground) {
+    if (v.family == sync_family::easgd)
       return syncer_step::wait;
     if (v.pause_due)
       return syncer_step::pace;
   }
-  if (!v.foreground && !v.stop_pending && !v.hold_pending && !v.free_running && v.gap_short)
+  if (!v.foreground && !stopping && !holding && !v.free_running() && v.gap_short)
     return syncer_step::pace;
   return syncer_step::start_round;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The shadow syncer's decision of what to do next (shadow_syncer.hpp), as a
 // pure function of its state: no CAF, no clock. syncer_state::advance()
-// reads its flags into a syncer_view, carries out the step and is called
+// reads its state into a syncer_view, carries out the step and is called
 // again by the next event. The rules (tests/actors/syncer_policy_test.cpp):
 //
 // 1. Stopped, or a round in flight: wait.
@@ -19,20 +19,40 @@
 //    min_gap_batches batches waits 1 ms and looks again (not while stopping,
 //    holding or after the end, when peers may wait for this syncer).
 // 7. Otherwise: start a round.
+#include <cstdint>
+
 namespace actors {
+
+// The syncer's life: created -(start)-> running -(its trainer's end)->
+// ended (a ring member then serves the others' rounds) -(the stop reply,
+// or a failure)-> stopped. An end before the start counts as both.
+enum class syncer_phase : std::uint8_t { created, running, ended, stopped };
+// Between rounds and in one: idle -(start_round)-> in_round -(finish, or
+// abandoned)-> idle; idle -(pause or pace armed)-> timer -(tick)-> idle.
+enum class round_phase : std::uint8_t { idle, in_round, timer };
+// The method's family of rounds.
+enum class sync_family : std::uint8_t { none, easgd, ring };
+// A stop or a hold: none asked; asked, with ring rounds to run before its
+// last; asked, and its last round is done (or the method has none to run).
+enum class ending : std::uint8_t { none, rounds_left, due };
 
 struct syncer_view {
   // The method.
-  bool none = false, foreground = false, easgd = false, ring = false;
+  sync_family family = sync_family::none;
+  bool foreground = false;
   // The state.
-  bool stopped = false, in_round = false, started = false, free_running = false;
-  bool tick_pending = false, pause_due = false;
-  bool stop_pending = false, stop_rounds_left = false; // a stop; ring rounds before its last
-  bool hold_pending = false, hold_rounds_left = false; // a hold; the same
-  bool workers_waiting = false;                        // FR: a worker asked for a round
-  bool has_peers = false;                              // ring of more than one
-  bool has_min_pause = false;                          // cfg.min_pause > 0
+  syncer_phase phase = syncer_phase::created;
+  round_phase round = round_phase::idle;
+  ending stop = ending::none, hold = ending::none;
+  bool pause_due = false;       // a round completed; shadow: wait min_pause first
+  bool workers_waiting = false; // FR: a worker asked for a round
+  bool has_peers = false;       // ring of more than one
+  bool has_min_pause = false;   // cfg.min_pause > 0
   bool gap_short = false; // min_gap_batches > 0 and the replica moved fewer since the last round
+
+  bool ring() const { return family == sync_family::ring; }
+  bool started() const { return phase == syncer_phase::running || phase == syncer_phase::ended; }
+  bool free_running() const { return phase == syncer_phase::ended; } // FR ring: serve the others
 };
 
 enum class syncer_step { wait, finish_stop, finish_hold, pause, pace, start_round };
