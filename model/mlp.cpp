@@ -6,9 +6,14 @@
 namespace model {
 
 void sum_columns(const Eigen::MatrixXf& m, float* out) {
-  thread_local Eigen::VectorXf sum; // Eigen's allocation: aligned to EIGEN_MAX_ALIGN_BYTES
+  // Grown to the widest layer once, then reused (no allocation per layer).
+  thread_local float_buffer buf; // aligned to EIGEN_MAX_ALIGN_BYTES (64)
+  const auto rows = std::size_t(m.rows());
+  if (buf.size() < rows)
+    buf.resize(rows);
+  Eigen::Map<Eigen::VectorXf, Eigen::Aligned64> sum(buf.data(), m.rows());
   sum.noalias() = m.rowwise().sum();
-  std::copy(sum.data(), sum.data() + sum.size(), out);
+  std::copy(buf.data(), buf.data() + rows, out);
 }
 
 void mlp_forward(const float* params, const std::vector<layer_slot>& layers, bool relu_last,
