@@ -67,8 +67,12 @@ void merge(merge_mode mode, float* w, const float* snapshot, const float* target
       w[i] = target[i];
     return;
   }
+  // An entry the round did not see change (w == snapshot: every entry of a
+  // foreground round, whose workers wait) takes the target exactly: w +
+  // (target - w) can miss it by a rounding, and then the bits of a run would
+  // follow how many rounds happen to run after the training's end.
   for (std::size_t i = 0; i < n; ++i)
-    w[i] += target[i] - snapshot[i];
+    w[i] = w[i] == snapshot[i] ? target[i] : w[i] + (target[i] - snapshot[i]);
 }
 
 } // namespace model
