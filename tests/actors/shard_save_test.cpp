@@ -71,6 +71,29 @@ fs::path fresh(const std::string& name) {
   return p;
 }
 
+// A small shard of hashed or dynamic tables, started.
+actors::embedding_shard_actor spawn_small_shard(test::actor_fixture& f, bool dynamic) {
+  auto shard = f.sys.spawn(embedding_shard, dynamic ? test::small_dynamic_shard_config()
+                                                    : test::small_shard_config());
+  f.run();
+  return shard;
+}
+
+// Sends save(folder) and runs the shard until its writer thread holds the
+// save (at the FIFO's open): the handler has returned without a reply, and
+// one save is in flight. (Written within the handler, the reply would be in.)
+std::shared_ptr<test::reply_slot<test::saved_file>>
+held_save(test::actor_fixture& f, const actors::embedding_shard_actor& shard,
+          const fs::path& folder) {
+  auto& st = test::shard_state(shard);
+  auto saved = test::save_async(f, shard, folder.string());
+  while (!saved->done() && st.saves.empty() && f.run_once()) {
+  }
+  REQUIRE_FALSE(saved->done());
+  REQUIRE(st.saves.size() == 1);
+  return saved;
+}
+
 } // namespace
 
 TEST_CASE_FIXTURE(test::actor_fixture,
@@ -94,13 +117,8 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   REQUIRE(before);
   // The writer blocks at the open of the FIFO until the reader goes.
   fifo_reader fifo(base / "save" / "embedding-1.bin");
-  auto saved = test::save_async(*this, shard, (base / "save").string());
-  while (!saved->done() && st.saves.empty() && run_once()) {
-  }
-  // The save's handler has returned without a reply: a thread writes.
-  // (Written within the handler, the reply would be in by now.)
-  REQUIRE_FALSE(saved->done());
-  REQUIRE(st.saves.size() == 1);
+  // The save's handler returns without a reply: a thread writes.
+  auto saved = held_save(*this, shard, base / "save");
   // The shard goes on: a push to row 4 (shard 1's local row 1 of table 0)
   // is applied while the writer waits (it sends nothing before it is done,
   // so the scheduler may run).
@@ -147,9 +165,7 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   const auto base = fresh("ss_shard_save_missing");
   for (const bool dynamic : {false, true}) {
     CAPTURE(dynamic);
-    auto shard = sys.spawn(embedding_shard, dynamic ? test::small_dynamic_shard_config()
-                                                    : test::small_shard_config());
-    run();
+    auto shard = spawn_small_shard(*this, dynamic);
     auto r = test::save(*this, shard, (base / "missing").string());
     REQUIRE_FALSE(r);
     CHECK(code_of(r.error()) == errc::io_error);
@@ -181,11 +197,7 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   REQUIRE(st.save_dynamic((base / "want").string(), &want_info, &err));
   const auto want = bytes_of(base / "want" / "dynamic-1.bin");
   fifo_reader fifo(base / "save" / "dynamic-1.bin");
-  auto saved = test::save_async(*this, shard, (base / "save").string());
-  while (!saved->done() && st.saves.empty() && run_once()) {
-  }
-  REQUIRE_FALSE(saved->done()); // (written within the handler, it would be in)
-  REQUIRE(st.saves.size() == 1);
+  auto saved = held_save(*this, shard, base / "save");
   embedding_grads g;
   g.keys.values = {0, a};
   g.grads.values = {1, 1, 1, 1};
@@ -218,16 +230,9 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   for (const bool dynamic : {false, true}) {
     CAPTURE(dynamic);
     const std::string file = dynamic ? "dynamic-1.bin" : "embedding-1.bin";
-    auto shard = sys.spawn(embedding_shard, dynamic ? test::small_dynamic_shard_config()
-                                                    : test::small_shard_config());
-    run();
-    auto& st = test::shard_state(shard);
+    auto shard = spawn_small_shard(*this, dynamic);
     fifo_reader fifo(base / file);
-    auto saved = test::save_async(*this, shard, base.string());
-    while (!saved->done() && st.saves.empty() && run_once()) {
-    }
-    REQUIRE_FALSE(saved->done());
-    REQUIRE(st.saves.size() == 1);
+    auto saved = held_save(*this, shard, base);
     // The kill is queued before the writer may go on: the shard's mailbox is
     // closed by the time the writer sends its done (the test scheduler is
     // not for other threads).
