@@ -29,8 +29,20 @@ constexpr std::chrono::microseconds idle_poll_sleep{10};
 // otherwise.
 bool polls_longer(const train_config& c, std::size_t hardware_cores);
 
+// scheduler.max-throughput: with `messages` > 0, a scheduler thread takes
+// its next job after an actor has handled that many messages in one turn;
+// with 0 CAF's default stays (an actor keeps its thread while its mailbox
+// holds messages). Under the default a worker whose mailbox always holds its
+// next message keeps its thread, and a job queued behind it (a ring hop of
+// a shadow syncer, a foreground round's reply) waits: on 2 cores 4 trainers'
+// S-MA syncers made 124-332 rounds on 100 000 rows where 1 gives 704-748,
+// and FR-MA's workers were blocked 34-37 % of the time against 10 % with 1
+// (docs/virtual-time.md, "The scheduler's turns").
+void set_max_throughput(caf::actor_system_config& sys_cfg, std::size_t messages);
+
 // Sets scheduler.policy (sharing when asked), scheduler.max-threads
-// (scheduler_threads(c)) and the idle polling on `sys_cfg`.
+// (scheduler_threads(c)), scheduler.max-throughput and the idle polling on
+// `sys_cfg`.
 void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_config& c,
                               std::size_t hardware_cores);
 
@@ -55,6 +67,8 @@ void configure_wall_scheduler(caf::actor_system_config& sys_cfg, const train_con
 // their CPU taken from training on shared cores (docs/RESULTS.md 6). With
 // more threads CAF's default stays: its BASP workers decode in parallel
 // with the middleman's thread.
-void configure_node_scheduler(caf::actor_system_config& sys_cfg, std::size_t threads);
+// max_throughput: scheduler.max-throughput, as set_max_throughput.
+void configure_node_scheduler(caf::actor_system_config& sys_cfg, std::size_t threads,
+                              std::size_t max_throughput = 0);
 
 } // namespace runtime

@@ -128,6 +128,7 @@ std::optional<std::string> build_cluster_settings(const option_set& o, train_con
     return e;
   c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);
   c.cluster.max_threads = std::size_t(o.get_int("scheduler.max-threads"));
+  c.cluster.max_throughput = std::size_t(o.get_int("scheduler.max-throughput"));
   c.cluster.scheduler = o.get_string("scheduler.policy") == "sharing" ? scheduler_policy::sharing
                                                                    : scheduler_policy::stealing;
   return std::nullopt;

@@ -56,6 +56,7 @@ struct cluster_settings {
   std::size_t embedding_shards = 2;
   std::size_t dense_shards = 1;       // cluster.dense-shards; 0 there: auto_dense_shards
   std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
+  std::size_t max_throughput = 0;     // messages an actor handles a turn; 0 = CAF's (unbounded)
   scheduler_policy scheduler = scheduler_policy::stealing; // scheduler.policy
   std::chrono::milliseconds timeout{30000}; // every request between actors
   // Workers read and write the embedding shards' tables directly (wall

@@ -43,7 +43,7 @@ void configure(caf::actor_system_config& sc, const node_context& ctx) {
   sc.set("middleman.connection-timeout", caf::timespan{d.connection_timeout});
   sc.set("middleman.app-identifiers",
          std::vector<std::string>{"shadowsync/" + std::to_string(node_protocol_version)});
-  configure_node_scheduler(sc, scheduler_threads(ctx.cfg));
+  configure_node_scheduler(sc, scheduler_threads(ctx.cfg), ctx.cfg.cluster.max_throughput);
 }
 
 } // namespace

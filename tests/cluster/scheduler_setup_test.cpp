@@ -62,6 +62,24 @@ TEST_CASE("scheduler setup: the settings are CAF's own options, with the values 
   CHECK(setting<std::size_t>(over, "work-stealing.aggressive-poll-attempts", 7) == 7);
 }
 
+TEST_CASE("scheduler setup: scheduler.max-throughput reaches CAF's own option, on the wall "
+          "clock and on a node; 0 keeps CAF's default") {
+  declaring_config cfg;
+  auto c = with_threads(2);
+  c.cluster.max_throughput = 1;
+  runtime::configure_wall_scheduler(cfg, c, 2);
+  CHECK(cfg.declares("scheduler.max-throughput"));
+  CHECK(setting<std::size_t>(cfg, "scheduler.max-throughput", 0) == 1);
+  declaring_config node;
+  runtime::configure_node_scheduler(node, 1, 3);
+  CHECK(setting<std::size_t>(node, "scheduler.max-throughput", 0) == 3);
+  caf::actor_system_config plain; // CAF's default: an actor handles all its mailbox holds
+  runtime::configure_wall_scheduler(plain, with_threads(2), 2);
+  const auto caf_default =
+    setting<std::size_t>(caf::actor_system_config{}, "scheduler.max-throughput", 7);
+  CHECK(setting<std::size_t>(plain, "scheduler.max-throughput", 7) == caf_default);
+}
+
 TEST_CASE("scheduler setup: a node of one thread sleeps after CAF's quick polls and decodes "
           "in the middleman; one of more threads keeps CAF's polling and BASP workers") {
   declaring_config one;
