@@ -100,6 +100,10 @@ void finish(self_ptr self) {
   apply_pending(self);
   st.phase = worker_phase::finished;
   st.stats.busy_seconds = seconds_between(st.started, self->clock().now());
+  if (st.mp_residual)
+    spdlog::debug("{}: dct.mp residuals of {} rows at the end (bound {}, {} dropped by it)",
+                  st.name, st.mp_residual->rows(), st.mp_residual->capacity(),
+                  st.mp_residual->evictions());
   for (auto& s : st.cfg.shards) // after every push (per-pair FIFO): no more from here
     self->send(s, messages::end_atom::value);
   self->send(st.cfg.trainer_handle, messages::done_atom::value, st.stats);
@@ -222,6 +226,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
     st.mp_grad_tau.emplace(st.cfg.arch.num_tables, d.mp_grad_keep, d.refresh,
                            1000003ull * (st.cfg.trainer + 1) + st.cfg.worker);
     st.mp_residual.emplace(st.cfg.arch.dim, st.cfg.dynamic ? 2 : 1); // dynamic: (table, id)
+    st.mp_residual->set_capacity(st.cfg.mp_residual_rows);
   }
   watch_shards(self);
   return {

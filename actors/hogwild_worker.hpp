@@ -158,6 +158,11 @@ struct worker_config {
   // model.embedding=dynamic: rows are asked for by (table, id), from shard
   // model::id_owner(id) (worker_batch.hpp).
   bool dynamic = false;
+  // dct.mp straight with error feedback: the most rows the worker keeps a
+  // residual of (0: no bound). With dynamic tables the tables' rows in all
+  // (model::dct_row_residuals::set_capacity): an id the tables evicted and
+  // that never comes back would hold its residual for ever.
+  std::uint64_t mp_residual_rows = 0;
   // Who may direct it: its trainer's process or the coordinator's node.
   authority who;
 };

@@ -90,6 +90,8 @@ struct trainer_config {
   // model.embedding=dynamic: the workers ask for rows by (table, id)
   // (worker_config::dynamic).
   bool dynamic = false;
+  // worker_config::mp_residual_rows.
+  std::uint64_t mp_residual_rows = 0;
   // Who may send what to it, its syncer and its workers (multi-node: filled
   // by the node agent from the plan).
   authority who;

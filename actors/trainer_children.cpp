@@ -48,6 +48,7 @@ void spawn_children(self_ptr self) {
     wc.shard_restarts = cfg.shard_restarts;
     wc.local_rows = cfg.local_rows;
     wc.dynamic = cfg.dynamic;
+    wc.mp_residual_rows = cfg.mp_residual_rows;
     wc.who = cfg.who;
     wc.dct = cfg.syncer.dct; // dct.mp: the workers' lookups and pushes (dct.dp: the syncer's)
     st.workers.push_back(cfg.detached_workers ? self->spawn<caf::detached>(hogwild_worker, wc)

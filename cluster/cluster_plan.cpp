@@ -128,6 +128,8 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.timeout = cl.timeout;
   tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;
   tc.dynamic = cfg.embedding.dynamic;
+  if (cfg.embedding.dynamic) // every table full: the most rows a push can name
+    tc.mp_residual_rows = std::uint64_t(cfg.arch.num_tables) * cfg.embedding.table.max_rows;
   auto& sc = tc.syncer;
   sc.trainer = std::uint32_t(t);
   sc.num_trainers = std::uint32_t(cl.trainers);

@@ -102,8 +102,44 @@ float* dct_row_residuals::slot(const std::uint64_t* key) {
       pool_.resize(pool_.size() + dim_, 0.0f);
     else
       free_.pop_back();
+    if (capacity_ > 0) {
+      const std::size_t i = at / dim_;
+      if (i >= names_.size()) {
+        names_.resize(i + 1);
+        state_.resize(i + 1, slot_free);
+      }
+      names_[i] = it->first;
+    }
   }
+  touch(it->second);
   return pool_.data() + it->second;
+}
+
+void dct_row_residuals::set_capacity(std::size_t rows) {
+  SS_CHECK(at_.empty(), "a residual map's bound is set before it holds a row");
+  capacity_ = rows;
+}
+
+void dct_row_residuals::touch(std::size_t offset) {
+  if (capacity_ > 0 && offset / dim_ < state_.size())
+    state_[offset / dim_] = slot_used;
+}
+
+void dct_row_residuals::trim() {
+  while (at_.size() > capacity_) {
+    if (hand_ >= state_.size())
+      hand_ = 0;
+    auto& s = state_[hand_];
+    if (s == slot_used) {
+      s = slot_live; // a second chance
+    } else if (s == slot_live) {
+      at_.erase(names_[hand_]);
+      free_.push_back(hand_ * dim_);
+      s = slot_free;
+      ++evictions_;
+    }
+    ++hand_;
+  }
 }
 
 void dct_row_residuals::drop(const std::uint64_t* key) {
@@ -111,6 +147,8 @@ void dct_row_residuals::drop(const std::uint64_t* key) {
   if (it == at_.end())
     return;
   free_.push_back(it->second);
+  if (it->second / dim_ < state_.size())
+    state_[it->second / dim_] = slot_free;
   at_.erase(it);
 }
 
@@ -161,12 +199,16 @@ void dct_row_residuals::keep_unsent_held(const std::uint64_t* keys, const float*
   for (std::size_t i = 0; i < n; ++i) {
     // A row without a residual gets one now, in row order, as slot() gives
     // keep_unsent's rows theirs (so the offsets are the same).
+    if (held_[i] != no_row)
+      touch(held_[i]);
     float* r = held_[i] == no_row ? slot(keys + i * words_) : pool_.data() + held_[i];
     std::copy(g + i * dim_, g + (i + 1) * dim_, r);
     for (; k < sent.nnz() && sent.index[k] < (i + 1) * dim_; ++k)
       r[sent.index[k] - i * dim_] -= sent.value[k]; // 0, or a half's rounding error
   }
   held_.clear();
+  if (capacity_ > 0)
+    trim();
 }
 
 void threshold_row_push(dct_row_thresholds& tau, dct_row_residuals* residual,
@@ -191,6 +233,8 @@ void dct_row_residuals::keep_unsent(const std::uint64_t* keys, const float* g, s
     for (; k < sent.nnz() && sent.index[k] < (i + 1) * dim_; ++k)
       r[sent.index[k] - i * dim_] -= sent.value[k]; // 0, or a half's rounding error
   }
+  if (capacity_ > 0)
+    trim();
 }
 
 } // namespace model

@@ -113,6 +113,15 @@ public:
   // The residual of the row named at `key`, or null.
   const float* find(const std::uint64_t* key) const;
   std::size_t rows() const { return at_.size(); }
+  // Keeps at most `rows` residuals (0: no bound): after each push the map
+  // drops residuals not used lately (second chance: a row used since the
+  // clock's hand last passed it is passed once more), so ids that a dynamic
+  // table evicted and that never come back do not hold memory for ever.
+  // A batch's own rows stay until its push has kept them.
+  // Precondition: no residual held yet.
+  void set_capacity(std::size_t rows);
+  std::size_t capacity() const { return capacity_; }
+  std::uint64_t evictions() const { return evictions_; }
 
 private:
   struct name {
@@ -125,6 +134,9 @@ private:
   };
   name name_at(const std::uint64_t* key) const { return {key[0], words_ == 2 ? key[1] : 0}; }
   float* slot(const std::uint64_t* key);
+  void touch(std::size_t offset);
+  // Drops residuals until at most capacity_ are left (capacity_ > 0).
+  void trim();
   std::size_t dim_, words_;
   // row -> offset in pool_ (Abseil's open addressing: a node per row, as
   // std::unordered_map allocates, made the map as costly as the dense work)
@@ -132,6 +144,13 @@ private:
   std::vector<float> pool_;
   std::vector<std::size_t> free_; // offsets of dropped rows
   std::vector<std::size_t> held_; // add_held: each row's offset, or no_row
+  // set_capacity: per slot of pool_ (offset / dim_) its row's name and
+  // state (free, live, live and used since the hand passed), the hand.
+  enum : std::uint8_t { slot_free, slot_live, slot_used };
+  std::vector<name> names_;
+  std::vector<std::uint8_t> state_;
+  std::size_t hand_ = 0, capacity_ = 0;
+  std::uint64_t evictions_ = 0;
   static constexpr std::size_t no_row = ~std::size_t{0};
 };
 

@@ -187,3 +187,59 @@ TEST_CASE("dct_row_residuals: a dropped row's floats go to the next new row, cle
   CHECK(r.find(b)[0] == 3.0f);
   CHECK(r.find(a) == nullptr);
 }
+
+TEST_CASE("dct_row_residuals with a capacity: at most that many rows after each push, the "
+          "rows used lately kept, a long run's map bounded") {
+  const std::size_t dim = 2, cap = 4;
+  model::dct_row_residuals r(dim, 2);
+  r.set_capacity(cap);
+  const model::sparse_vector nothing{2, {}, {}, false, false};
+  const float g[dim] = {1.0f, 1.0f};
+  auto push = [&](std::uint64_t id) {
+    const std::uint64_t key[2] = {0, id};
+    float work[dim] = {g[0], g[1]};
+    model::sparse_vector out;
+    model::dct_row_thresholds tau(1, 0.5, 1, 7);
+    model::threshold_row_push(tau, &r, key, work, 1, dim, false, out, 2);
+  };
+  // A stream of ids seen once each (as ids a dynamic table evicts and never
+  // sees again), with id 1 pushed between every two of them.
+  for (std::uint64_t id = 100; id < 1100; ++id) {
+    push(id);
+    push(1);
+    CHECK(r.rows() <= cap);
+  }
+  const std::uint64_t one[2] = {0, 1}, last[2] = {0, 1099}, first[2] = {0, 100};
+  CHECK(r.find(one) != nullptr);  // used at every other push: kept
+  CHECK(r.find(last) != nullptr); // just kept
+  CHECK(r.find(first) == nullptr); // long gone
+  CHECK(r.evictions() >= 1000 - cap);
+  // Without a bound the same stream keeps every row.
+  model::dct_row_residuals all(dim, 2);
+  for (std::uint64_t id = 100; id < 1100; ++id) {
+    const std::uint64_t key[2] = {0, id};
+    all.keep_unsent(key, g, 1, nothing);
+  }
+  CHECK(all.rows() == 1000);
+  // One batch wider than the bound keeps its own rows until its push ends,
+  // then trims: no row of it is written after its slot was reused.
+  model::dct_row_residuals wide(dim, 2);
+  wide.set_capacity(2);
+  std::vector<std::uint64_t> keys;
+  std::vector<float> grads;
+  for (std::uint64_t id = 0; id < 6; ++id) {
+    keys.insert(keys.end(), {0, id});
+    grads.insert(grads.end(), {float(id), float(id)});
+  }
+  model::sparse_vector out6;
+  model::dct_row_thresholds tau6(1, 0.01, 1, 7);
+  auto work = grads;
+  model::threshold_row_push(tau6, &wide, keys.data(), work.data(), 6, dim, false, out6, 2);
+  CHECK(wide.rows() == 2);
+  for (std::uint64_t id = 0; id < 6; ++id) {
+    const std::uint64_t key[2] = {0, id};
+    if (const float* x = wide.find(key)) // its own row's residual: unsent g, or 0 where sent
+      for (std::size_t j = 0; j < dim; ++j)
+        CHECK((x[j] == float(id) || x[j] == 0.0f));
+  }
+}
