@@ -77,6 +77,10 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     base.examples = start->examples;
     base.counters = start->counters;
   }
+  // Every role's configuration, derived once; the shards take the resumed
+  // rows with them.
+  auto roles = configure_roles(cfg, net, start ? &*start : nullptr, role_choice::all(cfg));
+  start.reset();
   actors::cluster_system_config sys_cfg;
   messages::register_messages(sys_cfg);
   // The network between the simulated hosts: the transport of either clock
@@ -84,7 +88,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   std::unique_ptr<network_model> network;
   if (cfg.net.enabled)
     network = std::make_unique<network_model>(
-      placement_for(cfg).hosts(),
+      roles.place.hosts(),
       network_model::settings{cfg.net.latency_us, cfg.net.bandwidth_gbps,
                               cfg.sim.virtual_clock ? 1.0 : effective_dilation(cfg)});
   std::unique_ptr<virtual_engine> engine;
@@ -100,7 +104,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     sys_cfg.fabric = engine.get();
   } else {
     if (network || asks_for(cfg, fault_event::action::freeze)) {
-      transport = std::make_unique<wall_transport>(network.get(), placement_for(cfg).hosts());
+      transport = std::make_unique<wall_transport>(network.get(), roles.place.hosts());
       sys_cfg.fabric = transport.get();
     }
     configure_wall_scheduler(sys_cfg, cfg, hardware_cores());
@@ -108,16 +112,13 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   caf::actor_system sys{sys_cfg};
   if (engine)
     engine->attach(sys);
-  auto init = start ? start->params : initial_dense(cfg, net);
   cluster_handles c;
-  trainer_peers peers;
   auto cpr = std::make_shared<actors::cpr_counters>();
   if (cfg.recovery.partial) { // the saves of an earlier run are not this run's
     std::error_code ec;
     std::filesystem::remove_all(cfg.checkpoint.dir + "/cpr", ec);
   }
-  build_cluster(sys, cfg, init, start ? &*start : nullptr, cpr, c, peers);
-  start.reset(); // the shards hold their rows now
+  build_cluster(sys, std::move(roles), cpr, c);
   // The coordinator: a scoped actor, or under the virtual clock one that
   // waits by running the engine.
   std::optional<caf::scoped_actor> scoped;
@@ -211,9 +212,9 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
       break;
     c = cluster_handles{};
     res = coordination_result{};
-    init = start ? start->params : initial_dense(cfg, net);
-    build_cluster(sys, cfg, init, start ? &*start : nullptr, cpr, c, peers);
-    start.reset();
+    build_cluster(sys, configure_roles(cfg, net, start ? &*start : nullptr, role_choice::all(cfg)),
+                  cpr, c);
+    start.reset(); // the shards hold their rows now
     checkpoints.restart(base);
     faults.release();
   }

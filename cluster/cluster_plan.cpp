@@ -1,6 +1,7 @@
 #include "cluster/cluster_plan.hpp"
 
 #include "checkpoint/cpr_files.hpp"
+#include "cluster/coordinator.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,6 +13,17 @@
 #include "engine/input.hpp"
 
 namespace runtime {
+
+bool asks_for(const train_config& cfg, fault_event::action what,
+              std::optional<fault_event::role> kind) {
+  return std::any_of(cfg.sim.faults.begin(), cfg.sim.faults.end(), [&](const auto& k) {
+    return k.what == what && (!kind || k.kind == *kind);
+  });
+}
+
+bool kills_trainers(const train_config& cfg) {
+  return asks_for(cfg, fault_event::action::kill, fault_event::role::trainer);
+}
 
 placement placement_for(const train_config& cfg) {
   const auto& cl = cfg.cluster;
@@ -119,8 +131,6 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
     tc.reader.max_examples = (cfg.train.max_examples + t) / cl.trainers;
     tc.reader.read_none = tc.reader.max_examples == 0;
   }
-  tc.shards = peers.shards;
-  tc.local_rows = peers.local_rows;
   // Partial: a lost shard comes back (rebind). (Full: the trainers fail,
   // answering the coordinator at once, and it rolls the cluster back.)
   tc.shard_restarts = cfg.recovery.partial;
@@ -139,81 +149,87 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   sc.min_pause = cfg.sync.min_pause;
   sc.min_gap_batches = cfg.sync.min_gap_batches;
   sc.timeout = cl.timeout;
-  sc.dense_shards = peers.dense;
   sc.dense_ranges = peers.dense_ranges;
   sc.dct = cfg.dct;
   if (cfg.dct.dp)
     sc.dct_origin = init; // the dense shards' centre at spawn in a fresh run
+  bind_peers(tc, peers);
   return tc;
 }
 
-namespace {
+void bind_peers(actors::trainer_config& tc, const trainer_peers& peers) {
+  tc.shards = peers.shards;
+  tc.local_rows = peers.local_rows;
+  tc.syncer.dense_shards = peers.dense;
+}
 
-// "" when every index is below `count` and none repeats.
-std::string check_indices(const std::vector<std::uint32_t>& xs, std::size_t count,
-                          const char* what, const char* key) {
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (xs[i] >= count)
-      return std::string(what) + " index " + std::to_string(xs[i]) + " is out of range (" +
-             key + " = " + std::to_string(count) + ")";
-    if (std::find(xs.begin(), xs.begin() + std::ptrdiff_t(i), xs[i]) != xs.begin() + std::ptrdiff_t(i))
-      return std::string(what) + " index " + std::to_string(xs[i]) + " is listed twice";
+void resume_shard(actors::embedding_shard_config& ec, const train_config& cfg,
+                  const cluster_start& start) {
+  ec.initial = start.tables;
+  ec.initial_dynamic = start.dynamic;
+  ec.cpr.save_at_start = cfg.recovery.partial; // a restart must not fall back to random rows
+}
+
+void resume_trainer(actors::trainer_config& tc, const train_config& cfg,
+                    const cluster_start& start, std::size_t t) {
+  tc.initial_state = start.state;
+  if (!start.replicas.empty()) { // the same trainers: each its own replica
+    tc.initial_params = start.replicas[t].params;
+    tc.initial_state = start.replicas[t].state;
   }
-  return {};
+  tc.reader.resume = start.readers[t];
+  // BMUF: every syncer must start from the same w_g (its replica may be
+  // its own): the saved block state, else the replicas' average.
+  tc.syncer.initial = start.bmuf_global.empty() ? start.params : start.bmuf_global;
+  tc.syncer.initial_momentum = start.bmuf_momentum;
+  if (cfg.dct.dp)
+    tc.syncer.dct_origin = start.centre; // the dense shards' centre at spawn
 }
 
-// "" when there are `want` handles and none is null.
-std::string check_handles(const std::vector<caf::strong_actor_ptr>& hs, std::size_t want,
-                          const char* what) {
-  if (hs.size() != want)
-    return std::to_string(hs.size()) + " " + what + " handle(s), expected " +
-           std::to_string(want);
-  for (std::size_t i = 0; i < hs.size(); ++i)
-    if (!hs[i])
-      return std::string(what) + " handle " + std::to_string(i) + " is null";
-  return {};
-}
-
-} // namespace
-
-std::string check_role_plan(const messages::role_plan& plan, const train_config& cfg) {
+role_choice role_choice::all(const train_config& cfg) {
   const auto& cl = cfg.cluster;
-  const bool easgd = model::is_easgd(cfg.sync.algorithm);
-  auto err = check_indices(plan.embedding_shards, cl.embedding_shards, "embedding shard",
-                           "cluster.embedding-shards");
-  if (err.empty())
-    err = check_indices(plan.dense_shards, easgd ? cl.dense_shards : 0, "dense shard",
-                        easgd ? "cluster.dense-shards" : "dense shards without EASGD");
-  if (err.empty())
-    err = check_indices(plan.trainers, cl.trainers, "trainer", "cluster.trainers");
-  if (err.empty() && !plan.trainers.empty()) {
-    err = check_handles(plan.shards, cl.embedding_shards, "embedding shard");
-    if (err.empty())
-      err = check_handles(plan.dense, easgd ? cl.dense_shards : 0, "dense shard");
+  role_choice out;
+  for (std::uint32_t s = 0; s < cl.embedding_shards; ++s)
+    out.embedding_shards.push_back(s);
+  if (model::is_easgd(cfg.sync.algorithm))
+    for (std::uint32_t d = 0; d < cl.dense_shards; ++d)
+      out.dense_shards.push_back(d);
+  for (std::uint32_t t = 0; t < cl.trainers; ++t)
+    out.trainers.push_back(t);
+  out.reform_on_loss = kills_trainers(cfg);
+  return out;
+}
+
+role_configs configure_roles(const train_config& cfg, const model::dlrm& net,
+                             const cluster_start* start, const role_choice& which) {
+  role_configs out;
+  out.place = placement_for(cfg);
+  out.init = start ? start->params : initial_dense(cfg, net);
+  for (auto s : which.embedding_shards) {
+    auto ec = embedding_shard_config_for(cfg, s);
+    if (start)
+      resume_shard(ec, cfg, *start);
+    if (cfg.cluster.local_rows) // the shard attaches its tables; the workers use them
+      ec.local = std::make_shared<actors::hogwild_rows>(ec.num_shards, ec.optimizer);
+    out.embedding_shards.push_back(std::move(ec));
   }
-  if (err.empty() && plan.trainer_nodes.size() != cl.trainers)
-    err = "the nodes of " + std::to_string(plan.trainer_nodes.size()) + " trainers, expected " +
-          std::to_string(cl.trainers) + " (cluster.trainers)";
-  return err.empty() ? err : "role plan: " + err;
-}
-
-memory_roles plan_roles(const messages::role_plan& plan) {
-  memory_roles r;
-  r.trainers = plan.trainers.size();
-  r.embedding_shards = plan.embedding_shards.size();
-  r.dense_shards = plan.dense_shards.size();
-  r.evaluates = false;
-  r.who = "this node's plan";
-  return r;
-}
-
-std::string check_spawned(const messages::role_plan& plan, const messages::spawned_roles& r) {
-  auto err = check_handles(r.embedding_shards, plan.embedding_shards.size(), "embedding shard");
-  if (err.empty())
-    err = check_handles(r.dense_shards, plan.dense_shards.size(), "dense shard");
-  if (err.empty())
-    err = check_handles(r.trainers, plan.trainers.size(), "trainer");
-  return err.empty() ? err : "spawned roles: " + err;
+  out.dense_ranges = dense_ranges_for(cfg, out.init.size());
+  for (auto d : which.dense_shards)
+    out.dense_shards.push_back(
+      dense_shard_config_for(cfg, start ? start->centre : out.init, out.dense_ranges, d));
+  trainer_peers peers; // the handles come at spawn (bind_peers)
+  peers.place = out.place;
+  peers.dense_ranges = out.dense_ranges;
+  if (which.trainers.size() > 1) // one trainer measures what it reads itself
+    peers.train_sizes = measure_train_sizes(cfg);
+  for (auto t : which.trainers) {
+    auto tc = trainer_config_for(cfg, t, out.init, peers);
+    tc.syncer.reform_on_loss = which.reform_on_loss;
+    if (start)
+      resume_trainer(tc, cfg, *start, t);
+    out.trainers.push_back(std::move(tc));
+  }
+  return out;
 }
 
 } // namespace runtime

@@ -7,16 +7,26 @@
 #include <memory>
 #include <vector>
 
+#include <optional>
+
 #include "actors/dense_shard.hpp"
 #include "actors/embedding_shard.hpp"
-#include "cluster/memory_estimate.hpp"
 #include "sim/network_model.hpp"
 #include "actors/trainer.hpp"
-#include "messages/node_messages.hpp"
 #include "model/dlrm.hpp"
+#include "config/faults.hpp"
 #include "config/train_config.hpp"
 
 namespace runtime {
+
+struct cluster_start; // a resumed run's starting point (coordinator.hpp)
+
+// Whether faults.* asks for `what` (of a role of `kind`, if given).
+bool asks_for(const train_config& cfg, fault_event::action what,
+              std::optional<fault_event::role> kind = std::nullopt);
+
+// faults.kill names a trainer (a lost peer re-forms the ring).
+bool kills_trainers(const train_config& cfg);
 
 // The simulated hosts of cluster.mode=simulated (network_model.hpp).
 placement placement_for(const train_config& cfg);
@@ -61,19 +71,45 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
                                           const std::vector<float>& init,
                                           const trainer_peers& peers);
 
-// Multi-node: a role_plan arrives from the wire. Checks it against the
-// configuration it carries (`cfg`, parsed from plan.config_ini) before any
-// index is used: every role index within its count, no index twice, and for
-// trainers one non-null handle per embedding shard (and per dense shard with
-// EASGD). Returns an empty string when the plan is sound, else what is wrong.
-std::string check_role_plan(const messages::role_plan& plan, const train_config& cfg);
+// What a resumed run's roles start from (cluster_start): an embedding
+// shard's rows, and trainer t's replica, dense optimiser state, reader
+// position and syncer state. (A dense shard starts from start.centre.)
+void resume_shard(actors::embedding_shard_config& ec, const train_config& cfg,
+                  const cluster_start& start);
+void resume_trainer(actors::trainer_config& tc, const train_config& cfg,
+                    const cluster_start& start, std::size_t t);
 
-// The roles a plan asks a node to spawn, for the memory check (the
-// evaluation is the coordinator's, checked at its start).
-memory_roles plan_roles(const messages::role_plan& plan);
+// The roles to configure: every role of the cluster (the simulated cluster,
+// role_choice::all) or a node's share of a multi-node plan.
+struct role_choice {
+  std::vector<std::uint32_t> embedding_shards, dense_shards, trainers;
+  bool reform_on_loss = false; // a trainer's syncers re-form the ring without a lost peer
+  // Every shard, the dense shards with EASGD, every trainer; the ring
+  // re-forms when faults.kill names a trainer.
+  static role_choice all(const train_config& cfg);
+};
 
-// The coordinator's check of a node's reply: one non-null handle per role
-// index of the plan it answered. Empty when sound, else what is wrong.
-std::string check_spawned(const messages::role_plan& plan, const messages::spawned_roles& r);
+// The chosen roles' configurations, derived from the run's configuration in
+// one place for the simulated cluster and every node alike. The trainers'
+// handles of their peers are bound at spawn (bind_peers).
+struct role_configs {
+  placement place;
+  std::vector<float> init; // the dense parameters of a fresh run
+  std::vector<model::range> dense_ranges;
+  std::vector<actors::embedding_shard_config> embedding_shards; // in role_choice order
+  std::vector<actors::dense_shard_config> dense_shards;
+  std::vector<actors::trainer_config> trainers;
+};
+
+// Configures the roles of `which` from `cfg`, fresh (start null: the dense
+// parameters from initial_dense) or resumed from *start. With
+// cluster.local-rows each embedding shard's config carries the tables its
+// trainers' workers will use.
+role_configs configure_roles(const train_config& cfg, const model::dlrm& net,
+                             const cluster_start* start, const role_choice& which);
+
+// A trainer's handles of its peers (the shards, cluster.local-rows' tables
+// and the EASGD dense shards), once they are spawned.
+void bind_peers(actors::trainer_config& tc, const trainer_peers& peers);
 
 } // namespace runtime

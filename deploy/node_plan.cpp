@@ -3,8 +3,8 @@
 
 #include <caf/all.hpp>
 
-#include "cluster/cluster_build.hpp"
 #include "cluster/cluster_plan.hpp"
+#include "cluster/role_plan_checks.hpp"
 #include "cluster/memory_estimate.hpp"
 #include "deploy/isa_check.hpp"
 #include "deploy/node_agent.hpp"
@@ -26,42 +26,29 @@ std::optional<std::string> prepare(const role_plan& plan, prepared_plan& out) {
 }
 
 spawned_roles spawn_roles(caf::local_actor* self, const prepared_plan& p) {
-  const auto& cfg = p.cfg;
   const auto& plan = p.plan;
+  model::dlrm net(p.cfg.arch);
+  role_choice which{plan.embedding_shards, plan.dense_shards, plan.trainers,
+                    p.deploy.tolerate_trainer_loss};
+  auto roles = configure_roles(p.cfg, net, p.start.get(), which);
   spawned_roles out;
-  model::dlrm net(cfg.arch);
-  const auto* start = p.start.get();
-  const auto init = start ? start->params : initial_dense(cfg, net);
-  for (auto s : plan.embedding_shards) {
-    auto ec = embedding_shard_config_for(cfg, s);
-    if (start)
-      resume_shard(ec, cfg, *start);
+  for (auto& ec : roles.embedding_shards) {
     ec.who = p.who;
     out.embedding_shards.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::embedding_shard, std::move(ec))));
   }
-  const auto ranges = dense_ranges_for(cfg, init.size());
-  for (auto d : plan.dense_shards) {
-    auto dc = dense_shard_config_for(cfg, start ? start->centre : init, ranges, d);
+  for (auto& dc : roles.dense_shards) {
     dc.who = p.who;
     out.dense_shards.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::dense_shard, std::move(dc))));
   }
-  trainer_peers peers;
-  peers.place = placement{cfg.cluster.trainers, cfg.cluster.embedding_shards,
-                                  cfg.cluster.dense_shards};
+  trainer_peers peers; // every shard of the cluster, from the plan
   for (const auto& s : plan.shards)
     peers.shards.push_back(caf::actor_cast<actors::embedding_shard_actor>(s));
   for (const auto& d : plan.dense)
     peers.dense.push_back(caf::actor_cast<actors::dense_shard_actor>(d));
-  peers.dense_ranges = ranges;
-  if (plan.trainers.size() > 1) // one trainer measures what it reads itself
-    peers.train_sizes = measure_train_sizes(cfg);
-  for (auto t : plan.trainers) {
-    auto tc = trainer_config_for(cfg, t, init, peers);
-    if (start)
-      resume_trainer(tc, cfg, *start, t);
-    tc.syncer.reform_on_loss = p.deploy.tolerate_trainer_loss;
+  for (auto& tc : roles.trainers) {
+    bind_peers(tc, peers);
     tc.who = p.who;
     out.trainers.push_back(
       caf::actor_cast<caf::strong_actor_ptr>(self->spawn(actors::trainer, std::move(tc))));

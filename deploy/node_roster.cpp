@@ -6,7 +6,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "cluster/cluster_plan.hpp"
+#include "cluster/role_plan_checks.hpp"
 
 namespace runtime {
 

@@ -1,4 +1,5 @@
-// Checks of what arrives from the wire in multi-node mode (cluster_plan.hpp),
+// The roles' configurations (cluster_plan.hpp), checks of what arrives from
+// the wire in multi-node mode (role_plan_checks.hpp),
 // the up-front memory estimate, and the empty-data-set error.
 #include <doctest/doctest.h>
 
@@ -7,6 +8,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include "cluster/cluster_plan.hpp"
+#include "cluster/role_plan_checks.hpp"
 #include "engine/input.hpp"
 #include "cluster/memory_estimate.hpp"
 
@@ -103,4 +105,65 @@ TEST_CASE("an empty data set is an error naming the files") {
         "skipped)");
   CHECK(runtime::empty_set_error("eval", {"e.tsv"}, 1) ==
         "the eval set is empty: no valid example in 'e.tsv' (1 malformed line skipped)");
+}
+
+TEST_CASE("a node's share of the roles is configured as in the whole cluster") {
+  auto cfg = three_by_two();
+  cfg.dct.dp = true; // the syncers' origin: the initial dense parameters
+  cfg.train.max_examples = 1000;
+  const model::dlrm net(cfg.arch);
+  const auto whole = runtime::configure_roles(cfg, net, nullptr, runtime::role_choice::all(cfg));
+  REQUIRE(whole.embedding_shards.size() == 2);
+  REQUIRE(whole.dense_shards.size() == 1);
+  REQUIRE(whole.trainers.size() == 3);
+  const runtime::role_choice node{{1}, {0}, {2}, true};
+  const auto share = runtime::configure_roles(cfg, net, nullptr, node);
+  REQUIRE(share.embedding_shards.size() == 1);
+  REQUIRE(share.dense_shards.size() == 1);
+  REQUIRE(share.trainers.size() == 1);
+  CHECK(share.init == whole.init);
+  const auto& e = share.embedding_shards[0];
+  CHECK(e.shard == 1);
+  CHECK(e.seed == whole.embedding_shards[1].seed);
+  CHECK(e.seed != whole.embedding_shards[0].seed);
+  CHECK(e.num_shards == 2);
+  CHECK(share.dense_shards[0].initial == whole.dense_shards[0].initial);
+  CHECK(share.dense_shards[0].offset == whole.dense_shards[0].offset);
+  const auto& t = share.trainers[0];
+  const auto& w = whole.trainers[2];
+  CHECK(t.trainer == 2);
+  CHECK(t.host == w.host);
+  CHECK(t.host == share.place.host_of_trainer(2));
+  CHECK(t.reader.options.part == 2);
+  CHECK(t.reader.options.num_parts == 3);
+  CHECK(t.reader.max_examples == w.reader.max_examples);
+  CHECK(t.reader.max_examples == (1000 + 2) / 3);
+  CHECK(t.syncer.dct_origin == whole.init);
+  CHECK(t.syncer.dense_ranges.size() == 1);
+  CHECK(t.syncer.reform_on_loss); // the node's choice
+  CHECK_FALSE(w.syncer.reform_on_loss); // faults.kill names no trainer
+  // The peers' handles come at spawn.
+  CHECK(t.shards.empty());
+  CHECK(t.syncer.dense_shards.empty());
+  runtime::trainer_peers peers;
+  peers.shards.resize(2);
+  peers.dense.resize(1);
+  auto bound = t;
+  runtime::bind_peers(bound, peers);
+  CHECK(bound.shards.size() == 2);
+  CHECK(bound.syncer.dense_shards.size() == 1);
+}
+
+TEST_CASE("role_choice::all: dense shards only with EASGD") {
+  auto cfg = three_by_two();
+  cfg.sync.algorithm = model::sync_algorithm::s_ma;
+  const auto all = runtime::role_choice::all(cfg);
+  CHECK(all.embedding_shards == std::vector<std::uint32_t>{0, 1});
+  CHECK(all.dense_shards.empty());
+  CHECK(all.trainers == std::vector<std::uint32_t>{0, 1, 2});
+  runtime::fault_event kill;
+  kill.what = runtime::fault_event::action::kill;
+  kill.kind = runtime::fault_event::role::trainer;
+  cfg.sim.faults.push_back(kill);
+  CHECK(runtime::role_choice::all(cfg).reform_on_loss);
 }
