@@ -106,6 +106,7 @@
 #include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
+#include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/file_image.hpp"
 #include "model/dct_mp.hpp"
 #include "model/dct_mp_dynamic.hpp"
@@ -156,6 +157,11 @@ struct embedding_shard_config {
   // Resume: the whole dynamic tables of a checkpoint; the shard copies the
   // rows of its ids (model::id_owner), more than max_rows fails init.
   std::shared_ptr<const model::dynamic_tables> initial_dynamic;
+  // ... and this shard's own admission sketches and table counters from
+  // the checkpoint, when it was written by as many shards (each shard's
+  // sketch is sized by its share of embedding.max-rows); else admission
+  // counts start afresh.
+  std::optional<checkpoint::shard_counters> initial_counters;
 };
 
 // One checkpoint cut in progress at a shard (embedding_shard_cut.cpp).
@@ -278,6 +284,11 @@ struct embedding_shard_state {
   std::uint64_t dyn_served = 0;      // lookups served: the tables' clock
   std::uint64_t dyn_gone_rows = 0;   // pushed rows whose id had no row (skipped)
   caf::error init_dynamic();
+  // Copies the rows of its ids from cfg.initial_dynamic (a resume).
+  caf::error take_rows();
+  // Installs the checkpoint's own sketches and counters of this shard
+  // (init_dynamic); a mismatch in size is logged and skipped.
+  void take_counters(const checkpoint::shard_counters& k);
   // bad_request naming the first malformed or foreign pair.
   caf::error check_pairs(const std::vector<std::uint64_t>& keys, const char* what) const;
   // Training lookup: admits ids when due; an id without a row reads zeros.

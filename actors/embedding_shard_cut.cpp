@@ -115,8 +115,9 @@ void keep_image(self_ptr self, std::shared_ptr<checkpoint::file_image> image,
   st.kept_crc = 0;
 }
 
-// Dynamic tables: the file (FOLDER/dynamic-S.bin, without sketches, as the
-// shard's save) holds the tables as they are now, before the held pushes.
+// Dynamic tables: the file (FOLDER/dynamic-S.bin, with the shard's own
+// sketches and counters, as the shard's save) holds the tables as they are
+// now, before the held pushes.
 // Where no other thread may send (the discrete-event engine) it is written
 // within this handler; otherwise a thread writes a copy of the tables and
 // reports back (on_written), while the shard goes on serving.
@@ -130,7 +131,8 @@ void write_dynamic(self_ptr self) {
     bool ok = true;
     if (keep)
       keep_image(self, std::make_shared<checkpoint::file_image>(checkpoint::dynamic_image(
-                         *st.dyn, st.cfg.shard, st.cfg.num_shards, false)),
+                         *st.dyn, st.cfg.shard, st.cfg.num_shards,
+                                     checkpoint::dynamic_counters::own_shard)),
                  file);
     else
       ok = st.save_dynamic(c.folder, &file, &err);
@@ -147,12 +149,15 @@ void write_dynamic(self_ptr self) {
      keep] {
       if (keep) {
         out->image = std::make_shared<checkpoint::file_image>(
-          checkpoint::dynamic_image(*copy, shard, shards, false));
+          checkpoint::dynamic_image(*copy, shard, shards,
+                                     checkpoint::dynamic_counters::own_shard));
         out->info = {out->image->name(), out->image->size(), out->image->crc32c()};
         out->ok = true;
       } else {
         out->ok =
-          checkpoint::write_dynamic_file(path, *copy, shard, shards, false, &out->info, &out->err);
+          checkpoint::write_dynamic_file(path, *copy, shard, shards,
+                                             checkpoint::dynamic_counters::own_shard, &out->info,
+                                             &out->err);
       }
       caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
     });

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "checkpoint/dynamic_files.hpp"
 #include "messages/errors.hpp"
 #include "model/shard_layout.hpp"
@@ -28,8 +30,18 @@ caf::error embedding_shard_state::init_dynamic() {
   init_dct();
   if (cfg.dct.mp)
     mp_seen.emplace(cfg.num_tables);
+  if (auto e = take_rows())
+    return e;
+  if (cfg.initial_counters)
+    take_counters(*cfg.initial_counters);
+  cfg.initial_counters.reset();
+  return {};
+}
+
+caf::error embedding_shard_state::take_rows() {
   if (!cfg.initial_dynamic)
     return {};
+  const std::size_t spr = cfg.optimizer.state_per_row(cfg.dim);
   const auto& full = *cfg.initial_dynamic;
   if (full.num_tables() != cfg.num_tables || full.dim() != cfg.dim || full.state_per_row() != spr)
     return make_error(errc::bad_request, who() + ": initial dynamic tables of another shape");
@@ -61,6 +73,35 @@ caf::error embedding_shard_state::init_dynamic() {
     dyn_served = newest / std::max<std::uint64_t>(1, cfg.batch_size) + 1;
   cfg.initial_dynamic.reset();
   return {};
+}
+
+void embedding_shard_state::take_counters(const checkpoint::shard_counters& k) {
+  const std::size_t T = dyn->num_tables();
+  const auto& sk = dyn->table(0).sketch();
+  const std::size_t cells = std::size_t(k.width * k.depth);
+  if (k.width != sk.width() || k.depth != sk.depth() || k.stats.size() != 6 * T ||
+      k.sketch.size() != cells * T || k.additions.size() != T) {
+    spdlog::warn("{}: the checkpoint's admission sketches are {} x {}, this shard's {} x {} "
+                 "(embedding.max-rows or embedding.admit-after differ from the saved run's): "
+                 "admission counts start afresh",
+                 who(), k.width, k.depth, sk.width(), sk.depth());
+    return;
+  }
+  for (std::size_t t = 0; t < T; ++t) {
+    auto& tab = dyn->table(t);
+    const std::uint64_t* x = k.stats.data() + 6 * t;
+    tab.set_next_expiry(std::max(tab.next_expiry(), x[0]));
+    auto& st = tab.mutable_stats();
+    st.admissions = x[1];
+    st.evictions = x[2];
+    st.expired = x[3];
+    st.lookups = x[4];
+    st.missing = x[5];
+    auto& c = tab.sketch().counters();
+    std::copy(k.sketch.begin() + std::ptrdiff_t(t * cells),
+              k.sketch.begin() + std::ptrdiff_t((t + 1) * cells), c.begin());
+    tab.sketch().set_additions(k.additions[t]);
+  }
 }
 
 std::size_t embedding_shard_state::mp_worker(const caf::actor_addr& a) {
@@ -193,7 +234,7 @@ bool embedding_shard_state::save_dynamic(const std::string& folder, checkpoint::
                                          std::string* err) const {
   const auto name = checkpoint::dynamic_file_name(cfg.shard);
   return checkpoint::write_dynamic_file(folder + "/" + name, *dyn, cfg.shard, cfg.num_shards,
-                                        false, info, err);
+                                        checkpoint::dynamic_counters::own_shard, info, err);
 }
 
 messages::key_blob embedding_shard_state::dynamic_counters() const {

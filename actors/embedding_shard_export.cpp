@@ -19,7 +19,8 @@ namespace actors {
 caf::expected<messages::file_chunk> embedding_shard_state::ship(std::uint64_t offset) {
   using messages::errc;
   if (offset == 0) { // (again from the start: a new image of the tables as they are)
-    auto image = dyn ? checkpoint::dynamic_image(*dyn, cfg.shard, cfg.num_shards, false)
+    auto image = dyn ? checkpoint::dynamic_image(*dyn, cfg.shard, cfg.num_shards,
+                                     checkpoint::dynamic_counters::own_shard)
                      : checkpoint::embedding_image(checkpoint::shard_view(
                          *tables, cfg.rows_per_table, cfg.shard, cfg.num_shards));
     shipping = std::make_unique<checkpoint::file_image>(std::move(image));

@@ -78,8 +78,8 @@ save_result on_save(self_ptr self, const std::string& folder) {
   s->promise = self->make_response_promise<std::string, std::uint64_t, std::uint32_t>();
   auto me = caf::actor_cast<embedding_shard_actor>(self);
   if (st.dyn) {
-    // A copy of the tables now (FOLDER/dynamic-S.bin, without sketches, as
-    // save_dynamic writes it), written by a thread of its own.
+    // A copy of the tables now (FOLDER/dynamic-S.bin, with the shard's own
+    // sketches, as save_dynamic writes it), written by a thread of its own.
     auto copy = std::make_unique<model::dynamic_tables>(*st.dyn);
     s->dynamic = std::make_unique<dynamic_cut_job>();
     s->dynamic->thread = std::thread(
@@ -87,7 +87,9 @@ save_result on_save(self_ptr self, const std::string& folder) {
        path = folder + "/" + checkpoint::dynamic_file_name(st.cfg.shard), shard = st.cfg.shard,
        shards = st.cfg.num_shards, me, id = s->id] {
         out->ok =
-          checkpoint::write_dynamic_file(path, *copy, shard, shards, false, &out->info, &out->err);
+          checkpoint::write_dynamic_file(path, *copy, shard, shards,
+                                             checkpoint::dynamic_counters::own_shard, &out->info,
+                                            &out->err);
         caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value, id);
       });
   } else {

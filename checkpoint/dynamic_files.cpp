@@ -27,7 +27,9 @@ namespace {
 
 // The header and arrays of dynamic-S.bin (see the header for the layout).
 void dynamic_content(const model::dynamic_tables& t, std::uint64_t s, std::uint64_t num_shards,
-                     bool counters, file_header& h, std::vector<std::vector<float>>& arrays) {
+                     dynamic_counters kind, file_header& h,
+                     std::vector<std::vector<float>>& arrays) {
+  const bool counters = kind != dynamic_counters::none;
   const std::size_t T = t.num_tables(), dim = t.dim(), spr = t.state_per_row();
   const auto& sk = t.table(0).sketch();
   std::vector<std::uint32_t> table_rows(T, 0), counts;
@@ -66,6 +68,8 @@ void dynamic_content(const model::dynamic_tables& t, std::uint64_t s, std::uint6
              {"shard", s},           {"num_shards", num_shards},
              {"rows", n},            {"sketch_width", counters ? sk.width() : 0},
              {"sketch_depth", counters ? sk.depth() : 0}};
+  if (kind == dynamic_counters::own_shard)
+    h.attrs["own_shard"] = 1;
   arrays = {pack(table_rows), pack(ids),   pack(last),     pack(counts), std::move(weights),
             std::move(state), pack(stats), pack(sketch), pack(additions)};
   const char* names[] = {"table_rows", "ids",    "last",   "counts",   "weights",
@@ -77,8 +81,8 @@ void dynamic_content(const model::dynamic_tables& t, std::uint64_t s, std::uint6
 } // namespace
 
 bool write_dynamic_file(const std::string& path, const model::dynamic_tables& t,
-                        std::uint64_t s, std::uint64_t num_shards, bool counters,
-                        file_info* info, std::string* err) {
+                        std::uint64_t s, std::uint64_t num_shards,
+                        dynamic_counters counters, file_info* info, std::string* err) {
   file_header h;
   std::vector<std::vector<float>> arrays;
   dynamic_content(t, s, num_shards, counters, h, arrays);
@@ -90,7 +94,7 @@ bool write_dynamic_file(const std::string& path, const model::dynamic_tables& t,
 }
 
 file_image dynamic_image(const model::dynamic_tables& t, std::uint64_t s,
-                         std::uint64_t num_shards, bool counters) {
+                         std::uint64_t num_shards, dynamic_counters counters) {
   file_header h;
   std::vector<std::vector<float>> arrays;
   dynamic_content(t, s, num_shards, counters, h, arrays);
@@ -101,7 +105,9 @@ bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
                           std::uint64_t num_shards, std::string* err) {
   for (std::uint64_t s = 0; s < num_shards; ++s) {
     file_info info;
-    if (!write_dynamic_file(w.path(dynamic_file_name(s)), t, s, num_shards, s == 0, &info, err))
+    if (!write_dynamic_file(w.path(dynamic_file_name(s)), t, s, num_shards,
+                            s == 0 ? dynamic_counters::model : dynamic_counters::none, &info,
+                            err))
       return false;
     w.add(info);
   }
@@ -109,7 +115,8 @@ bool write_dynamic_tables(folder_writer& w, const model::dynamic_tables& t,
 }
 
 std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c,
-                                               model::dynamic_tables& t) {
+                                               model::dynamic_tables& t,
+                                               std::vector<shard_counters>* own) {
   const std::uint64_t T = t.num_tables(), dim = t.dim(), spr = t.state_per_row();
   const auto& sk = t.table(0).sketch();
   std::size_t files = 0;
@@ -133,7 +140,8 @@ std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c,
     if (h.attr("state_per_row") != spr)
       return mismatch("optimiser state per row", h.attr("state_per_row"), spr);
     const std::uint64_t width = h.attr("sketch_width"), depth = h.attr("sketch_depth");
-    if (width && (width != sk.width() || depth != sk.depth()))
+    const bool own_shard = h.attr("own_shard") == 1; // sized by the shard's share
+    if (width && !own_shard && (width != sk.width() || depth != sk.depth()))
       return mismatch("admission sketch width", width, sk.width()) +
              " (embedding.max-rows and embedding.admit-after size it: use the saved run's)";
     const std::uint64_t n = h.attr("rows"), ns = width ? T : 0;
@@ -177,7 +185,7 @@ std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c,
         tab.insert_row({ids[i], last[i], counts[i]}, a[4].data() + i * dim,
                        a[5].data() + i * spr);
       }
-      if (!ns)
+      if (!ns || own_shard)
         continue;
       const auto stats = unpack<std::uint64_t>(a[6], ns * stats_per_table);
       const std::uint64_t* x = stats.data() + k * stats_per_table;
@@ -195,6 +203,11 @@ std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c,
           0xFFFFu, std::uint32_t(mine[q]) + counters[std::size_t(k) * mine.size() + q]));
       tab.sketch().set_additions(tab.sketch().additions() + unpack<std::uint64_t>(a[8], ns)[k]);
     }
+    if (ns && own_shard && own)
+      own->push_back({h.attr("shard"), h.attr("num_shards"), width, depth,
+                      unpack<std::uint64_t>(a[6], ns * stats_per_table),
+                      unpack<std::uint16_t>(a[7], ns * width * depth),
+                      unpack<std::uint64_t>(a[8], ns)});
   }
   if (files == 0)
     return "'" + c.folder + "' has no dynamic table file (dynamic-0.bin): a checkpoint of "

@@ -158,7 +158,7 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
     auto d = std::make_shared<model::dynamic_tables>(
       a.num_tables, cfg.embedding.table, a.dim, cfg.train.sparse.state_per_row(a.dim),
       cfg.train.seed + 1);
-    if (auto e = checkpoint::load_dynamic_tables(c, *d))
+    if (auto e = checkpoint::load_dynamic_tables(c, *d, &out.dynamic_counters))
       return e;
     out.dynamic = std::move(d);
   } else {

@@ -167,6 +167,9 @@ void resume_shard(actors::embedding_shard_config& ec, const train_config& cfg,
                   const cluster_start& start) {
   ec.initial = start.tables;
   ec.initial_dynamic = start.dynamic;
+  for (const auto& k : start.dynamic_counters)
+    if (k.shard == ec.shard && k.num_shards == ec.num_shards)
+      ec.initial_counters = k;
   ec.cpr.save_at_start = cfg.recovery.partial; // a restart must not fall back to random rows
 }
 

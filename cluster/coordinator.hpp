@@ -35,6 +35,7 @@
 #include <caf/blocking_actor.hpp>
 
 #include "actors/interfaces.hpp"
+#include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
 #include "model/dlrm.hpp"
 #include "model/dynamic_tables.hpp"
@@ -92,6 +93,9 @@ struct cluster_start {
   // model.embedding=dynamic: every dynamic-S.bin of the checkpoint (each
   // shard copies the rows of its ids); `tables` is then null.
   std::shared_ptr<const model::dynamic_tables> dynamic;
+  // ... and the shards' own admission sketches and table counters, from
+  // files written by a simulated cluster's or a node's shards.
+  std::vector<checkpoint::shard_counters> dynamic_counters;
   std::vector<float> params, state;                 // the average
   std::vector<checkpoint::replica_state> replicas;  // per trainer, or empty
   std::vector<float> centre;

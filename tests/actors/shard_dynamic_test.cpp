@@ -138,6 +138,62 @@ TEST_CASE("worker_batch with dynamic tables: (table, id) keys routed by id_owner
   CHECK(w.missing() == 2); // shards 0 and 1 answer; 2 has no keys
 }
 
+namespace {
+
+// The admission sketches and counters a shard of `cfg` would have saved
+// after seeing id x once in table 0 and admitting 5 ids there.
+checkpoint::shard_counters counted_once(const actors::embedding_shard_config& cfg,
+                                        std::uint64_t x, std::uint64_t width_change = 0) {
+  auto d = *cfg.dynamic;
+  d.max_rows <<= width_change; // a sketch of another width
+  model::dynamic_tables t(cfg.num_tables, d, cfg.dim, cfg.optimizer.state_per_row(cfg.dim),
+                          cfg.model_seed);
+  t.table(0).sketch().add(x);
+  t.table(0).mutable_stats().admissions = 5;
+  checkpoint::shard_counters k{cfg.shard, cfg.num_shards, t.table(0).sketch().width(),
+                               t.table(0).sketch().depth(), {}, {}, {}};
+  for (std::size_t i = 0; i < t.num_tables(); ++i) {
+    const auto& tab = t.table(i);
+    const auto& x6 = tab.stats();
+    k.stats.insert(k.stats.end(), {tab.next_expiry(), x6.admissions, x6.evictions, x6.expired,
+                                   x6.lookups, x6.missing});
+    const auto& c = tab.sketch().counters();
+    k.sketch.insert(k.sketch.end(), c.begin(), c.end());
+    k.additions.push_back(tab.sketch().additions());
+  }
+  return k;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(test::actor_fixture,
+                  "embedding shard, dynamic tables: a resumed shard takes its own admission counts") {
+  auto cfg = test::small_dynamic_shard_config(); // admit-after 2
+  const std::uint64_t x = test::ids_owned(1, 1)[0];
+  auto admissions_after_one_lookup = [&](const actors::embedding_shard_config& c) {
+    auto shard = sys.spawn(embedding_shard, c);
+    auto r = request<embedding_rows>(shard, lookup_atom::value, test::pair_lookup(1, {0, x}));
+    REQUIRE(r);
+    auto k = request<key_blob>(shard, stats_atom::value, ids_atom::value);
+    REQUIRE(k);
+    caf::anon_send_exit(shard, caf::exit_reason::user_shutdown);
+    // table 0's rows, and the admissions (after both tables' rows)
+    return std::pair<std::uint64_t, std::uint64_t>{k->values[0], k->values[2]};
+  };
+  // Afresh: x's first occurrence gets no row.
+  CHECK(admissions_after_one_lookup(cfg) == std::pair<std::uint64_t, std::uint64_t>{0, 0});
+  // With the saved sketch that saw x once: this lookup is its second, x is
+  // admitted, and the counter goes on from the saved 5.
+  auto resumed = cfg;
+  resumed.initial_counters = counted_once(cfg, x);
+  CHECK(admissions_after_one_lookup(resumed) == std::pair<std::uint64_t, std::uint64_t>{1, 6});
+  // A sketch of another size (another embedding.max-rows) is not taken.
+  auto other = cfg;
+  other.initial_counters = counted_once(cfg, x, 4);
+  REQUIRE(other.initial_counters->width != resumed.initial_counters->width);
+  CHECK(admissions_after_one_lookup(other) == std::pair<std::uint64_t, std::uint64_t>{0, 0});
+}
+
 TEST_CASE_FIXTURE(test::actor_fixture,
                   "embedding shard, dynamic tables: a resumed shard's clock goes on after its rows") {
   // A checkpoint of a run 50 000 examples in: row a (table 0) last used at

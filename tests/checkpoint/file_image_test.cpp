@@ -80,7 +80,8 @@ TEST_CASE("file image: a dynamic shard's file, with and without the counters") {
     }
   t.table(1).mutable_stats().admissions = 77;
   std::uint64_t added = 999999937; // ids inserted after an image was taken
-  for (bool counters : {false, true})
+  for (auto counters :
+       {dynamic_counters::none, dynamic_counters::model, dynamic_counters::own_shard})
     for (std::uint64_t shard : {0, 1}) {
       CAPTURE(counters);
       CAPTURE(shard);
