@@ -141,6 +141,11 @@ std::optional<std::string> load_dynamic_tables(const opened_checkpoint& c,
       return mismatch("optimiser state per row", h.attr("state_per_row"), spr);
     const std::uint64_t width = h.attr("sketch_width"), depth = h.attr("sketch_depth");
     const bool own_shard = h.attr("own_shard") == 1; // sized by the shard's share
+    if (own_shard && width &&
+        (width < 64 || width > (1u << 26) || (width & (width - 1)) != 0 || depth < 1 || depth > 8))
+      return "'" + r.path() + "': admission sketch " + std::to_string(width) + " x " +
+             std::to_string(depth) + ", expected a width of 64 to 2^26 (a power of two) and a "
+             "depth of 1 to 8";
     if (width && !own_shard && (width != sk.width() || depth != sk.depth()))
       return mismatch("admission sketch width", width, sk.width()) +
              " (embedding.max-rows and embedding.admit-after size it: use the saved run's)";

@@ -4,6 +4,9 @@
 // through `own`, never into the model's.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -16,11 +19,11 @@ using namespace checkpoint;
 
 namespace {
 
-// Shard s of 2's tables: sketches sized by its share (32 of 64 rows), rows
+// Shard s of 2's tables: sketches sized by its share (100 of 200 rows), rows
 // for 3 ids it owns in each table, each id counted once, 3 admissions.
 model::dynamic_tables shard_tables(std::uint64_t s) {
   model::dynamic_settings d;
-  d.max_rows = 32;
+  d.max_rows = 100;
   d.admit_after = 2;
   model::dynamic_tables t(2, d, 3, 1, 7);
   for (std::size_t k = 0; k < 2; ++k) {
@@ -60,10 +63,10 @@ TEST_CASE("dynamic files: a shard's own sketches and counters come back through 
   opened_checkpoint c;
   REQUIRE(!open_checkpoint(dir.str(), c));
 
-  // The whole model's tables: another sketch width (64), which a model-wide
-  // sketch of width 32 would be refused for.
+  // The whole model's tables: another sketch width (256), which a
+  // model-wide sketch of width 128 would be refused for.
   model::dynamic_settings whole;
-  whole.max_rows = 64;
+  whole.max_rows = 200;
   whole.admit_after = 2;
   model::dynamic_tables t(2, whole, 3, 1, 7);
   std::vector<shard_counters> own;
@@ -71,15 +74,17 @@ TEST_CASE("dynamic files: a shard's own sketches and counters come back through 
   REQUIRE_MESSAGE(!e, *e);
   CHECK(t.table(0).rows() == 6);
   CHECK(t.table(1).rows() == 6);
+  REQUIRE(t.table(0).sketch().width() == 256);
   CHECK(t.totals().admissions == 0); // the shards' counters are not the model's
-  for (std::uint32_t q : t.table(0).sketch().counters())
-    CHECK(q == 0);
+  const auto& mine = t.table(0).sketch().counters();
+  CHECK(std::all_of(mine.begin(), mine.end(), [](std::uint16_t q) { return q == 0; }));
   REQUIRE(own.size() == 2);
   for (const auto& k : own) {
     CAPTURE(k.shard);
     REQUIRE(k.shard < 2);
     const auto& from = shards[k.shard];
     CHECK(k.num_shards == 2);
+    CHECK(k.width == 128);
     CHECK(k.width == from.table(0).sketch().width());
     CHECK(k.depth == from.table(0).sketch().depth());
     REQUIRE(k.stats.size() == 12);
@@ -95,4 +100,27 @@ TEST_CASE("dynamic files: a shard's own sketches and counters come back through 
   model::dynamic_tables t2(2, whole, 3, 1, 7);
   REQUIRE(!load_dynamic_tables(c, t2));
   CHECK(t2.table(0).rows() == 6);
+
+  // A crafted sketch width (no sketch has 33 columns) is refused by name
+  // before any array is read.
+  const auto path = c.file(dynamic_file_name(1));
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto at = bytes.find("sketch_width");
+  REQUIRE(at != std::string::npos);
+  const std::uint64_t crafted = 33;
+  bytes.replace(at + 12, 8, reinterpret_cast<const char*>(&crafted), 8);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  model::dynamic_tables t3(2, whole, 3, 1, 7);
+  std::vector<shard_counters> own3;
+  const auto bad = load_dynamic_tables(c, t3, &own3);
+  REQUIRE(bad);
+  CHECK(bad->find("dynamic-1.bin': admission sketch 33 x 4, expected a width of 64") !=
+        std::string::npos);
 }
