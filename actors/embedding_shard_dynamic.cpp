@@ -76,32 +76,8 @@ caf::error embedding_shard_state::take_rows() {
 }
 
 void embedding_shard_state::take_counters(const checkpoint::shard_counters& k) {
-  const std::size_t T = dyn->num_tables();
-  const auto& sk = dyn->table(0).sketch();
-  const std::size_t cells = std::size_t(k.width * k.depth);
-  if (k.width != sk.width() || k.depth != sk.depth() || k.stats.size() != 6 * T ||
-      k.sketch.size() != cells * T || k.additions.size() != T) {
-    spdlog::warn("{}: the checkpoint's admission sketches are {} x {}, this shard's {} x {} "
-                 "(embedding.max-rows or embedding.admit-after differ from the saved run's): "
-                 "admission counts start afresh",
-                 who(), k.width, k.depth, sk.width(), sk.depth());
-    return;
-  }
-  for (std::size_t t = 0; t < T; ++t) {
-    auto& tab = dyn->table(t);
-    const std::uint64_t* x = k.stats.data() + 6 * t;
-    tab.set_next_expiry(std::max(tab.next_expiry(), x[0]));
-    auto& st = tab.mutable_stats();
-    st.admissions = x[1];
-    st.evictions = x[2];
-    st.expired = x[3];
-    st.lookups = x[4];
-    st.missing = x[5];
-    auto& c = tab.sketch().counters();
-    std::copy(k.sketch.begin() + std::ptrdiff_t(t * cells),
-              k.sketch.begin() + std::ptrdiff_t((t + 1) * cells), c.begin());
-    tab.sketch().set_additions(k.additions[t]);
-  }
+  if (auto e = checkpoint::set_counters(*dyn, k))
+    spdlog::warn("{}: {}: admission counts start afresh", who(), *e);
 }
 
 std::size_t embedding_shard_state::mp_worker(const caf::actor_addr& a) {

@@ -23,6 +23,46 @@ std::string dynamic_file_name(std::uint64_t shard) {
   return "dynamic-" + std::to_string(shard) + ".bin";
 }
 
+shard_counters counters_of(const model::dynamic_tables& t, std::uint64_t s,
+                           std::uint64_t num_shards) {
+  const auto& sk = t.table(0).sketch();
+  shard_counters k{s, num_shards, sk.width(), sk.depth(), {}, {}, {}};
+  for (std::size_t i = 0; i < t.num_tables(); ++i) {
+    const auto& tab = t.table(i);
+    const auto& x = tab.stats();
+    k.stats.insert(k.stats.end(), {tab.next_expiry(), x.admissions, x.evictions, x.expired,
+                                   x.lookups, x.missing});
+    const auto& c = tab.sketch().counters();
+    k.sketch.insert(k.sketch.end(), c.begin(), c.end());
+    k.additions.push_back(tab.sketch().additions());
+  }
+  return k;
+}
+
+std::optional<std::string> set_counters(model::dynamic_tables& t, const shard_counters& k) {
+  const std::size_t T = t.num_tables();
+  const auto& sk = t.table(0).sketch();
+  const std::size_t cells = std::size_t(k.width * k.depth);
+  if (k.width != sk.width() || k.depth != sk.depth() || k.stats.size() != stats_per_table * T ||
+      k.sketch.size() != cells * T || k.additions.size() != T)
+    return "the saved admission sketches are " + std::to_string(k.width) + " x " +
+           std::to_string(k.depth) + " for " + std::to_string(k.additions.size()) +
+           " tables, these tables' " + std::to_string(sk.width()) + " x " +
+           std::to_string(sk.depth()) + " for " + std::to_string(T) +
+           " (embedding.max-rows or embedding.admit-after differ from the saved run's)";
+  for (std::size_t i = 0; i < T; ++i) {
+    auto& tab = t.table(i);
+    const std::uint64_t* x = k.stats.data() + stats_per_table * i;
+    tab.set_next_expiry(std::max(tab.next_expiry(), x[0]));
+    tab.mutable_stats() = model::dynamic_stats{x[1], x[2], x[3], x[4], x[5]};
+    std::copy(k.sketch.begin() + std::ptrdiff_t(i * cells),
+              k.sketch.begin() + std::ptrdiff_t((i + 1) * cells),
+              tab.sketch().counters().begin());
+    tab.sketch().set_additions(k.additions[i]);
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // The header and arrays of dynamic-S.bin (see the header for the layout).
@@ -51,14 +91,12 @@ void dynamic_content(const model::dynamic_tables& t, std::uint64_t s, std::uint6
       const float* acc = tab.accumulator(slot);
       state.insert(state.end(), acc, acc + spr);
     }
-    if (counters) { // the run's counters and sketches
-      const auto& x = tab.stats();
-      stats.insert(stats.end(), {tab.next_expiry(), x.admissions, x.evictions, x.expired,
-                                 x.lookups, x.missing});
-      const auto& c = tab.sketch().counters();
-      sketch.insert(sketch.end(), c.begin(), c.end());
-      additions.push_back(tab.sketch().additions());
-    }
+  }
+  if (counters) { // the run's counters and sketches
+    auto k = counters_of(t, s, num_shards);
+    stats = std::move(k.stats);
+    sketch = std::move(k.sketch);
+    additions = std::move(k.additions);
   }
   const std::uint64_t n = ids.size();
   h = file_header{};

@@ -58,6 +58,13 @@ struct shard_counters {
   std::vector<std::uint64_t> additions; // one per table
 };
 
+// The tables' counters and sketches, as shard s of num_shards's own.
+shard_counters counters_of(const model::dynamic_tables& t, std::uint64_t s,
+                           std::uint64_t num_shards);
+// Sets the tables' counters and sketches to k's (a shard's resume); an
+// error, and nothing set, when k's sketch size or table count differs.
+std::optional<std::string> set_counters(model::dynamic_tables& t, const shard_counters& k);
+
 // Writes the tables as num_shards files dynamic-S.bin into the folder
 // being written (each recorded for the manifest); the sketches and counters
 // go into shard 0's file.

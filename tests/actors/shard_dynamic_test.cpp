@@ -150,18 +150,7 @@ checkpoint::shard_counters counted_once(const actors::embedding_shard_config& cf
                           cfg.model_seed);
   t.table(0).sketch().add(x);
   t.table(0).mutable_stats().admissions = 5;
-  checkpoint::shard_counters k{cfg.shard, cfg.num_shards, t.table(0).sketch().width(),
-                               t.table(0).sketch().depth(), {}, {}, {}};
-  for (std::size_t i = 0; i < t.num_tables(); ++i) {
-    const auto& tab = t.table(i);
-    const auto& x6 = tab.stats();
-    k.stats.insert(k.stats.end(), {tab.next_expiry(), x6.admissions, x6.evictions, x6.expired,
-                                   x6.lookups, x6.missing});
-    const auto& c = tab.sketch().counters();
-    k.sketch.insert(k.sketch.end(), c.begin(), c.end());
-    k.additions.push_back(tab.sketch().additions());
-  }
-  return k;
+  return checkpoint::counters_of(t, cfg.shard, cfg.num_shards);
 }
 
 } // namespace
