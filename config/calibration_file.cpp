@@ -162,6 +162,8 @@ std::optional<std::string> read_calibration(const std::string& path, calibration
     j = json::parse(text.str());
   } catch (const json::parse_error& e) {
     return who + ": not valid JSON (truncated?): " + e.what();
+  } catch (const json::exception& e) { // a number past a double's range
+    return who + ": not valid JSON: " + e.what();
   }
   calibration_record r;
   if (auto e = parse_record(j, r))

@@ -185,6 +185,9 @@ std::optional<std::string> parse_metrics(const std::string& text, const std::str
         line += 1, col = 0;
     return file + ":" + std::to_string(line) + ":" + std::to_string(col) +
            ": not valid JSON (expected the metrics object written by train)";
+  } catch (const nlohmann::json::exception& e) { // a number past a double's range
+    return file + ":1: not valid JSON (expected the metrics object written by train): " +
+           e.what();
   }
   if (!j.is_object())
     return file + ":1: expected a JSON object (the metrics written by train)";

@@ -143,6 +143,8 @@ TEST_CASE("a bad calibration file is refused, naming the file and the key") {
   };
   refused(with("unknown.json", "\"gflops\"", "\"glops\""), "sim.glops");
   refused(with("type.json", "123.5", "\"fast\""), "sim.gflops");
+  // A number past a double's range: refused naming the file, not thrown.
+  refused(with("overflow.json", "123.5", "1.5e999"), "number overflow");
   refused(with("cores.json", "\"cores\": 4", "\"cores\": \"four\""), "machine.cores");
   refused(with("missing.json", "\"date\": \"2026-11-27T03:00:00Z\",", ""), "machine.date");
   refused(with("range.json", "\"core-contention\": 1.25", "\"core-contention\": 0.5"),

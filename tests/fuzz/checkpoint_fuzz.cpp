@@ -12,7 +12,10 @@
 //                files' true sizes and CRC32Cs. So byte mutations reach the
 //                loaders' shape checks, not only their parsers (issue 40,
 //                row 3: a well-formed file claiming more weights than the
-//                tables).
+//                tables). The next byte picks the folder: a model's
+//                (even), a CPR shard's (1 mod 4), or dynamic tables'
+//                (dynamic_folders.hpp): a checkpoint's dynamic-S.bin files
+//                (3 mod 8) or a CPR shard's dynamic save (7 mod 8).
 // Properties: nothing crashes, hangs or allocates without bound; every
 // refusal names the folder; a structure whose every field is the model's own
 // loads without error.
@@ -32,12 +35,16 @@
 #include "checkpoint/crc32c.hpp"
 #include "checkpoint/model_files.hpp"
 #include "checkpoint/store.hpp"
+#include "tests/fuzz/checkpoint_fields.hpp"
+#include "tests/fuzz/dynamic_folders.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
 namespace fs = std::filesystem;
 using namespace checkpoint;
 
 namespace {
+
+using fuzz_ckpt::fields;
 
 const std::string& folder() {
   static const std::string f = [] {
@@ -52,43 +59,6 @@ void write_bytes(const std::string& path, const std::uint8_t* data, std::size_t 
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(reinterpret_cast<const char*>(data), std::streamsize(size));
 }
-
-// The input read as fields; past its end every byte is 0 (= "as the model").
-struct fields {
-  const std::uint8_t* p;
-  std::size_t n;
-  bool exact = true; // every field so far took the model's own value
-  std::uint8_t u8() {
-    if (n == 0)
-      return 0;
-    --n;
-    return *p++;
-  }
-  // `want`, or (one byte in two) a value near it, a multiple of it, or any.
-  std::uint64_t value(std::uint64_t want) {
-    const std::uint8_t b = u8();
-    if (b < 128)
-      return want;
-    exact = false;
-    if (b < 160)
-      return want + (b - 127);
-    if (b < 192)
-      return want > std::uint64_t(b - 159) ? want - (b - 159) : 0;
-    if (b < 224)
-      return want * std::uint64_t(b - 190);
-    return std::uint64_t(u8()) | std::uint64_t(u8()) << 8;
-  }
-  // A count of floats to write: bounded so one input stays small.
-  std::uint64_t count(std::uint64_t want) { return std::min<std::uint64_t>(value(want), 1 << 16); }
-  std::string name(const char* want) {
-    const std::uint8_t b = u8();
-    if (b < 240)
-      return want;
-    exact = false;
-    static const char* others[] = {"weights", "state", "params", "rows", "", "global"};
-    return others[b % 6];
-  }
-};
 
 // An array file with `h`'s arrays filled with a pattern; its size and CRC.
 file_info write_file(const std::string& path, const file_header& h) {
@@ -231,10 +201,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fs::create_directories(dir, ec);
   if (data[0] % 4 == 3) {
     fields in{body, n};
-    if (in.u8() % 2 == 0)
+    const std::uint8_t which = in.u8();
+    if (which % 2 == 0)
       model_folder(in, dir);
-    else
+    else if (which % 4 == 1)
       cpr_folder(in, dir);
+    else if (which % 8 == 3)
+      fuzz_ckpt::dynamic_folder(in, dir);
+    else
+      fuzz_ckpt::cpr_dynamic_folder(in, dir);
     return 0;
   }
   const auto emb = dir + "/embedding-0.bin";

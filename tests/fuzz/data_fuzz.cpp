@@ -1,7 +1,12 @@
 // The data path: data::reader over a file holding the input (Criteo schema),
-// with a chunk size and part split chosen by the first bytes, and the line
-// parser on each line. Properties: lines = examples + malformed; the batches
-// hold exactly `examples` rows; every value read is finite.
+// with a chunk size, part split and layout chosen by the first bytes, and the
+// line parser on each line. The layout (second byte / 3, mod 4): single-hot
+// with labels (0), columns C1 and C3 multi-hot with bags of at most 4 ids
+// (1), labels absent or present (2: predict's input), both (3). The file may
+// be anything, gzip or zstd too (detected by magic bytes). Properties: lines
+// = examples + malformed; the batches hold exactly `examples` rows; every
+// value read is finite; every multi-hot batch's bags are in order, end at
+// its ids' count and hold at most 4 ids each.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -39,6 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   const std::size_t chunk = 1 + data[0] % 64; // tiny reads cross every boundary
   const std::size_t parts = 1 + data[1] % 3;
+  const unsigned layout = (data[1] / 3) % 4;
   data += 2;
   size -= 2;
   write_scratch(data, size);
@@ -49,6 +55,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     o.chunk_bytes = chunk;
     o.part = part;
     o.num_parts = parts;
+    if (layout & 1) {
+      o.schema.multi_hot = {"C1", "C3"};
+      o.schema.max_ids = 4;
+    }
+    if (layout & 2)
+      o.labels = data::label_presence::either;
     std::string err;
     auto r = data::reader::open(o, &err);
     FUZZ_CHECK(r != nullptr || !err.empty());
@@ -62,8 +74,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(std::isfinite(x));
       for (float y : b.labels)
         FUZZ_CHECK(y == 0.0f || y == 1.0f);
+      if (b.multi_hot()) {
+        FUZZ_CHECK(b.cat_offsets.size() == b.size * b.num_cat + 1);
+        FUZZ_CHECK(b.cat_offsets.front() == 0 && b.cat_offsets.back() == b.cat.size());
+        for (std::size_t i = 1; i < b.cat_offsets.size(); ++i)
+          FUZZ_CHECK(b.cat_offsets[i] >= b.cat_offsets[i - 1] &&
+                     b.cat_offsets[i] - b.cat_offsets[i - 1] <= 4);
+      } else {
+        FUZZ_CHECK(b.cat.size() == b.size * b.num_cat);
+      }
       b.clear();
     }
+    // A fatal error (a compressed stream cut short or corrupt) leaves the
+    // examples read before it in the batch (reader::next).
+    FUZZ_CHECK(b.size == 0 || !r->error().empty());
+    rows += b.size;
     const auto& st = r->statistics();
     FUZZ_CHECK(st.lines == st.examples + st.malformed);
     FUZZ_CHECK(rows == st.examples);

@@ -166,6 +166,8 @@ TEST_CASE("run folder: malformed files are refused naming file, line and what wa
   nlohmann::json j;
   CHECK(parse_metrics("{\"a\": 1,\n \"b\": }", "d/metrics.json", &j)->rfind("d/metrics.json:2:", 0) ==
         0);
+  // A number past a double's range is refused by name, not thrown.
+  CHECK(parse_metrics("{\"a\": 1e999}", "d/metrics.json", &j)->rfind("d/metrics.json:1:", 0) == 0);
   CHECK(parse_metrics("[1]", "d/metrics.json", &j) ==
         "d/metrics.json:1: expected a JSON object (the metrics written by train)");
 }
