@@ -1,6 +1,9 @@
-// The INI/option parser of `train` (config/options.cpp, not CAF's): any text
-// either parses or gives an error message; a parsed set either builds a
-// train_config or names what is wrong. Never a crash or an exception.
+// The INI/option parser of `train` and of a multi-node spec
+// (config/options.cpp, not CAF's): any text either parses or gives an error
+// message; a parsed set either builds a train_config or names what is wrong,
+// and its [deploy] section (config/deploy_config.hpp) either gives the
+// launcher's spec and role overrides or names what is wrong. Never a crash or
+// an exception.
 // An input that starts with '{' is a calibration file (sim.calibration,
 // config/calibration_file.hpp) instead: it is read, or refused with an error
 // naming the file; a file read is written back as the same record, and
@@ -11,8 +14,10 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "config/calibration_file.hpp"
+#include "config/deploy_config.hpp"
 #include "config/train_config.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
@@ -62,6 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   runtime::option_set opts;
   runtime::add_train_options(opts);
+  runtime::add_deploy_options(opts);
   if (auto err = opts.parse_text(text, "fuzz.ini")) {
     FUZZ_CHECK(!err->empty());
     return 0;
@@ -69,9 +75,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   runtime::train_config cfg;
   if (auto err = runtime::build_train_config(opts, cfg))
     FUZZ_CHECK(!err->empty());
+  std::vector<std::string> extra;
+  if (auto err = runtime::deploy_overrides(opts, extra))
+    FUZZ_CHECK(!err->empty());
+  runtime::deploy_settings spec;
+  if (auto err = runtime::build_deploy(opts, "", spec))
+    FUZZ_CHECK(!err->empty());
   // The effective configuration must parse back.
   runtime::option_set again;
   runtime::add_train_options(again);
+  runtime::add_deploy_options(again);
   FUZZ_CHECK(!again.parse_text(opts.effective_ini(), "effective.ini"));
   return 0;
 }
