@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   if (!text.empty() && text[0] == '{') {
     calibration_file(text);
+    std::remove(calibration_path().c_str()); // nothing left behind in /tmp
     return 0;
   }
   runtime::option_set opts;
