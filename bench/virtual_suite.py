@@ -31,6 +31,7 @@ Prints a Markdown table for docs/virtual-time.md. Exit 1 when a run fails.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -98,64 +99,67 @@ def main():
         configs = [c for i, c in enumerate(configs, 1) if i in keep]
     cores = os.cpu_count() or 1
     tmp = tempfile.mkdtemp(prefix="ss-vsuite-")
-    data = os.path.join(tmp, "train.tsv")
-    subprocess.run([a.bin, "datagen", "--out=" + data, "--rows=%d" % a.rows, "--seed=3"],
-                   check=True, stdout=subprocess.DEVNULL)
-    metrics = os.path.join(tmp, "m.json")
-    common = ["--data.train=" + data, "--data.eval=", "--cluster.embedding-shards=2"]
-    spec = os.path.join(ROOT, "config", "cluster-3node.ini")
-    job3 = ["--config-file=" + os.path.join(ROOT, "config", "default.ini"),
-            "--cluster.embedding-shards=1", "--cluster.dense-shards=1", "--cluster.timeout-ms=10000",
-            "--data.train=" + data, "--data.eval="]
-    certs = None
-    earlier = {}
-    if a.real_from:
-        with open(a.real_from) as f:
-            old = json.load(f)
-        if old["rows"] != a.rows:
-            sys.exit("--real-from %s: its runs read %d rows, not --rows=%d" % (a.real_from,
-                                                                            old["rows"], a.rows))
-        earlier = {r["configuration"]: r["real"] for r in old["runs"]}
-    results, raw = [], []
-    for name, opts, kind in configs:
-        real, virt = list(earlier.get(name, [])), []
-        if a.real_from and not real:
-            sys.exit("--real-from %s: no real runs of '%s'" % (a.real_from, name))
-        for _ in range(a.repeats):
-            if kind == "local":
-                if not a.real_from:
-                    real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"],
-                                    metrics, "examples_per_second"))
-                virt.append(run([a.bin, "train"] + common + opts +
-                                ["--sim.clock=virtual", "--sim.placement=one-host",
-                                 "--sim.cores-per-host=%d" % cores,
-                                 "--sim.calibration=" + a.calibration],
-                                metrics, "virtual"))
-            else:
-                launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
-                          "--data.eval="]
-                if kind == "3node-plain":
-                    launch.append("--deploy.insecure=true")
-                elif not a.real_from:
-                    if certs is None:
-                        certs = os.path.join(tmp, "certs")
-                        subprocess.run(["bash", os.path.join(ROOT, "scripts", "make-certs.sh"), certs,
-                                        "coord", "t0", "t1"], check=True, stdout=subprocess.DEVNULL)
-                    launch += ["--openssl.certificate=%s/{node}.pem" % certs,
-                               "--openssl.key=%s/{node}.key" % certs,
-                               "--openssl.cafile=%s/ca.pem" % certs]
-                if not a.real_from:
-                    real.append(run(launch, metrics, "examples_per_second"))
-                virt.append(run([a.bin, "train"] + job3 +
-                                ["--sim.clock=virtual", "--net.enabled=true",
-                                 "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
-                                 "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
-                                 "--sim.calibration=" + a.calibration],
-                                metrics, "virtual"))
-        r, v = statistics.median(real), statistics.median(virt)
-        results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0)))
-        raw.append({"configuration": name, "real": real, "virtual": virt})
-        sys.stderr.write("%s: real %.0f, virtual %.0f (%+.1f %%)\n" % (name, r, v, results[-1][5]))
+    try:
+        data = os.path.join(tmp, "train.tsv")
+        subprocess.run([a.bin, "datagen", "--out=" + data, "--rows=%d" % a.rows, "--seed=3"],
+                       check=True, stdout=subprocess.DEVNULL)
+        metrics = os.path.join(tmp, "m.json")
+        common = ["--data.train=" + data, "--data.eval=", "--cluster.embedding-shards=2"]
+        spec = os.path.join(ROOT, "config", "cluster-3node.ini")
+        job3 = ["--config-file=" + os.path.join(ROOT, "config", "default.ini"),
+                "--cluster.embedding-shards=1", "--cluster.dense-shards=1", "--cluster.timeout-ms=10000",
+                "--data.train=" + data, "--data.eval="]
+        certs = None
+        earlier = {}
+        if a.real_from:
+            with open(a.real_from) as f:
+                old = json.load(f)
+            if old["rows"] != a.rows:
+                sys.exit("--real-from %s: its runs read %d rows, not --rows=%d" % (a.real_from,
+                                                                                old["rows"], a.rows))
+            earlier = {r["configuration"]: r["real"] for r in old["runs"]}
+        results, raw = [], []
+        for name, opts, kind in configs:
+            real, virt = list(earlier.get(name, [])), []
+            if a.real_from and not real:
+                sys.exit("--real-from %s: no real runs of '%s'" % (a.real_from, name))
+            for _ in range(a.repeats):
+                if kind == "local":
+                    if not a.real_from:
+                        real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"],
+                                        metrics, "examples_per_second"))
+                    virt.append(run([a.bin, "train"] + common + opts +
+                                    ["--sim.clock=virtual", "--sim.placement=one-host",
+                                     "--sim.cores-per-host=%d" % cores,
+                                     "--sim.calibration=" + a.calibration],
+                                    metrics, "virtual"))
+                else:
+                    launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
+                              "--data.eval="]
+                    if kind == "3node-plain":
+                        launch.append("--deploy.insecure=true")
+                    elif not a.real_from:
+                        if certs is None:
+                            certs = os.path.join(tmp, "certs")
+                            subprocess.run(["bash", os.path.join(ROOT, "scripts", "make-certs.sh"), certs,
+                                            "coord", "t0", "t1"], check=True, stdout=subprocess.DEVNULL)
+                        launch += ["--openssl.certificate=%s/{node}.pem" % certs,
+                                   "--openssl.key=%s/{node}.key" % certs,
+                                   "--openssl.cafile=%s/ca.pem" % certs]
+                    if not a.real_from:
+                        real.append(run(launch, metrics, "examples_per_second"))
+                    virt.append(run([a.bin, "train"] + job3 +
+                                    ["--sim.clock=virtual", "--net.enabled=true",
+                                     "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
+                                     "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
+                                     "--sim.calibration=" + a.calibration],
+                                    metrics, "virtual"))
+            r, v = statistics.median(real), statistics.median(virt)
+            results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0)))
+            raw.append({"configuration": name, "real": real, "virtual": virt})
+            sys.stderr.write("%s: real %.0f, virtual %.0f (%+.1f %%)\n" % (name, r, v, results[-1][5]))
+    finally: # the data, the metrics and the certificates
+        shutil.rmtree(tmp, ignore_errors=True)
     print("Virtual clock against real runs on this machine (%d cores), %d generated rows, medians "
           "of %d alternated rounds; constants: sim.calibration=%s"
           % (cores, a.rows, a.repeats, a.calibration))
