@@ -19,10 +19,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A file in this process's scratch folder, which is removed at exit.
 std::string scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ss-calib-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
+  struct folder {
+    fs::path dir = fs::temp_directory_path() / ("ss-calib-" + std::to_string(::getpid()));
+    folder() { fs::create_directories(dir); }
+    ~folder() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  };
+  static const folder f;
+  return (f.dir / name).string();
 }
 
 void write(const std::string& path, const std::string& text) {

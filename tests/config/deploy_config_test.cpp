@@ -2,7 +2,10 @@
 // cluster.* counts they imply, and every refusal with its message.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "config/deploy_config.hpp"
 
@@ -25,10 +28,19 @@ std::optional<std::string> spec(std::vector<std::string> args, const std::string
   return runtime::build_deploy(o, node, d);
 }
 
-// Creates readable dummy files for the TLS paths.
+// Creates readable dummy files for the TLS paths; removed at exit.
 std::string touch(const std::string& name) {
+  struct made {
+    std::vector<std::string> paths;
+    ~made() {
+      for (const auto& p : paths)
+        std::remove(p.c_str());
+    }
+  };
+  static made files;
   const std::string path = "/tmp/ss-deploy-test-" + name;
   std::ofstream(path) << "x";
+  files.paths.push_back(path);
   return path;
 }
 

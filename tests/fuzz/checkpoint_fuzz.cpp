@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -45,12 +46,21 @@ namespace {
 
 using fuzz_ckpt::fields;
 
+// The process's scratch folder, removed when the process exits (libFuzzer
+// and the replay both end through exit; the removal is registered after the
+// name, so it runs before the name's destructor).
 const std::string& folder() {
   static const std::string f = [] {
     auto p = fs::temp_directory_path() / ("ss-fuzz-ckpt-" + std::to_string(::getpid()));
     fs::create_directories(p);
     return p.string();
   }();
+  static const bool removed_at_exit = (std::atexit([] {
+                                         std::error_code ec;
+                                         fs::remove_all(folder(), ec);
+                                       }),
+                                       true);
+  (void)removed_at_exit;
   return f;
 }
 
