@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -46,22 +45,20 @@ namespace {
 
 using fuzz_ckpt::fields;
 
-// The process's scratch folder, removed when the process exits (libFuzzer
-// and the replay both end through exit; the removal is registered after the
-// name, so it runs before the name's destructor).
+// The process's scratch folder, removed at exit (libFuzzer and the replay
+// both end through exit, which runs static destructors).
 const std::string& folder() {
-  static const std::string f = [] {
-    auto p = fs::temp_directory_path() / ("ss-fuzz-ckpt-" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p.string();
-  }();
-  static const bool removed_at_exit = (std::atexit([] {
-                                         std::error_code ec;
-                                         fs::remove_all(folder(), ec);
-                                       }),
-                                       true);
-  (void)removed_at_exit;
-  return f;
+  struct scratch {
+    std::string path =
+      (fs::temp_directory_path() / ("ss-fuzz-ckpt-" + std::to_string(::getpid()))).string();
+    scratch() { fs::create_directories(path); }
+    ~scratch() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  };
+  static const scratch s;
+  return s.path;
 }
 
 void write_bytes(const std::string& path, const std::uint8_t* data, std::size_t size) {
