@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "model/check.hpp"
+#include "model/dct_mask.hpp"
 #include "model/embedding.hpp"
 
 namespace model {
@@ -44,17 +45,10 @@ void dct_row_thresholds::encode(const std::uint64_t* keys, const float* rows, st
   out.size = std::uint32_t(n * dim);
   out.half = false;
   out.log8 = false;
-  out.index.clear();
+  out.index.clear(); // the capacity stays
   out.value.clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    const float tau = now_[table_of(i)];
-    const float* r = rows + i * dim;
-    for (std::size_t j = 0; j < dim; ++j)
-      if (r[j] != 0.0f && std::fabs(r[j]) >= tau) {
-        out.index.push_back(std::uint32_t(i * dim + j));
-        out.value.push_back(r[j]);
-      }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    dct_mask::append_sent(rows + i * dim, dim, now_[table_of(i)], i * dim, out.index, out.value);
   counts_.values += out.nnz();
   counts_.entries += n * dim;
 }
@@ -95,15 +89,18 @@ void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::si
 }
 
 float* dct_row_residuals::slot(const std::uint64_t* key) {
-  const std::size_t at = free_.empty() ? pool_.size() : free_.back();
-  auto [it, fresh] = at_.try_emplace(name_at(key), at);
+  const std::size_t offset = free_.empty() ? used_ : free_.back();
+  auto [it, fresh] = at_.try_emplace(name_at(key), offset);
   if (fresh) {
-    if (free_.empty())
-      pool_.resize(pool_.size() + dim_, 0.0f);
-    else
+    if (free_.empty()) {
+      if (used_ % block_floats_ == 0)
+        blocks_.push_back(std::make_unique<float[]>(block_floats_)); // zeroed
+      used_ += dim_;
+    } else {
       free_.pop_back();
+    }
     if (capacity_ > 0) {
-      const std::size_t i = at / dim_;
+      const std::size_t i = offset / dim_;
       if (i >= names_.size()) {
         names_.resize(i + 1);
         state_.resize(i + 1, slot_free);
@@ -112,7 +109,7 @@ float* dct_row_residuals::slot(const std::uint64_t* key) {
     }
   }
   touch(it->second);
-  return pool_.data() + it->second;
+  return at(it->second);
 }
 
 void dct_row_residuals::set_capacity(std::size_t rows) {
@@ -154,7 +151,7 @@ void dct_row_residuals::drop(const std::uint64_t* key) {
 
 const float* dct_row_residuals::find(const std::uint64_t* key) const {
   auto it = at_.find(name_at(key));
-  return it == at_.end() ? nullptr : pool_.data() + it->second;
+  return it == at_.end() ? nullptr : at(it->second);
 }
 
 void dct_row_residuals::add_to(const std::uint64_t* keys, float* g, std::size_t n) {
@@ -180,12 +177,12 @@ void dct_row_residuals::add_held(const std::uint64_t* keys, float* g, std::size_
     const auto it = at_.find(name_at(keys + i * words_));
     held_[i] = it == at_.end() ? no_row : it->second;
     if (held_[i] != no_row)
-      __builtin_prefetch(pool_.data() + held_[i]);
+      __builtin_prefetch(at(held_[i]));
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (held_[i] == no_row)
       continue;
-    const float* r = pool_.data() + held_[i];
+    const float* r = at(held_[i]);
     for (std::size_t j = 0; j < dim_; ++j)
       g[i * dim_ + j] += r[j];
   }
@@ -201,7 +198,7 @@ void dct_row_residuals::keep_unsent_held(const std::uint64_t* keys, const float*
     // keep_unsent's rows theirs (so the offsets are the same).
     if (held_[i] != no_row)
       touch(held_[i]);
-    float* r = held_[i] == no_row ? slot(keys + i * words_) : pool_.data() + held_[i];
+    float* r = held_[i] == no_row ? slot(keys + i * words_) : at(held_[i]);
     std::copy(g + i * dim_, g + (i + 1) * dim_, r);
     for (; k < sent.nnz() && sent.index[k] < (i + 1) * dim_; ++k)
       r[sent.index[k] - i * dim_] -= sent.value[k]; // 0, or a half's rounding error

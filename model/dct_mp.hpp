@@ -26,7 +26,9 @@
 // An entry that is exactly 0.0f counts as not sent (the wire form carries
 // nonzeros); at keep 1 that is the only difference from the dense path.
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -92,7 +94,8 @@ void drop_empty_rows(std::vector<std::uint64_t>& keys, sparse_vector& v, std::si
 // (table, id), model/dct_mp_dynamic.hpp says when such a residual goes).
 class dct_row_residuals {
 public:
-  explicit dct_row_residuals(std::size_t dim, std::size_t words = 1) : dim_(dim), words_(words) {}
+  explicit dct_row_residuals(std::size_t dim, std::size_t words = 1)
+      : dim_(dim), words_(words), block_floats_(std::max<std::size_t>(1, 65536 / dim) * dim) {}
   // g ([n * dim], row i for key i) += each key's residual.
   void add_to(const std::uint64_t* keys, float* g, std::size_t n);
   // Each key's residual = its row of g less what `sent` (over [n * dim],
@@ -134,17 +137,27 @@ private:
   };
   name name_at(const std::uint64_t* key) const { return {key[0], words_ == 2 ? key[1] : 0}; }
   float* slot(const std::uint64_t* key);
+  // The residual at `offset` (a multiple of dim_ below used_).
+  float* at(std::size_t offset) const {
+    return blocks_[offset / block_floats_].get() + offset % block_floats_;
+  }
   void touch(std::size_t offset);
   // Drops residuals until at most capacity_ are left (capacity_ > 0).
   void trim();
   std::size_t dim_, words_;
-  // row -> offset in pool_ (Abseil's open addressing: a node per row, as
+  // row -> offset of its residual (Abseil's open addressing: a node per row, as
   // std::unordered_map allocates, made the map as costly as the dense work)
   absl::flat_hash_map<name, std::size_t> at_;
-  std::vector<float> pool_;
+  // The residuals, in blocks of whole rows that never move: one growing
+  // vector copied the whole pool at each doubling and faulted in every page
+  // of each new copy (a 2-trainer run's worker holds a residual of every row
+  // it pushed: 13 % of the run's samples went to zeroing and copying it).
+  std::size_t block_floats_;
+  std::vector<std::unique_ptr<float[]>> blocks_;
+  std::size_t used_ = 0;          // floats of the blocks handed out
   std::vector<std::size_t> free_; // offsets of dropped rows
   std::vector<std::size_t> held_; // add_held: each row's offset, or no_row
-  // set_capacity: per slot of pool_ (offset / dim_) its row's name and
+  // set_capacity: per slot (offset / dim_) its row's name and
   // state (free, live, live and used since the hand passed), the hand.
   enum : std::uint8_t { slot_free, slot_live, slot_used };
   std::vector<name> names_;

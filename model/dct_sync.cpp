@@ -4,11 +4,8 @@
 #include <cmath>
 #include <utility>
 
-#if defined(__AVX__) || defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
 #include "model/check.hpp"
+#include "model/dct_mask.hpp"
 
 namespace model {
 
@@ -20,32 +17,6 @@ void pull_toward(float* x, const float* c, float alpha, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     x[i] -= alpha * (x[i] - c[i]);
 }
-
-// Whether v is sent at threshold tau (0 never is; nor is NaN).
-inline bool sends(float v, float tau) { return (v != 0.0f) & (std::fabs(v) >= tau); }
-
-// The sends() test of `lanes` entries at once, as a bit mask (bit k: x[k]).
-// Ordered compares, so NaN fails both, as in sends().
-#if defined(__AVX__)
-constexpr std::size_t lanes = 8;
-inline unsigned sent_mask(const float* x, float tau) {
-  const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_loadu_ps(x)); // |x|
-  const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(a, _mm256_set1_ps(tau), _CMP_GE_OQ),
-                                  _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_OQ));
-  return unsigned(_mm256_movemask_ps(ok));
-}
-#elif defined(__SSE2__)
-constexpr std::size_t lanes = 4;
-inline unsigned sent_mask(const float* x, float tau) {
-  const __m128 a = _mm_andnot_ps(_mm_set1_ps(-0.0f), _mm_loadu_ps(x));
-  const __m128 ok = _mm_and_ps(_mm_cmpge_ps(a, _mm_set1_ps(tau)), // ordered: NaN fails
-                               _mm_cmpneq_ps(a, _mm_setzero_ps()));
-  return unsigned(_mm_movemask_ps(ok));
-}
-#else
-constexpr std::size_t lanes = 1;
-inline unsigned sent_mask(const float* x, float tau) { return sends(*x, tau) ? 1u : 0u; }
-#endif
 
 } // namespace
 
@@ -89,21 +60,8 @@ void dct_layer_thresholds::apply(const float* x, sparse_vector& out, dct_counts&
     const float tau = now_[i];
     std::size_t j = bounds_[i];
     const std::size_t end = bounds_[i + 1];
-    // `lanes` entries tested at once, and only the set bits of the mask
-    // visited: at the keeps used a few per cent of the entries pass, so the
-    // pass runs near the speed of reading x instead of storing every entry
-    // (bench_dct). The same entries in the same order as one at a time.
-    for (; j + lanes <= end; j += lanes)
-      for (unsigned m = sent_mask(x + j, tau); m != 0; m &= m - 1) {
-        const std::size_t k = j + std::size_t(__builtin_ctz(m));
-        out.index.push_back(std::uint32_t(k));
-        out.value.push_back(x[k]);
-      }
-    for (; j < end; ++j)
-      if (sends(x[j], tau)) {
-        out.index.push_back(std::uint32_t(j));
-        out.value.push_back(x[j]);
-      }
+    // The same entries in the same order as one at a time (bench_dct).
+    dct_mask::append_sent(x + j, end - j, tau, j, out.index, out.value);
   }
 }
 

@@ -4,6 +4,7 @@
 // refuses every malformed input it can be given, saying what is wrong.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -128,4 +129,29 @@ TEST_CASE("dct: the decoder refuses malformed bytes and says what is wrong") {
   bad = idx;
   bad[5] = 0xFF, bad[6] = 0xFF;
   CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "kept of"));
+}
+
+TEST_CASE("dct: the threshold estimate is the sample's (1 - keep) quantile, kept few or many") {
+  // Few kept entries take a heap, many a partition: both must give the
+  // order statistic a full sort gives, ties and repeated values included.
+  std::mt19937 g(17);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  for (const std::size_t n : {1u, 7u, 100u, 1000u, 5000u, 20000u})
+    for (const double keep : {0.0001, 0.003, 0.01, 0.05, 0.1, 0.5, 0.99}) {
+      std::vector<float> x(n);
+      for (std::size_t i = 0; i < n; ++i) // a quarter of the values repeat
+        x[i] = i % 4 == 3 ? x[i - 1] : std::round(d(g) * 64.0f) / 64.0f;
+      for (const std::uint64_t seed : {0u, 5u}) {
+        CAPTURE(n);
+        CAPTURE(keep);
+        const std::size_t m = std::min<std::size_t>(n, 4096), stride = n / m;
+        const std::size_t offset = stride > 1 ? seed % stride : 0;
+        std::vector<float> s(m);
+        for (std::size_t i = 0; i < m; ++i)
+          s[i] = std::fabs(x[offset + i * stride]);
+        std::sort(s.begin(), s.end());
+        const std::size_t kept = std::max<std::size_t>(1, std::size_t(std::ceil(keep * double(m))));
+        CHECK(model::estimate_threshold(x.data(), n, keep, seed) == s[m - std::min(m, kept)]);
+      }
+    }
 }

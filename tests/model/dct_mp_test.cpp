@@ -253,3 +253,36 @@ TEST_CASE("dct mp: a push names only the rows it carries an entry of") {
   CHECK(k2.empty());
   CHECK(none.size == 0);
 }
+
+TEST_CASE("dct mp: a reply sends exactly the entries at or above their table's threshold, "
+          "in order, at any dim") {
+  // The encoding tests a vector register of entries at a time: every dim
+  // (a register, less, more, with a remainder) must give what one entry at
+  // a time gives, zeros and NaNs never sent, -0 never sent.
+  for (const std::size_t dim : {1u, 3u, 8u, 13u, 16u, 37u}) {
+    CAPTURE(dim);
+    reply r = two_tables(40, dim, 11);
+    for (std::size_t i = 0; i < r.rows.size(); i += 7)
+      r.rows[i] = (i / 7) % 3 == 0 ? 0.0f : (i / 7) % 3 == 1 ? -0.0f : std::nanf("");
+    model::dct_row_thresholds th(2, 0.3, 1, 5);
+    model::sparse_vector out;
+    th.encode(r.keys.data(), r.rows.data(), r.keys.size(), dim, out);
+    std::vector<std::uint32_t> index;
+    std::vector<float> value;
+    for (std::size_t i = 0; i < r.keys.size(); ++i) {
+      const float tau = th.tau(model::key_table(r.keys[i]));
+      REQUIRE(tau > 0.0f);
+      for (std::size_t j = 0; j < dim; ++j) {
+        const float v = r.rows[i * dim + j];
+        if (v != 0.0f && std::fabs(v) >= tau) {
+          index.push_back(std::uint32_t(i * dim + j));
+          value.push_back(v);
+        }
+      }
+    }
+    CHECK(out.size == r.rows.size());
+    CHECK(out.index == index);
+    CHECK(out.value == value);
+    CHECK(!index.empty());
+  }
+}
