@@ -262,6 +262,9 @@ void on_sparse_rows(self_ptr self, std::uint64_t seq, std::size_t s, messages::s
       return;
     }
   }
+  // The decode and the scatter into the batch's rows (set_rows): the
+  // worker's share of a thresholded reply, as the shard's is of a push.
+  count(work::sparse_decode, double(n / st.cfg.arch.dim), double(st.cfg.arch.dim));
   st.stats.mp_rows_sent += st.mp_vec.nnz();
   st.stats.mp_rows_of += n;
   st.stats.mp_refreshes += r.refreshes;

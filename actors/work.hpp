@@ -34,7 +34,7 @@ enum class work : std::uint8_t {
   lookup_rows,        // items: embedding rows gathered, width: floats per row
   push_rows,          // items: embedding rows stepped by a push, width: floats per row
   sparse_lookup,      // items: rows thresholded and encoded for a sparse reply, width: dim
-  sparse_decode,      // items: rows of a sparse push decoded, width: dim
+  sparse_decode,      // items: rows of a sparse push or reply decoded, width: dim
   snapshot,           // items: replica values copied at a round's start
   merge,              // items: replica values merged at a round's end
   elastic_update,     // items: values of a dense exchange's elastic update
