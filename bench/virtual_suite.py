@@ -22,7 +22,11 @@ the run.
 
 usage: bench/virtual_suite.py [--bin build/shadowsync] [--repeats 3]
          [--rows 100000] [--calibration NAME|FILE] [--only N,...] [--list]
-         [--json FILE] [--real-from FILE]
+         [--json FILE] [--real-from FILE] [--virtual-option OPTION ...]
+--virtual-option adds an option to the virtual runs only, for example
+--virtual-option=--sim.cost=measured: each handler costs its thread's CPU
+time here instead of the cost model's price, so the error left is the
+schedule's (who runs when), not the constants'.
 --real-from FILE takes the real runs from an earlier --json FILE (same
 --rows) and runs only the virtual ones: the virtual clock is deterministic,
 so another calibration is compared against the same real medians.
@@ -88,6 +92,8 @@ def main():
     ap.add_argument("--json", default="", help="also write every run's examples/s to this file")
     ap.add_argument("--real-from", default="",
                     help="reuse the real runs of an earlier --json file; run only the virtual ones")
+    ap.add_argument("--virtual-option", action="append", default=[],
+                    help="an option for the virtual runs only (repeatable)")
     a = ap.parse_args()
     configs = configurations()
     if a.list:
@@ -131,7 +137,7 @@ def main():
                     virt.append(run([a.bin, "train"] + common + opts +
                                     ["--sim.clock=virtual", "--sim.placement=one-host",
                                      "--sim.cores-per-host=%d" % cores,
-                                     "--sim.calibration=" + a.calibration],
+                                     "--sim.calibration=" + a.calibration] + a.virtual_option,
                                     metrics, "virtual"))
                 else:
                     launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
@@ -152,7 +158,7 @@ def main():
                                     ["--sim.clock=virtual", "--net.enabled=true",
                                      "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
                                      "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
-                                     "--sim.calibration=" + a.calibration],
+                                     "--sim.calibration=" + a.calibration] + a.virtual_option,
                                     metrics, "virtual"))
             r, v = statistics.median(real), statistics.median(virt)
             results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0)))
