@@ -255,9 +255,14 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (engine) { // what is left to run (timers), or the system waits forever
     out.workers.reset(); // (thread CPU time: not the same in two runs of one command)
     engine->run();
-    out.sim = sim_metrics{std::chrono::duration<double>(virtual_end).count(),
-                          engine->stats().handlers, engine->stats().busy_seconds,
-                          engine->host_busy(), engine->cores_per_host()};
+    auto& sim = out.sim.emplace();
+    sim.virtual_seconds = std::chrono::duration<double>(virtual_end).count();
+    sim.handlers = engine->stats().handlers;
+    sim.busy_core_seconds = engine->stats().busy_seconds;
+    sim.host_busy_seconds = engine->host_busy();
+    sim.cores_per_host = engine->cores_per_host();
+    for (const auto& [name, r] : engine->stats().by_role)
+      sim.busy_by_role[name] = {r.seconds, r.handlers};
   }
   return failure;
 }

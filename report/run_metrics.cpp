@@ -171,6 +171,11 @@ std::string to_json(const run_metrics& m) {
                 {"core_utilisation", m.sim->core_utilisation()}};
   if (m.sim && m.sim->calibrated)
     j["sim"]["constants"] = m.sim->constants;
+  if (m.sim) {
+    auto& roles = j["sim"]["busy_by_role"] = json::object();
+    for (const auto& [name, r] : m.sim->busy_by_role)
+      roles[name] = {{"seconds", r.seconds}, {"handlers", r.handlers}};
+  }
   j["recovery"] = nullptr;
   if (const auto& r = m.recovery) {
     j["recovery"] = {{"mode", r->mode},

@@ -5,6 +5,7 @@
 // `net` object (null without the network model), and a `checkpoint` object
 // (null unless the simulated cluster cut checkpoints while training).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,14 @@ struct sim_metrics {
   double busy_core_seconds = 0;      // core time charged, all hosts
   std::vector<double> host_busy_seconds; // per host
   std::size_t cores_per_host = 1;
+  // Per role (the actor's name less its indices: "worker", "embedding-shard"):
+  // its handlers' core time and count. The sides of a remote message
+  // (sim.remote-*) are in the host's time, not here.
+  struct role_busy {
+    double seconds = 0;
+    std::uint64_t handlers = 0;
+  };
+  std::map<std::string, role_busy> busy_by_role;
   // Where the cost constants came from (sim_settings::constants): the
   // summary's "constants:" line; the JSON's sim.constants only when
   // sim.calibration was given (`calibrated`), so that a run on the built-in

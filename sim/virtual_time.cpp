@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include <caf/abstract_actor.hpp>
+#include <caf/local_actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/detail/test_actor_clock.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -90,6 +91,24 @@ void virtual_engine::charge_seconds(double seconds) {
     sched_->clock().current_time += to_duration(seconds);
 }
 
+namespace {
+
+// A role's name without its indices ("worker-0-1" -> "worker", "trainer-3"
+// -> "trainer"): the actor's name, less each trailing "-<digits>".
+std::string role_name(caf::abstract_actor* a) {
+  auto* l = dynamic_cast<caf::local_actor*>(a);
+  std::string n = l ? l->name() : "?";
+  for (;;) {
+    const auto dash = n.find_last_of('-');
+    if (dash == std::string::npos || dash + 1 == n.size() ||
+        n.find_first_not_of("0123456789", dash + 1) != std::string::npos)
+      return n;
+    n.resize(dash);
+  }
+}
+
+} // namespace
+
 void virtual_engine::run_job() {
   auto* job = sched_->jobs.front();
   const auto t = now();
@@ -97,9 +116,13 @@ void virtual_engine::run_job() {
   const caf::actor_id id = actor ? actor->id() : 0;
   std::optional<std::size_t> host;
   time_point ready = t;
+  role_totals* role = nullptr; // (a map's node: stays where it is)
   if (auto i = actors_.find(id); i != actors_.end()) {
     host = i->second.host;
     ready = std::max(ready, i->second.busy_until);
+    if (!i->second.role) // named before its handler: the handler may end the actor
+      i->second.role = &stats_.by_role[role_name(actor)];
+    role = i->second.role;
   }
   std::size_t core = 0, mcore = 0; // its host's core, the machine's
   // The core its work runs on: the machine's (sim.machine-cores), else the host's.
@@ -149,6 +172,10 @@ void virtual_engine::run_job() {
       machine_[mcore] = end;
     if (auto i = actors_.find(id); i != actors_.end())
       i->second.busy_until = end;
+    if (role) {
+      role->seconds += cost;
+      ++role->handlers;
+    }
   }
   // Messages to other hosts: each is serialised on the sender's core after
   // the handler, one after the other, then pays the network. (Neither

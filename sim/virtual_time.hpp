@@ -115,9 +115,17 @@ public:
   duration elapsed() const;
   time_point now() const;
 
+  // One role's handlers: their count and the core time they were charged.
+  struct role_totals {
+    double seconds = 0;
+    std::uint64_t handlers = 0;
+  };
   struct totals {
     std::uint64_t handlers = 0;  // handlers run
     double busy_seconds = 0;     // core time charged, all hosts
+    // By role (the actor's name less its indices: "worker-0-1" is
+    // "worker"): its handlers' time, not a remote message's sides.
+    std::map<std::string, role_totals> by_role;
   };
   const totals& stats() const { return stats_; }
   // Core seconds charged on each host so far.
@@ -165,6 +173,7 @@ private:
   struct actor_info {
     std::optional<std::size_t> host;
     time_point busy_until{};
+    role_totals* role = nullptr; // in stats_.by_role, from its first handler
   };
   std::optional<time_point> next_event() const;
   // The host a role was placed on, if any.

@@ -454,3 +454,36 @@ TEST_CASE("virtual cluster: sim.remote-tls charges the TLS pair instead of the p
         std::string::npos);
   CHECK(test::config_error({"--sim.remote-tls=true"}) == ""); // nothing priced at all
 }
+
+TEST_CASE("virtual cluster: the handlers' time by role adds up to the hosts' and names each role once") {
+  // One host, no remote messages: every core second charged is a handler's,
+  // so the roles' seconds sum to the host's. A shard's rows cost what
+  // sim.lookup-row-ns and sim.push-row-ns say, and only the shard pays them.
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--cluster.embedding-shards=2",
+                                        "--cluster.workers=2", "--sync.algorithm=s-easgd",
+                                        "--sim.placement=one-host", "--sim.cores-per-host=2",
+                                        "--train.max-examples=4000"};
+  const auto base = run(d, test::with(cmd, {"--sim.lookup-row-ns=1000", "--sim.push-row-ns=1000"}));
+  const auto& by = base.sim->busy_by_role;
+  double sum = 0;
+  for (const auto& [name, r] : by) {
+    INFO(name);
+    CHECK(name.find_first_of("0123456789") == std::string::npos); // no index: one entry a role
+    CHECK(r.handlers > 0);
+    sum += r.seconds;
+  }
+  REQUIRE(base.sim->host_busy_seconds.size() == 1);
+  CHECK(sum == doctest::Approx(base.sim->host_busy_seconds[0]).epsilon(1e-9));
+  for (const char* role : {"hogwild-worker", "embedding-shard", "reader", "trainer", "shadow-syncer",
+                           "dense-shard"})
+    CHECK_MESSAGE(by.count(role) == 1, role);
+  const auto slow = run(d, test::with(cmd, {"--sim.lookup-row-ns=2000", "--sim.push-row-ns=1000"}));
+  const double rows = double(base.bytes.lookup) / (4.0 * 16);
+  REQUIRE(rows > 1000);
+  CHECK(slow.sim->busy_by_role.at("embedding-shard").seconds -
+          by.at("embedding-shard").seconds ==
+        doctest::Approx(rows * 1e-6).epsilon(1e-6));
+  CHECK(slow.sim->busy_by_role.at("hogwild-worker").seconds ==
+        doctest::Approx(by.at("hogwild-worker").seconds).epsilon(1e-12));
+}
