@@ -56,7 +56,8 @@ struct cluster_settings {
   std::size_t embedding_shards = 2;
   std::size_t dense_shards = 1;       // cluster.dense-shards; 0 there: auto_dense_shards
   std::size_t max_threads = 0;        // scheduler threads; 0 = hardware cores
-  std::size_t max_throughput = 0;     // messages an actor handles a turn; 0 = CAF's (unbounded)
+  std::size_t max_throughput = 0;     // messages an actor handles a turn; 0 = CAF's (unbounded);
+                                      // scheduler.max-throughput=-1: derived_max_throughput
   scheduler_policy scheduler = scheduler_policy::stealing; // scheduler.policy
   std::chrono::milliseconds timeout{30000}; // every request between actors
   // Workers read and write the embedding shards' tables directly (wall
@@ -146,6 +147,11 @@ void add_display_options(option_set& opts);
 // needed unless the synthetic set can stand in), or a saved model's own
 // configuration read back by predict and eval (its run's files are gone).
 enum class config_use { train, saved_model };
+
+// scheduler.max-throughput=-1 (the default): 1 with sync none, fr-ma or
+// fr-bmuf, else 0 (CAF's: an actor keeps its thread while its mailbox holds
+// messages).
+std::size_t derived_max_throughput(model::sync_algorithm a);
 
 // Reads the options into `out`. Returns an error message naming the key and
 // the expected value when a combination of options is invalid.

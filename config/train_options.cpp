@@ -134,12 +134,14 @@ void add_train_options(option_set& o) {
       "that is refused, naming the option to change",
       {}, 0.0, 1e9);
   add(o, "scheduler.max-threads", i, "0", "CAF scheduler threads (0 = hardware cores)", {}, 0, 1024);
-  add(o, "scheduler.max-throughput", i, "0",
+  add(o, "scheduler.max-throughput", i, "-1",
       "messages an actor handles in one turn on a scheduler thread before the thread takes "
       "the next job (0 = CAF's default: all its mailbox holds). 1 lets a shadow syncer's ring "
       "hops and a foreground round's replies in between a worker's messages: more rounds, "
-      "shorter barrier waits (docs/virtual-time.md, \"The scheduler's turns\")",
-      {}, 0, 1000000);
+      "shorter barrier waits (docs/virtual-time.md, \"The scheduler's turns\"). -1 = derived: "
+      "1 with sync.algorithm none, fr-ma or fr-bmuf (faster there), else 0 (a shadow syncer "
+      "takes what the workers leave)",
+      {}, -1, 1000000);
   add(o, "scheduler.policy", s, "stealing",
       "CAF scheduler: work stealing (fast) or one shared, mutex-protected queue (lets "
       "ThreadSanitizer see every hand-over between threads; used by the TSan tests)",

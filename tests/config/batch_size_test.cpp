@@ -1,5 +1,6 @@
-// train.batch-size=0 (the default): 128 per worker, and beyond 4 trainers
-// 512 / trainers, at least 32; a batch size that is set wins.
+// Derived defaults: train.batch-size=0, 128 per worker, and beyond 4
+// trainers 512 / trainers, at least 32; scheduler.max-throughput=-1, from
+// the sync algorithm. A value that is set wins.
 #include <doctest/doctest.h>
 
 #include "config/train_config.hpp"
@@ -29,4 +30,35 @@ TEST_CASE("the batch size is derived from the number of trainers unless set") {
   CHECK(batch_of({"--cluster.trainers=64"}) == 32);
   CHECK(batch_of({"--cluster.trainers=16", "--train.batch-size=128"}) == 128);
   CHECK(batch_of({"--cluster.trainers=2", "--train.batch-size=7"}) == 7);
+}
+
+namespace {
+
+std::size_t turn_of(const std::vector<std::string>& args) {
+  runtime::option_set o;
+  runtime::add_train_options(o);
+  runtime::train_config c;
+  REQUIRE_FALSE(o.parse(args));
+  REQUIRE_FALSE(runtime::build_train_config(o, c));
+  return c.cluster.max_throughput;
+}
+
+} // namespace
+
+TEST_CASE("scheduler.max-throughput is derived from the sync algorithm unless set") {
+  // One message a turn where no shadow syncer runs and a foreground ring's
+  // hops wait behind a worker's turn; CAF's unbounded turn for the shadow
+  // methods and FR-EASGD (docs/virtual-time.md, "The scheduler's turns").
+  CHECK(turn_of({}) == 0); // s-easgd
+  for (const char* a : {"none", "fr-ma", "fr-bmuf"}) {
+    CAPTURE(a);
+    CHECK(turn_of({std::string("--sync.algorithm=") + a}) == 1);
+  }
+  for (const char* a : {"s-easgd", "s-ma", "s-bmuf", "fr-easgd"}) {
+    CAPTURE(a);
+    CHECK(turn_of({std::string("--sync.algorithm=") + a}) == 0);
+  }
+  CHECK(turn_of({"--sync.algorithm=none", "--scheduler.max-throughput=0"}) == 0);
+  CHECK(turn_of({"--sync.algorithm=s-ma", "--scheduler.max-throughput=1"}) == 1);
+  CHECK(turn_of({"--sync.algorithm=fr-ma", "--scheduler.max-throughput=16"}) == 16);
 }
