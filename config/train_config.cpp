@@ -223,16 +223,18 @@ std::optional<std::string> build_recovery(const option_set& o, bool periodic, tr
 
 } // namespace
 
-std::size_t derived_max_throughput(model::sync_algorithm a) {
+std::size_t derived_max_throughput(model::sync_algorithm a, std::size_t trainers,
+                                   std::size_t workers) {
   using model::sync_algorithm;
   // A worker's turn held the shard's replies and a ring round's hops behind
-  // its queued messages: with a message a turn, no sync ran 1.02-1.06x and
-  // FR-MA and FR-BMUF 1.07x on 2 cores; the shadow methods lose (S-MA 0.91x,
-  // S-EASGD 0.98x: their syncers then take turns the workers would have
-  // had) and FR-EASGD's one exchange a round gains nothing (0.99x).
-  return a == sync_algorithm::none || a == sync_algorithm::fr_ma || a == sync_algorithm::fr_bmuf
-           ? 1
-           : 0;
+  // its queued messages: with a message a turn, no sync ran 1.02-1.06x (1x2,
+  // 1x4, 4x1) and FR-MA and FR-BMUF 1.07x on 2 cores. Not with one worker
+  // alone (1x1: 0.95x, its handoffs buy nothing), nor for the shadow methods
+  // (S-MA 0.91x, S-EASGD 0.96-0.98x: their syncers then take turns the
+  // workers would have had) or FR-EASGD's one exchange a round (0.99x).
+  const bool ring_or_none =
+    a == sync_algorithm::none || a == sync_algorithm::fr_ma || a == sync_algorithm::fr_bmuf;
+  return ring_or_none && trainers * workers >= 2 ? 1 : 0;
 }
 
 std::optional<std::string> build_train_config(const option_set& o, train_config& c,
@@ -248,7 +250,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
   if (auto e = build_sync_settings(o, c.cluster.trainers, c.sync))
     return e;
   if (o.get_int("scheduler.max-throughput") < 0)
-    c.cluster.max_throughput = derived_max_throughput(c.sync.algorithm);
+    c.cluster.max_throughput =
+      derived_max_throughput(c.sync.algorithm, c.cluster.trainers, c.cluster.workers);
   if (auto e = build_dct_settings(o, c.cluster.mode, c.sync.algorithm, c.dct))
     return e;
   if (c.cluster.dense_shards == 0)

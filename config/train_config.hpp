@@ -149,9 +149,10 @@ void add_display_options(option_set& opts);
 enum class config_use { train, saved_model };
 
 // scheduler.max-throughput=-1 (the default): 1 with sync none, fr-ma or
-// fr-bmuf, else 0 (CAF's: an actor keeps its thread while its mailbox holds
-// messages).
-std::size_t derived_max_throughput(model::sync_algorithm a);
+// fr-bmuf and more than one worker in all, else 0 (CAF's: an actor keeps
+// its thread while its mailbox holds messages).
+std::size_t derived_max_throughput(model::sync_algorithm a, std::size_t trainers,
+                                   std::size_t workers);
 
 // Reads the options into `out`. Returns an error message naming the key and
 // the expected value when a combination of options is invalid.

@@ -139,8 +139,8 @@ void add_train_options(option_set& o) {
       "the next job (0 = CAF's default: all its mailbox holds). 1 lets a shadow syncer's ring "
       "hops and a foreground round's replies in between a worker's messages: more rounds, "
       "shorter barrier waits (docs/virtual-time.md, \"The scheduler's turns\"). -1 = derived: "
-      "1 with sync.algorithm none, fr-ma or fr-bmuf (faster there), else 0 (a shadow syncer "
-      "takes what the workers leave)",
+      "1 with sync.algorithm none, fr-ma or fr-bmuf and more than one worker in all (faster "
+      "there), else 0 (a shadow syncer takes what the workers leave)",
       {}, -1, 1000000);
   add(o, "scheduler.policy", s, "stealing",
       "CAF scheduler: work stealing (fast) or one shared, mutex-protected queue (lets "

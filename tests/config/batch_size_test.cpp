@@ -58,6 +58,9 @@ TEST_CASE("scheduler.max-throughput is derived from the sync algorithm unless se
     CAPTURE(a);
     CHECK(turn_of({std::string("--sync.algorithm=") + a}) == 0);
   }
+  // One worker alone gains nothing from handing its thread on (1x1: 0.95x).
+  CHECK(turn_of({"--sync.algorithm=none", "--cluster.trainers=1"}) == 0);
+  CHECK(turn_of({"--sync.algorithm=none", "--cluster.trainers=1", "--cluster.workers=2"}) == 1);
   CHECK(turn_of({"--sync.algorithm=none", "--scheduler.max-throughput=0"}) == 0);
   CHECK(turn_of({"--sync.algorithm=s-ma", "--scheduler.max-throughput=1"}) == 1);
   CHECK(turn_of({"--sync.algorithm=fr-ma", "--scheduler.max-throughput=16"}) == 16);
