@@ -93,7 +93,8 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   g.payload.values = model::encode(st.mp_vec);
   st.stats.mp_grads_sent += st.mp_vec.nnz();
   st.stats.mp_grads_of += st.mp_grads.size();
-  count(work::sparse_encode, double(st.mp_grads.size()));
+  count(work::sparse_encode, double(st.mp_grads.size()), 0.0,
+        st.mp_residual ? double(st.mp_residual->rows()) : 0.0); // the map's size prices it
   count_push(st, s, g.keys.bytes() + g.payload.bytes());
   self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
 }

@@ -30,7 +30,8 @@ enum class work : std::uint8_t {
                       // the replies' rows, the pushes' gradients)
   train_examples,     // items: examples through forward and backward, width: flops of
                       // one forward pass, more: the dense step's parameters
-  sparse_encode,      // items: gradient values thresholded and encoded (DCT mp)
+  sparse_encode,      // items: gradient values thresholded and encoded (DCT mp), more: the
+                      // rows of the worker's residual map
   lookup_rows,        // items: embedding rows gathered, width: floats per row
   push_rows,          // items: embedding rows stepped by a push, width: floats per row
   sparse_lookup,      // items: rows thresholded and encoded for a sparse reply, width: dim

@@ -66,6 +66,16 @@ void add_sim_options(option_set& o) {
                "a push (the rows' residuals added and kept, the threshold, the encoding), "
                "ns (0 = 12 bytes a value at sim.memory-gbps); shadowsync calibrate "
                "measures it");
+  add_measured("sim.mp-push-map-rows",
+               "cost model, dct.mp: the rows of the residual map sim.mp-push-value-ns was "
+               "measured at (0 = every push costs sim.mp-push-value-ns); shadowsync calibrate "
+               "measures it");
+  add_measured("sim.mp-push-value-big-ns",
+               "cost model, dct.mp: sim.mp-push-value-ns with the worker's residual map at "
+               "524 288 rows (a long run's: the map holds every row the worker has pushed); "
+               "between sim.mp-push-map-rows and 524 288 rows a push costs the log-linear "
+               "blend of the two (0 = sim.mp-push-value-ns at any size); shadowsync calibrate "
+               "measures it");
   add_measured("sim.mp-reply-value-ns",
                "cost model, dct.mp: an embedding shard's time per value of a thresholded "
                "lookup reply beyond the rows' lookup (the threshold, its estimates, the "
@@ -168,6 +178,8 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.batch_id_ns = o.get_real("sim.batch-id-ns");
   out.engine.mp_push_value_ns = o.get_real("sim.mp-push-value-ns");
   out.engine.mp_reply_value_ns = o.get_real("sim.mp-reply-value-ns");
+  out.engine.mp_push_map_rows = o.get_real("sim.mp-push-map-rows");
+  out.engine.mp_push_value_big_ns = o.get_real("sim.mp-push-value-big-ns");
   out.engine.core_contention = o.get_real("sim.core-contention");
   out.engine.machine_cores = std::size_t(o.get_int("sim.machine-cores"));
   out.engine.remote_message_us = o.get_real("sim.remote-message-us");
@@ -205,6 +217,8 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"batch-id-ns", &out.engine.batch_id_ns},
       {"mp-push-value-ns", &out.engine.mp_push_value_ns},
       {"mp-reply-value-ns", &out.engine.mp_reply_value_ns},
+      {"mp-push-map-rows", &out.engine.mp_push_map_rows},
+      {"mp-push-value-big-ns", &out.engine.mp_push_value_big_ns},
       {"core-contention", &out.engine.core_contention},
       {"remote-message-us", &out.engine.remote_message_us},
       {"remote-gbps", &out.engine.remote_gbps},

@@ -28,6 +28,10 @@
 namespace runtime {
 
 // The discrete-event engine's settings (sim/virtual_time.hpp).
+// dct.mp: the residual map's rows at which sim.mp-push-value-big-ns is
+// measured (a long run's worker: the map holds every row it has pushed).
+constexpr double mp_push_big_map_rows = 524288;
+
 struct virtual_settings {
   std::size_t cores_per_host = 2;
   bool measured = false;    // sim.cost=measured: thread CPU time, not the model
@@ -53,6 +57,10 @@ struct virtual_settings {
   // and 8 bytes a value at memory_gbps
   double mp_push_value_ns = 0;
   double mp_reply_value_ns = 0;
+  // dct.mp: the residual map's rows at mp_push_value_ns, and the push's
+  // time per value at a map of mp_push_big_map_rows (0: flat).
+  double mp_push_map_rows = 0;
+  double mp_push_value_big_ns = 0;
   // sim.core-contention: a handler's work (charged or measured) x (1 +
   // (core_contention - 1) x k / (cores_per_host - 1)), k = the host's other
   // cores busy when it starts; 1 = none (calibrate).

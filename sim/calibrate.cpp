@@ -97,6 +97,8 @@ std::optional<std::string> measure_step(const train_config& base, calibration& o
   out.batch_id_ns = measure_batch_ids(cfg, batches);
   const auto mp = measure_mp(cfg, batches, rows.lookup_ns);
   out.mp_push_value_ns = mp.push_value_ns;
+  out.mp_push_map_rows = mp.map_rows;
+  out.mp_push_value_big_ns = mp.push_value_big_ns;
   out.mp_reply_value_ns = mp.reply_value_ns;
   const auto cpus = allowed_cpus();
   out.contention_threads = unsigned(cpus.size());

@@ -62,6 +62,7 @@ struct calibration {
   double parse_example_ns = 0;
   double batch_id_ns = 0;
   double mp_push_value_ns = 0, mp_reply_value_ns = 0;
+  double mp_push_map_rows = 0, mp_push_value_big_ns = 0; // the push at mp_push_big_map_rows
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
   remote_costs remote_tls; // over mutual TLS (deploy/calibrate_tls.hpp); 0s until measured

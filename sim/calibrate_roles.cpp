@@ -176,6 +176,31 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
     };
     pass(); // warm-up: the residuals of every row
     c.push_value_ns = 1e9 * median_of_five(pass) / values;
+    c.map_rows = double(residual.rows());
+    // A long run's map: every row the worker has pushed. Other rows' zero
+    // residuals (as a push that sent nothing of them leaves) up to
+    // mp_push_big_map_rows, then the same pushes again.
+    const auto big = std::size_t(mp_push_big_map_rows);
+    if (d.error_feedback && a.num_tables * a.rows_per_table >= big) {
+      std::vector<std::uint64_t> more;
+      std::vector<float> zeros;
+      model::sparse_vector none;
+      auto flush = [&] {
+        zeros.assign(more.size() * a.dim, 0.0f);
+        none.size = std::uint32_t(zeros.size());
+        residual.keep_unsent(more.data(), zeros.data(), more.size(), none);
+        more.clear();
+      };
+      for (std::uint64_t r = 0; r < a.rows_per_table && residual.rows() < big; ++r) {
+        for (std::size_t t = 0; t < a.num_tables; ++t)
+          more.push_back(model::row_key(t, r));
+        if (more.size() >= 4096)
+          flush();
+      }
+      flush();
+      pass();
+      c.push_value_big_ns = 1e9 * median_of_five(pass) / values;
+    }
   }
   { // the shard's thresholded reply
     actors::embedding_shard_state shard;

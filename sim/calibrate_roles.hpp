@@ -31,8 +31,12 @@ double measure_batch_ids(const train_config& cfg, const std::vector<data::batch>
 // with error feedback, as the worker calls it); per value of a shard's
 // thresholded reply (embedding_shard_state::sparse_lookup), less the rows'
 // lookup at `lookup_row_ns`.
+// The push also with the residual map grown to mp_push_big_map_rows rows
+// (push_value_big_ns; 0 when the tables have fewer rows), and the map's
+// rows of the first measurement (map_rows).
 struct mp_costs {
   double push_value_ns = 0, reply_value_ns = 0;
+  double map_rows = 0, push_value_big_ns = 0;
 };
 
 mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& batches,

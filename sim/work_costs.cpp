@@ -1,5 +1,7 @@
 #include "sim/work_costs.hpp"
 
+#include <cmath>
+
 namespace runtime {
 
 namespace {
@@ -20,6 +22,16 @@ work_cost per_row(double rows, double ns, double bytes_if_uncalibrated) {
 }
 
 } // namespace
+
+double mp_push_ns(const virtual_settings& host, double map_rows) {
+  const double small = host.mp_push_value_ns, big = host.mp_push_value_big_ns;
+  const double from = host.mp_push_map_rows;
+  if (small <= 0 || big <= 0 || from <= 0 || from >= mp_push_big_map_rows || map_rows <= from)
+    return small;
+  if (map_rows >= mp_push_big_map_rows)
+    return big;
+  return small + (big - small) * std::log(map_rows / from) / std::log(mp_push_big_map_rows / from);
+}
 
 work_cost cost_of(actors::work kind, double items, double width, double more,
                   const virtual_settings& host) {
@@ -42,8 +54,8 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
       c.bytes = 16.0 * more;
       return c;
     }
-    case work::sparse_encode: // residuals, the threshold and the encoding
-      return per_row(items, host.mp_push_value_ns, 12.0 * items);
+    case work::sparse_encode: // residuals, the threshold and the encoding; more: the map's rows
+      return per_row(items, mp_push_ns(host, more), 12.0 * items);
     case work::lookup_rows: // the rows read and copied out
       return per_row(items, host.lookup_row_ns, 4.0 * width * items);
     case work::push_rows: // rows, optimiser state and gradients

@@ -20,4 +20,11 @@ struct work_cost {
 work_cost cost_of(actors::work kind, double items, double width, double more,
                   const virtual_settings& host);
 
+// A worker's dct.mp push, per gradient value, with its residual map at
+// `map_rows` rows: mp_push_value_ns up to mp_push_map_rows,
+// mp_push_value_big_ns from mp_push_big_map_rows, the blend linear in
+// log(map_rows) between (the map's lookups fall out of one cache level
+// after another as it grows); mp_push_value_ns at any size without both.
+double mp_push_ns(const virtual_settings& host, double map_rows);
+
 } // namespace runtime

@@ -1,0 +1,34 @@
+// The cost model's prices (sim/work_costs.hpp): a dct.mp push per value
+// follows its residual map's size between the two calibrated points.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "sim/work_costs.hpp"
+
+TEST_CASE("work costs: a dct.mp push costs more per value as the residual map grows") {
+  runtime::virtual_settings s;
+  s.mp_push_value_ns = 3;
+  // Without the second point every map size costs the first.
+  CHECK(runtime::mp_push_ns(s, 1e3) == 3);
+  CHECK(runtime::mp_push_ns(s, 1e7) == 3);
+  s.mp_push_map_rows = 32768;
+  s.mp_push_value_big_ns = 5;
+  CHECK(runtime::mp_push_ns(s, 0) == 3);
+  CHECK(runtime::mp_push_ns(s, 32768) == 3);
+  // log-linear between 2^15 and 2^19 rows: 2^17 is half way.
+  CHECK(runtime::mp_push_ns(s, 131072) == doctest::Approx(4.0));
+  CHECK(runtime::mp_push_ns(s, 65536) == doctest::Approx(3.5));
+  CHECK(runtime::mp_push_ns(s, runtime::mp_push_big_map_rows) == doctest::Approx(5.0));
+  CHECK(runtime::mp_push_ns(s, 1e8) == 5);
+  // The worker's count carries the map's rows: the price follows.
+  const auto small = runtime::cost_of(actors::work::sparse_encode, 1000, 1, 0, s);
+  const auto large = runtime::cost_of(actors::work::sparse_encode, 1000, 1, 1e6, s);
+  CHECK(small.timed);
+  CHECK(small.seconds == doctest::Approx(3e-6));
+  CHECK(large.seconds == doctest::Approx(5e-6));
+  // A first point at or past the second: flat (a table too small to grow
+  // the map that far is measured once).
+  s.mp_push_map_rows = 1e6;
+  CHECK(runtime::mp_push_ns(s, 2e6) == 3);
+}
