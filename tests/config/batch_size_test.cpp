@@ -7,13 +7,21 @@
 
 namespace {
 
-std::size_t batch_of(const std::vector<std::string>& args) {
+runtime::train_config config_of(const std::vector<std::string>& args) {
   runtime::option_set o;
   runtime::add_train_options(o);
   runtime::train_config c;
   REQUIRE_FALSE(o.parse(args));
   REQUIRE_FALSE(runtime::build_train_config(o, c));
-  return c.train.batch_size;
+  return c;
+}
+
+std::size_t batch_of(const std::vector<std::string>& args) {
+  return config_of(args).train.batch_size;
+}
+
+std::size_t turn_of(const std::vector<std::string>& args) {
+  return config_of(args).cluster.max_throughput;
 }
 
 } // namespace
@@ -31,19 +39,6 @@ TEST_CASE("the batch size is derived from the number of trainers unless set") {
   CHECK(batch_of({"--cluster.trainers=16", "--train.batch-size=128"}) == 128);
   CHECK(batch_of({"--cluster.trainers=2", "--train.batch-size=7"}) == 7);
 }
-
-namespace {
-
-std::size_t turn_of(const std::vector<std::string>& args) {
-  runtime::option_set o;
-  runtime::add_train_options(o);
-  runtime::train_config c;
-  REQUIRE_FALSE(o.parse(args));
-  REQUIRE_FALSE(runtime::build_train_config(o, c));
-  return c.cluster.max_throughput;
-}
-
-} // namespace
 
 TEST_CASE("scheduler.max-throughput is derived from the sync algorithm unless set") {
   // One message a turn where no shadow syncer runs and a foreground ring's
