@@ -27,11 +27,11 @@
 
 namespace runtime {
 
-// The discrete-event engine's settings (sim/virtual_time.hpp).
 // dct.mp: the residual map's rows at which sim.mp-push-value-big-ns is
 // measured (a long run's worker: the map holds every row it has pushed).
 constexpr double mp_push_big_map_rows = 524288;
 
+// The discrete-event engine's settings (sim/virtual_time.hpp).
 struct virtual_settings {
   std::size_t cores_per_host = 2;
   bool measured = false;    // sim.cost=measured: thread CPU time, not the model
