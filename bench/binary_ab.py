@@ -39,8 +39,10 @@ def main():
     ap.add_argument("a", help="binary A (the change)")
     ap.add_argument("b", help="binary B (the baseline)")
     ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("options", nargs="*", help="train options, after --")
-    a = ap.parse_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    a.options = argv[cut + 1:] # the train options, as given
     for binary in (a.a, a.b):
         if not os.access(binary, os.X_OK):
             sys.exit("binary_ab: %s is not an executable" % binary)
