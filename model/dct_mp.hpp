@@ -25,8 +25,8 @@
 //   is added to its next push of that row.
 // An entry that is exactly 0.0f counts as not sent (the wire form carries
 // nonzeros); at keep 1 that is the only difference from the dense path.
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <utility>

@@ -34,15 +34,16 @@ float estimate_threshold(const float* x, std::size_t n, double keep, std::uint64
   // k-th smallest being the smallest of them; the same value nth_element
   // gives, with one compare for most entries instead of a partition's
   // passes (nth_element was 3 % of a 2-trainer dct.mp run's samples).
-  std::vector<float> top(s.begin(), s.begin() + std::ptrdiff_t(kept));
-  std::make_heap(top.begin(), top.end(), std::greater<>());
+  // The heap is the sample's first `kept` entries, in place.
+  const auto top = s.begin(), end = s.begin() + std::ptrdiff_t(kept);
+  std::make_heap(top, end, std::greater<>());
   for (std::size_t i = kept; i < m; ++i)
-    if (s[i] > top.front()) {
-      std::pop_heap(top.begin(), top.end(), std::greater<>());
-      top.back() = s[i];
-      std::push_heap(top.begin(), top.end(), std::greater<>());
+    if (s[i] > *top) {
+      std::pop_heap(top, end, std::greater<>());
+      *(end - 1) = s[i];
+      std::push_heap(top, end, std::greater<>());
     }
-  return top.front();
+  return *top;
 }
 
 void threshold(const float* x, std::size_t n, float tau, sparse_vector& out, float* residual) {
