@@ -167,24 +167,28 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
         const messages::lookup_request& req) -> caf::result<messages::sparse_rows> {
       if (auto e = refused_data(self, "a lookup"))
         return e;
-      const double dim = double(self->state.cfg.dim);
-      if (self->state.dyn) { // (table, id) pairs, with row marks
-        count(work::lookup_rows, double(req.keys.size() / 2), dim);
-        count(work::sparse_lookup, double(req.keys.size() / 2), dim);
-        const auto& from = self->current_sender();
-        return self->state.dynamic_sparse_lookup(
-          req, self->state.mp_worker(from ? from->address() : caf::actor_addr{}));
-      }
-      count(work::lookup_rows, double(req.keys.size()), dim);
-      count(work::sparse_lookup, double(req.keys.size()), dim);
-      return self->state.sparse_lookup(req);
+      auto& st = self->state;
+      const double dim = double(st.cfg.dim);
+      const double rows = double(st.dyn ? req.keys.size() / 2 : req.keys.size()); // dyn: pairs
+      count(work::lookup_rows, rows, dim);
+      count(work::sparse_lookup, rows, dim);
+      const auto& from = self->current_sender();
+      const auto w = st.mp_worker(from ? from->address() : caf::actor_addr{});
+      auto out = st.dyn ? st.dynamic_sparse_lookup(req, w) : st.sparse_lookup(req);
+      if (out && st.cfg.dct.mp_push_places && w < st.max_mp_workers)
+        st.mp_held.hold(w, req.batch, req.keys.values); // its push may name rows by place
+      return out;
     },
     [=](messages::push_atom, messages::sparse_grads& sg) {
       if (refused_data(self, "a push"))
         return;
-      const std::size_t rows = self->state.dyn ? sg.keys.size() / 2 : sg.keys.size();
-      count(work::sparse_decode, double(rows), double(self->state.cfg.dim));
-      auto g = self->state.expand(sg);
+      auto& st = self->state;
+      const std::size_t sent_rows = st.dyn ? sg.keys.size() / 2 : sg.keys.size();
+      const auto& from = self->current_sender();
+      auto g = st.expand(sg, from ? from->address() : caf::actor_addr{});
+      // Priced by the rows it updates (a placed push's too), else by those it named.
+      const std::size_t rows = g ? (st.dyn ? g->keys.size() / 2 : g->keys.size()) : sent_rows;
+      count(work::sparse_decode, double(rows), double(st.cfg.dim));
       if (!g) {
         ++self->state.dropped_pushes;
         spdlog::warn("{} (dropped; {} so far)", messages::error_text(g.error(), self->system()),

@@ -40,10 +40,13 @@
 // - DCT (cfg.dct.mp; model/dct_mp.hpp): lookup(sparse, lookup_request) ->
 //   sparse_rows: the same rows with only the entries above their table's
 //   threshold, encoded (model/dct_codec.hpp); push(sparse_grads): decoded to
-//   an embedding_grads (the unsent entries 0) and applied like one. A
-//   payload that does not decode to keys * dim entries is dropped whole, like
-//   a malformed push; a thresholded lookup at a shard without dct.mp is
-//   refused (bad_request).
+//   an embedding_grads (the unsent entries 0) and applied like one. With
+//   dct.mp-push-places the shard keeps each sender's last 8 thresholded
+//   lookups (held_lookups.hpp), and a push may name its rows by their place
+//   in its batch's lookup instead of by key (messages::rows_placed). A
+//   payload that does not decode to rows * dim entries, or a placed push
+//   whose lookup is not held, is dropped whole, like a malformed push; a
+//   thresholded lookup at a shard without dct.mp is refused (bad_request).
 //
 // Checkpoint cuts (cluster/cluster_cut.hpp; embedding_shard_cut.cpp): the
 // shard aligns the markers of every worker like a barrier in a dataflow
@@ -103,6 +106,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/embedding_shard_cpr.hpp"
+#include "actors/held_lookups.hpp"
 #include "actors/hogwild_rows.hpp"
 #include "actors/interfaces.hpp"
 #include "checkpoint/background_writer.hpp"
@@ -265,9 +269,14 @@ struct embedding_shard_state {
   caf::expected<messages::embedding_rows> lookup(const messages::lookup_request& req) const;
   // dct.mp: the request's rows thresholded and encoded, or bad_request.
   caf::expected<messages::sparse_rows> sparse_lookup(const messages::lookup_request& req);
-  // dct.mp: a thresholded push as the embedding_grads it stands for (its
-  // keys moved out of g), or bad_request when the payload does not decode.
-  caf::expected<messages::embedding_grads> expand(messages::sparse_grads& g);
+  // dct.mp: a thresholded push from `from` as the embedding_grads it stands
+  // for (its keys moved out of g, or a placed push's taken from mp_held),
+  // or bad_request when the payload does not decode or a placed push's
+  // lookup is not held.
+  caf::expected<messages::embedding_grads> expand(messages::sparse_grads& g,
+                                                  const caf::actor_addr& from);
+  // dct.mp-push-places: each worker's last thresholded lookups (by mp_worker).
+  held_lookups mp_held;
   // Applies the optimiser; on a malformed push changes nothing and says why.
   // While a cut's file is written, the rows are first copied on write.
   caf::error push(const messages::embedding_grads& g);
@@ -311,6 +320,8 @@ struct embedding_shard_state {
   // max_mp_workers when that many are known already (the lookup is refused).
   static constexpr std::size_t max_mp_workers = 4096;
   std::size_t mp_worker(const caf::actor_addr& a);
+  // The index of a known sender, or max_mp_workers (none added).
+  std::size_t known_mp_worker(const caf::actor_addr& a) const;
   // Updates the rows that exist; the others' gradients are dropped.
   caf::error dynamic_push(const messages::embedding_grads& g);
   messages::embedding_grads dynamic_dump() const;

@@ -90,6 +90,13 @@ std::size_t embedding_shard_state::mp_worker(const caf::actor_addr& a) {
   return mp_workers.size() - 1;
 }
 
+std::size_t embedding_shard_state::known_mp_worker(const caf::actor_addr& a) const {
+  for (std::size_t w = 0; w < mp_workers.size(); ++w)
+    if (mp_workers[w] == a)
+      return w;
+  return max_mp_workers;
+}
+
 caf::error embedding_shard_state::check_pairs(const std::vector<std::uint64_t>& keys,
                                               const char* what) const {
   if (keys.size() % 2 != 0)

@@ -58,19 +58,42 @@ embedding_shard_state::sparse_lookup(const messages::lookup_request& req) {
 }
 
 caf::expected<messages::embedding_grads>
-embedding_shard_state::expand(messages::sparse_grads& g) {
-  const std::size_t n = (dyn ? g.keys.size() / 2 : g.keys.size()) * cfg.dim; // dyn: pairs
+embedding_shard_state::expand(messages::sparse_grads& g, const caf::actor_addr& from) {
+  const std::size_t words = dyn ? 2 : 1; // dyn: (table, id) pairs
+  messages::embedding_grads out;
+  if (g.rows == messages::rows_keyed) {
+    out.keys = std::move(g.keys);
+  } else if (g.rows > messages::rows_placed_all || !g.keys.values.empty()) {
+    return make_error(errc::bad_request,
+                      who() + ": thresholded push of form " + std::to_string(g.rows) + " with " +
+                        std::to_string(g.keys.size()) +
+                        " keys, expected form 0 (rows named by keys) or 1-2 (rows named by their "
+                        "place in the batch's lookup, no keys)");
+  } else if (const auto w = known_mp_worker(from);
+             w == max_mp_workers || !mp_held.take(w, g.batch, out.keys.values)) {
+    return make_error(errc::bad_request,
+                      who() + ": thresholded push of batch " + std::to_string(g.batch) +
+                        " names its rows by their place in that batch's lookup, which this shard "
+                        "does not hold (it keeps each sender's last " +
+                        std::to_string(held_lookups::per_worker) +
+                        " thresholded lookups; dct.mp-push-places)");
+  }
+  const std::size_t n = out.keys.size() / words * cfg.dim;
   std::optional<std::string> err;
   if (n > 0xFFFFFFFFu)
     err = "more than 2^32 - 1 entries";
   else
     err = model::decode(g.payload.data(), g.payload.size(), std::uint32_t(n), mp_in);
   if (err)
-    return make_error(errc::bad_request, who() + ": thresholded push of " +
-                                             std::to_string(g.keys.size()) + " keys: " + *err);
-  messages::embedding_grads out;
-  out.keys = std::move(g.keys);
-  out.grads.values.assign(n, 0.0f);
+    return make_error(errc::bad_request,
+                      who() + ": thresholded push of " + std::to_string(out.keys.size() / words) +
+                        (g.rows == messages::rows_keyed ? " keyed rows: "
+                                                        : " rows of batch " + std::to_string(g.batch) +
+                                                            "'s lookup: ") +
+                        *err);
+  if (g.rows == messages::rows_placed) // the rows that carry an entry, as a keyed push names
+    model::drop_empty_rows(out.keys.values, mp_in, cfg.dim, words);
+  out.grads.values.assign(mp_in.size, 0.0f);
   model::scatter_add(mp_in, out.grads.data());
   return out;
 }

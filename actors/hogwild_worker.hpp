@@ -229,6 +229,9 @@ struct worker_state {
   clock_type::time_point sync_sent;
   clock_type::time_point reader_sent;
   std::vector<clock_type::time_point> lookup_sent[2]; // per slot, per shard
+  // dct.mp-push-places: per slot, per shard, lookup_gen when its rows came.
+  // A push names its rows by place only to the handle that answered.
+  std::vector<std::uint64_t> rows_gen[2];
   // Set at the end of a computation (moved to the end of a sync wait), not
   // yet charged as lookup wait: the worker waits for rows since then.
   std::optional<clock_type::time_point> idle_since;

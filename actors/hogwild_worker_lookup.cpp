@@ -141,8 +141,12 @@ void send_lookup(self_ptr self, std::uint64_t seq, std::size_t s) {
                 messages::sparse_atom::value, std::move(req))
       .then(
         [=](messages::sparse_rows& r) {
-          if (!stale(self, s, gen))
-            on_sparse_rows(self, seq, s, r);
+          if (stale(self, s, gen))
+            return;
+          auto& at = self->state.rows_gen[seq % 2];
+          at.resize(self->state.cfg.shards.size());
+          at[s] = gen;
+          on_sparse_rows(self, seq, s, r);
         },
         on_error);
     return;

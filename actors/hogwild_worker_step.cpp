@@ -68,6 +68,17 @@ void threshold_push(worker_state& st, const worker_batch& slot, std::size_t s,
         st.mp_residual->drop(keys.data() + 2 * i);
 }
 
+// dct.mp-push-places: the push of `slot` to shard s may name its rows by
+// their place in the slot's lookup: the handle that answered it is still the
+// shard's (no restart since; the shard keeps its own lookups only).
+bool places_rows(const worker_state& st, const worker_batch& slot, std::size_t s) {
+  if (!st.cfg.dct.mp_push_places)
+    return false;
+  const auto& at = st.rows_gen[slot.seq() % 2];
+  const std::uint64_t now = s < st.lookup_gen.size() ? st.lookup_gen[s] : 0;
+  return s < at.size() && at[s] == now;
+}
+
 // The batch's ONE push to shard s: its rows' summed gradients; with dct.mp
 // thresholded (model/dct_mp.hpp) and encoded.
 void push(self_ptr self, const worker_batch& slot, std::size_t s) {
@@ -88,14 +99,20 @@ void push(self_ptr self, const worker_batch& slot, std::size_t s) {
   slot.shard_keys(s, g.keys.values);
   slot.shard_grads(s, st.grad_unique.data(), st.mp_grads);
   threshold_push(st, slot, s, g.keys.values);
-  if (st.cfg.dct.mp_drop_rows) // name only the rows the push changes
+  if (places_rows(st, slot, s)) { // the shard holds the lookup's keys
+    g.batch = slot.seq();
+    g.rows = st.cfg.dct.mp_drop_rows ? messages::rows_placed : messages::rows_placed_all;
+    g.keys.values.clear();
+  } else if (st.cfg.dct.mp_drop_rows) { // name only the rows the push changes
     model::drop_empty_rows(g.keys.values, st.mp_vec, st.cfg.arch.dim, st.cfg.dynamic ? 2 : 1);
+  }
   g.payload.values = model::encode(st.mp_vec);
   st.stats.mp_grads_sent += st.mp_vec.nnz();
   st.stats.mp_grads_of += st.mp_grads.size();
   count(work::sparse_encode, double(st.mp_grads.size()), 0.0,
         st.mp_residual ? double(st.mp_residual->rows()) : 0.0); // the map's size prices it
-  count_push(st, s, g.keys.bytes() + g.payload.bytes());
+  // A placed push's batch number (8 bytes) and form (1) stand for its keys.
+  count_push(st, s, g.keys.bytes() + g.payload.bytes() + (g.rows == messages::rows_keyed ? 0 : 9));
   self->send(st.cfg.shards[s], messages::push_atom::value, std::move(g));
 }
 

@@ -64,6 +64,10 @@ void add_dct_options(option_set& o) {
   o.add({"dct.mp-drop-rows", t::boolean, "true",
          "dct.mp: a push names only the rows it carries a gradient entry of (a row-wise step of "
          "a zero gradient changes nothing); false: every row of the batch's lookup"});
+  o.add({"dct.mp-push-places", t::boolean, "true",
+         "dct.mp: a push names its rows by their place in the batch's lookup (the shard keeps "
+         "each worker's last 8 lookups) instead of by their 8-byte keys; a push whose shard "
+         "was replaced since the lookup names them by key"});
   o.add({"dct.mp-grad-keep", t::real, "0.01",
          "dct.mp-backward=straight: the fraction of a push's gradient entries each table's "
          "threshold lets through",
@@ -89,6 +93,7 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
   out.mp_grad_keep = o.get_real("dct.mp-grad-keep");
   out.mp_half_rows = o.get_bool("dct.mp-half-rows");
   out.mp_drop_rows = o.get_bool("dct.mp-drop-rows");
+  out.mp_push_places = o.get_bool("dct.mp-push-places");
   if (out.mp && mode == cluster_mode::sequential)
     return "option 'dct.mp' = true (" + o.source("dct.mp") +
            ") compresses the traffic between workers and embedding shards: it needs "

@@ -9,8 +9,10 @@
 //   dct.mp-keep          the fraction of a reply's entries meant to pass
 //   dct.mp-backward      mask | straight: what a push carries
 //   dct.mp-grad-keep     straight: the fraction of a push's entries meant to pass
-//   dct.dp-reply, dct.per-layer, dct.log8, dct.mp-half-rows, dct.mp-drop-rows:
-//                        the reply's form, per-layer thresholds, the values' form
+//   dct.dp-reply, dct.per-layer, dct.log8, dct.mp-half-rows, dct.mp-drop-rows,
+//   dct.mp-push-places:
+//                        the reply's form, per-layer thresholds, the values' form,
+//                        how a push names its rows
 //                        (docs/options.md)
 #include <optional>
 #include <string>

@@ -71,16 +71,31 @@ typename Inspector::result_type inspect(Inspector& f, sparse_rows& x) {
   return f(caf::meta::type_name("sparse_rows"), x.batch, x.refreshes, x.payload, x.marks);
 }
 
+// How a thresholded push names its rows (sparse_grads::rows):
+// - rows_keyed: by `keys` (model::row_key, or dynamic tables' (table, id)
+//   pairs), the payload over [keys * dim];
+// - rows_placed, rows_placed_all: by their place in the lookup of batch
+//   `batch` that the same worker sent this shard last under that number
+//   (`keys` empty), the payload over [that lookup's keys * dim]; the shard
+//   applies the rows that carry an entry (rows_placed) or every row of the
+//   lookup (rows_placed_all, dct.mp-drop-rows=false). A shard keeps each
+//   worker's last few lookups for this (embedding_shard.hpp).
+constexpr std::uint8_t rows_keyed = 0;
+constexpr std::uint8_t rows_placed = 1;
+constexpr std::uint8_t rows_placed_all = 2;
+
 struct sparse_grads {
+  std::uint64_t batch = 0; // placed: the batch whose lookup named the rows
+  std::uint8_t rows = rows_keyed;
   key_blob keys;
-  byte_blob payload; // [keys * dim] gradient entries, the unsent ones 0
+  byte_blob payload; // [rows * dim] gradient entries, the unsent ones 0
   friend bool operator==(const sparse_grads& a, const sparse_grads& b) {
-    return a.keys == b.keys && a.payload == b.payload;
+    return a.batch == b.batch && a.rows == b.rows && a.keys == b.keys && a.payload == b.payload;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sparse_grads& x) {
-  return f(caf::meta::type_name("sparse_grads"), x.keys, x.payload);
+  return f(caf::meta::type_name("sparse_grads"), x.batch, x.rows, x.keys, x.payload);
 }
 
 } // namespace messages

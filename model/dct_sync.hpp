@@ -82,6 +82,8 @@ struct dct_settings {
   bool mp_half_rows = false;    // dct.mp-half-rows: replies' values as halves (option: true)
   bool mp_drop_rows = false;    // dct.mp-drop-rows: pushes name only the rows they change
                                 // (option: true)
+  bool mp_push_places = false;  // dct.mp-push-places: pushes name their rows by place in
+                                // the batch's lookup, not by key (option: true)
   bool half = false;            // dct.half: values go as halves where error feedback carries
                                 // the rounding (dp, straight pushes; not with it off)
   bool rounds_half() const { return half && error_feedback; }

@@ -1,14 +1,17 @@
 // embedding_shard with dct.mp (model/dct_mp.hpp) under the deterministic
 // scheduler: a thresholded lookup is the dense rows less what fell below its
 // table's threshold; a thresholded push is applied like the dense push it
-// stands for; bad payloads are dropped whole; a shard without dct.mp refuses.
+// stands for, named by keys or by place in its lookup; bad payloads are
+// dropped whole; a shard without dct.mp refuses.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
 #include "actors/embedding_shard.hpp"
+#include "actors/held_lookups.hpp"
 #include "model/dct_codec.hpp"
+#include "model/dct_mp.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -157,4 +160,106 @@ TEST_CASE_FIXTURE(test::actor_fixture, "dct shard: a payload that does not fit i
   REQUIRE_FALSE(r);
   CHECK(code_of(r.error()) == errc::bad_request);
   CHECK(context_of(r.error()).find("dct.mp is off") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "dct shard: a push that names its rows by place in its lookup is applied as the keyed push") {
+  auto cfg = mp_config(0.1);
+  cfg.dct.mp_push_places = true;
+  auto placed_at = sys.spawn(embedding_shard, cfg);
+  auto keyed_at = sys.spawn(embedding_shard, cfg);
+  lookup_request req;
+  req.batch = 4;
+  req.keys.values = {row_key(0, 2), row_key(2, 398), row_key(1, 0)};
+  // Rows 0 and 2 of the lookup carry entries, row 1 none.
+  std::vector<float> g(3 * 8, 0.0f);
+  g[1] = 1.5f;
+  g[16 + 3] = -2.0f;
+  g[16 + 7] = 0.25f;
+  model::sparse_vector v;
+  model::threshold(g.data(), g.size(), 0.0f, v);
+  sparse_grads placed;
+  placed.batch = 4;
+  placed.rows = rows_placed;
+  placed.payload.values = model::encode(v);
+  sparse_grads keyed; // what the worker sends by key: the rows with an entry
+  keyed.keys.values = req.keys.values;
+  model::drop_empty_rows(keyed.keys.values, v, 8);
+  REQUIRE(keyed.keys.values == std::vector<std::uint64_t>{row_key(0, 2), row_key(1, 0)});
+  keyed.payload.values = model::encode(v);
+  const auto fresh = request<float_blob>(placed_at, dump_atom::value);
+  // The same sender looks up, then pushes (a request would come from another actor).
+  self->send(placed_at, lookup_atom::value, sparse_atom::value, req);
+  self->send(placed_at, push_atom::value, placed);
+  self->send(keyed_at, push_atom::value, keyed);
+  run();
+  const auto after = request<float_blob>(placed_at, dump_atom::value);
+  const auto want = request<float_blob>(keyed_at, dump_atom::value);
+  REQUIRE(fresh);
+  REQUIRE(after);
+  REQUIRE(want);
+  CHECK(*after == *want);
+  CHECK_FALSE(*after == *fresh);
+  // The lookup went with its push: the same push again is dropped, as are a
+  // push of a batch never looked up, one of an unknown form, and a placed
+  // push that also names keys.
+  self->send(placed_at, push_atom::value, placed);
+  auto never = placed;
+  never.batch = 5;
+  self->send(placed_at, push_atom::value, never);
+  self->send(placed_at, lookup_atom::value, sparse_atom::value, req);
+  auto odd = placed;
+  odd.rows = 3;
+  self->send(placed_at, push_atom::value, odd);
+  auto both = placed;
+  both.keys.values = req.keys.values;
+  self->send(placed_at, push_atom::value, both);
+  run();
+  const auto still = request<float_blob>(placed_at, dump_atom::value);
+  REQUIRE(still);
+  CHECK(*still == *after);
+}
+
+TEST_CASE_FIXTURE(test::actor_fixture, "dct shard: without dct.mp-push-places no lookup is held, so a placed push is dropped") {
+  auto shard = sys.spawn(embedding_shard, mp_config(0.1)); // mp_push_places false
+  const auto fresh = request<float_blob>(shard, dump_atom::value);
+  lookup_request req;
+  req.batch = 1;
+  req.keys.values = {row_key(0, 2)};
+  model::sparse_vector v;
+  v.size = 8;
+  v.index = {3};
+  v.value = {1.0f};
+  sparse_grads placed;
+  placed.batch = 1;
+  placed.rows = rows_placed_all;
+  placed.payload.values = model::encode(v);
+  self->send(shard, lookup_atom::value, sparse_atom::value, req);
+  self->send(shard, push_atom::value, placed);
+  run();
+  const auto after = request<float_blob>(shard, dump_atom::value);
+  REQUIRE(fresh);
+  REQUIRE(after);
+  CHECK(*after == *fresh);
+}
+
+TEST_CASE("held lookups: one take per lookup, a lookup sent again replaces it, the oldest goes first") {
+  actors::held_lookups h;
+  std::vector<std::uint64_t> keys;
+  CHECK_FALSE(h.take(0, 1, keys));
+  h.hold(0, 1, {10, 11});
+  h.hold(1, 1, {20});
+  h.hold(0, 1, {12}); // batch 1 sent again: the newer lookup
+  CHECK(h.held(0) == 1);
+  REQUIRE(h.take(0, 1, keys));
+  CHECK(keys == std::vector<std::uint64_t>{12});
+  CHECK_FALSE(h.take(0, 1, keys)); // taken once
+  REQUIRE(h.take(1, 1, keys));     // another worker's batch 1 is its own
+  CHECK(keys == std::vector<std::uint64_t>{20});
+  for (std::uint64_t b = 100; b < 100 + actors::held_lookups::per_worker + 1; ++b)
+    h.hold(0, b, {b});
+  CHECK(h.held(0) == actors::held_lookups::per_worker);
+  CHECK_FALSE(h.take(0, 100, keys)); // the oldest went
+  REQUIRE(h.take(0, 101, keys));
+  CHECK(keys == std::vector<std::uint64_t>{101});
+  REQUIRE(h.take(0, 100 + actors::held_lookups::per_worker, keys));
 }

@@ -191,4 +191,29 @@ TEST_CASE("dct mp: the options say what is built") {
   CHECK_FALSE(c.dct.layer_starts.empty()); // one start per layer of the MLPs
   CHECK(c.dct.mp_half_rows);
   CHECK(c.dct.mp_drop_rows);
+  CHECK(c.dct.mp_push_places);
+}
+
+TEST_CASE("dct mp: pushes that name their rows by place in the lookup train as keyed ones, in fewer bytes") {
+  data_files d;
+  for (const std::string tables : {"hashed", "dynamic"}) {
+    CAPTURE(tables);
+    const auto cmd = test::with(base(d), {"--dct.mp=true", "--model.embedding=" + tables});
+    const auto keyed =
+      test::run_cluster(test::train_config_of(test::with(cmd, {"--dct.mp-push-places=false"})));
+    const auto placed = test::run_cluster(test::train_config_of(cmd));
+    REQUIRE(keyed.dct_mp);
+    REQUIRE(placed.dct_mp);
+    // The shard applies the same rows: not one push lost or changed.
+    CHECK(placed.examples == 8000);
+    CHECK(placed.train_ne == keyed.train_ne);
+    CHECK(placed.seconds == keyed.seconds);
+    CHECK(placed.sync.rounds == keyed.sync.rounds);
+    CHECK(placed.dct_mp->lookup_bytes == keyed.dct_mp->lookup_bytes);
+    CHECK(placed.dct_mp->grad_fraction == keyed.dct_mp->grad_fraction);
+    // Each pushed row's key (8 bytes, 16 for a dynamic table's (table, id))
+    // is gone; the batch number (9 bytes a push) stands for them.
+    CHECK(placed.dct_mp->push_bytes < keyed.dct_mp->push_bytes * 3 / 4);
+    CHECK(placed.dct_mp->push_bytes == placed.bytes.push);
+  }
 }

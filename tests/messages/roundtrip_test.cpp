@@ -119,6 +119,10 @@ TEST_CASE_FIXTURE(fixture, "every message struct round-trips") {
   sg.keys.values = {5, 1ull << 42};
   sg.payload.values = {0, 7, 7};
   CHECK(roundtrip(sg) == sg);
+  sg.keys.values.clear(); // rows named by their place in batch 12's lookup
+  sg.batch = 12;
+  sg.rows = messages::rows_placed;
+  CHECK(roundtrip(sg) == sg);
   messages::dense_range dr;
   dr.offset = 1234;
   dr.values.values = ramp(100);
