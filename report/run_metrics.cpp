@@ -173,8 +173,14 @@ std::string to_json(const run_metrics& m) {
     j["sim"]["constants"] = m.sim->constants;
   if (m.sim) {
     auto& roles = j["sim"]["busy_by_role"] = json::object();
-    for (const auto& [name, r] : m.sim->busy_by_role)
+    for (const auto& [name, r] : m.sim->busy_by_role) {
       roles[name] = {{"seconds", r.seconds}, {"handlers", r.handlers}};
+      if (m.sim->measured) { // (model runs keep their metrics bytes: the oracle's hashes)
+        roles[name]["model_seconds"] = r.model_seconds;
+        roles[name]["bare_handlers"] = r.bare_handlers;
+        roles[name]["bare_seconds"] = r.bare_seconds;
+      }
+    }
   }
   j["recovery"] = nullptr;
   if (const auto& r = m.recovery) {

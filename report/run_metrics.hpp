@@ -143,11 +143,17 @@ struct sim_metrics {
   // Per role (the actor's name less its indices: "worker", "embedding-shard"):
   // its handlers' core time and count. The sides of a remote message
   // (sim.remote-*) are in the host's time, not here.
+  // With sim.cost=measured (`measured`) also the model's price of the same
+  // handlers, and the handlers that counted no work apart (sim/virtual_time.hpp).
   struct role_busy {
     double seconds = 0;
     std::uint64_t handlers = 0;
+    double model_seconds = 0;
+    std::uint64_t bare_handlers = 0;
+    double bare_seconds = 0;
   };
   std::map<std::string, role_busy> busy_by_role;
+  bool measured = false;
   // Where the cost constants came from (sim_settings::constants): the
   // summary's "constants:" line; the JSON's sim.constants only when
   // sim.calibration was given (`calibrated`), so that a run on the built-in

@@ -175,6 +175,13 @@ void virtual_engine::run_job() {
     if (role) {
       role->seconds += cost;
       ++role->handlers;
+      if (cfg_.measured) { // the model's price of the same handler, beside the CPU's
+        role->model_seconds += cfg_.message_us * 1e-6 + charged_s_;
+        if (charged_s_ == 0) {
+          ++role->bare_handlers;
+          role->bare_seconds += cost - device_s_;
+        }
+      }
     }
   }
   // Messages to other hosts: each is serialised on the sender's core after

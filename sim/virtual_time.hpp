@@ -116,9 +116,16 @@ public:
   time_point now() const;
 
   // One role's handlers: their count and the core time they were charged.
+  // With sim.cost=measured also what the model would have charged the same
+  // handlers (sim.message-us each plus their counted work), and the
+  // handlers that counted no work ("bare": a reply taken, a message passed
+  // on) apart, measured: where the model and the CPU part.
   struct role_totals {
     double seconds = 0;
     std::uint64_t handlers = 0;
+    double model_seconds = 0;
+    std::uint64_t bare_handlers = 0;
+    double bare_seconds = 0;
   };
   struct totals {
     std::uint64_t handlers = 0;  // handlers run
@@ -131,6 +138,7 @@ public:
   // Core seconds charged on each host so far.
   const std::vector<double>& host_busy() const { return host_busy_; }
   std::size_t cores_per_host() const { return cfg_.cores_per_host; }
+  bool measured_costs() const { return cfg_.measured; }
 
 private:
   // Work done by the handler running now (sim.cost=model).

@@ -487,3 +487,37 @@ TEST_CASE("virtual cluster: the handlers' time by role adds up to the hosts' and
   CHECK(slow.sim->busy_by_role.at("hogwild-worker").seconds ==
         doctest::Approx(by.at("hogwild-worker").seconds).epsilon(1e-12));
 }
+
+TEST_CASE("virtual cluster: with measured costs each role also carries the model's price of its handlers") {
+  // One trainer of one worker, no sync, no contention: the handlers and
+  // their counted work do not depend on when they run, so the measured run's
+  // model price of each role is the model run's time, to the rounding.
+  data_files d;
+  const std::vector<std::string> cmd = {"--cluster.trainers=1", "--cluster.workers=1",
+                                        "--cluster.embedding-shards=2", "--sync.algorithm=none",
+                                        "--sim.placement=one-host", "--train.max-examples=4000",
+                                        "--sim.message-us=2"};
+  const auto model = run(d, cmd);
+  const auto measured = run(d, test::with(cmd, {"--sim.cost=measured"}));
+  REQUIRE(model.sim);
+  REQUIRE(measured.sim);
+  CHECK_FALSE(model.sim->measured);
+  CHECK(measured.sim->measured);
+  for (const char* role : {"hogwild-worker", "reader"}) {
+    INFO(role);
+    const auto& m = measured.sim->busy_by_role.at(role);
+    const auto& p = model.sim->busy_by_role.at(role);
+    CHECK(m.handlers == p.handlers);
+    CHECK(m.model_seconds == doctest::Approx(p.seconds).epsilon(1e-9));
+    CHECK(m.bare_handlers < m.handlers);
+    CHECK(m.bare_seconds <= m.seconds);
+  }
+  // The trainer counts no work: every handler of it is bare, priced at sim.message-us.
+  const auto& t = measured.sim->busy_by_role.at("trainer");
+  CHECK(t.bare_handlers == t.handlers);
+  CHECK(t.bare_seconds == doctest::Approx(t.seconds).epsilon(1e-12));
+  CHECK(t.model_seconds == doctest::Approx(double(t.handlers) * 2e-6).epsilon(1e-9));
+  // The model run keeps its metrics bytes: no measured-only field in its JSON.
+  CHECK(runtime::to_json(model).find("model_seconds") == std::string::npos);
+  CHECK(runtime::to_json(measured).find("\"bare_handlers\"") != std::string::npos);
+}
