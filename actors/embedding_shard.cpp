@@ -46,6 +46,9 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
     bad = "dim 0";
   if (!bad.empty())
     return make_error(errc::bad_request, who() + ": bad config: " + bad);
+  // Placed pushes: the job's workers hold lookups, twice over (a restarted
+  // trainer's are new senders); not bounded by a job: 64.
+  mp_held = held_lookups(cfg.max_workers > 0 ? 2 * std::size_t{cfg.max_workers} + 8 : 64);
   if (cfg.dynamic) // no hashed tables (embedding_shard_dynamic.cpp)
     return init_dynamic();
   local_rows = model::local_rows(cfg.rows_per_table, cfg.num_shards);

@@ -275,7 +275,8 @@ struct embedding_shard_state {
   // lookup is not held.
   caf::expected<messages::embedding_grads> expand(messages::sparse_grads& g,
                                                   const caf::actor_addr& from);
-  // dct.mp-push-places: each worker's last thresholded lookups (by mp_worker).
+  // dct.mp-push-places: each worker's last thresholded lookups (by
+  // mp_worker), at most 2 x cfg.max_workers + 8 workers' (init).
   held_lookups mp_held;
   // Applies the optimiser; on a malformed push changes nothing and says why.
   // While a cut's file is written, the rows are first copied on write.

@@ -263,3 +263,23 @@ TEST_CASE("held lookups: one take per lookup, a lookup sent again replaces it, t
   CHECK(keys == std::vector<std::uint64_t>{101});
   REQUIRE(h.take(0, 100 + actors::held_lookups::per_worker, keys));
 }
+
+TEST_CASE("held lookups: past its senders a worker's lookups push out the stalest worker's") {
+  actors::held_lookups h(2);
+  std::vector<std::uint64_t> keys;
+  h.hold(0, 1, {1});
+  h.hold(1, 1, {2});
+  h.hold(0, 2, {3}); // worker 0's newest is now newer than worker 1's
+  CHECK(h.senders() == 2);
+  h.hold(2, 1, {4}); // a third sender: worker 1 (newest lookup the oldest) forgets its own
+  CHECK(h.senders() == 2);
+  CHECK(h.held(1) == 0);
+  CHECK_FALSE(h.take(1, 1, keys));
+  REQUIRE(h.take(0, 1, keys));
+  CHECK(keys == std::vector<std::uint64_t>{1});
+  REQUIRE(h.take(0, 2, keys));
+  CHECK(h.senders() == 1); // worker 0 holds nothing now
+  h.hold(1, 5, {5});       // a slot is free: nobody forgets
+  CHECK(h.held(2) == 1);
+  CHECK(h.senders() == 2);
+}
