@@ -261,9 +261,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
     sim.busy_core_seconds = engine->stats().busy_seconds;
     sim.host_busy_seconds = engine->host_busy();
     sim.cores_per_host = engine->cores_per_host();
-    for (const auto& [name, r] : engine->stats().by_role)
-      sim.busy_by_role[name] = {r.seconds, r.handlers, r.model_seconds, r.bare_handlers,
-                                r.bare_seconds};
+    sim.busy_by_role = engine->stats().by_role;
     sim.measured = engine->measured_costs();
   }
   return failure;

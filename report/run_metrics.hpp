@@ -144,7 +144,9 @@ struct sim_metrics {
   // its handlers' core time and count. The sides of a remote message
   // (sim.remote-*) are in the host's time, not here.
   // With sim.cost=measured (`measured`) also the model's price of the same
-  // handlers, and the handlers that counted no work apart (sim/virtual_time.hpp).
+  // handlers (sim.message-us each plus their counted work), and the handlers
+  // that counted no work ("bare": a reply taken, a message passed on) apart,
+  // measured (sim/virtual_time.hpp).
   struct role_busy {
     double seconds = 0;
     std::uint64_t handlers = 0;

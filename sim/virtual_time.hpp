@@ -69,6 +69,7 @@
 #include "actors/sim_host.hpp"
 #include "sim/network_model.hpp"
 #include "config/sim_config.hpp"
+#include "report/run_metrics.hpp"
 
 namespace caf::scheduler {
 class test_coordinator;
@@ -119,14 +120,9 @@ public:
   // With sim.cost=measured also what the model would have charged the same
   // handlers (sim.message-us each plus their counted work), and the
   // handlers that counted no work ("bare": a reply taken, a message passed
-  // on) apart, measured: where the model and the CPU part.
-  struct role_totals {
-    double seconds = 0;
-    std::uint64_t handlers = 0;
-    double model_seconds = 0;
-    std::uint64_t bare_handlers = 0;
-    double bare_seconds = 0;
-  };
+  // on) apart, measured: where the model and the CPU part. (The metrics'
+  // type: run_metrics.hpp.)
+  using role_totals = sim_metrics::role_busy;
   struct totals {
     std::uint64_t handlers = 0;  // handlers run
     double busy_seconds = 0;     // core time charged, all hosts
