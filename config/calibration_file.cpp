@@ -124,7 +124,8 @@ const std::vector<std::string>& calibration_keys() {
     "push-row-ns",   "core-contention", "remote-message-us", "remote-gbps",
     "parse-example-ns", "batch-id-ns", "mp-push-value-ns", "mp-reply-value-ns",
     "remote-tls-message-us", "remote-tls-gbps", "remote-streamed-message-us",
-    "remote-tls-streamed-message-us", "mp-push-map-rows", "mp-push-value-big-ns"};
+    "remote-tls-streamed-message-us", "mp-push-map-rows", "mp-push-value-big-ns",
+    "mp-decode-value-ns"};
   return keys;
 }
 
@@ -133,7 +134,7 @@ const std::vector<std::string>& calibration_optional_keys() {
     "parse-example-ns", "batch-id-ns",           "mp-push-value-ns",
     "mp-reply-value-ns", "remote-tls-message-us", "remote-tls-gbps",
     "remote-streamed-message-us", "remote-tls-streamed-message-us", "mp-push-map-rows",
-    "mp-push-value-big-ns"};
+    "mp-push-value-big-ns", "mp-decode-value-ns"};
   return keys;
 }
 

@@ -81,6 +81,11 @@ void add_sim_options(option_set& o) {
                "lookup reply beyond the rows' lookup (the threshold, its estimates, the "
                "encoding), ns (0 = 8 bytes a value at sim.memory-gbps); shadowsync "
                "calibrate measures it");
+  add_measured("sim.mp-decode-value-ns",
+               "cost model, dct.mp: the time per value of a thresholded message's dense size "
+               "to decode it and scatter its entries (a worker's of a reply, a shard's of a "
+               "push), ns (0 = 4 bytes a value at sim.memory-gbps); shadowsync calibrate "
+               "measures it");
   o.add({"sim.core-contention", t::real, "1",
          "virtual clock: how much slower a handler's work runs while its host's other cores "
          "are busy: x (1 + (this - 1) x busy others / (cores - 1)), fixed at the handler's "
@@ -178,6 +183,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.batch_id_ns = o.get_real("sim.batch-id-ns");
   out.engine.mp_push_value_ns = o.get_real("sim.mp-push-value-ns");
   out.engine.mp_reply_value_ns = o.get_real("sim.mp-reply-value-ns");
+  out.engine.mp_decode_value_ns = o.get_real("sim.mp-decode-value-ns");
   out.engine.mp_push_map_rows = o.get_real("sim.mp-push-map-rows");
   out.engine.mp_push_value_big_ns = o.get_real("sim.mp-push-value-big-ns");
   out.engine.core_contention = o.get_real("sim.core-contention");
@@ -217,6 +223,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"batch-id-ns", &out.engine.batch_id_ns},
       {"mp-push-value-ns", &out.engine.mp_push_value_ns},
       {"mp-reply-value-ns", &out.engine.mp_reply_value_ns},
+      {"mp-decode-value-ns", &out.engine.mp_decode_value_ns},
       {"mp-push-map-rows", &out.engine.mp_push_map_rows},
       {"mp-push-value-big-ns", &out.engine.mp_push_value_big_ns},
       {"core-contention", &out.engine.core_contention},

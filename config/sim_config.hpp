@@ -8,7 +8,7 @@
 //                        (each handler's thread CPU time)
 //   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
 //   sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns,
-//   sim.mp-reply-value-ns, sim.core-contention,
+//   sim.mp-reply-value-ns, sim.mp-decode-value-ns, sim.core-contention,
 //   sim.remote-message-us, sim.remote-gbps       the model's constants
 //   sim.calibration      a calibration file or a shipped preset's name: the
 //                        constants above where not given otherwise
@@ -57,6 +57,10 @@ struct virtual_settings {
   // and 8 bytes a value at memory_gbps
   double mp_push_value_ns = 0;
   double mp_reply_value_ns = 0;
+  // dct.mp: per value of a thresholded message's dense size, its decode and
+  // the scatter of its entries (a worker's reply, a shard's push), ns
+  // (calibrate); 0 = 4 bytes a value at memory_gbps
+  double mp_decode_value_ns = 0;
   // dct.mp: the residual map's rows at mp_push_value_ns, and the push's
   // time per value at a map of mp_push_big_map_rows (0: flat).
   double mp_push_map_rows = 0;

@@ -2,7 +2,7 @@
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
 // (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
 // sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns,
-// sim.mp-reply-value-ns, sim.core-contention,
+// sim.mp-reply-value-ns, sim.mp-decode-value-ns, sim.core-contention,
 // sim.remote-message-us, sim.remote-gbps; sim/virtual_time.hpp),
 // measured on this machine:
 //   gflops       3 x the model's forward FLOPs per example (what a worker's
@@ -30,9 +30,19 @@
 //                worker's straight-through push (residuals, threshold,
 //                encoding), and per value of a shard's thresholded reply
 //                beyond the rows' lookup (sim/calibrate_roles.hpp)
+//   mp-decode-value-ns
+//                dct.mp: per value of those replies' dense size, a worker's
+//                decode of the reply and the scatter of its entries
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
-//   message-us   seconds per message of a ping-pong between two CAF actors
-//                on one scheduler thread (send, schedule, handle)
+//   message-us   a handler's fixed cost: in a ping-pong between two CAF
+//                actors on one scheduler thread where each handler first
+//                sweeps a buffer the size of the core's L2 (as a worker's
+//                batch leaves the caches), the time from one handler's end
+//                of work to the next one's start (the send, the scheduler's
+//                turn, the dispatch), median of nine rounds of 2 000
+//                messages. The same ping-pong with warm caches
+//                (message_warm_us) is the local part the remote terms
+//                subtract.
 //   core-contention
 //                a Hogwild step's time (forward, backward and the dense
 //                step, as a worker's batch) while every core of this
@@ -58,11 +68,13 @@ namespace runtime {
 
 struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
+  double message_warm_us = 0; // the ping-pong with warm caches (the remote terms' local part)
   double lookup_row_ns = 0, push_row_ns = 0;
   double parse_example_ns = 0;
   double batch_id_ns = 0;
-  double mp_push_value_ns = 0, mp_reply_value_ns = 0;
+  double mp_push_value_ns = 0, mp_reply_value_ns = 0, mp_decode_value_ns = 0;
   double mp_push_map_rows = 0, mp_push_value_big_ns = 0; // the push at mp_push_big_map_rows
+  double mp_stream_map_rows = 0, mp_stream_value_ns = 0; // the push as a run's map grew
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
   remote_costs remote_tls; // over mutual TLS (deploy/calibrate_tls.hpp); 0s until measured

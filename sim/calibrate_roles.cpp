@@ -2,6 +2,7 @@
 #include "sim/calibrate_timing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <stdexcept>
 
@@ -142,7 +143,7 @@ double measure_batch_ids(const train_config& cfg, const std::vector<data::batch>
 }
 
 mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& batches,
-                    double lookup_row_ns) {
+                    const std::vector<data::batch>& stream, double lookup_row_ns) {
   const auto& a = cfg.arch;
   model::dct_settings d = cfg.dct;
   d.mp = true;
@@ -177,30 +178,45 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
     pass(); // warm-up: the residuals of every row
     c.push_value_ns = 1e9 * median_of_five(pass) / values;
     c.map_rows = double(residual.rows());
-    // A long run's map: every row the worker has pushed. Other rows' zero
-    // residuals (as a push that sent nothing of them leaves) up to
-    // mp_push_big_map_rows, then the same pushes again.
-    const auto big = std::size_t(mp_push_big_map_rows);
-    if (d.error_feedback && a.num_tables * a.rows_per_table >= big) {
-      std::vector<std::uint64_t> more;
-      std::vector<float> zeros;
-      model::sparse_vector none;
-      auto flush = [&] {
-        zeros.assign(more.size() * a.dim, 0.0f);
-        none.size = std::uint32_t(zeros.size());
-        residual.keep_unsent(more.data(), zeros.data(), more.size(), none);
-        more.clear();
-      };
-      for (std::uint64_t r = 0; r < a.rows_per_table && residual.rows() < big; ++r) {
-        for (std::size_t t = 0; t < a.num_tables; ++t)
-          more.push_back(model::row_key(t, r));
-        if (more.size() >= 4096)
-          flush();
+  }
+  // A run's map: every row the worker has pushed, its rows met again as
+  // often as the data names them. Three fresh maps, the median.
+  std::size_t stream_rows = 0;
+  const auto stream_keys = distinct_keys(a, stream, &stream_rows);
+  const std::size_t from = stream_keys.size() * 3 / 4;
+  if (d.error_feedback && from > 0 && from < stream_keys.size()) {
+    std::vector<double> ns, map;
+    for (int round = 0; round < 3; ++round) {
+      model::dct_row_thresholds tau(a.num_tables, d.mp_grad_keep, d.refresh, 1000003ull);
+      model::dct_row_residuals residual(a.dim);
+      model::sparse_vector out;
+      double seconds = 0, values_timed = 0, map_sum = 0;
+      for (std::size_t i = 0; i < stream_keys.size(); ++i) {
+        const auto& k = stream_keys[i];
+        work.assign(grads.begin(), grads.begin() + std::ptrdiff_t(std::min(k.size(), most) * a.dim));
+        work.resize(k.size() * a.dim, 1e-4f);
+        const auto t0 = wall::now();
+        model::threshold_row_push(tau, &residual, k.data(), work.data(), k.size(), a.dim,
+                                  d.rounds_half(), out);
+        (void)model::encode(out);
+        if (i >= from) {
+          seconds += since(t0);
+          values_timed += double(k.size() * a.dim);
+          map_sum += double(residual.rows());
+        }
       }
-      flush();
-      pass();
-      c.push_value_big_ns = 1e9 * median_of_five(pass) / values;
+      ns.push_back(1e9 * seconds / values_timed);
+      map.push_back(map_sum / double(stream_keys.size() - from));
     }
+    std::sort(ns.begin(), ns.end());
+    std::sort(map.begin(), map.end());
+    c.stream_value_ns = ns[1];
+    c.stream_map_rows = map[1];
+    const double big = mp_push_big_map_rows;
+    if (c.map_rows > 0 && c.stream_map_rows > c.map_rows && c.stream_map_rows < big)
+      c.push_value_big_ns =
+        c.push_value_ns + std::max(0.0, c.stream_value_ns - c.push_value_ns) *
+                            std::log(big / c.map_rows) / std::log(c.stream_map_rows / c.map_rows);
   }
   { // the shard's thresholded reply
     actors::embedding_shard_state shard;
@@ -208,16 +224,38 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
     std::vector<messages::lookup_request> lookups(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i)
       lookups[i].keys.values = keys[i];
+    std::vector<messages::sparse_rows> replies(lookups.size());
     auto pass = [&] {
       const auto t0 = wall::now();
-      for (const auto& req : lookups)
-        if (!shard.sparse_lookup(req))
+      for (std::size_t i = 0; i < lookups.size(); ++i) {
+        auto r = shard.sparse_lookup(lookups[i]);
+        if (!r)
           throw std::runtime_error("calibrate: the shard refused a thresholded lookup");
+        replies[i] = std::move(*r);
+      }
       return since(t0);
     };
     pass();
     const double ns = 1e9 * median_of_five(pass) - lookup_row_ns * double(rows);
     c.reply_value_ns = std::max(0.0, ns / values);
+    // The worker's side of those replies: each decoded, its entries
+    // scattered into the batch's rows.
+    model::sparse_vector vec;
+    std::vector<float> dense(most * a.dim);
+    auto decode = [&] {
+      const auto t0 = wall::now();
+      for (std::size_t i = 0; i < replies.size(); ++i) {
+        const auto n = std::uint32_t(keys[i].size() * a.dim);
+        const auto& p = replies[i].payload;
+        if (auto e = model::decode(p.data(), p.size(), n, vec))
+          throw std::runtime_error("calibrate: a thresholded reply does not decode: " + *e);
+        for (std::size_t j = 0; j < vec.nnz(); ++j)
+          dense[vec.index[j]] = vec.value[j];
+      }
+      return since(t0);
+    };
+    decode();
+    c.decode_value_ns = 1e9 * median_of_five(decode) / values;
   }
   return c;
 }

@@ -31,15 +31,21 @@ double measure_batch_ids(const train_config& cfg, const std::vector<data::batch>
 // with error feedback, as the worker calls it); per value of a shard's
 // thresholded reply (embedding_shard_state::sparse_lookup), less the rows'
 // lookup at `lookup_row_ns`.
-// The push also with the residual map grown to mp_push_big_map_rows rows
-// (push_value_big_ns; 0 when the tables have fewer rows), and the map's
-// rows of the first measurement (map_rows).
+// The push also as a run's map grows: `stream`'s batches pushed in order
+// (a worker's share of a longer run), the last quarter timed against the
+// map the first three quarters left; that time per value, at its mean map
+// size, extended log-linearly to mp_push_big_map_rows (push_value_big_ns,
+// the law mp_push_ns() prices by; 0 without error feedback or with too
+// small a stream), and the map's rows of the first measurement (map_rows).
+// Per value of the replies' dense size, the worker's decode of each and the
+// scatter of its entries (decode_value_ns).
 struct mp_costs {
-  double push_value_ns = 0, reply_value_ns = 0;
+  double push_value_ns = 0, reply_value_ns = 0, decode_value_ns = 0;
   double map_rows = 0, push_value_big_ns = 0;
+  double stream_map_rows = 0, stream_value_ns = 0; // the stream's window
 };
 
 mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& batches,
-                    double lookup_row_ns);
+                    const std::vector<data::batch>& stream, double lookup_row_ns);
 
 } // namespace runtime::calibrate_detail

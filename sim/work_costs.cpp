@@ -62,8 +62,8 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
       return per_row(items, host.push_row_ns, 12.0 * width * items);
     case work::sparse_lookup: // the threshold pass, its estimates and the encoding
       return per_row(items * width, host.mp_reply_value_ns, 8.0 * (items * width));
-    case work::sparse_decode:
-      return bytes(4.0 * (items * width));
+    case work::sparse_decode: // the decode and the scatter, per value of the dense size
+      return per_row(items * width, host.mp_decode_value_ns, 4.0 * (items * width));
     case work::snapshot: // the copy
       return bytes(8.0 * items);
     case work::merge:

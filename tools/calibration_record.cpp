@@ -52,6 +52,7 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
            {"batch-id-ns", c.batch_id_ns},
            {"mp-push-value-ns", c.mp_push_value_ns},
            {"mp-reply-value-ns", c.mp_reply_value_ns},
+           {"mp-decode-value-ns", c.mp_decode_value_ns},
            {"mp-push-map-rows", c.mp_push_map_rows},
            {"mp-push-value-big-ns", c.mp_push_value_big_ns},
            {"core-contention", c.core_contention},
@@ -68,7 +69,7 @@ std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
                                                runtime::calibration& c) {
   if (auto e = runtime::calibrate(cfg, c))
     return e;
-  return runtime::measure_remote_tls(c.message_us, c.remote_tls);
+  return runtime::measure_remote_tls(c.message_warm_us, c.remote_tls);
 }
 
 std::optional<std::string> keep_machine_calibration(const runtime::option_set& o) {

@@ -1,5 +1,6 @@
 // The cost model's prices (sim/work_costs.hpp): a dct.mp push per value
-// follows its residual map's size between the two calibrated points.
+// follows its residual map's size between the two calibrated points; a
+// thresholded message's decode per value where calibrated.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -31,4 +32,16 @@ TEST_CASE("work costs: a dct.mp push costs more per value as the residual map gr
   // the map that far is measured once).
   s.mp_push_map_rows = 1e6;
   CHECK(runtime::mp_push_ns(s, 2e6) == 3);
+}
+
+TEST_CASE("work costs: a thresholded message's decode is priced per value of its dense size "
+          "where calibrated, else as 4 bytes a value of memory traffic") {
+  runtime::virtual_settings s;
+  const auto bytes = runtime::cost_of(actors::work::sparse_decode, 100, 16, 0, s);
+  CHECK_FALSE(bytes.timed);
+  CHECK(bytes.bytes == doctest::Approx(4.0 * 1600));
+  s.mp_decode_value_ns = 0.5;
+  const auto timed = runtime::cost_of(actors::work::sparse_decode, 100, 16, 0, s);
+  CHECK(timed.timed);
+  CHECK(timed.seconds == doctest::Approx(1600 * 0.5e-9));
 }
