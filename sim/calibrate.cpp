@@ -270,7 +270,7 @@ std::optional<std::string> calibrate(const train_config& cfg, calibration& out) 
   if (auto e = measure_step(cfg, out))
     return e;
   out.message_warm_us = measure_messages();
-  out.message_us = measure_cold_messages();
+  out.message_cold_us = out.message_us = measure_cold_messages();
   if (auto e = measure_remote(out.message_warm_us, out.remote))
     return e;
   out.seconds = since(t0);

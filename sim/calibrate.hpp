@@ -34,15 +34,17 @@
 //                dct.mp: per value of those replies' dense size, a worker's
 //                decode of the reply and the scatter of its entries
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
-//   message-us   a handler's fixed cost: in a ping-pong between two CAF
-//                actors on one scheduler thread where each handler first
-//                sweeps a buffer the size of the core's L2 (as a worker's
-//                batch leaves the caches), the time from one handler's end
-//                of work to the next one's start (the send, the scheduler's
-//                turn, the dispatch), median of nine rounds of 2 000
-//                messages. The same ping-pong with warm caches
-//                (message_warm_us) is the local part the remote terms
-//                subtract.
+//   message-us   a handler's fixed cost: here (message_cold_us) a ping-pong
+//                between two CAF actors on one scheduler thread where each
+//                handler first sweeps a buffer the size of the core's L2 (as
+//                a worker's batch leaves the caches), the time from one
+//                handler's end of work to the next one's start (the send,
+//                the scheduler's turn, the dispatch), median of nine rounds
+//                of 2 000 messages; `shadowsync calibrate` then adds what a
+//                measured job of the roles spends beyond the model's price
+//                (tools/calibrate_handlers.cpp). The same ping-pong with
+//                warm caches (message_warm_us) is the local part the remote
+//                terms subtract.
 //   core-contention
 //                a Hogwild step's time (forward, backward and the dense
 //                step, as a worker's batch) while every core of this
@@ -58,6 +60,7 @@
 //                the same over mutual TLS: measured by the shadowsync tool
 //                (deploy/calibrate_tls.hpp), not by calibrate()
 // The others are medians of five timed rounds on one core.
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -69,6 +72,11 @@ namespace runtime {
 struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
   double message_warm_us = 0; // the ping-pong with warm caches (the remote terms' local part)
+  double message_cold_us = 0; // the ping-pong whose handlers sweep the L2
+  // The handlers' job (tools/calibrate_handlers.cpp): its handlers, and
+  // what each cost beyond the model's price with message_cold_us.
+  std::uint64_t handler_job_handlers = 0;
+  double handler_job_gap_us = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
   double parse_example_ns = 0;
   double batch_id_ns = 0;

@@ -35,13 +35,16 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
   r.cores = std::int64_t(std::thread::hardware_concurrency());
   r.date = utc_now();
   r.command = command;
-  char note[256];
+  char note[512];
   std::snprintf(note, sizeof note,
                 "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
                 "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
-                "time on loopback, plain TCP and mutual TLS",
+                "time on loopback, plain TCP and mutual TLS; message-us the cold ping-pong's "
+                "%.3g us plus %.3g us a handler beyond the model's price in a measured job of "
+                "%llu handlers",
                 cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_threads,
-                c.contention_lo, c.contention_hi);
+                c.contention_lo, c.contention_hi, c.message_cold_us, c.handler_job_gap_us,
+                (unsigned long long)c.handler_job_handlers);
   r.note = note;
   r.sim = {{"gflops", c.gflops},
            {"memory-gbps", c.memory_gbps},
@@ -69,7 +72,9 @@ std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
                                                runtime::calibration& c) {
   if (auto e = runtime::calibrate(cfg, c))
     return e;
-  return runtime::measure_remote_tls(c.message_warm_us, c.remote_tls);
+  if (auto e = runtime::measure_remote_tls(c.message_warm_us, c.remote_tls))
+    return e;
+  return measure_handler_cost(cfg, c);
 }
 
 std::optional<std::string> keep_machine_calibration(const runtime::option_set& o) {

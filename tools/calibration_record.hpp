@@ -19,9 +19,24 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
                                                   const std::string& command);
 
 // Every constant of a calibration: runtime::calibrate (sim/calibrate.hpp),
-// then the remote terms over mutual TLS (deploy/calibrate_tls.hpp).
+// the remote terms over mutual TLS (deploy/calibrate_tls.hpp), then
+// sim.message-us from the handlers' job (measure_handler_cost).
 std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
                                                runtime::calibration& c);
+
+// The handlers' job: its rows, and how many times it runs (the median).
+inline constexpr std::size_t handler_job_rows = 100000;
+inline constexpr int handler_jobs = 3;
+
+// sim.message-us where handlers run: a job of the roles (2 trainers,
+// S-EASGD, handler_job_rows synthetic rows, one host of this machine's
+// cores) on the virtual clock with sim.cost=measured at c's constants and
+// core contention 1; each handler's CPU time against the model's price of
+// it, the mean difference (the median of handler_jobs jobs) added to
+// c.message_us (never lowered). Sets
+// c.handler_job_handlers and c.handler_job_gap_us.
+std::optional<std::string> measure_handler_cost(const runtime::train_config& cfg,
+                                                runtime::calibration& c);
 
 // sim.calibration = this-machine on a virtual-clock run whose machine has no
 // kept calibration yet: measures one on the default model and batch (as

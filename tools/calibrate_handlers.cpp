@@ -1,0 +1,121 @@
+// A handler's fixed cost where the roles' handlers run (sim.message-us;
+// tools/calibration_record.hpp): a short job of the run's roles on the
+// virtual clock with sim.cost=measured, each handler's thread CPU time
+// against what the model, at the constants just measured, prices the same
+// handler; the difference over the handlers is what each costs beyond its
+// counted work.
+#include "tools/calibration_record.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+#include <thread>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "cluster/cluster.hpp"
+#include "data/synthetic.hpp"
+#include "report/progress.hpp"
+#include "report/run_metrics.hpp"
+
+namespace tools {
+
+namespace {
+
+// Removes the job's data file and its metadata on every way out.
+struct scratch_file {
+  std::string path;
+  ~scratch_file() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    std::filesystem::remove(path + ".meta.json", ec);
+  }
+};
+
+// Restores spdlog's level: the job's own progress lines are not calibrate's.
+struct quiet_log {
+  spdlog::level::level_enum was = spdlog::get_level();
+  quiet_log() { spdlog::set_level(spdlog::level::warn); }
+  ~quiet_log() { spdlog::set_level(was); }
+};
+
+} // namespace
+
+std::optional<std::string> measure_handler_cost(const runtime::train_config& base,
+                                                runtime::calibration& c) {
+  namespace fs = std::filesystem;
+  scratch_file data{(fs::temp_directory_path() /
+                     ("ss-calibrate-job-" + std::to_string(::getpid()) + ".tsv"))
+                      .string()};
+  data::synthetic_options so;
+  so.rows = handler_job_rows;
+  std::string err;
+  data::generate_result gr;
+  if (!data::generate_synthetic(so, data.path, &gr, &err))
+    return "calibrate: the handlers' job: " + err;
+  // The validation suite's S-EASGD job on one host of this machine's cores:
+  // readers, Hogwild workers, embedding shards, shadow syncers, a dense
+  // shard and the trainers. Contention 1: the model's price has none, so
+  // the CPU time is compared as it was spent.
+  const auto cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> args = {
+    "--model.arch=" + base.arch_name,
+    "--train.batch-size=" + std::to_string(base.train.batch_size),
+    "--data.train=" + data.path, "--data.eval=", "--cluster.trainers=2",
+    "--cluster.embedding-shards=2", "--sync.algorithm=s-easgd", "--sim.clock=virtual",
+    "--sim.placement=one-host", "--sim.cores-per-host=" + std::to_string(cores),
+    "--sim.cost=measured", "--output.progress=none"};
+  for (const auto& [key, value] : calibration_record_of(c, base, "").sim)
+    if (key != "core-contention" && key != "message-us")
+      args.push_back("--sim." + key + "=" + std::to_string(value));
+  args.push_back("--sim.core-contention=1");
+  args.push_back("--sim.message-us=" + std::to_string(c.message_us));
+  runtime::option_set opts;
+  runtime::add_train_options(opts);
+  runtime::train_config cfg;
+  if (auto e = opts.parse(args))
+    return "calibrate: the handlers' job: " + *e;
+  if (auto e = runtime::build_train_config(opts, cfg))
+    return "calibrate: the handlers' job: " + *e;
+  // Three jobs, the median of their gaps: one job's thread CPU times move
+  // by a few us a handler with the machine.
+  std::vector<double> gaps;
+  double handlers = 0;
+  for (int job = 0; job < handler_jobs; ++job) {
+    runtime::run_metrics m;
+    {
+      quiet_log quiet;
+      runtime::progress_reporter progress("none", 1.0, "calibrate");
+      if (auto e = runtime::run_simulated(cfg, progress, m))
+        return "calibrate: the handlers' job failed: " + *e;
+    }
+    if (!m.sim || !m.sim->measured)
+      return std::string("calibrate: the handlers' job ran without measured costs");
+    double measured = 0, model = 0;
+    handlers = 0;
+    for (const auto& [role, r] : m.sim->busy_by_role) {
+      double s = r.seconds, p = r.model_seconds, h = double(r.handlers);
+      // A role whose bare handlers are long (a shard filling its tables
+      // before training) counts its other handlers only.
+      if (r.bare_handlers > 0 && r.bare_seconds / double(r.bare_handlers) > 1e-3) {
+        s -= r.bare_seconds;
+        p -= double(r.bare_handlers) * c.message_us * 1e-6;
+        h -= double(r.bare_handlers);
+      }
+      measured += s;
+      model += p;
+      handlers += h;
+    }
+    if (handlers <= 0)
+      return std::string("calibrate: the handlers' job ran no handler");
+    gaps.push_back(1e6 * (measured - model) / handlers);
+  }
+  std::sort(gaps.begin(), gaps.end());
+  c.handler_job_gap_us = gaps[gaps.size() / 2];
+  c.handler_job_handlers = std::uint64_t(handlers);
+  c.message_us = std::max(c.message_us, c.message_us + c.handler_job_gap_us);
+  return std::nullopt;
+}
+
+} // namespace tools
