@@ -81,6 +81,12 @@ void add_sim_options(option_set& o) {
                "lookup reply beyond the rows' lookup (the threshold, its estimates, the "
                "encoding), ns (0 = 8 bytes a value at sim.memory-gbps); shadowsync "
                "calibrate measures it");
+  add_measured("sim.sync-gbps",
+               "cost model: the memory traffic of the dense sync's work (a syncer's "
+               "snapshot and merge, the elastic updates, ring chunks, DCT deltas: vectors of "
+               "the replica's size, which the caches hold), GB/s read + written (0 = "
+               "sim.memory-gbps); shadowsync calibrate measures it with copies of the "
+               "replica's size");
   add_measured("sim.mp-decode-value-ns",
                "cost model, dct.mp: the time per value of a thresholded message's dense size "
                "to decode it and scatter its entries (a worker's of a reply, a shard's of a "
@@ -176,6 +182,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
   out.engine.measured = o.get_string("sim.cost") == "measured";
   out.engine.gflops = o.get_real("sim.gflops");
   out.engine.memory_gbps = o.get_real("sim.memory-gbps");
+  out.engine.sync_gbps = o.get_real("sim.sync-gbps");
   out.engine.message_us = o.get_real("sim.message-us");
   out.engine.lookup_row_ns = o.get_real("sim.lookup-row-ns");
   out.engine.push_row_ns = o.get_real("sim.push-row-ns");
@@ -216,6 +223,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
     const std::pair<const char*, double*> fields[] = {
       {"gflops", &out.engine.gflops},
       {"memory-gbps", &out.engine.memory_gbps},
+      {"sync-gbps", &out.engine.sync_gbps},
       {"message-us", &out.engine.message_us},
       {"lookup-row-ns", &out.engine.lookup_row_ns},
       {"push-row-ns", &out.engine.push_row_ns},

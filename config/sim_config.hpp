@@ -37,6 +37,10 @@ struct virtual_settings {
   bool measured = false;    // sim.cost=measured: thread CPU time, not the model
   double gflops = 44;       // model: effective rate of one core (calibrate)
   double memory_gbps = 7.5; // model: memory traffic of one core
+  // model: the dense sync's memory traffic (snapshots, merges, elastic
+  // updates, ring chunks, DCT deltas: vectors of the replica's size, which
+  // the caches hold), GB/s (calibrate); 0 = memory_gbps
+  double sync_gbps = 0;
   double message_us = 1;    // model: the fixed cost of a handler
   // model: an embedding shard's time per row it gathers for a lookup and per
   // row it updates for a push, ns (calibrate); 0 = the rows' bytes at

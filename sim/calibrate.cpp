@@ -70,6 +70,22 @@ std::optional<std::string> read_batches(const train_config& cfg, std::size_t row
   return std::nullopt;
 }
 
+// sync-gbps: bytes read + written per second by memcpy of the replica's
+// parameters (`params` floats), back and forth: the size a syncer's
+// snapshot, merge and elastic update move, which the caches hold.
+double measure_sync(std::size_t params) {
+  const std::size_t n = std::max<std::size_t>(params, 1024) * sizeof(float);
+  std::vector<char> a(n, 1), b(n, 2);
+  const std::size_t reps = std::max<std::size_t>(2, (std::size_t(128) << 20) / n);
+  std::memcpy(b.data(), a.data(), n);
+  return median_of_five([&] {
+    const auto t0 = wall::now();
+    for (std::size_t i = 0; i < reps; ++i)
+      std::memcpy(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), n);
+    return 2.0 * double(n) * double(reps) / since(t0) / 1e9;
+  });
+}
+
 // gflops from the worker's dense work alone, less what the model charges
 // for the dense step's memory traffic (16 bytes a parameter at
 // memory_gbps); the rows' work is the shards' (lookup-row-ns, push-row-ns).
@@ -94,6 +110,7 @@ std::optional<std::string> measure_step(const train_config& base, calibration& o
   // Three passes a round (about 0.1 s): a single pass moved by 40 % from
   // round to round on a shared machine.
   const double dense = median_of_five([&] { return work.passes(3); }) / 3.0;
+  out.sync_gbps = measure_sync(work.replica_size());
   const double step_bytes = 16.0 * double(work.replica_size()) * double(batches.size());
   const double traffic = step_bytes / (out.memory_gbps * 1e9);
   out.gflops = flops * double(examples) / std::max(dense - traffic, 0.5 * dense) / 1e9;

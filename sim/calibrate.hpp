@@ -34,6 +34,9 @@
 //                dct.mp: per value of those replies' dense size, a worker's
 //                decode of the reply and the scatter of its entries
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
+//   sync-gbps    the same with buffers of the replica's parameters (the
+//                dense sync's snapshots, merges and elastic updates move
+//                vectors of that size, which the caches hold)
 //   message-us   a handler's fixed cost: here (message_cold_us) a ping-pong
 //                between two CAF actors on one scheduler thread where each
 //                handler first sweeps a buffer the size of the core's L2 (as
@@ -71,6 +74,7 @@ namespace runtime {
 
 struct calibration {
   double gflops = 0, memory_gbps = 0, message_us = 0;
+  double sync_gbps = 0; // memcpy of the replica's size (the dense sync's traffic)
   double message_warm_us = 0; // the ping-pong with warm caches (the remote terms' local part)
   double message_cold_us = 0; // the ping-pong whose handlers sweep the L2
   // The handlers' job (tools/calibrate_handlers.cpp): its handlers, and

@@ -12,6 +12,17 @@ work_cost bytes(double b) {
   return c;
 }
 
+// The dense sync's traffic: at sync_gbps where calibrated (the replica's
+// vectors stay in the caches), else as memory traffic.
+work_cost sync_bytes(double b, const virtual_settings& host) {
+  if (host.sync_gbps <= 0)
+    return bytes(b);
+  work_cost c;
+  c.seconds = b / (host.sync_gbps * 1e9);
+  c.timed = true;
+  return c;
+}
+
 work_cost per_row(double rows, double ns, double bytes_if_uncalibrated) {
   if (ns <= 0)
     return bytes(bytes_if_uncalibrated);
@@ -65,27 +76,27 @@ work_cost cost_of(actors::work kind, double items, double width, double more,
     case work::sparse_decode: // the decode and the scatter, per value of the dense size
       return per_row(items * width, host.mp_decode_value_ns, 4.0 * (items * width));
     case work::snapshot: // the copy
-      return bytes(8.0 * items);
+      return sync_bytes(8.0 * items, host);
     case work::merge:
-      return bytes(16.0 * items);
+      return sync_bytes(16.0 * items, host);
     case work::elastic_update:
-      return bytes(12.0 * items);
+      return sync_bytes(12.0 * items, host);
     case work::sparse_exchange:
       // decode, the elastic update, the threshold pass (8 entries tested at
       // once), the estimate every dct.refresh rounds and the encode: bench_dct
       // times the whole round at 65-66 bytes of memcpy traffic an entry
-      return bytes(66.0 * items + 2.0 * more);
+      return sync_bytes(66.0 * items + 2.0 * more, host);
     case work::dense_delta:
       // w - image (12 bytes an entry) and the threshold pass (40). bench_dct
       // times the syncer's whole round (with the estimate, the encode and the
       // reply's decode and scatter) at 65-69 at keep 0.003: not re-derived
       // yet (docs/dct.md)
-      return bytes(52.0 * items);
+      return sync_bytes(52.0 * items, host);
     case work::sparse_relay: // decode, and pass it on
-      return bytes(8.0 * items);
+      return sync_bytes(8.0 * items, host);
     case work::ring_reduce: // reduce or copy
     case work::ring_sum:    // the sum and the target
-      return bytes(12.0 * items);
+      return sync_bytes(12.0 * items, host);
     case work::checkpoint_gather: // the rows gathered into the file
     case work::checkpoint_load:
       return bytes(items);

@@ -78,7 +78,7 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     return "calibrate: the handlers' job: " + *e;
   if (auto e = runtime::build_train_config(opts, cfg))
     return "calibrate: the handlers' job: " + *e;
-  // Three jobs, the median of their gaps: one job's thread CPU times move
+  // handler_jobs jobs, the median of their gaps: one job's thread CPU times move
   // by a few us a handler with the machine.
   std::vector<double> gaps;
   double handlers = 0;

@@ -48,6 +48,7 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
   r.note = note;
   r.sim = {{"gflops", c.gflops},
            {"memory-gbps", c.memory_gbps},
+           {"sync-gbps", c.sync_gbps},
            {"message-us", c.message_us},
            {"lookup-row-ns", c.lookup_row_ns},
            {"push-row-ns", c.push_row_ns},

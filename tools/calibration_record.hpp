@@ -26,7 +26,7 @@ std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
 
 // The handlers' job: its rows, and how many times it runs (the median).
 inline constexpr std::size_t handler_job_rows = 100000;
-inline constexpr int handler_jobs = 3;
+inline constexpr int handler_jobs = 5;
 
 // sim.message-us where handlers run: a job of the roles (2 trainers,
 // S-EASGD, handler_job_rows synthetic rows, one host of this machine's

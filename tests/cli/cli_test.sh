@@ -189,8 +189,8 @@ expect 2 "--restart=always: expected on-failure or no" "launch refuses an unknow
 # calibrate prints every cost constant as INI lines that train reads back.
 mkdir "$tmp/ctmp"
 if TMPDIR="$tmp/ctmp" "$bin" calibrate > "$tmp/sim.ini" 2> "$tmp/calibrate.log"; then
-  keys=$(grep -cE '^(gflops|memory-gbps|message-us|lookup-row-ns|push-row-ns|parse-example-ns|batch-id-ns|mp-push-value-ns|mp-reply-value-ns|mp-decode-value-ns|core-contention|remote-message-us|remote-gbps|remote-tls-message-us|remote-tls-gbps) = [0-9.e+-]+$' "$tmp/sim.ini")
-  [ "$keys" = 15 ] && ok "calibrate: 15 constants" || bad "calibrate output: $(cat "$tmp/sim.ini")"
+  keys=$(grep -cE '^(gflops|memory-gbps|message-us|lookup-row-ns|push-row-ns|parse-example-ns|batch-id-ns|mp-push-value-ns|mp-reply-value-ns|mp-decode-value-ns|sync-gbps|core-contention|remote-message-us|remote-gbps|remote-tls-message-us|remote-tls-gbps) = [0-9.e+-]+$' "$tmp/sim.ini")
+  [ "$keys" = 16 ] && ok "calibrate: 16 constants" || bad "calibrate output: $(cat "$tmp/sim.ini")"
   # the TLS terms: measured (a mutual TLS exchange took place), and no
   # certificate folder left behind
   grep -qE '^remote-tls-message-us = [1-9]' "$tmp/sim.ini" && ok "calibrate: TLS terms measured" ||

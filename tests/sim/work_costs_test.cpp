@@ -45,3 +45,21 @@ TEST_CASE("work costs: a thresholded message's decode is priced per value of its
   CHECK(timed.timed);
   CHECK(timed.seconds == doctest::Approx(1600 * 0.5e-9));
 }
+
+TEST_CASE("work costs: the dense sync's traffic is priced at sim.sync-gbps where calibrated, "
+          "else as memory traffic") {
+  runtime::virtual_settings s;
+  using actors::work;
+  for (const auto kind : {work::snapshot, work::merge, work::elastic_update, work::ring_reduce,
+                          work::ring_sum, work::dense_delta, work::sparse_relay,
+                          work::sparse_exchange}) {
+    s.sync_gbps = 0;
+    const auto as_memory = runtime::cost_of(kind, 1000, 0, 0, s);
+    CHECK_FALSE(as_memory.timed);
+    CHECK(as_memory.bytes > 0);
+    s.sync_gbps = 50;
+    const auto timed = runtime::cost_of(kind, 1000, 0, 0, s);
+    CHECK(timed.timed);
+    CHECK(timed.seconds == doctest::Approx(as_memory.bytes / 50e9));
+  }
+}
