@@ -1,6 +1,6 @@
 #pragma once
 // `shadowsync calibrate`: the constants of the virtual clock's cost model
-// (sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
+// (sim.gflops, sim.memory-gbps, sim.sync-gbps, sim.message-us, sim.lookup-row-ns,
 // sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns,
 // sim.mp-reply-value-ns, sim.mp-decode-value-ns, sim.core-contention,
 // sim.remote-message-us, sim.remote-gbps; sim/virtual_time.hpp),

@@ -102,7 +102,7 @@ std::optional<std::string> keep_machine_calibration(const runtime::option_set& o
   if (auto e = runtime::build_train_config(defaults, cfg))
     return "measuring this machine's calibration: " + *e;
   spdlog::info("sim.calibration = this-machine: no calibration of this machine ({}, {}, {} "
-               "cores) is kept yet; measuring it once (5-30 s) for {}",
+               "cores) is kept yet; measuring it once (15-60 s) for {}",
                runtime::cpu_model_name(), runtime::build_isa_level(),
                std::thread::hardware_concurrency(), path);
   runtime::calibration c;

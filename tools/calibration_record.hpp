@@ -40,7 +40,7 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& cfg
 
 // sim.calibration = this-machine on a virtual-clock run whose machine has no
 // kept calibration yet: measures one on the default model and batch (as
-// `shadowsync calibrate` does, 5-30 s) and keeps it at
+// `shadowsync calibrate` does, 15-60 s) and keeps it at
 // runtime::kept_calibration_path(), saying so. An existing file is read,
 // never rewritten: a damaged one is an error naming it. Errors name the path.
 std::optional<std::string> keep_machine_calibration(const runtime::option_set& o);
