@@ -6,7 +6,7 @@
 //   sim.cores-per-host   cores of each simulated host (virtual clock)
 //   sim.cost             model (counted work, deterministic) or measured
 //                        (each handler's thread CPU time)
-//   sim.gflops, sim.memory-gbps, sim.message-us, sim.lookup-row-ns,
+//   sim.gflops, sim.memory-gbps, sim.sync-gbps, sim.message-us, sim.lookup-row-ns,
 //   sim.push-row-ns, sim.parse-example-ns, sim.batch-id-ns, sim.mp-push-value-ns,
 //   sim.mp-reply-value-ns, sim.mp-decode-value-ns, sim.core-contention,
 //   sim.remote-message-us, sim.remote-gbps       the model's constants

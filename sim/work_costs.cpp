@@ -12,24 +12,21 @@ work_cost bytes(double b) {
   return c;
 }
 
-// The dense sync's traffic: at sync_gbps where calibrated (the replica's
-// vectors stay in the caches), else as memory traffic.
-work_cost sync_bytes(double b, const virtual_settings& host) {
-  if (host.sync_gbps <= 0)
-    return bytes(b);
+work_cost timed(double seconds) {
   work_cost c;
-  c.seconds = b / (host.sync_gbps * 1e9);
+  c.seconds = seconds;
   c.timed = true;
   return c;
 }
 
+// The dense sync's traffic: at sync_gbps where calibrated (the replica's
+// vectors stay in the caches), else as memory traffic.
+work_cost sync_bytes(double b, const virtual_settings& host) {
+  return host.sync_gbps > 0 ? timed(b / (host.sync_gbps * 1e9)) : bytes(b);
+}
+
 work_cost per_row(double rows, double ns, double bytes_if_uncalibrated) {
-  if (ns <= 0)
-    return bytes(bytes_if_uncalibrated);
-  work_cost c;
-  c.seconds = rows * ns * 1e-9;
-  c.timed = true;
-  return c;
+  return ns > 0 ? timed(rows * ns * 1e-9) : bytes(bytes_if_uncalibrated);
 }
 
 } // namespace

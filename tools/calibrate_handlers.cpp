@@ -14,6 +14,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "report/output_files.hpp"
+
 #include "cluster/cluster.hpp"
 #include "data/synthetic.hpp"
 #include "report/progress.hpp"
@@ -23,7 +25,7 @@ namespace tools {
 
 namespace {
 
-// Removes the job's data file and its metadata on every way out.
+// Removes the job's scratch file (and a data file's metadata) on every way out.
 struct scratch_file {
   std::string path;
   ~scratch_file() {
@@ -32,6 +34,12 @@ struct scratch_file {
     std::filesystem::remove(path + ".meta.json", ec);
   }
 };
+
+std::string scratch_path(const std::string& what, const std::string& ext) {
+  return (std::filesystem::temp_directory_path() /
+          ("ss-calibrate-" + what + "-" + std::to_string(::getpid()) + ext))
+    .string();
+}
 
 // Restores spdlog's level: the job's own progress lines are not calibrate's.
 struct quiet_log {
@@ -44,10 +52,7 @@ struct quiet_log {
 
 std::optional<std::string> measure_handler_cost(const runtime::train_config& base,
                                                 runtime::calibration& c) {
-  namespace fs = std::filesystem;
-  scratch_file data{(fs::temp_directory_path() /
-                     ("ss-calibrate-job-" + std::to_string(::getpid()) + ".tsv"))
-                      .string()};
+  scratch_file data{scratch_path("job", ".tsv")};
   data::synthetic_options so;
   so.rows = handler_job_rows;
   std::string err;
@@ -57,7 +62,13 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
   // The validation suite's S-EASGD job on one host of this machine's cores:
   // readers, Hogwild workers, embedding shards, shadow syncers, a dense
   // shard and the trainers. Contention 1: the model's price has none, so
-  // the CPU time is compared as it was spent.
+  // the CPU time is compared as it was spent. The constants go to the job
+  // as a calibration file, as a run reads them.
+  scratch_file constants{scratch_path("constants", ".json")};
+  if (!runtime::write_replacing(constants.path,
+                                runtime::calibration_json(calibration_record_of(c, base, "")),
+                                &err))
+    return "calibrate: the handlers' job: " + err;
   const auto cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> args = {
     "--model.arch=" + base.arch_name,
@@ -65,12 +76,8 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     "--data.train=" + data.path, "--data.eval=", "--cluster.trainers=2",
     "--cluster.embedding-shards=2", "--sync.algorithm=s-easgd", "--sim.clock=virtual",
     "--sim.placement=one-host", "--sim.cores-per-host=" + std::to_string(cores),
-    "--sim.cost=measured", "--output.progress=none"};
-  for (const auto& [key, value] : calibration_record_of(c, base, "").sim)
-    if (key != "core-contention" && key != "message-us")
-      args.push_back("--sim." + key + "=" + std::to_string(value));
-  args.push_back("--sim.core-contention=1");
-  args.push_back("--sim.message-us=" + std::to_string(c.message_us));
+    "--sim.cost=measured", "--output.progress=none", "--sim.calibration=" + constants.path,
+    "--sim.core-contention=1"};
   runtime::option_set opts;
   runtime::add_train_options(opts);
   runtime::train_config cfg;
