@@ -4,7 +4,9 @@
 Every configuration runs for real on this machine and on the virtual clock,
 alternated, REPEATS rounds; the suite prints, per configuration, the median
 real examples/s (with its range), the virtual clock's prediction and its
-error, then the mean absolute and the median absolute error.
+error, and the dense sync's rounds of both (how often the syncers ran: the
+schedule, which quality follows), then the mean absolute and the median
+absolute error, and the virtual rounds over the real ones.
 
 Real: the one-process cluster on the wall clock (sim.clock=wall; real
 threads, CAF's scheduler with this machine's cores), or `launch` of three
@@ -66,7 +68,7 @@ def configurations():
     return rows
 
 
-def run(cmd, metrics, key):
+def run(cmd, metrics, key, rounds=None):
     proc = subprocess.run(cmd + ["--output.progress=none", "--output.metrics=" + metrics],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
@@ -78,6 +80,8 @@ def run(cmd, metrics, key):
     if key == "virtual": # the virtual clock's rate: examples per virtual second
         key = "examples_per_second"
         assert m["sim"]["clock"] == "virtual", "a virtual run's metrics say sim.clock=virtual"
+    if rounds is not None: # the dense sync's rounds (none: 0)
+        rounds.append(int((m.get("sync") or {}).get("rounds", 0)))
     return float(m[key])
 
 
@@ -116,7 +120,7 @@ def main():
                 "--cluster.embedding-shards=1", "--cluster.dense-shards=1", "--cluster.timeout-ms=10000",
                 "--data.train=" + data, "--data.eval="]
         certs = None
-        earlier = {}
+        earlier, earlier_rounds = {}, {}
         if a.real_from:
             with open(a.real_from) as f:
                 old = json.load(f)
@@ -124,21 +128,23 @@ def main():
                 sys.exit("--real-from %s: its runs read %d rows, not --rows=%d" % (a.real_from,
                                                                                 old["rows"], a.rows))
             earlier = {r["configuration"]: r["real"] for r in old["runs"]}
-        results, raw = [], []
+            earlier_rounds = {r["configuration"]: r.get("real_rounds", []) for r in old["runs"]}
+        results, raw, round_ratios = [], [], []
         for name, opts, kind in configs:
             real, virt = list(earlier.get(name, [])), []
+            real_rounds, virt_rounds = list(earlier_rounds.get(name, [])), []
             if a.real_from and not real:
                 sys.exit("--real-from %s: no real runs of '%s'" % (a.real_from, name))
             for _ in range(a.repeats):
                 if kind == "local":
                     if not a.real_from:
                         real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"],
-                                        metrics, "examples_per_second"))
+                                        metrics, "examples_per_second", real_rounds))
                     virt.append(run([a.bin, "train"] + common + opts +
                                     ["--sim.clock=virtual", "--sim.placement=one-host",
                                      "--sim.cores-per-host=%d" % cores,
                                      "--sim.calibration=" + a.calibration] + a.virtual_option,
-                                    metrics, "virtual"))
+                                    metrics, "virtual", virt_rounds))
                 else:
                     launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
                               "--data.eval="]
@@ -153,16 +159,22 @@ def main():
                                    "--openssl.key=%s/{node}.key" % certs,
                                    "--openssl.cafile=%s/ca.pem" % certs]
                     if not a.real_from:
-                        real.append(run(launch, metrics, "examples_per_second"))
+                        real.append(run(launch, metrics, "examples_per_second", real_rounds))
                     virt.append(run([a.bin, "train"] + job3 +
                                     ["--sim.clock=virtual", "--net.enabled=true",
                                      "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
                                      "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
                                      "--sim.calibration=" + a.calibration] + a.virtual_option,
-                                    metrics, "virtual"))
+                                    metrics, "virtual", virt_rounds))
             r, v = statistics.median(real), statistics.median(virt)
-            results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0)))
-            raw.append({"configuration": name, "real": real, "virtual": virt})
+            rr = "%d (%d-%d)" % (statistics.median(real_rounds), min(real_rounds),
+                                 max(real_rounds)) if real_rounds else "-"
+            vr = "%d" % statistics.median(virt_rounds) if virt_rounds else "-"
+            results.append((name, r, min(real), max(real), v, 100.0 * (v / r - 1.0), rr, vr))
+            if real_rounds and virt_rounds and statistics.median(real_rounds) > 0:
+                round_ratios.append(statistics.median(virt_rounds) / statistics.median(real_rounds))
+            raw.append({"configuration": name, "real": real, "virtual": virt,
+                        "real_rounds": real_rounds, "virtual_rounds": virt_rounds})
             sys.stderr.write("%s: real %.0f, virtual %.0f (%+.1f %%)\n" % (name, r, v, results[-1][5]))
     finally: # the data, the metrics and the certificates
         shutil.rmtree(tmp, ignore_errors=True)
@@ -170,10 +182,10 @@ def main():
           "of %d alternated rounds; constants: sim.calibration=%s"
           % (cores, a.rows, a.repeats, a.calibration))
     print()
-    print("| configuration | real examples/s (range) | virtual | error |")
-    print("|---|---|---|---|")
-    for name, r, lo, hi, v, err in results:
-        print("| %s | %.0f (%.0f-%.0f) | %.0f | %+.1f %% |" % (name, r, lo, hi, v, err))
+    print("| configuration | real examples/s (range) | virtual | error | sync rounds: real (range) | virtual |")
+    print("|---|---|---|---|---|---|")
+    for name, r, lo, hi, v, err, rr, vr in results:
+        print("| %s | %.0f (%.0f-%.0f) | %.0f | %+.1f %% | %s | %s |" % (name, r, lo, hi, v, err, rr, vr))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"rows": a.rows, "calibration": a.calibration, "runs": raw}, f, indent=1)
@@ -182,6 +194,10 @@ def main():
     print("mean |error| %.1f %%, median |error| %.1f %%, largest %.1f %%, within 10 %%: %d of %d"
           % (statistics.mean(errs), statistics.median(errs), max(errs),
              sum(1 for e in errs if e <= 10.0), len(errs)))
+    if round_ratios:
+        print("sync rounds, virtual over real (%d configurations that sync): median %.2f, "
+              "range %.2f-%.2f" % (len(round_ratios), statistics.median(round_ratios),
+                                   min(round_ratios), max(round_ratios)))
 
 
 if __name__ == "__main__":

@@ -96,6 +96,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (cfg.sim.virtual_clock) {
     auto s = cfg.sim.engine;
     s.seed = cfg.train.seed;
+    s.stealing = cfg.cluster.scheduler == scheduler_policy::stealing;
+    s.max_throughput = cfg.cluster.max_throughput;
     if (s.cores_per_host == 0)
       s.cores_per_host = cfg.cluster.workers + 1;
     engine = std::make_unique<virtual_engine>(s);

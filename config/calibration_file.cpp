@@ -125,7 +125,7 @@ const std::vector<std::string>& calibration_keys() {
     "parse-example-ns", "batch-id-ns", "mp-push-value-ns", "mp-reply-value-ns",
     "remote-tls-message-us", "remote-tls-gbps", "remote-streamed-message-us",
     "remote-tls-streamed-message-us", "mp-push-map-rows", "mp-push-value-big-ns",
-    "mp-decode-value-ns", "sync-gbps"};
+    "mp-decode-value-ns", "sync-gbps", "jitter"};
   return keys;
 }
 
@@ -134,7 +134,7 @@ const std::vector<std::string>& calibration_optional_keys() {
     "parse-example-ns", "batch-id-ns",           "mp-push-value-ns",
     "mp-reply-value-ns", "remote-tls-message-us", "remote-tls-gbps",
     "remote-streamed-message-us", "remote-tls-streamed-message-us", "mp-push-map-rows",
-    "mp-push-value-big-ns", "mp-decode-value-ns", "sync-gbps"};
+    "mp-push-value-big-ns", "mp-decode-value-ns", "sync-gbps", "jitter"};
   return keys;
 }
 

@@ -224,6 +224,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
       {"gflops", &out.engine.gflops},
       {"memory-gbps", &out.engine.memory_gbps},
       {"sync-gbps", &out.engine.sync_gbps},
+      {"jitter", &out.engine.jitter},
       {"message-us", &out.engine.message_us},
       {"lookup-row-ns", &out.engine.lookup_row_ns},
       {"push-row-ns", &out.engine.push_row_ns},

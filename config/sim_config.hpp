@@ -96,6 +96,12 @@ struct virtual_settings {
   // drawn from `seed` and the handler's number (repeatable); 0 = none.
   double jitter = 0;
   std::uint64_t seed = 1;   // the run's model.seed
+  // The scheduler each host's threads run (scheduler.policy,
+  // scheduler.max-throughput; sim/run_queues.hpp): CAF's work stealing
+  // (true) or sharing, and how many messages an actor handles a turn
+  // before its thread takes the next job (0: while its mailbox holds any).
+  bool stealing = true;
+  std::size_t max_throughput = 0;
 };
 
 struct sim_settings {

@@ -1,6 +1,7 @@
 #include "report/run_metrics.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,14 @@ std::vector<double> net_metrics::utilisation() const {
     out[h] = std::max(tx, rx) / span_seconds;
   }
   return out;
+}
+
+double sim_metrics::role_busy::cost_cv() const {
+  if (ratio_weight <= 0 || ratio_sum <= 0)
+    return 0;
+  const double mean = ratio_sum / ratio_weight;
+  const double var = std::max(0.0, ratio_sq_sum / ratio_weight - mean * mean);
+  return std::sqrt(var) / mean;
 }
 
 std::vector<double> sim_metrics::core_utilisation() const {
@@ -179,6 +188,7 @@ std::string to_json(const run_metrics& m) {
         roles[name]["model_seconds"] = r.model_seconds;
         roles[name]["bare_handlers"] = r.bare_handlers;
         roles[name]["bare_seconds"] = r.bare_seconds;
+        roles[name]["cost_cv"] = r.cost_cv();
       }
     }
   }

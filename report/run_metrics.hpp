@@ -146,13 +146,19 @@ struct sim_metrics {
   // With sim.cost=measured (`measured`) also the model's price of the same
   // handlers (sim.message-us each plus their counted work), and the handlers
   // that counted no work ("bare": a reply taken, a message passed on) apart,
-  // measured (sim/virtual_time.hpp).
+  // measured (sim/virtual_time.hpp); and how the measured time of the
+  // handlers that counted work spreads around the model's price: over them,
+  // weighted by the price w, the sums of w, w x r and w x r^2 of the ratio r
+  // = measured / price (cost_cv(): their coefficient of variation).
   struct role_busy {
     double seconds = 0;
     std::uint64_t handlers = 0;
     double model_seconds = 0;
     std::uint64_t bare_handlers = 0;
     double bare_seconds = 0;
+    double ratio_weight = 0, ratio_sum = 0, ratio_sq_sum = 0;
+    // The spread of r over its weighted mean (0: no handler counted work).
+    double cost_cv() const;
   };
   std::map<std::string, role_busy> busy_by_role;
   bool measured = false;

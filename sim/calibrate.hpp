@@ -81,6 +81,11 @@ struct calibration {
   // what each cost beyond the model's price with message_cold_us.
   std::uint64_t handler_job_handlers = 0;
   double handler_job_gap_us = 0;
+  // ... and how their measured times spread around the model's price (the
+  // price-weighted coefficient of variation, pooled over the roles): jitter,
+  // the uniform spread of the same variance (sim.jitter).
+  double handler_job_cost_cv = 0;
+  double jitter = 0;
   double lookup_row_ns = 0, push_row_ns = 0;
   double parse_example_ns = 0;
   double batch_id_ns = 0;

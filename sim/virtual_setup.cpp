@@ -12,7 +12,7 @@
 
 namespace runtime {
 
-virtual_engine::virtual_engine(virtual_settings s) : cfg_(s) {
+virtual_engine::virtual_engine(virtual_settings s) : cfg_(s), queues_(s.stealing) {
   cfg_.cores_per_host = std::max<std::size_t>(1, cfg_.cores_per_host);
 }
 
@@ -38,7 +38,9 @@ void virtual_engine::place(caf::actor_id id, std::size_t host) {
   if (cores_.size() <= host) {
     cores_.resize(host + 1, std::vector<time_point>(cfg_.cores_per_host, now()));
     host_busy_.resize(host + 1, 0.0);
+    turn_owners_.resize(host + 1, std::vector<caf::actor_id>(cfg_.cores_per_host, 0));
   }
+  queues_.add_host(host, cfg_.cores_per_host);
 }
 
 std::optional<std::size_t> virtual_engine::host_of(caf::actor_id id) const {

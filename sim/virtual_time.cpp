@@ -36,7 +36,11 @@ virtual_engine::duration to_duration(double seconds) {
 bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_element_ptr& what) {
   if (delivering_ || !in_handler_)
     return false; // due now
-  outbox_.push_back(held_message{caf::strong_actor_ptr{receiver->ctrl()}, std::move(what)});
+  held_message m;
+  m.receiver = caf::strong_actor_ptr{receiver->ctrl()};
+  m.what = std::move(what);
+  m.origin = running_on_;
+  outbox_.push_back(std::move(m));
   return true;
 }
 
@@ -109,42 +113,133 @@ std::string role_name(caf::abstract_actor* a) {
 
 } // namespace
 
-void virtual_engine::run_job() {
-  auto* job = sched_->jobs.front();
+void virtual_engine::absorb(const origin_type& origin) {
+  while (!sched_->jobs.empty()) {
+    auto* job = sched_->jobs.front();
+    sched_->jobs.pop_front();
+    auto* actor = dynamic_cast<caf::abstract_actor*>(job);
+    auto i = actor ? actors_.find(actor->id()) : actors_.end();
+    if (i == actors_.end() || !i->second.host) {
+      free_jobs_.push_back(job);
+      continue;
+    }
+    auto& a = i->second;
+    if (a.in_turn && a.busy_until >= now()) { // its handler runs: its mailbox holds more
+      a.pending = job;
+      ends_.emplace(a.busy_until, actor->id()); // its turn goes on, or not, at its end
+      continue;
+    }
+    a.in_turn = false; // (its turn ended with its last handler)
+    if (origin && origin->first == *a.host)
+      queues_.push_internal(*a.host, origin->second, job);
+    else
+      queues_.push_external(*a.host, job);
+  }
+}
+
+void virtual_engine::end_turns() {
+  const auto t = now();
+  while (!ends_.empty() && ends_.begin()->first <= t) {
+    const auto id = ends_.begin()->second;
+    ends_.erase(ends_.begin());
+    auto i = actors_.find(id);
+    if (i == actors_.end() || !i->second.pending)
+      continue;
+    auto& a = i->second;
+    auto* job = a.pending;
+    a.pending = nullptr;
+    if (cfg_.max_throughput == 0 || a.handled < cfg_.max_throughput) {
+      a.continuing = true;
+      queues_.continue_on(*a.host, a.core, job);
+    } else { // the turn's budget is spent: the back of its core's queue
+      a.in_turn = false;
+      queues_.push_later(*a.host, a.core, job);
+    }
+  }
+}
+
+bool virtual_engine::run_next() {
+  if (!free_jobs_.empty()) {
+    auto* job = free_jobs_.front();
+    free_jobs_.pop_front();
+    run_job(job, std::nullopt, 0);
+    return true;
+  }
+  const auto t = now();
+  if (!machine_.empty() && *std::min_element(machine_.begin(), machine_.end()) > t)
+    return false; // every core of the machine is busy
+  const auto& hosts = queues_.hosts_with_work();
+  if (hosts.empty())
+    return false;
+  // On a shared machine the hosts take a free core in turn (the OS's
+  // threads); on their own, in order.
+  auto first = machine_.empty() ? hosts.begin() : hosts.lower_bound(next_host_);
+  for (std::size_t n = 0; n < hosts.size(); ++n, ++first) {
+    if (first == hosts.end())
+      first = hosts.begin();
+    const auto h = *first;
+    const auto& cs = cores_[h];
+    for (std::size_t k = 0; k < cs.size(); ++k)
+      if (cs[k] <= t && queues_.can_take(h, k)) {
+        next_host_ = h + 1;
+        run_job(queues_.take(h, k), h, k);
+        return true;
+      }
+  }
+  return false;
+}
+
+std::optional<virtual_engine::time_point> virtual_engine::next_core_time() const {
+  std::optional<time_point> out;
+  for (const auto h : queues_.hosts_with_work()) {
+    const auto& cs = cores_[h];
+    for (std::size_t k = 0; k < cs.size(); ++k)
+      if (queues_.can_take(h, k) && (!out || cs[k] < *out))
+        out = cs[k];
+  }
+  if (out && !machine_.empty())
+    out = std::max(*out, *std::min_element(machine_.begin(), machine_.end()));
+  return out;
+}
+
+void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> host,
+                             std::size_t core) {
   const auto t = now();
   auto* actor = dynamic_cast<caf::abstract_actor*>(job);
   const caf::actor_id id = actor ? actor->id() : 0;
-  std::optional<std::size_t> host;
-  time_point ready = t;
   role_totals* role = nullptr; // (a map's node: stays where it is)
-  if (auto i = actors_.find(id); i != actors_.end()) {
-    host = i->second.host;
-    ready = std::max(ready, i->second.busy_until);
-    if (!i->second.role) // named before its handler: the handler may end the actor
-      i->second.role = &stats_.by_role[role_name(actor)];
-    role = i->second.role;
+  actor_info* info = nullptr;
+  if (host) {
+    info = &actors_.at(id);
+    if (!info->role) // named before its handler: the handler may end the actor
+      info->role = &stats_.by_role[role_name(actor)];
+    role = info->role;
+    auto& owner = turn_owners_[*host][core]; // the turn it takes the core from is over
+    if (owner != id) {
+      if (auto prev = actors_.find(owner); prev != actors_.end() && prev->second.core == core)
+        prev->second.in_turn = false;
+      owner = id;
+    }
+    if (!info->continuing) // a new turn
+      info->handled = 0;
+    info->continuing = false;
+    info->in_turn = true;
+    info->core = core;
+    ++info->handled;
   }
-  std::size_t core = 0, mcore = 0; // its host's core, the machine's
+  std::size_t mcore = 0; // the machine's core (sim.machine-cores)
   // The core its work runs on: the machine's (sim.machine-cores), else the host's.
   std::vector<time_point>* physical = nullptr;
-  std::size_t pcore = 0;
+  std::size_t pcore = core;
   if (host) {
-    const auto& cs = cores_[*host];
-    core = std::size_t(std::min_element(cs.begin(), cs.end()) - cs.begin());
-    ready = std::max(ready, cs[core]);
     physical = &physical_cores(*host);
-    pcore = core;
     if (!machine_.empty()) {
       mcore = std::size_t(std::min_element(machine_.begin(), machine_.end()) - machine_.begin());
-      ready = std::max(ready, machine_[mcore]);
       pcore = mcore;
     }
   }
-  if (ready > t) { // its actor or every core of its host is busy until then
-    sched_->jobs.pop_front();
-    deferred_.emplace(ready, job);
-    return;
-  }
+  sched_->jobs.push_front(job);
+  running_on_ = host ? origin_type{{*host, core}} : std::nullopt;
   in_handler_ = true;
   handler_start_ = t;
   charged_s_ = 0;
@@ -170,13 +265,20 @@ void virtual_engine::run_job() {
     cores_[*host][core] = end;
     if (!machine_.empty())
       machine_[mcore] = end;
-    if (auto i = actors_.find(id); i != actors_.end())
+    if (auto i = actors_.find(id); i != actors_.end()) // (the handler may have ended it)
       i->second.busy_until = end;
     if (role) {
       role->seconds += cost;
       ++role->handlers;
       if (cfg_.measured) { // the model's price of the same handler, beside the CPU's
-        role->model_seconds += cfg_.message_us * 1e-6 + charged_s_;
+        const double price = cfg_.message_us * 1e-6 + charged_s_;
+      role->model_seconds += price;
+      if (charged_s_ > 0) { // its spread around the price
+        const double r = (cost - device_s_) / price;
+        role->ratio_weight += price;
+        role->ratio_sum += price * r;
+        role->ratio_sq_sum += price * r * r;
+      }
         if (charged_s_ == 0) {
           ++role->bare_handlers;
           role->bare_seconds += cost - device_s_;
@@ -223,6 +325,8 @@ void virtual_engine::run_job() {
   if (depart > end)
     (*physical)[pcore] = depart;
   ++stats_.handlers;
+  absorb(running_on_); // its own job, when its mailbox holds more; actors it spawned
+  running_on_.reset();
 }
 
 std::optional<virtual_engine::time_point> virtual_engine::next_event() const {
@@ -232,8 +336,10 @@ std::optional<virtual_engine::time_point> virtual_engine::next_event() const {
     consider(in_flight_.begin()->first);
   if (!departing_.empty())
     consider(departing_.begin()->first);
-  if (!deferred_.empty())
-    consider(deferred_.begin()->first);
+  if (!ends_.empty())
+    consider(ends_.begin()->first);
+  if (const auto c = next_core_time())
+    consider(*c);
   if (!events_.empty())
     consider(events_.begin()->first);
   const auto& timers = sched_->clock().schedule();
@@ -248,6 +354,7 @@ void virtual_engine::advance_to(time_point t) {
   // fires every pending timer whatever its time, and moves the clock to the
   // latest, e.g. a request's timeout 30 s on.)
   sched_->clock().advance_time(t > n ? t - n : caf::actor_clock::duration_type{0});
+  absorb(std::nullopt); // made ready by a timer: from outside the hosts' threads
   // Departures first, in the order they leave: a NIC queues a message
   // behind those that left before it, not behind those whose handlers ran
   // before (a long handler's messages leave at its end, later).
@@ -278,8 +385,10 @@ void virtual_engine::advance_to(time_point t) {
       in_flight_.insert(std::move(node));
       continue;
     }
-    if (auto* a = caf::actor_cast<caf::abstract_actor*>(m.receiver))
+    if (auto* a = caf::actor_cast<caf::abstract_actor*>(m.receiver)) {
       a->enqueue(std::move(m.what), nullptr);
+      absorb(m.origin);
+    }
   }
   delivering_ = false;
   while (!events_.empty() && events_.begin()->first <= t) {
@@ -287,22 +396,14 @@ void virtual_engine::advance_to(time_point t) {
     events_.erase(events_.begin());
     f();
   }
-  // Jobs that waited for their actor or a core go before those made ready
-  // now, in the order they became due: first ready, first run, so a role
-  // that keeps a core busy cannot starve one that waits for it.
-  std::vector<caf::resumable*> due;
-  while (!deferred_.empty() && deferred_.begin()->first <= t) {
-    due.push_back(deferred_.begin()->second);
-    deferred_.erase(deferred_.begin());
-  }
-  sched_->jobs.insert(sched_->jobs.begin(), due.begin(), due.end());
+  absorb(std::nullopt);
 }
 
 bool virtual_engine::step() {
-  if (!sched_->jobs.empty()) {
-    run_job();
+  absorb(std::nullopt); // sent from outside any handler (the coordinator, a spawn)
+  end_turns();
+  if (run_next())
     return true;
-  }
   const auto t = next_event();
   if (!t)
     return false;

@@ -5,10 +5,18 @@
 // the engine decides when, in virtual time, each one runs:
 //
 // - Hosts and cores. A role spawned with actors::spawn_role() is placed on
-//   a host with `cores_per_host` cores. Its handler starts when its message
-//   has arrived, the role's previous handler has ended (an actor is
-//   sequential) and one of its host's cores is free; it holds that core
-//   from start to start + cost.
+//   a host with `cores_per_host` cores (its scheduler's threads). Its
+//   handler starts when its message has arrived, the role's previous
+//   handler has ended (an actor is sequential) and its turn comes on one of
+//   its host's cores; it holds that core from start to start + cost.
+// - Turns, as CAF's scheduler takes them (scheduler.policy,
+//   scheduler.max-throughput; the queues: sim/run_queues.hpp). An actor
+//   made ready by a message joins a core's queue: with work stealing the
+//   front of its sender's core's when the sender ran on the same host,
+//   else the back of a core's in turn. When a handler ends and its actor's
+//   mailbox holds more (messages that arrived while it ran), the actor
+//   keeps its core and runs the next one, up to max_throughput messages a
+//   turn (0: while any are left), then joins the back of its core's queue.
 // - Costs. `model` (deterministic): message_us per handler, plus the work
 //   the handler counted (actors::count), priced by sim/work_costs.hpp:
 //   flops / gflops + bytes / memory_gbps, and an embedding shard's rows at
@@ -46,12 +54,15 @@
 //   once.
 // - A frozen host (faults.freeze) starts no handler until the freeze ends;
 //   its messages wait in its mailboxes.
-// - The loop: run the first ready job whose actor and core are free now
-//   (else defer it to when they are), and when no job is ready, advance the
-//   actor clock (caf::detail::test_actor_clock) to the next event: a held
-//   message's arrival, a deferred job, or a timer. Ties keep their order, so
-//   a run is a function of its inputs: the same command gives the same
-//   events, the same virtual times and the same results.
+// - The loop: end the turns whose handlers have ended, run a job of a role
+//   on no host (the coordinator's helpers: free, at once), else the next job
+//   of a free core (hosts and cores in order; on a shared machine the hosts
+//   take the free core in turn), and when none is left, advance the actor
+//   clock (caf::detail::test_actor_clock) to the next event: a held
+//   message's arrival, a handler's end, a core freed for a waiting job, or a
+//   timer. Ties keep their order, so a run is a function of its inputs: the
+//   same command gives the same events, the same virtual times and the same
+//   results.
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -60,6 +71,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <caf/actor_clock.hpp>
@@ -68,6 +80,7 @@
 
 #include "actors/sim_host.hpp"
 #include "sim/network_model.hpp"
+#include "sim/run_queues.hpp"
 #include "config/sim_config.hpp"
 #include "report/run_metrics.hpp"
 
@@ -173,17 +186,40 @@ private:
     // Waiting to depart into the network model: its hosts and wire bytes.
     std::size_t from_host = 0;
     std::size_t bytes = 0;
+    // Where its sender ran (a handler's host and core; none: outside one).
+    std::optional<std::pair<std::size_t, std::size_t>> origin;
   };
   struct actor_info {
     std::optional<std::size_t> host;
     time_point busy_until{};
     role_totals* role = nullptr; // in stats_.by_role, from its first handler
+    // Its turn: whether its last handler may go on (until busy_until), the
+    // core it holds, the messages handled, its job while a handler runs and
+    // the mailbox holds more (decided at the handler's end: ends_), and
+    // whether the next handler goes on the turn.
+    bool in_turn = false;
+    bool continuing = false;
+    std::size_t core = 0;
+    std::size_t handled = 0;
+    caf::resumable* pending = nullptr;
   };
+  using origin_type = std::optional<std::pair<std::size_t, std::size_t>>;
+  // Moves the jobs CAF queued (sched_->jobs) to where they wait: the
+  // running turn of their actor, the queues of its host (made ready from
+  // `origin`), or the free list of a role on no host.
+  void absorb(const origin_type& origin);
+  // Decides the turns of the pending jobs whose handlers have ended by now:
+  // continued on their core, or queued at its back (the turn's budget spent).
+  void end_turns();
+  // Runs the next job that can run now; false when none.
+  bool run_next();
+  void run_job(caf::resumable* job, std::optional<std::size_t> host, std::size_t core);
+  // The earliest time a free core meets a waiting job, if any waits.
+  std::optional<time_point> next_core_time() const;
   std::optional<time_point> next_event() const;
   // The host a role was placed on, if any.
   std::optional<std::size_t> host_of(caf::actor_id id) const;
   void advance_to(time_point t);
-  void run_job();
 
   virtual_settings cfg_;
   network_model* net_ = nullptr;
@@ -192,6 +228,7 @@ private:
   std::unordered_map<caf::actor_id, actor_info> actors_;
   std::vector<std::vector<time_point>> cores_; // per host: when each core is free
   std::vector<time_point> machine_;             // machine_cores: when each is free
+  std::vector<std::vector<caf::actor_id>> turn_owners_; // per host and core: its last actor
   // Per host: when its I/O lanes are free (sim.remote-*).
   std::unordered_map<std::size_t, time_point> tx_free_, rx_free_;
   std::vector<double> host_busy_;
@@ -199,10 +236,14 @@ private:
   // Messages for the network model, by departure: each NIC takes them in
   // the order they leave, whenever their handlers ran.
   std::multimap<time_point, held_message> departing_;
-  std::multimap<time_point, caf::resumable*> deferred_; // jobs waiting for a core
+  run_queues queues_;                       // jobs waiting for a core, per host
+  std::deque<caf::resumable*> free_jobs_;   // jobs of roles on no host
+  std::multimap<time_point, caf::actor_id> ends_; // ends of handlers with a pending job
+  std::size_t next_host_ = 0; // sim.machine-cores: the host whose turn it is
   std::multimap<time_point, std::function<void()>> events_; // at()
   // The handler running now.
   bool in_handler_ = false, delivering_ = false;
+  origin_type running_on_; // its host and core
   time_point handler_start_{};
   double charged_s_ = 0;
   double device_s_ = 0; // charge_seconds() of the running handler

@@ -3,10 +3,12 @@
 // virtual clock with sim.cost=measured, each handler's thread CPU time
 // against what the model, at the constants just measured, prices the same
 // handler; the difference over the handlers is what each costs beyond its
-// counted work.
+// counted work, and the spread of each handler's time around its price is
+// the run-to-run variation a model run draws (sim.jitter).
 #include "tools/calibration_record.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <vector>
 #include <thread>
@@ -77,7 +79,7 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     "--cluster.embedding-shards=2", "--sync.algorithm=s-easgd", "--sim.clock=virtual",
     "--sim.placement=one-host", "--sim.cores-per-host=" + std::to_string(cores),
     "--sim.cost=measured", "--output.progress=none", "--sim.calibration=" + constants.path,
-    "--sim.core-contention=1"};
+    "--sim.core-contention=1", "--sim.jitter=0"};
   runtime::option_set opts;
   runtime::add_train_options(opts);
   runtime::train_config cfg;
@@ -87,7 +89,7 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     return "calibrate: the handlers' job: " + *e;
   // handler_jobs jobs, the median of their gaps: one job's thread CPU times move
   // by a few us a handler with the machine.
-  std::vector<double> gaps;
+  std::vector<double> gaps, spreads;
   double handlers = 0;
   for (int job = 0; job < handler_jobs; ++job) {
     runtime::run_metrics m;
@@ -99,9 +101,13 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     }
     if (!m.sim || !m.sim->measured)
       return std::string("calibrate: the handlers' job ran without measured costs");
-    double measured = 0, model = 0;
+    double measured = 0, model = 0, weight = 0, variance = 0;
     handlers = 0;
     for (const auto& [role, r] : m.sim->busy_by_role) {
+      // The spread: each role's around its own mean (the gap below is the
+      // mean's), pooled by the roles' priced time.
+      weight += r.ratio_weight;
+      variance += r.ratio_weight * r.cost_cv() * r.cost_cv();
       double s = r.seconds, p = r.model_seconds, h = double(r.handlers);
       // A role whose bare handlers are long (a shard filling its tables
       // before training) counts its other handlers only.
@@ -117,8 +123,14 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     if (handlers <= 0)
       return std::string("calibrate: the handlers' job ran no handler");
     gaps.push_back(1e6 * (measured - model) / handlers);
+    spreads.push_back(weight > 0 ? std::sqrt(variance / weight) : 0.0);
   }
   std::sort(gaps.begin(), gaps.end());
+  std::sort(spreads.begin(), spreads.end());
+  c.handler_job_cost_cv = spreads[spreads.size() / 2];
+  // u uniform in [-1, 1) has a standard deviation of 1 / sqrt(3); sim.jitter
+  // takes at most 0.9.
+  c.jitter = std::min(0.9, std::sqrt(3.0) * c.handler_job_cost_cv);
   c.handler_job_gap_us = gaps[gaps.size() / 2];
   c.handler_job_handlers = std::uint64_t(handlers);
   c.message_us = std::max(c.message_us, c.message_us + c.handler_job_gap_us);

@@ -46,7 +46,8 @@ runtime::calibration_record sample() {
   r.command = "shadowsync calibrate --out=x.json";
   r.note = "by hand";
   const double v[] = {123.5, 21.25, 0.5, 9.75, 20.5, 1.25, 40.5,   3.5,    850.0,
-                      12.5,  6.5,   3.25, 55.5, 1.5, 7.5, 4.25, 34150.0, 8.75, 0.625, 64.5};
+                      12.5,  6.5,   3.25, 55.5, 1.5, 7.5, 4.25, 34150.0, 8.75, 0.625, 64.5,
+                      0.375};
   REQUIRE(runtime::calibration_keys().size() == std::size(v));
   for (std::size_t i = 0; i < runtime::calibration_keys().size(); ++i)
     r.sim[runtime::calibration_keys()[i]] = v[i];
@@ -92,6 +93,7 @@ TEST_CASE("a calibration file round-trips") {
   CHECK(c.sim.engine.mp_push_value_big_ns == 8.75);
   CHECK(c.sim.engine.mp_decode_value_ns == 0.625);
   CHECK(c.sim.engine.sync_gbps == 64.5);
+  CHECK(c.sim.engine.jitter == 0.375);
   CHECK(c.sim.engine.remote_tls_message_us == 55.5);
   CHECK(c.sim.engine.remote_tls_gbps == 1.5);
   CHECK_FALSE(c.sim.engine.remote_tls); // the run's choice, not the file's
@@ -108,7 +110,7 @@ TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns
         ",\n    \"remote-streamed-message-us\": 7.5",
         ",\n    \"remote-tls-streamed-message-us\": 4.25", ",\n    \"mp-push-map-rows\": 34150.0",
         ",\n    \"mp-push-value-big-ns\": 8.75", ",\n    \"mp-decode-value-ns\": 0.625",
-        ",\n    \"sync-gbps\": 64.5"}) {
+        ",\n    \"sync-gbps\": 64.5", ",\n    \"jitter\": 0.375"}) {
     const auto at = text.find(key);
     REQUIRE(at != std::string::npos);
     text.erase(at, key.size());
@@ -129,6 +131,7 @@ TEST_CASE("a calibration file without the optional parse-example-ns, batch-id-ns
   CHECK(c.sim.engine.mp_push_value_big_ns == 0.0);
   CHECK(c.sim.engine.mp_decode_value_ns == 0.0);
   CHECK(c.sim.engine.sync_gbps == 0.0);
+  CHECK(c.sim.engine.jitter == 0.0);
   CHECK(c.sim.engine.remote_tls_message_us == 0.0);
   CHECK(c.sim.engine.remote_tls_gbps == 0.0);
   CHECK(c.sim.engine.remote_streamed_message_us == 0.0);

@@ -110,6 +110,7 @@ TEST_CASE("a virtual-clock run reads this machine's kept calibration and names i
   for (const auto& k : runtime::calibration_keys())
     r.sim[k] = 3.5;
   r.sim["gflops"] = 77.25;
+  r.sim["jitter"] = 0.25; // (at most 0.9)
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path) << runtime::calibration_json(r);
   REQUIRE(test::train_config_error(small_run, cfg) == "");

@@ -338,3 +338,61 @@ TEST_CASE("virtual time: jitter varies handler costs within bounds, repeatably b
   CHECK(jittered_starts(0.3, 1) == a);  // the same seed: the same run
   CHECK(jittered_starts(0.3, 2) != a);  // another seed: other costs
 }
+
+TEST_CASE("virtual time: a message sent from a handler runs next on its sender's core, as CAF's "
+          "work stealing runs it; with sharing it waits its turn") {
+  for (const bool stealing : {true, false}) {
+    CAPTURE(stealing);
+    auto s = fixture::settings(1);
+    s.stealing = stealing;
+    fixture f(s);
+    const auto origin = f.engine.now();
+    auto c = actors::spawn_role(*f.sys, 0, worker, std::string("c"), f.log, origin,
+                                caf::actor{});
+    auto a = actors::spawn_role(*f.sys, 0, fan, std::string("a"), f.log, origin,
+                                std::vector<caf::actor>{c});
+    auto b = actors::spawn_role(*f.sys, 0, worker, std::string("b"), f.log, origin,
+                                caf::actor{});
+    caf::anon_send(a, 1); // from outside: a, then b, at the back of the queue
+    caf::anon_send(b, 1);
+    f.engine.run();
+    // a's message to c, sent at a's end (1 ms): stealing puts c at the front
+    // of the core's queue, ahead of b, which has waited since 0; sharing
+    // behind it.
+    const std::vector<event> want = stealing
+                                      ? std::vector<event>{{"a", 0}, {"c", 1}, {"b", 1}}
+                                      : std::vector<event>{{"a", 0}, {"b", 1}, {"c", 2}};
+    CAPTURE(show(*f.log));
+    CHECK(*f.log == want);
+    for (auto h : {a, b, c})
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  }
+}
+
+TEST_CASE("virtual time: an actor keeps its core while its mailbox holds messages, up to "
+          "max-throughput a turn") {
+  for (const std::size_t turn : {0, 1}) {
+    CAPTURE(turn);
+    auto s = fixture::settings(1);
+    s.max_throughput = turn;
+    fixture f(s);
+    const auto origin = f.engine.now();
+    auto a = actors::spawn_role(*f.sys, 0, worker, std::string("a"), f.log, origin,
+                                caf::actor{});
+    auto b = actors::spawn_role(*f.sys, 0, worker, std::string("b"), f.log, origin,
+                                caf::actor{});
+    caf::anon_send(a, 1);
+    caf::anon_send(b, 1);
+    caf::anon_send(a, 1); // in a's mailbox: a is queued once
+    f.engine.run();
+    // CAF's default (0): a handles both before b; one message a turn: a
+    // goes to the back of the queue, behind b.
+    const std::vector<event> want = turn == 0
+                                      ? std::vector<event>{{"a", 0}, {"a", 1}, {"b", 2}}
+                                      : std::vector<event>{{"a", 0}, {"b", 1}, {"a", 2}};
+    CAPTURE(show(*f.log));
+    CHECK(*f.log == want);
+    for (auto h : {a, b})
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  }
+}
