@@ -151,7 +151,7 @@ void add_sim_options(option_set& o) {
   o.add({"sim.jitter", t::real, "0",
          "virtual clock: each handler's cost varies by up to this fraction either way, drawn "
          "from model.seed (repeatable), so that overlapping workers drift apart as on real "
-         "cores (0 = none)",
+         "cores (0 = none; calibrate measures it)",
          {}, 0.0, 0.9});
   o.add({"faults.kill", t::string_list, "[]",
          "simulated cluster: kill roles during training, [ROLE@WHEN, ...]; ROLE trainer-N, "
