@@ -122,8 +122,7 @@ TEST_CASE("virtual time: a handler holds one core for its cost") {
     f.engine.run();
     // One core: b waits for a's 5 ms. Two: both start at once. The sink
     // (another host) gets each message when its sender's handler ends.
-    // (At equal times, jobs that waited for a core run before those that an
-    // arrival makes ready: first ready, first run.)
+    // (On one core a and b wait in its queue in the order they were sent.)
     const std::vector<event> want =
       cores == 1 ? std::vector<event>{{"a", 0}, {"b", 5}, {"sink", 5}, {"sink", 10}}
                  : std::vector<event>{{"a", 0}, {"b", 0}, {"sink", 5}, {"sink", 5}};
