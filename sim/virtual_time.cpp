@@ -272,13 +272,13 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
       ++role->handlers;
       if (cfg_.measured) { // the model's price of the same handler, beside the CPU's
         const double price = cfg_.message_us * 1e-6 + charged_s_;
-      role->model_seconds += price;
-      if (charged_s_ > 0) { // its spread around the price
-        const double r = (cost - device_s_) / price;
-        role->ratio_weight += price;
-        role->ratio_sum += price * r;
-        role->ratio_sq_sum += price * r * r;
-      }
+        role->model_seconds += price;
+        if (charged_s_ > 0) { // its spread around the price
+          const double r = (cost - device_s_) / price;
+          role->ratio_weight += price;
+          role->ratio_sum += price * r;
+          role->ratio_sq_sum += price * r * r;
+        }
         if (charged_s_ == 0) {
           ++role->bare_handlers;
           role->bare_seconds += cost - device_s_;
