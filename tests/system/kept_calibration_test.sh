@@ -28,6 +28,14 @@ else
 fi
 file=${kept[0]}
 cp "$file" "$tmp/kept.copy" 2> /dev/null
+# The handlers' spread around the model's price (sim.jitter), measured: in
+# (0, 0.9] (measured times never sit exactly on the price).
+jitter=$(json "$file" "d['sim']['jitter']" 2> /dev/null)
+if python3 -c "import sys; j = float(sys.argv[1]); sys.exit(0 if 0 < j <= 0.9 else 1)" "$jitter" 2> /dev/null; then
+  ok "the kept calibration carries a measured jitter ($jitter)"
+else
+  bad "the kept calibration's jitter: '$jitter', expected a number in (0, 0.9]"
+fi
 if grep -q "constants: $file (" "$tmp/run1.log" \
    && [ "$(json "$tmp/m1.json" "d['sim']['constants'].split(' (')[0]")" = "$file" ]; then
   ok "the summary and metrics name the kept file as the constants' source"
