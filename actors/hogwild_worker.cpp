@@ -75,6 +75,11 @@ void request_batch(self_ptr self) {
 // forward/backward on the shared replica, dense update, one push per shard.
 void request_sync(self_ptr self) {
   auto& st = self->state;
+  // Its step lands before the round it asks for (under the virtual clock it
+  // is due at this handler's end, and the round's snapshot comes later; on
+  // the real run it is in the replica already): the round's order does not
+  // hang on which of the two the scheduler runs first.
+  apply_pending(self);
   st.sync_pending = true;
   st.sync_sent = self->clock().now();
   self->request(st.cfg.syncer, request_timeout(st), messages::sync_atom::value)

@@ -47,12 +47,12 @@ void run_queues::continue_on(std::size_t h, std::size_t core, job j) {
   added(h);
 }
 
-bool run_queues::can_take(std::size_t h, std::size_t core) const {
+bool run_queues::can_take(std::size_t h, std::size_t core, bool continuing) const {
   if (h >= hosts_.size() || hosts_[h].waiting == 0)
     return false;
   const auto& q = hosts_[h];
-  if (q.slot[core])
-    return true;
+  if (q.slot[core] || continuing)
+    return q.slot[core] != nullptr;
   if (!stealing_)
     return !q.queue[0].empty();
   for (const auto& d : q.queue)

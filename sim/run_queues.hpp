@@ -53,8 +53,8 @@ public:
   void continue_on(std::size_t h, std::size_t core, job j);
 
   // Whether `core` of host `h` has a job to take (its slot, its queue or,
-  // stealing, another core's queue).
-  bool can_take(std::size_t h, std::size_t core) const;
+  // stealing, another core's queue); continuing: its slot only.
+  bool can_take(std::size_t h, std::size_t core, bool continuing = false) const;
   // The job `core` of host `h` runs next, removed; null when none.
   job take(std::size_t h, std::size_t core);
 

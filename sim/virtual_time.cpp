@@ -171,20 +171,24 @@ bool virtual_engine::run_next() {
   const auto& hosts = queues_.hosts_with_work();
   if (hosts.empty())
     return false;
-  // On a shared machine the hosts take a free core in turn (the OS's
-  // threads); on their own, in order.
-  auto first = machine_.empty() ? hosts.begin() : hosts.lower_bound(next_host_);
-  for (std::size_t n = 0; n < hosts.size(); ++n, ++first) {
-    if (first == hosts.end())
-      first = hosts.begin();
-    const auto h = *first;
-    const auto& cs = cores_[h];
-    for (std::size_t k = 0; k < cs.size(); ++k)
-      if (cs[k] <= t && queues_.can_take(h, k)) {
-        next_host_ = h + 1;
-        run_job(queues_.take(h, k), h, k);
-        return true;
-      }
+  // Turns that go on first, then the queues: a thread that keeps its actor
+  // runs the next message at once, where another thread takes a queued job
+  // (or steals it) only when it looks. On a shared machine the hosts take a
+  // free core in turn (the OS's threads); on their own, in order.
+  for (const bool continuing : {true, false}) {
+    auto first = machine_.empty() ? hosts.begin() : hosts.lower_bound(next_host_);
+    for (std::size_t n = 0; n < hosts.size(); ++n, ++first) {
+      if (first == hosts.end())
+        first = hosts.begin();
+      const auto h = *first;
+      const auto& cs = cores_[h];
+      for (std::size_t k = 0; k < cs.size(); ++k)
+        if (cs[k] <= t && queues_.can_take(h, k, continuing)) {
+          next_host_ = h + 1;
+          run_job(queues_.take(h, k), h, k);
+          return true;
+        }
+    }
   }
   return false;
 }
