@@ -1,8 +1,9 @@
 #pragma once
 // sim.calibration = this-machine: the virtual clock's constants from a
 // calibration of the machine the run is on, measured once and kept
-// (docs/virtual-time.md, "This machine's calibration"). config/default.ini
-// asks for it; the option's built-in default stays the built-in constants.
+// (docs/virtual-time.md, "Calibrations: which machine the constants
+// model"). config/default.ini asks for it; the option's built-in default
+// stays the built-in constants.
 //
 // The kept file: KEPT_DIR/calibrations/MACHINE.json, where KEPT_DIR is
 // $SHADOWSYNC_STATE_DIR, else $XDG_STATE_HOME/shadowsync, else
