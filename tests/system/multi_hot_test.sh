@@ -77,14 +77,18 @@ mp=(--cluster.mode=simulated --cluster.trainers=2 --cluster.embedding-shards=2 -
 better "2 trainers, dct.mp" "$(ne_of mp-bags train.tsv eval.tsv "${mp[@]}" --data.multi-hot="$cols")" \
   "$(ne_of mp-first train-first.tsv eval-first.tsv "${mp[@]}")" 0.01
 
-# Multi-node (shadowsync launch, loopback, plain TCP) on the first 50k rows:
-# the batch's bag offsets cross the wire with its ids. Foreground EASGD with
-# one trainer node does not depend on thread timing, so it must print the
+# Multi-node (shadowsync launch, loopback, plain TCP): the batch's bag
+# offsets cross the wire with its ids. Foreground EASGD with one trainer node
+# on the first 50k rows does not depend on thread timing, so it must print the
 # one-process model's eval NE exactly (seen 0.9149496671), and beat the
-# first-id model's, also exact. Three nodes with S-EASGD must learn from the
-# bags (NE < 0.95); their NE follows thread timing: seen 0.928-0.936 vs
-# first-id 0.935-0.936, and the one-process wall-clock run does better with
-# bags (0.922 vs 0.945 on a 5k-row eval set), so no margin is asserted there.
+# first-id model's, also exact. Three nodes with S-EASGD on all 100k rows
+# must learn from the bags: their NE follows thread timing, so they are
+# compared with the same cluster on the first ids, margin 0.008. Both use
+# dense-lr 0.01: at cluster-3node.ini's 0.03 the summed bags (up to 100 ids)
+# make the dense steps noisy, and about 30 runs on 50k rows (quiet and loaded) spread over 0.918-0.940
+# (one CI run under ctest -j2: 0.952), near the first-id model's 0.931-0.938.
+# Seen at 0.01 on 100k rows, 10 runs, half of them beside six busy loops:
+# bags 0.892-0.905, first ids 0.922-0.928.
 head -n 50000 train.tsv > train50.tsv
 head -n 50000 train-first.tsv > train50-first.tsv
 read -r pc pt0 pt1 < <(free_ports 3)
@@ -112,11 +116,14 @@ mfirst=$(mn_ne mn-fr1-first "[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0]" "[t0]" tr
   eval-first.tsv "${fr1[@]}")
 better "multi-node, 1 trainer node, fr-easgd" "${mn%% *}" "${mfirst%% *}"
 nodes3="[coord=127.0.0.1:$pc, t0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
-mbags=$(mn_ne mn-bags "$nodes3" "[t0, t1]" train50.tsv eval.tsv --data.multi-hot="$cols")
+mn3=(--train.dense-lr=0.01)
+mbags=$(mn_ne mn-bags "$nodes3" "[t0, t1]" train.tsv eval.tsv "${mn3[@]}" --data.multi-hot="$cols")
+mfirst3=$(mn_ne mn-first "$nodes3" "[t0, t1]" train-first.tsv eval-first.tsv "${mn3[@]}")
 case "$mbags" in
-  0.9[0-4]*" 50000 multi-node") ok "3 nodes, s-easgd: learned from all 50000 rows (eval NE ${mbags%% *})" ;;
-  *) bad "3 nodes, s-easgd: (eval NE, examples, mode) '$mbags', expected NE < 0.95 and 50000" ;;
+  *" 100000 multi-node") ok "3 nodes, s-easgd: learned from all 100000 rows" ;;
+  *) bad "3 nodes, s-easgd: (eval NE, examples, mode) '$mbags', expected 100000 examples" ;;
 esac
+better "3 nodes, s-easgd" "${mbags%% *}" "${mfirst3%% *}" 0.008
 
 # The saved model reads the bags again: eval gives the run's NE, predict a
 # score per line.
