@@ -28,6 +28,12 @@ void add_sim_options(option_set& o) {
          "virtual clock: a handler's cost from counted work (model, repeatable) or its "
          "thread CPU time (measured)",
          {"model", "measured"}});
+  o.add({"sim.send-at", t::string, "end",
+         "virtual clock: a message a handler sends on its own host leaves at the handler's "
+         "end (end) or once the work the handler counted before the send is done (work: "
+         "another core may take the receiver while the sender still runs, as on real "
+         "threads); messages to another host leave at the end either way",
+         {"end", "work"}});
   o.add({"sim.gflops", t::real, "44", "cost model: effective GFLOP/s of one core training the model (a batch charges 3 x its "
          "forward FLOPs); defaults measured here by shadowsync calibrate", {}, 1e-6,
          1e9});
@@ -180,6 +186,7 @@ std::optional<std::string> build_sim_settings(const option_set& o, cluster_mode 
            ") applies only with cluster.mode=simulated (cluster.mode = " + to_string(mode) + ")";
   out.engine.cores_per_host = std::size_t(o.get_int("sim.cores-per-host"));
   out.engine.measured = o.get_string("sim.cost") == "measured";
+  out.engine.send_at_work = o.get_string("sim.send-at") == "work";
   out.engine.gflops = o.get_real("sim.gflops");
   out.engine.memory_gbps = o.get_real("sim.memory-gbps");
   out.engine.sync_gbps = o.get_real("sim.sync-gbps");

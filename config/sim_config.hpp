@@ -102,6 +102,11 @@ struct virtual_settings {
   // before its thread takes the next job (0: while its mailbox holds any).
   bool stealing = true;
   std::size_t max_throughput = 0;
+  // sim.send-at=work: a message to a role of the sender's host leaves when
+  // the work its handler charged before the send is done (scaled as the
+  // handler's cost: jitter, contention, measured CPU), not at the
+  // handler's end.
+  bool send_at_work = false;
 };
 
 struct sim_settings {

@@ -40,6 +40,11 @@ bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_eleme
   m.receiver = caf::strong_actor_ptr{receiver->ctrl()};
   m.what = std::move(what);
   m.origin = running_on_;
+  if (cfg_.send_at_work) {
+    m.work_at = cfg_.measured ? actors::thread_cpu_seconds() - cpu0_
+                              : cfg_.message_us * 1e-6 + charged_s_;
+    m.device_at = device_s_;
+  }
   outbox_.push_back(std::move(m));
   return true;
 }
@@ -250,9 +255,9 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
   device_s_ = 0;
   slowdown_ = physical ? contention_at(*physical, pcore, t) : 1.0;
   actors::current_fabric() = this;
-  const double cpu0 = cfg_.measured ? actors::thread_cpu_seconds() : 0.0;
+  cpu0_ = cfg_.measured ? actors::thread_cpu_seconds() : 0.0;
   sched_->try_run_once(); // the job may be gone after this
-  const double cpu = cfg_.measured ? actors::thread_cpu_seconds() - cpu0 : 0.0;
+  const double cpu = cfg_.measured ? actors::thread_cpu_seconds() - cpu0_ : 0.0;
   actors::current_fabric() = nullptr;
   in_handler_ = false;
   sched_->clock().current_time = t; // back to the handler's start: others run from here
@@ -296,8 +301,16 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
   const bool priced = net_ || remote_seconds(0) > 0 ||
                       (cfg_.remote_tls ? cfg_.remote_tls_gbps : cfg_.remote_gbps) > 0;
   auto depart = end;
+  // sim.send-at=work: the share of the handler's core time (less its device
+  // waits) that its work before a send took.
+  const double work_cost = cost - device_s_;
+  const double work_price = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
+  const double scale = work_price > 0 ? work_cost / work_price : 0.0;
   for (auto& m : outbox_) {
     auto arrival = end;
+    if (cfg_.send_at_work && host)
+      if (const auto to = host_of(m.receiver->id()); to && *to == *host)
+        arrival = std::min(end, t + to_duration(m.work_at * scale + m.device_at));
     if (host && priced)
       if (auto to = host_of(m.receiver->id()); to && *to != *host) {
         const auto bytes = messages::wire_bytes(m.what->content());

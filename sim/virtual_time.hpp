@@ -32,7 +32,11 @@
 //   many cores: a handler also needs a free core of the machine (hosts are
 //   then processes, their cores_per_host their scheduler threads).
 // - Messages a handler sends to a role leave at the handler's end (start +
-//   cost). A message to another host first costs its sender's core
+//   cost); with sim.send-at=work one to a role of its own host leaves once
+//   the work the handler counted before the send is done (that work's share
+//   of the handler's cost), so another core may take the receiver while the
+//   sender still runs, as a real thread steals a job its peer just queued.
+//   A message to another host first costs its sender's core
 //   remote_message_us + bytes / remote_gbps (serialisation, the socket; with
 //   remote_tls the TLS pair, remote_tls_message_us and remote_tls_gbps), one
 //   message after the other, and on arrival as much on a core of the
@@ -188,6 +192,10 @@ private:
     std::size_t bytes = 0;
     // Where its sender ran (a handler's host and core; none: outside one).
     std::optional<std::pair<std::size_t, std::size_t>> origin;
+    // sim.send-at=work: its handler's work before the send (the model's
+    // price, or thread CPU seconds with sim.cost=measured) and device time.
+    double work_at = 0;
+    double device_at = 0;
   };
   struct actor_info {
     std::optional<std::size_t> host;
@@ -248,6 +256,7 @@ private:
   double charged_s_ = 0;
   double device_s_ = 0; // charge_seconds() of the running handler
   double slowdown_ = 1;  // its contention factor
+  double cpu0_ = 0;      // sim.cost=measured: its thread's CPU seconds at its start
   std::vector<held_message> outbox_;
   totals stats_;
 };

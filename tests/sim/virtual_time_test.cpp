@@ -4,6 +4,7 @@
 // actors::spawn_role on CAF's deterministic scheduler.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -392,6 +393,64 @@ TEST_CASE("virtual time: an actor keeps its core while its mailbox holds message
     CAPTURE(show(*f.log));
     CHECK(*f.log == want);
     for (auto h : {a, b})
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  }
+}
+
+namespace {
+
+// Works `before` ms, tells each of `next`, then works `after` ms.
+caf::behavior split(caf::event_based_actor* self, std::string name, log_ptr log,
+                    caf::actor_clock::time_point origin, std::vector<caf::actor> next,
+                    int before, int after) {
+  return {
+    [=](int) {
+      log->push_back({name, start_ms(self, origin)});
+      actors::count(actors::work::arithmetic, double(before) * 1e6);
+      for (const auto& x : next)
+        self->send(x, 0);
+      actors::count(actors::work::arithmetic, double(after) * 1e6);
+    },
+  };
+}
+
+} // namespace
+
+TEST_CASE("virtual time: sim.send-at=work lets a message leave once the work before it is done, "
+          "so the host's other core takes its receiver while the sender runs") {
+  for (const bool at_work : {false, true}) {
+    CAPTURE(at_work);
+    auto s = fixture::settings(2);
+    s.send_at_work = at_work;
+    s.jitter = 0.5; // the handler's cost and the send's time scale alike
+    fixture f(s);
+    const auto origin = f.engine.now();
+    auto q = actors::spawn_role(*f.sys, 0, worker, std::string("q"), f.log, origin,
+                                caf::actor{});
+    auto far = actors::spawn_role(*f.sys, 1, worker, std::string("far"), f.log, origin,
+                                  caf::actor{});
+    auto p = actors::spawn_role(*f.sys, 0, split, std::string("p"), f.log, origin,
+                                std::vector<caf::actor>{q, far}, 1, 3);
+    caf::anon_send(p, 0);
+    f.engine.run();
+    CAPTURE(show(*f.log));
+    REQUIRE(f.log->size() == 3);
+    CHECK(f.log->at(0).who == "p"); // at 0
+    // p's cost: 4 ms x (1 + jitter x u); its send came after a quarter of it.
+    double p_cost = 0;
+    for (const auto& e : *f.log)
+      if (e.who == "far")
+        p_cost = e.start_ms; // another host: at p's end either way
+    CHECK(p_cost > 2.0);
+    CHECK(p_cost < 6.0);
+    const auto qi = std::find_if(f.log->begin(), f.log->end(),
+                                 [](const event& e) { return e.who == "q"; });
+    REQUIRE(qi != f.log->end());
+    if (at_work)
+      CHECK(qi->start_ms == doctest::Approx(p_cost / 4)); // the other core, at once
+    else
+      CHECK(qi->start_ms == doctest::Approx(p_cost)); // p's core, after p
+    for (auto h : {p, q, far})
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
   }
 }
