@@ -261,9 +261,10 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
   actors::current_fabric() = nullptr;
   in_handler_ = false;
   sched_->clock().current_time = t; // back to the handler's start: others run from here
+  const double price = cfg_.message_us * 1e-6 + charged_s_; // the model's, of its work
   double cost = 0;
   if (host) {
-    cost = cfg_.measured ? cpu * slowdown_ : cfg_.message_us * 1e-6 + charged_s_;
+    cost = cfg_.measured ? cpu * slowdown_ : price;
     if (cfg_.jitter > 0)
       cost *= 1.0 + cfg_.jitter * jitter_draw(cfg_.seed, stats_.handlers);
     cost += device_s_; // the handler waited for a device (the checkpoint store) on its core
@@ -280,7 +281,6 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
       role->seconds += cost;
       ++role->handlers;
       if (cfg_.measured) { // the model's price of the same handler, beside the CPU's
-        const double price = cfg_.message_us * 1e-6 + charged_s_;
         role->model_seconds += price;
         if (charged_s_ > 0) { // its spread around the price
           const double r = (cost - device_s_) / price;
@@ -301,18 +301,17 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
   const bool priced = net_ || remote_seconds(0) > 0 ||
                       (cfg_.remote_tls ? cfg_.remote_tls_gbps : cfg_.remote_gbps) > 0;
   auto depart = end;
-  // sim.send-at=work: the share of the handler's core time (less its device
-  // waits) that its work before a send took.
-  const double work_cost = cost - device_s_;
-  const double work_price = cfg_.measured ? cpu : cfg_.message_us * 1e-6 + charged_s_;
-  const double scale = work_price > 0 ? work_cost / work_price : 0.0;
+  // sim.send-at=work: the handler's core time (less its device waits) per
+  // unit of the work a send's work_at counts.
+  const double work = cfg_.measured ? cpu : price;
+  const double scale = work > 0 ? (cost - device_s_) / work : 0.0;
   for (auto& m : outbox_) {
     auto arrival = end;
-    if (cfg_.send_at_work && host)
-      if (const auto to = host_of(m.receiver->id()); to && *to == *host)
-        arrival = std::min(end, t + to_duration(m.work_at * scale + m.device_at));
+    const auto to = host ? host_of(m.receiver->id()) : std::nullopt;
+    if (cfg_.send_at_work && to && *to == *host)
+      arrival = std::min(end, t + to_duration(m.work_at * scale + m.device_at));
     if (host && priced)
-      if (auto to = host_of(m.receiver->id()); to && *to != *host) {
+      if (to && *to != *host) {
         const auto bytes = messages::wire_bytes(m.what->content());
         if (const double d = remote_seconds(bytes); d > 0) {
           auto& lane = tx_free_[*host];
