@@ -31,7 +31,10 @@ time here instead of the cost model's price, so the error left is the
 schedule's (who runs when), not the constants'.
 --real-from FILE takes the real runs from an earlier --json FILE (same
 --rows) and runs only the virtual ones: the virtual clock is deterministic,
-so another calibration is compared against the same real medians.
+so another calibration is compared against the same real medians. FILE may
+also be a Markdown file holding a table this suite printed (such as
+docs/virtual-time.md's): each row's real median and range, and its rounds,
+stand for its runs (low, median, high); its rows are taken to be --rows.
 Prints a Markdown table for docs/virtual-time.md. Exit 1 when a run fails.
 """
 import argparse
@@ -85,6 +88,32 @@ def run(cmd, metrics, key, rounds=None):
     return float(m[key])
 
 
+def table_runs(text, rows):
+    """The runs of the first table this suite printed in a Markdown text, as
+    --json writes them: each row's real low, median and high examples/s and
+    rounds ("-": none)."""
+    lines = text.splitlines()
+    head = [i for i, l in enumerate(lines)
+            if l.startswith("| configuration | real examples/s (range) | virtual | error |")]
+    if not head:
+        sys.exit("--real-from: no table of this suite in the Markdown file")
+    def spread(cell):
+        cell = cell.replace(" ", "")
+        if cell == "-":
+            return [0, 0, 0]
+        med, _, rng = cell.partition("(")
+        lo, hi = rng.rstrip(")").split("-") if rng else (med, med)
+        return [float(lo), float(med), float(hi)]
+    runs = []
+    for line in lines[head[0] + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        runs.append({"configuration": cells[0], "real": spread(cells[1]),
+                     "real_rounds": [int(x) for x in spread(cells[4])]})
+    return {"rows": rows, "runs": runs}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "shadowsync"))
@@ -123,7 +152,7 @@ def main():
         earlier, earlier_rounds = {}, {}
         if a.real_from:
             with open(a.real_from) as f:
-                old = json.load(f)
+                old = table_runs(f.read(), a.rows) if a.real_from.endswith(".md") else json.load(f)
             if old["rows"] != a.rows:
                 sys.exit("--real-from %s: its runs read %d rows, not --rows=%d" % (a.real_from,
                                                                                 old["rows"], a.rows))
