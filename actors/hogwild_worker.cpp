@@ -252,10 +252,6 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
         watchdog_tick(self); // arms the first tick
       advance(self);
     },
-    [=](messages::apply_atom) {
-      if (!refused(self, "a batch's end event"))
-        apply_pending(self);
-    },
     [=](messages::tick_atom) {
       if (!refused(self, "a watchdog tick"))
         watchdog_tick(self);

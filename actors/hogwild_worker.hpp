@@ -239,17 +239,16 @@ struct worker_state {
 
   // How the fabric runs handlers (actors/work.hpp), read at the start.
   execution exec;
-  // Where a handler's effects are due at its end (the virtual clock), a
-  // batch reads the replica at its start event and writes its dense step at
-  // its end event (apply_atom, which arrives then), so the trainer's other
-  // workers running meanwhile see the replica without it, as on real cores.
-  // `grads` holds the step until then (apply_pending).
-  bool deferred_writes() const { return exec.writes_at_handler_end; }
+  // A batch's dense step, computed into `grads`, lands at the end of its
+  // handler (at_handler_end, actors/sim_host.hpp): on real cores at once;
+  // where the fabric runs a handler at its start event, at its end event, so
+  // the trainer's other workers running meanwhile see the replica without
+  // it. Set until it has landed (apply_pending).
   bool apply_pending = false;
-  // Otherwise (the wall clock) requests carry no CAF timeout (CAF 0.17 keeps
-  // each request's timer until it fires): a tick of the worker's own checks
-  // them.
-  bool watchdog() const { return !exec.writes_at_handler_end; }
+  // Where each CAF timeout wakes a clock thread (execution::timers_wake_threads;
+  // CAF 0.17 keeps each request's timer until it fires), requests carry none:
+  // a tick of the worker's own checks them.
+  bool watchdog() const { return exec.timers_wake_threads; }
 
   bool sync_due() const {
     return model::is_foreground(cfg.algorithm) && cfg.sync_every > 0 &&

@@ -2,6 +2,7 @@
 // the trainer's replica and the updates it sends.
 #include "actors/hogwild_worker.hpp"
 #include "actors/hogwild_worker_detail.hpp"
+#include "actors/sim_host.hpp"
 #include "actors/work.hpp"
 
 #include <thread>
@@ -139,12 +140,8 @@ void train(self_ptr self, const worker_batch& slot) {
     prob_sum += model::sigmoid(st.ws.logits[Eigen::Index(e)]);
     positives += b.labels.values[e] > 0.5f ? 1 : 0;
   }
-  if (st.deferred_writes()) { // at the end event: the message arrives when this handler ends
-    st.apply_pending = true;
-    self->send(self, messages::apply_atom::value);
-  } else {
-    dense_step(st); // lock-free Hogwild step
-  }
+  st.apply_pending = true; // the lock-free Hogwild step, due at this handler's end
+  at_handler_end(self, [self] { apply_pending(self); });
   count(work::train_examples, double(n), st.net->flops_per_example(), double(rep.size()));
   for (std::size_t s = 0; s < slot.num_shards(); ++s)
     if (slot.shard_size(s) > 0)

@@ -120,8 +120,6 @@ using worker_actor = caf::typed_actor<
   caf::reacts_to<cut_atom, std::uint64_t>,
   // the trainer copied the replica: go on
   caf::reacts_to<resume_atom, std::uint64_t>,
-  // virtual clock: the batch's end event, when its dense write lands
-  caf::reacts_to<apply_atom>,
   // wall clock: the request watchdog's tick (hogwild_worker.hpp, Failures)
   caf::reacts_to<tick_atom>,
   // embedding shard S was restarted (recovery.mode=partial): its new handle;

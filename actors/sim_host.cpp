@@ -30,6 +30,17 @@ void store_wait(caf::actor_system& sys, double bytes, double gbps) {
     f->store_seconds(bytes, gbps);
 }
 
+caf::result<caf::message> run_deferred(caf::scheduled_actor* self, caf::message_view& x) {
+  auto& xs = x.content();
+  if (xs.match_elements<deferred_call>() && self->current_sender() == self->ctrl()) {
+    const auto call = xs.get_as<deferred_call>(0).fn;
+    if (call)
+      (*call)();
+    return caf::message{};
+  }
+  return caf::print_and_drop(self, x);
+}
+
 execution execution_of(caf::actor_system& sys) {
   auto* f = fabric_of(sys);
   return f ? f->how() : execution{};

@@ -18,6 +18,8 @@
 // - sim.clock=wall without the network model: no fabric, plain actors.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -26,8 +28,23 @@
 #include <caf/detail/init_fun_factory.hpp>
 #include <caf/infer_handle.hpp>
 #include <caf/mailbox_element.hpp>
+#include <caf/scheduled_actor.hpp>
+#include <caf/send.hpp>
 
 #include "actors/work.hpp"
+
+namespace actors {
+
+// A role's own continuation, delivered by the fabric (at_handler_end). Not
+// serialisable: it never crosses a node, and a sim_actor runs it only when
+// the role sent it to itself.
+struct deferred_call {
+  std::shared_ptr<std::function<void()>> fn;
+};
+
+} // namespace actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::deferred_call)
 
 namespace actors {
 
@@ -64,12 +81,18 @@ inline host_fabric* fabric_of(caf::actor_system& sys) {
 // The virtual engine whose handler runs on this thread now, or null.
 host_fabric*& current_fabric();
 
+// Runs a role's deferred_call sent to itself (at_handler_end); anything
+// else unexpected is printed and dropped, as CAF does by default.
+caf::result<caf::message> run_deferred(caf::scheduled_actor* self, caf::message_view& x);
+
 // A role whose every incoming message passes the fabric first.
 template <class Impl>
 class sim_actor : public Impl {
 public:
   explicit sim_actor(caf::actor_config& cfg)
-      : Impl(cfg), fabric_(fabric_of(this->home_system())) {}
+      : Impl(cfg), fabric_(fabric_of(this->home_system())) {
+    this->set_default_handler(run_deferred);
+  }
 
   void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* eu) override {
     if (fabric_ && fabric_->intercept(this, what))
@@ -80,6 +103,24 @@ public:
 private:
   host_fabric* fabric_; // its system's, looked up once
 };
+
+// `fn` (which may touch the role's state) takes effect at the end of the
+// handler running now. Where the fabric lets a handler's effects land at
+// its end (execution::writes_at_handler_end: the discrete-event engine,
+// whose handler runs at its start event), fn runs in a turn of the role's
+// own that the fabric delivers then, so other roles running meanwhile do
+// not see its effects yet, as on real cores; elsewhere (real threads) the
+// handler's own time is real and fn runs now. `self` is a role spawned by
+// spawn_role().
+template <class Self, class F>
+void at_handler_end(Self* self, F&& fn) {
+  if (!execution_of(self->system()).writes_at_handler_end) {
+    fn();
+    return;
+  }
+  const auto me = caf::actor_cast<caf::actor>(self);
+  caf::send_as(me, me, deferred_call{std::make_shared<std::function<void()>>(std::forward<F>(fn))});
+}
 
 // Spawns function-based role `fun(self, xs...)` on `host`: a plain actor in
 // a system without a fabric, else a sim_actor placed on `host`.

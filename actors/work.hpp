@@ -76,12 +76,16 @@ void store_wait(caf::actor_system& sys, double bytes, double gbps);
 // - threads_may_send: false when one thread runs every handler and no
 //   other may send (the discrete-event engine): a background writer's work
 //   is then done inside the handler;
-// - writes_at_handler_end: true when a handler's effects are due at its
-//   end (start + its cost): a Hogwild step's writes to the shared replica
-//   then wait for an end event.
+// - writes_at_handler_end: true when a handler runs at its start event and
+//   its effects are due at its end (start + its cost): at_handler_end
+//   (actors/sim_host.hpp) then delivers them at an end event;
+// - timers_wake_threads: true when each CAF timeout is an entry in a real
+//   actor clock whose thread wakes for it (false: an event of the engine's
+//   clock, free).
 struct execution {
   bool threads_may_send = true;
   bool writes_at_handler_end = false;
+  bool timers_wake_threads = true;
 };
 execution execution_of(caf::actor_system& sys);
 

@@ -108,7 +108,7 @@ public:
   void place(caf::actor_id id, std::size_t host) override;
   void count(actors::work kind, double items, double width, double more) override;
   std::optional<double> store_seconds(double bytes, double gbps) override;
-  actors::execution how() const override { return {false, true}; }
+  actors::execution how() const override { return {false, true, false}; }
 
   // The network between hosts (null: none); must outlive the engine's use.
   void set_network(network_model* net) { net_ = net; }
