@@ -21,9 +21,15 @@ time, so other jobs interleave. Each run's metrics JSON is cached in
 WORK/<binary hash>/ by its arguments: a rerun resumes, a rebuilt binary
 starts over. Extra options after `--` go to every simulated run (sweeps).
 
+With --seeds 1,2,...: every run (the sequential reference too) once per
+`model.seed` (the initial weights, the readers' order and the engine's
+draws); a cell is then the mean of the per-seed gaps (each seed's run
+against the sequential run of the same seed), with their range. The default
+(no --seeds) passes no seed: the model's default, 1.
+
 usage: bench/quality_table.py [--shadowsync build/shadowsync] [--work DIR]
        [--sets a-100k,b-100k,...] [--trainers 4,16,64] [--algorithms ...]
-       [--out bench/results/quality_table.md] [-- OPTIONS...]
+       [--seeds 1,2,3] [--out bench/results/quality_table.md] [-- OPTIONS...]
 """
 import argparse, hashlib, json, os, resource, subprocess, sys, time
 
@@ -47,6 +53,7 @@ ap.add_argument("--algorithms", default=ALGS)
 ap.add_argument("--lock", default="/tmp/ss-build.lock")
 ap.add_argument("--goal", type=float, default=0.5, help="gap (%%) printed in bold above it")
 ap.add_argument("--out", help="also write the Markdown here")
+ap.add_argument("--seeds", help="model.seed values, comma-separated: a cell is the mean gap over them")
 ap.add_argument("extra", nargs="*")
 a = ap.parse_args()
 
@@ -126,29 +133,44 @@ def sim_args(n, alg, criteo):
             + (["--train.batch-size=0"] if criteo else []) + a.extra)
 
 
-def gap(m, ref):
-    return 100 * (m["eval_ne"] / ref["eval_ne"] - 1)
+def gap(ms, refs):
+    """Mean over seeds of each seed's gap to the sequential run of the same seed."""
+    return sum(100 * (m["eval_ne"] / r["eval_ne"] - 1) for m, r in zip(ms, refs)) / len(ms)
+
+
+def spread(ms, refs):
+    gs = [100 * (m["eval_ne"] / r["eval_ne"] - 1) for m, r in zip(ms, refs)]
+    return f" ({min(gs):+.2f}..{max(gs):+.2f})" if len(gs) > 1 else ""
+
+
+def mean_ne(refs):
+    return sum(r["eval_ne"] for r in refs) / len(refs)
 
 
 started = time.time()
 algs = a.algorithms.split(",")
 trainers = [int(n) for n in a.trainers.split(",")]
-results = []  # (set, description, sequential metrics, {(n, alg): metrics})
+seeds = [int(x) for x in a.seeds.split(",")] if a.seeds else [None]
+seed_args = lambda s: [] if s is None else [f"--model.seed={s}"]
+results = []  # (set, description, [sequential metrics per seed], {(n, alg): [metrics per seed]})
 for name in a.sets.split(","):
     got = set_args(name)
     if got is None:
         continue
     data_args, desc = got
-    ref = metrics(data_args + ["--cluster.mode=sequential"])
+    ref = [metrics(data_args + ["--cluster.mode=sequential"] + seed_args(s)) for s in seeds]
     cells = {}
     for n in trainers:
         for alg in algs:
-            cells[(n, alg)] = metrics(data_args + sim_args(n, alg, name == "criteo"))
+            cells[(n, alg)] = [metrics(data_args + sim_args(n, alg, name == "criteo") + seed_args(s))
+                               for s in seeds]
     results.append((name, desc, ref, cells))
 
 head = " | ".join(NAMES.get(x, x) for x in algs)
 lines = ["Eval NE gap to the sequential engine on the same rows (%, **bold** above "
-         f"+{a.goal:g} %), virtual clock, one run per cell:", "",
+         f"+{a.goal:g} %), virtual clock, "
+         + ("one run per cell:" if len(seeds) == 1 else
+            f"model.seed {a.seeds}: the mean of the per-seed gaps (their range):"), "",
          f"| set | rows (train / eval) | N | batch | sequential NE | {head} |",
          "|---|---|---|---|---|" + "---|" * len(algs)]
 over16 = []
@@ -157,21 +179,21 @@ for name, desc, ref, cells in results:
         row = []
         for alg in algs:
             g = gap(cells[(n, alg)], ref)
-            row.append(f"**{g:+.2f}**" if g > a.goal else f"{g:+.2f}")
+            row.append((f"**{g:+.2f}**" if g > a.goal else f"{g:+.2f}") + spread(cells[(n, alg)], ref))
             if n == 16 and g > a.goal:
                 over16.append(f"{name} {NAMES.get(alg, alg)} {g:+.2f} %")
-        lines.append(f"| {name} | {desc} | {n} | {batch_of(n)} | {ref['eval_ne']:.4f} | " + " | ".join(row) + " |")
+        lines.append(f"| {name} | {desc} | {n} | {batch_of(n)} | {mean_ne(ref):.4f} | " + " | ".join(row) + " |")
 lines += ["", "Virtual examples/s (thousands) of the same runs:", "",
           f"| set | N | {head} |", "|---|---|" + "---|" * len(algs)]
 for name, desc, ref, cells in results:
     for n in trainers:
-        row = [f"{cells[(n, alg)]['sim']['simulated_examples_per_second'] / 1e3:,.0f}".replace(",", " ")
+        row = [f"{cells[(n, alg)][0]['sim']['simulated_examples_per_second'] / 1e3:,.0f}".replace(",", " ")
                for alg in algs]
         lines.append(f"| {name} | {n} | " + " | ".join(row) + " |")
 lines += ["", f"Over +{a.goal:g} % at 16 trainers: " + ("; ".join(over16) if over16 else "none") + "."]
 
-cpu_all = sum(m["_cpu_seconds"] for _, _, ref, cells in results for m in [ref] + list(cells.values())
-              if "_cpu_seconds" in m)
+cpu_all = sum(m["_cpu_seconds"] for _, _, ref, cells in results
+              for m in ref + [x for ms in cells.values() for x in ms] if "_cpu_seconds" in m)
 commands = [
     "Commands (`shadowsync` = build/shadowsync, run from the repository root; "
     f"binary sha1 {bin_hash}; HEAD when the table was written: "
@@ -179,17 +201,18 @@ commands = [
                      text=True).stdout.strip() + "):", "",
     "```",
     "bench/quality_table.py --out bench/results/quality_table.md"
-    + (" -- " + " ".join(a.extra) if a.extra else ""),
+    + (f" --seeds {a.seeds}" if a.seeds else "") + (" -- " + " ".join(a.extra) if a.extra else ""),
     "# sets: shadowsync datagen --out=T --rows=R --seed=S (a: train seed 1, eval seed 2; b: 7 / 8;",
     "#   R = 100000 with 10000 held-out rows, 400000 and 1600000 with 50000)",
     "shadowsync train --data.train=T --data.eval=E --cluster.mode=sequential",
     "shadowsync train --data.train=T --data.eval=E --cluster.mode=simulated --sim.clock=virtual \\",
     "  --cluster.trainers=N --cluster.embedding-shards=4 --sync.algorithm=A"
     + (" " + " ".join(a.extra) if a.extra else ""),
+    *(["# each run (the sequential one too) once per --model.seed=S, S in " + a.seeds] if a.seeds else []),
     f"# Criteo: --config-file={CRITEO_INI} in place of --data.*; its INI sets batch 128,",
     "#   so the simulated runs add --train.batch-size=0 (the derived batch)",
     "```", "",
-    f"{sum(1 + len(c) for _, _, _, c in results)} runs, {cpu_all / 60:.1f} min CPU in all "
+    f"{sum(len(r) + sum(len(x) for x in c.values()) for _, _, r, c in results)} runs, {cpu_all / 60:.1f} min CPU in all "
     "(the CPU seconds of each run, recorded when it ran).",
 ]
 md = "\n".join(lines + [""] + commands)
