@@ -79,8 +79,9 @@
 // sketches). CPR saves (recovery.mode=partial) hold the ids with their rows,
 // the policy counting updates per slot (checkpoint/cpr_dynamic.hpp); a
 // restarted shard's recover replaces its tables with the chain's. A
-// checkpoint cut writes FOLDER/dynamic-S.bin within the handler that aligns
-// it (no copy on write), then applies the held pushes; lookups of marked
+// checkpoint cut writes FOLDER/dynamic-S.bin from a copy of the tables taken
+// in the handler that aligns it (no copy on write; written off the handler,
+// actors/off_handler.hpp), then applies the held pushes; lookups of marked
 // workers, served at once, already change admissions and use counts. Local
 // rows are refused for dynamic tables at config validation. dct.mp:
 // a thresholded lookup of (table, id) pairs replies the thresholded rows
@@ -181,9 +182,10 @@ struct shard_cut {
   caf::typed_response_promise<messages::shard_cut_file> promise;
 };
 
-// Dynamic tables' cut file where threads may send (the wall clock): a copy of
-// the tables taken at the alignment, written by its own thread, which then
-// sends the shard done(id). Destroying the job joins the thread.
+// Dynamic tables' cut file: a copy of the tables taken at the alignment,
+// written off the handler (actors/off_handler.hpp): by its own thread, which
+// then sends the shard done(id), or within the handler on the discrete-event
+// engine. Destroying the job joins the thread.
 struct dynamic_cut_job {
   std::thread thread;
   std::shared_ptr<checkpoint::file_image> image; // kept instead of written (multi-node)
@@ -199,11 +201,13 @@ struct dynamic_cut_job {
   }
 };
 
-// An export save(FOLDER) whose file a thread writes where threads may send
-// (embedding_shard_save.cpp): hashed tables through a background writer of
-// the rows as they were at the request (rows pushed meanwhile are copied on
-// write), dynamic tables from a copy taken at the request. The thread sends
-// the shard done(save, id), whose handler delivers the promise. Destroying
+// An export save(FOLDER) whose file is written off the handler
+// (embedding_shard_save.cpp, actors/off_handler.hpp): hashed tables through a
+// background writer of the rows as they were at the request (rows pushed
+// meanwhile are copied on write), dynamic tables from a copy taken at the
+// request. Where threads may send, the thread sends the shard done(save,
+// id), whose handler delivers the promise; on the discrete-event engine the
+// handler waits for the file and delivers it. Destroying
 // it joins the thread.
 struct shard_save {
   std::uint64_t id = 0;

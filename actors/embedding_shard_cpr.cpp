@@ -3,6 +3,7 @@
 //   coordinator -> restarted shard: recover; reply (bytes, saves, newest ns)
 #include "actors/embedding_shard_cut.hpp"
 #include "actors/embedding_shard_save.hpp"
+#include "actors/off_handler.hpp"
 #include "actors/work.hpp"
 
 #include <chrono>
@@ -72,42 +73,12 @@ void saved(self_ptr self, bool ok, const checkpoint::cpr_save_info& info,
                 info.full ? "full" : "partial", info.rows, info.bytes);
 }
 
-// The discrete-event engine: the file is written within the handler, which
-// is charged the rows gathered and the store's time.
-void save_in_handler(self_ptr self, const checkpoint::row_choice& choice, bool base) {
-  auto& st = self->state;
-  auto& c = st.cpr;
-  const store_timer store(self->system());
-  checkpoint::cpr_save_info info;
-  std::string err;
-  const auto* rows = choice.full ? nullptr : &choice.rows;
-  bool ok = false;
-  if (st.dyn) { // the rows with their ids, copied out first
-    checkpoint::cpr_dynamic_rows got;
-    if (auto e = checkpoint::gather_cpr_dynamic(shape_of(st), *st.dyn, rows, st.dyn_served, &got))
-      err = *e;
-    else
-      ok = checkpoint::write_cpr_dynamic(st.cfg.cpr.folder, shape_of(st), c.next_seq,
-                                         clock_ns(self), got, &info, &err);
-  } else {
-    const auto& w = st.tables->weights();
-    const auto& a = st.tables->accumulators();
-    ok = checkpoint::write_cpr_save(st.cfg.cpr.folder, shape_of(st), c.next_seq, clock_ns(self),
-                                    w.data(), a.data(), rows, &info, &err);
-  }
-  std::uint64_t ns = 0;
-  if (ok) { // landed: only now are its rows forgotten (a failed save keeps them)
-    count(work::checkpoint_gather, double(info.bytes));
-    if (!base)
-      c.chooser->saved(choice);
-    ns = store.ns(double(info.bytes), st.cfg.cpr.storage_gbps);
-  }
-  saved(self, ok, info, err, ns);
-}
-
-// Threads may send (the wall clock): the rows are copied out here, the
-// policy forgets them now, and a thread writes the file.
-void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base) {
+// The rows are copied out here and the policy forgets them now (updates
+// during the write count for the next save). The file is written off the
+// handler (actors/off_handler.hpp: by a thread; on the discrete-event engine
+// within the handler, which is charged the bytes and the store's time), and
+// on_saved finishes.
+void save(self_ptr self, checkpoint::row_choice choice, bool base) {
   auto& st = self->state;
   auto& c = st.cpr;
   const auto shape = shape_of(st);
@@ -143,14 +114,23 @@ void save_in_background(self_ptr self, checkpoint::row_choice choice, bool base)
   else
     job->taken = c.chooser->begin_save(std::move(choice));
   auto* out = job.get();
-  job->thread = std::thread([out, write = std::move(write), gbps = st.cfg.cpr.storage_gbps,
-                             store = store_timer(self->system()),
-                             me = caf::actor_cast<embedding_shard_actor>(self)] {
-    out->ok = write(&out->info, &out->err);
-    out->ns = out->ok ? store.ns(double(out->info.bytes), gbps) : 0;
-    caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value);
-  });
   c.writing = std::move(job);
+  auto thread = off_handler(
+    self->system(),
+    [out, write = std::move(write), gbps = st.cfg.cpr.storage_gbps,
+     store = store_timer(self->system())] {
+      out->ok = write(&out->info, &out->err);
+      if (out->ok) {
+        count(work::checkpoint_gather, double(out->info.bytes));
+        out->ns = store.ns(double(out->info.bytes), gbps);
+      }
+    },
+    [me = caf::actor_cast<embedding_shard_actor>(self)] {
+      caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value);
+    },
+    [self] { on_saved(self); });
+  if (thread.joinable()) // (else it has finished: on_saved ran)
+    c.writing->thread = std::move(thread);
 }
 
 } // namespace
@@ -207,10 +187,7 @@ void on_tick(self_ptr self) {
   // (The base save leaves the policy's schedule alone: nothing was pushed.)
   auto choice = base ? checkpoint::row_choice{} : c.chooser->plan_save();
   choice.full = choice.full || base;
-  if (execution_of(self->system()).threads_may_send)
-    save_in_background(self, std::move(choice), base);
-  else
-    save_in_handler(self, choice, base);
+  save(self, std::move(choice), base);
   arm(self);
 }
 
@@ -220,7 +197,8 @@ void on_saved(self_ptr self) {
   if (!c.writing)
     return;
   auto job = std::move(c.writing);
-  job->thread.join();
+  if (job->thread.joinable())
+    job->thread.join();
   if (!job->ok) {
     if (!job->base)
       c.chooser->failed(job->taken); // its rows are chosen again

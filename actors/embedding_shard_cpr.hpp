@@ -7,14 +7,14 @@
 // - The first applied push arms a timer (tick_atom, cfg.interval on the actor
 //   clock: virtual under sim.clock=virtual). At each tick the shard saves
 //   the rows its policy chooses (checkpoint/cpr_policy.hpp) into its folder
-//   (checkpoint/cpr_files.hpp). The handler copies the rows out; where the
-//   fabric lets threads send (the wall clock) a thread writes them
-//   (cpr_background) while the shard goes on serving, and the policy
-//   forgets the rows at the copy (checkpoint::row_chooser::begin_save), so
-//   updates during the write count for the next save; a tick while a save
-//   is in flight waits for the next one. On the discrete-event engine the
-//   handler writes the file itself and is charged bytes /
-//   checkpoint.storage-gbps for the store. The timer re-arms only while
+//   (checkpoint/cpr_files.hpp). The handler copies the rows out and the
+//   policy forgets them at the copy (checkpoint::row_chooser::begin_save),
+//   so updates during the write count for the next save; the file is
+//   written off the handler (cpr_background, actors/off_handler.hpp: by a
+//   thread while the shard goes on serving, on the discrete-event engine
+//   within the handler, charged bytes / checkpoint.storage-gbps for the
+//   store); a tick while a save is in flight waits for the next one. The
+//   timer re-arms only while
 //   pushes keep coming, so an idle cluster has no events.
 // - A restarted shard (spawned with the same config) answers recover_atom
 //   by loading its chain over its initial rows (charged the same way), and

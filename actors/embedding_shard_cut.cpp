@@ -8,6 +8,7 @@
 // Multi-node (FOLDER ""): the same file is kept in memory instead, and the
 // coordinator fetches it:  coordinator -> shard: cut(N, offset) -> file_chunk.
 #include "actors/embedding_shard_cut.hpp"
+#include "actors/off_handler.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -117,36 +118,23 @@ void keep_image(self_ptr self, std::shared_ptr<checkpoint::file_image> image,
 
 // Dynamic tables: the file (FOLDER/dynamic-S.bin, with the shard's own
 // sketches and counters, as the shard's save) holds the tables as they are
-// now, before the held pushes.
-// Where no other thread may send (the discrete-event engine) it is written
-// within this handler; otherwise a thread writes a copy of the tables and
-// reports back (on_written), while the shard goes on serving.
+// now, before the held pushes: a copy of them, written off the handler
+// (actors/off_handler.hpp) while the held pushes apply to the tables;
+// on_written replies.
 void write_dynamic(self_ptr self) {
   auto& st = self->state;
   auto& c = *st.cut;
   const bool keep = c.folder.empty(); // multi-node: kept for the fetch
-  if (!execution_of(self->system()).threads_may_send) {
-    checkpoint::file_info file;
-    std::string err;
-    bool ok = true;
-    if (keep)
-      keep_image(self, std::make_shared<checkpoint::file_image>(checkpoint::dynamic_image(
-                         *st.dyn, st.cfg.shard, st.cfg.num_shards,
-                                     checkpoint::dynamic_counters::own_shard)),
-                 file);
-    else
-      ok = st.save_dynamic(c.folder, &file, &err);
-    apply_held(self);
-    reply(self, file, 0, ok ? std::nullopt : std::optional<std::string>(err));
-    return;
-  }
   auto copy = std::make_unique<model::dynamic_tables>(*st.dyn);
   auto job = std::make_unique<dynamic_cut_job>();
-  job->thread = std::thread(
-    [out = job.get(), copy = std::move(copy),
+  auto* out = job.get();
+  st.dynamic_writer = std::move(job);
+  apply_held(self);
+  auto thread = off_handler(
+    self->system(),
+    [out, copy = std::move(copy),
      path = c.folder + "/" + checkpoint::dynamic_file_name(st.cfg.shard), shard = st.cfg.shard,
-     shards = st.cfg.num_shards, me = caf::actor_cast<embedding_shard_actor>(self), id = c.id,
-     keep] {
+     shards = st.cfg.num_shards, keep] {
       if (keep) {
         out->image = std::make_shared<checkpoint::file_image>(
           checkpoint::dynamic_image(*copy, shard, shards,
@@ -159,10 +147,13 @@ void write_dynamic(self_ptr self) {
                                              checkpoint::dynamic_counters::own_shard, &out->info,
                                              &out->err);
       }
+    },
+    [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
       caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
-    });
-  st.dynamic_writer = std::move(job);
-  apply_held(self);
+    },
+    [self, id = c.id] { on_written(self, id); });
+  if (thread.joinable()) // (else it has finished: on_written ran)
+    out->thread = std::move(thread);
 }
 
 // Starts the writer once every worker has marked or ended.
@@ -185,18 +176,19 @@ void try_align(self_ptr self) {
   j.full_rows_per_table = st.cfg.rows_per_table;
   j.shard = st.cfg.shard;
   j.num_shards = st.cfg.num_shards;
-  // Where no other thread may send (the discrete-event engine), the file is
-  // written within this handler (below), its bytes counted as work.
-  // Otherwise the writer thread reports back.
-  const bool in_handler = !execution_of(self->system()).threads_may_send;
-  if (!in_handler)
-    j.on_finished = [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
+  // The writer thread reports back (on_written), or the handler waits for
+  // it (actors/off_handler.hpp).
+  on_own_thread(
+    self->system(),
+    [&](std::function<void()> done) {
+      j.on_finished = std::move(done);
+      st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
+    },
+    [self] { apply_held(self); }, // copied on write: after the cut
+    [me = caf::actor_cast<embedding_shard_actor>(self), id = c.id] {
       caf::send_as(me, me, messages::done_atom::value, id); // from the shard itself
-    };
-  st.writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
-  apply_held(self); // copied on write: after the cut
-  if (in_handler)
-    on_written(self, c.id);
+    },
+    [self, id = c.id] { on_written(self, id); });
 }
 
 } // namespace

@@ -1,12 +1,12 @@
 // The embedding shard's export save (see embedding_shard.hpp):
 //   coordinator -> shard: save(FOLDER); shard -> coordinator: name, bytes, CRC32C
 //   writer thread -> shard: done(save, N)
-// The file holds the rows as they are when save(FOLDER) is handled. Where
-// threads may send (the wall clock) a thread writes it while the shard goes
-// on serving, and the promise is delivered from the shard's own handler of
-// the thread's done (CAF 0.17 does not say a promise may be delivered from
-// another thread). On the discrete-event engine the handler writes it, as
-// before, so the virtual clock's runs do not change.
+// The file holds the rows as they are when save(FOLDER) is handled. It is
+// written off the handler (actors/off_handler.hpp): where threads may send
+// (the wall clock) by a thread while the shard goes on serving, and the
+// promise is delivered from the shard's own handler of the thread's done
+// (CAF 0.17 does not say a promise may be delivered from another thread);
+// on the discrete-event engine within the handler, which answers at once.
 #include "actors/embedding_shard_save.hpp"
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/off_handler.hpp"
 #include "actors/work.hpp"
 #include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
@@ -50,48 +51,37 @@ void answer(const embedding_shard_state& st, shard_save& s) {
     s.promise.deliver(info.name, info.bytes, info.crc32c);
 }
 
-// The file written within this handler (the discrete-event engine).
-save_result save_now(self_ptr self, const std::string& folder) {
-  auto& st = self->state;
-  checkpoint::file_info info;
-  std::string err;
-  if (st.dyn) { // FOLDER/dynamic-S.bin
-    if (!st.save_dynamic(folder, &info, &err))
-      return io_error(st, err);
-    return {info.name, info.bytes, info.crc32c};
-  }
-  const auto v = checkpoint::shard_view(*st.tables, st.cfg.rows_per_table, st.cfg.shard,
-                                        st.cfg.num_shards);
-  if (!checkpoint::write_embedding_file(folder, v, &info, &err))
-    return io_error(st, err);
-  return {info.name, info.bytes, info.crc32c};
-}
-
 } // namespace
 
 save_result on_save(self_ptr self, const std::string& folder) {
-  if (!execution_of(self->system()).threads_may_send)
-    return save_now(self, folder);
   auto& st = self->state;
   auto s = std::make_unique<shard_save>();
-  s->id = ++st.saves_started;
+  const auto id = s->id = ++st.saves_started;
   s->promise = self->make_response_promise<std::string, std::uint64_t, std::uint32_t>();
-  auto me = caf::actor_cast<embedding_shard_actor>(self);
+  auto rp = s->promise;
+  auto* out = s.get();
+  st.saves.push_back(std::move(s));
+  auto notify = [me = caf::actor_cast<embedding_shard_actor>(self), id] {
+    caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value, id);
+  };
+  auto finish = [self, id] { on_saved(self, id); };
   if (st.dyn) {
     // A copy of the tables now (FOLDER/dynamic-S.bin, with the shard's own
-    // sketches, as save_dynamic writes it), written by a thread of its own.
+    // sketches, as save_dynamic writes it), written off the handler.
     auto copy = std::make_unique<model::dynamic_tables>(*st.dyn);
-    s->dynamic = std::make_unique<dynamic_cut_job>();
-    s->dynamic->thread = std::thread(
-      [out = s->dynamic.get(), copy = std::move(copy),
+    out->dynamic = std::make_unique<dynamic_cut_job>();
+    auto thread = off_handler(
+      self->system(),
+      [job = out->dynamic.get(), copy = std::move(copy),
        path = folder + "/" + checkpoint::dynamic_file_name(st.cfg.shard), shard = st.cfg.shard,
-       shards = st.cfg.num_shards, me, id = s->id] {
-        out->ok =
-          checkpoint::write_dynamic_file(path, *copy, shard, shards,
-                                             checkpoint::dynamic_counters::own_shard, &out->info,
-                                            &out->err);
-        caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value, id);
-      });
+       shards = st.cfg.num_shards] {
+        job->ok = checkpoint::write_dynamic_file(path, *copy, shard, shards,
+                                                 checkpoint::dynamic_counters::own_shard,
+                                                 &job->info, &job->err);
+      },
+      notify, finish);
+    if (thread.joinable()) // (else it has finished: on_saved answered)
+      out->dynamic->thread = std::move(thread);
   } else {
     // The background writer streams the rows as they are now; a push before
     // it is done copies the rows it changes first (embedding_shard_rows.cpp).
@@ -100,13 +90,14 @@ save_result on_save(self_ptr self, const std::string& folder) {
     j.full_rows_per_table = st.cfg.rows_per_table;
     j.shard = st.cfg.shard;
     j.num_shards = st.cfg.num_shards;
-    j.on_finished = [me, id = s->id] {
-      caf::send_as(me, me, messages::done_atom::value, messages::save_atom::value, id);
-    };
-    s->writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
+    on_own_thread(
+      self->system(),
+      [&](std::function<void()> done) {
+        j.on_finished = std::move(done);
+        out->writer = std::make_unique<checkpoint::background_writer>(std::move(j), *st.tables);
+      },
+      [] {}, notify, finish);
   }
-  auto rp = s->promise;
-  st.saves.push_back(std::move(s));
   return rp;
 }
 

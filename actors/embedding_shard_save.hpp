@@ -11,9 +11,9 @@ namespace actors::shard_save_detail {
 using self_ptr = shard_cut_detail::self_ptr;
 using save_result = caf::result<std::string, std::uint64_t, std::uint32_t>;
 
-// The request save(folder): the file of the rows as they are now. Written
-// within the handler where no other thread may send; otherwise a writer
-// thread starts and the promise returned is delivered by on_saved.
+// The request save(folder): the file of the rows as they are now, written
+// off the handler (actors/off_handler.hpp); on_saved delivers the promise
+// returned (on the discrete-event engine before this returns).
 save_result on_save(self_ptr self, const std::string& folder);
 // The writer thread of save id finished: join it, reply the file or the
 // error (io_error naming the shard and the file).
