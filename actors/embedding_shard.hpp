@@ -331,9 +331,6 @@ struct embedding_shard_state {
   caf::error dynamic_push(const messages::embedding_grads& g);
   messages::embedding_grads dynamic_dump() const;
   messages::key_blob dynamic_counters() const;
-  // FOLDER/dynamic-S.bin (checkpoint/dynamic_files.hpp), without sketches.
-  bool save_dynamic(const std::string& folder, checkpoint::file_info* info,
-                    std::string* err) const;
 
   // A multi-node export (embedding_shard_export.cpp): the file save(FOLDER)
   // would write, sent in pieces. Offset 0 takes its image (hashed: the

@@ -213,13 +213,6 @@ messages::embedding_grads embedding_shard_state::dynamic_dump() const {
   return out;
 }
 
-bool embedding_shard_state::save_dynamic(const std::string& folder, checkpoint::file_info* info,
-                                         std::string* err) const {
-  const auto name = checkpoint::dynamic_file_name(cfg.shard);
-  return checkpoint::write_dynamic_file(folder + "/" + name, *dyn, cfg.shard, cfg.num_shards,
-                                        checkpoint::dynamic_counters::own_shard, info, err);
-}
-
 messages::key_blob embedding_shard_state::dynamic_counters() const {
   messages::key_blob out;
   for (std::size_t t = 0; t < dyn->num_tables(); ++t)

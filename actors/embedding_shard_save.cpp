@@ -67,7 +67,7 @@ save_result on_save(self_ptr self, const std::string& folder) {
   auto finish = [self, id] { on_saved(self, id); };
   if (st.dyn) {
     // A copy of the tables now (FOLDER/dynamic-S.bin, with the shard's own
-    // sketches, as save_dynamic writes it), written off the handler.
+    // sketches and counters), written off the handler.
     auto copy = std::make_unique<model::dynamic_tables>(*st.dyn);
     out->dynamic = std::make_unique<dynamic_cut_job>();
     auto thread = off_handler(

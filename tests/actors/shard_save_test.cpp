@@ -194,7 +194,10 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   fs::create_directories(base / "save");
   checkpoint::file_info want_info;
   std::string err;
-  REQUIRE(st.save_dynamic((base / "want").string(), &want_info, &err));
+  REQUIRE(checkpoint::write_dynamic_file((base / "want" / "dynamic-1.bin").string(), *st.dyn,
+                                        st.cfg.shard, st.cfg.num_shards,
+                                        checkpoint::dynamic_counters::own_shard, &want_info,
+                                        &err));
   const auto want = bytes_of(base / "want" / "dynamic-1.bin");
   fifo_reader fifo(base / "save" / "dynamic-1.bin");
   auto saved = held_save(*this, shard, base / "save");
