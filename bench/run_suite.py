@@ -46,17 +46,19 @@ CRITEO = os.path.join("..", "shared", "data", "criteo-kaggle-head10k")
 
 def engine(quick, repeats):
     batches = [64, 256, 1024]
-    res = engine_vs_torch.measure(["small", "dlrm-kaggle"], batches, repeats, quick)
+    res = engine_vs_torch.measure(["small", "dlrm-kaggle"], batches, repeats, 4 if quick else 1)
     rows = []
     for r in res:
         e, t = L.stat(r["engine_eps"]), L.stat(r["torch_eps"])
         g, p = L.stat(r["engine_gflops"]), L.stat(r["gemm_peak_gflops"])
-        rows.append({"arch": r["arch"], "batch": r["batch"], "engine_examples_per_second": e,
+        rows.append({"arch": r["arch"], "batch": r["batch"], "torch_blas": r["torch_blas"],
+                     "engine_examples_per_second": e,
                      "torch_examples_per_second": t, "speedup": e["median"] / t["median"],
                      "engine_gflops": g, "gemm_peak_gflops": p, "fraction_of_peak": g["median"] / p["median"]})
     md = ("## 1. Engine: sequential train_step vs the PyTorch reference (1 thread each)\n\n"
           "%d round(s) per configuration, each the median of that tool's own timed repeats; "
-          "GFLOP/s against a single-thread Eigen SGEMM peak measured in the same process.\n\n" % repeats)
+          "GFLOP/s against a single-thread Eigen SGEMM peak measured in the same process; PyTorch's "
+          "BLAS as its process loaded it.\n\n" % repeats)
     md += engine_vs_torch.report(res)
     L.write("engine", rows, md, {"repeats": repeats, "quick": quick})
     series = []

@@ -40,6 +40,22 @@ import tempfile
 import time
 from array import array
 
+
+def _threads_asked(argv):
+    """--threads as given on the command line (default 1), before torch loads: torch.set_num_threads
+    does not bind the threads of an OpenBLAS or BLIS that PyTorch's generic BLAS calls, their
+    environment variables do, and only when set before the library loads."""
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--threads="):
+            return a.split("=", 1)[1]
+    return "1"
+
+
+for _var in ("OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, _threads_asked(sys.argv))
+
 try:
     import numpy as np
     import torch
@@ -547,6 +563,36 @@ def run_train(args):
     return res
 
 
+def blas_in_use():
+    """The file behind the libblas.so.3 this process loaded (PyTorch's Debian build has
+    BLAS_INFO=generic: its GEMMs call libblas.so.3, whichever library the alternatives or
+    LD_LIBRARY_PATH give; an OpenBLAS that provides only LAPACK is mapped too but not asked)."""
+    libs = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith("libblas.so"):
+                    libs.add(path)
+    except OSError:
+        pass
+    return ", ".join(sorted(libs)) or "unknown"
+
+
+def sgemm_gflops(threads, n=1024, repeats=5, iterations=10):
+    """One-thread (--threads) SGEMM n x n x n through torch.mm in this process: the median GFLOP/s."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    for _ in range(2):
+        torch.mm(a, b)
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(iterations):
+            torch.mm(a, b)
+        rates.append(2.0 * n ** 3 * iterations / (time.perf_counter() - t0) / 1e9)
+    return statistics.median(rates)
+
+
 def run_bench(args):
     """Synthetic inputs: time forward+backward+optimiser steps; median over repeats."""
     rng = np.random.default_rng(args.seed)
@@ -570,7 +616,8 @@ def run_bench(args):
         print(f"repeat {r + 1}: {rates[-1]:.0f} examples/s")
     return {"arch": args.arch, "batch_size": bs, "examples_per_second_median": statistics.median(rates),
             "examples_per_second_min": min(rates), "examples_per_second_max": max(rates),
-            "threads": args.threads, "iterations": args.iterations, "repeats": args.repeats}
+            "threads": args.threads, "iterations": args.iterations, "repeats": args.repeats,
+            "blas": blas_in_use(), "sgemm_gflops": sgemm_gflops(args.threads)}
 
 
 def self_check():

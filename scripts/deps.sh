@@ -7,7 +7,10 @@
 #                     (the system tests read JSON with it), gnuplot-nox
 #                     (the run charts' test), prometheus (the /metrics
 #                     test), chromium (the report page's test, headless)
-#   deps.sh bench     + the PyTorch reference and its numpy (bench/)
+#   deps.sh bench     + the PyTorch reference and its numpy (bench/), and
+#                     OpenBLAS: Debian's PyTorch does its GEMMs in whatever
+#                     libblas.so.3 provides, the reference BLAS (~3 GFLOP/s
+#                     a core) unless an optimised one is installed
 # Needs root (or sudo) and the Debian archive; idempotent and quiet when
 # everything is already there.
 set -euo pipefail
@@ -16,7 +19,7 @@ train=(g++ cmake make libcaf-dev libcaf-openssl0.17 libcereal-dev libeigen3-dev 
        doctest-dev libssl-dev libisal-dev nlohmann-json3-dev libcpp-httplib-dev libzstd-dev
        libabsl-dev)
 test=(clang libclang-rt-14-dev openssl python3 gnuplot-nox prometheus chromium)
-bench=(python3-numpy python3-torch)
+bench=(python3-numpy python3-torch libopenblas0-pthread)
 case "$use" in
   train) pkgs=("${train[@]}") ;;
   test) pkgs=("${train[@]}" "${test[@]}") ;;
