@@ -722,6 +722,10 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     res = run_bench(args) if args.bench else run_train(args)
+    if args.bench and res["sgemm_gflops"] < 20.0:
+        print(f"warning: PyTorch's GEMMs run in {res['blas']} at {res['sgemm_gflops']:.1f} GFLOP/s (one "
+              "thread): the reference BLAS, not an optimised one; a speed figure against it flatters the "
+              "engine (apt-get install libopenblas0-pthread, or scripts/deps.sh bench)", file=sys.stderr)
     for k, v in res.items():
         print(f"  {k}: {v:.4f}" if isinstance(v, float) else f"  {k}: {v}")
     if args.output:
