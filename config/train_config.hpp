@@ -126,13 +126,16 @@ double effective_dilation(const train_config& c);
 // eval NE on 100 000 rows, at 32 within 0.2-1.3 % (docs/RESULTS.md 4d).
 std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers);
 
-// cluster.dense-shards=0 (the default): with dct.dp under EASGD one centre
-// shard per 4 trainers (rounded up), else 1. A DCT exchange costs the shard
-// 5.6x a dense one (bench_dct, 66 bytes an entry against 12; the virtual
-// clock charges both), and one shard of 16 trainers was busy all the pass
-// and answered 1 099 rounds against dense EASGD's 5 001 (eval NE +1.04 %);
-// four answered 4 295 (+0.57 %; docs/dct.md).
-std::size_t auto_dense_shards(std::size_t trainers, bool dct_easgd);
+// cluster.dense-shards=0 (the default): under EASGD (shadow or foreground)
+// one centre shard per 4 trainers (rounded up), else 1. One centre for 16
+// trainers is busy the whole pass (dense S-EASGD, 1 600 000 rows: 1.91 of
+// 1.91 virtual s), so every exchange waits in its queue and the elastic
+// difference it returns is older; four shards (a quarter of the replica
+// each, 27 % busy) gave eval NE +0.34 % against the sequential engine where
+// one gave +0.87 % (set b, seeds 1-3; docs/RESULTS.md 4e). With dct.dp a
+// DCT exchange costs the shard 5.6x a dense one, and one shard of 16
+// trainers answered 1 099 rounds against dense EASGD's 5 001 (docs/dct.md).
+std::size_t auto_dense_shards(std::size_t trainers, bool easgd);
 
 std::size_t scheduler_threads(const train_config& c);
 // std::thread::hardware_concurrency(), at least 1 (it may answer 0).

@@ -65,7 +65,8 @@ TEST_CASE("dct: S-EASGD at 16 trainers keeps the dense sync's round rate (derive
   // 16 trainers it was busy all the pass and answered a quarter of the dense
   // run's rounds (195 against 775 here; 1 099 against 5 001 on 200 000 rows,
   // where that cost +1.04 % eval NE: docs/dct.md). The default derives one
-  // shard per 4 trainers: 728 here.
+  // shard per 4 trainers under EASGD, DCT or not: 728 DCT rounds here, 937
+  // dense (775 with the dense run's one shard before it was derived too).
   const test::synthetic_train_file d("dct16", 40000, 5);
   const std::vector<std::string> cmd{"--data.train=" + d.train, "--cluster.mode=simulated",
                                      "--sim.clock=virtual", "--output.progress=none",
@@ -73,15 +74,47 @@ TEST_CASE("dct: S-EASGD at 16 trainers keeps the dense sync's round rate (derive
                                      "--sync.algorithm=s-easgd"};
   const auto dct_cfg = test::train_config_of(test::with(cmd, {"--dct.dp=true"}));
   CHECK(dct_cfg.cluster.dense_shards == 4);
-  CHECK(test::train_config_of(cmd).cluster.dense_shards == 1); // dense: one is enough
+  CHECK(test::train_config_of(cmd).cluster.dense_shards == 4);
+  auto ma = cmd;
+  ma.back() = "--sync.algorithm=s-ma"; // no centre: one (unused) shard
+  CHECK(test::train_config_of(ma).cluster.dense_shards == 1);
   const auto dense = test::run_cluster(test::train_config_of(cmd));
   const auto dct = test::run_cluster(dct_cfg);
   CHECK(dense.examples == 40000);
   CHECK(dct.examples == 40000);
   REQUIRE(dct.dct);
   MESSAGE("rounds: dense " << dense.sync.rounds << ", DCT " << dct.sync.rounds);
-  CHECK(double(dct.sync.rounds) >= 0.8 * double(dense.sync.rounds));
+  CHECK(double(dct.sync.rounds) >= 0.75 * double(dense.sync.rounds));
   CHECK(dct.dct->reduction() > 20.0);
+}
+
+TEST_CASE("S-EASGD at 16 trainers: the derived centre shards are not saturated") {
+  // One centre for 16 trainers is busy the whole pass: every exchange waits
+  // in its queue and the elastic difference it returns is older (on
+  // 1 600 000 rows eval NE +0.87 % against the sequential engine, four
+  // shards +0.34 %; docs/RESULTS.md 4e). Derived: one per 4 trainers.
+  const test::synthetic_train_file d("easgd16", 40000, 5);
+  const std::vector<std::string> cmd{"--data.train=" + d.train, "--cluster.mode=simulated",
+                                     "--sim.clock=virtual", "--output.progress=none",
+                                     "--model.rows-per-table=20000", "--cluster.trainers=16",
+                                     "--sync.algorithm=s-easgd"};
+  // The busy share of one centre shard: their core time over shards x run.
+  const auto busy_share = [](const runtime::run_metrics& m, std::size_t shards) {
+    REQUIRE(m.sim);
+    return m.sim->busy_by_role.at("dense-shard").seconds /
+           (double(shards) * m.sim->virtual_seconds);
+  };
+  const auto cfg = test::train_config_of(cmd);
+  const auto derived = test::run_cluster(cfg);
+  const auto one = test::run_cluster(test::train_config_of(test::with(cmd, {"--cluster.dense-shards=1"})));
+  const double bd = busy_share(derived, cfg.cluster.dense_shards), b1 = busy_share(one, 1);
+  MESSAGE("busy share of a centre shard: derived (" << cfg.cluster.dense_shards << ") " << bd
+                                                    << ", one " << b1 << "; rounds " << derived.sync.rounds
+                                                    << " / " << one.sync.rounds);
+  // Measured: 0.247 and 0.771 (the run's start and end are in its time too).
+  CHECK(b1 > 0.7);
+  CHECK(bd < 0.35);
+  CHECK(derived.sync.rounds > one.sync.rounds);
 }
 
 TEST_CASE("dct: the centre shards derived from the trainers") {
