@@ -40,6 +40,14 @@ void check_dense_per_round(const runtime::dct_metrics& x, std::uint64_t dense_by
         doctest::Approx(double(dense_bytes) / double(dense_rounds)));
 }
 
+// S-EASGD with 16 trainers on the virtual clock over d (its last option
+// names the algorithm).
+std::vector<std::string> easgd16(const test::synthetic_train_file& d) {
+  return {"--data.train=" + d.train, "--cluster.mode=simulated", "--sim.clock=virtual",
+          "--output.progress=none", "--model.rows-per-table=20000", "--cluster.trainers=16",
+          "--sync.algorithm=s-easgd"};
+}
+
 } // namespace
 
 TEST_CASE("dct: compressed EASGD in the cluster counts its bytes and replays") {
@@ -68,10 +76,7 @@ TEST_CASE("dct: S-EASGD at 16 trainers keeps the dense sync's round rate (derive
   // shard per 4 trainers under EASGD, DCT or not: 728 DCT rounds here, 937
   // dense (775 with the dense run's one shard before it was derived too).
   const test::synthetic_train_file d("dct16", 40000, 5);
-  const std::vector<std::string> cmd{"--data.train=" + d.train, "--cluster.mode=simulated",
-                                     "--sim.clock=virtual", "--output.progress=none",
-                                     "--model.rows-per-table=20000", "--cluster.trainers=16",
-                                     "--sync.algorithm=s-easgd"};
+  const auto cmd = easgd16(d);
   const auto dct_cfg = test::train_config_of(test::with(cmd, {"--dct.dp=true"}));
   CHECK(dct_cfg.cluster.dense_shards == 4);
   CHECK(test::train_config_of(cmd).cluster.dense_shards == 4);
@@ -94,10 +99,7 @@ TEST_CASE("S-EASGD at 16 trainers: the derived centre shards are not saturated")
   // 1 600 000 rows eval NE +0.87 % against the sequential engine, four
   // shards +0.34 %; docs/RESULTS.md 4e). Derived: one per 4 trainers.
   const test::synthetic_train_file d("easgd16", 40000, 5);
-  const std::vector<std::string> cmd{"--data.train=" + d.train, "--cluster.mode=simulated",
-                                     "--sim.clock=virtual", "--output.progress=none",
-                                     "--model.rows-per-table=20000", "--cluster.trainers=16",
-                                     "--sync.algorithm=s-easgd"};
+  const auto cmd = easgd16(d);
   // The busy share of one centre shard: their core time over shards x run.
   const auto busy_share = [](const runtime::run_metrics& m, std::size_t shards) {
     REQUIRE(m.sim);
