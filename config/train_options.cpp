@@ -119,8 +119,8 @@ void add_train_options(option_set& o) {
   add(o, "cluster.workers", i, "1", "Hogwild workers per trainer", {}, 1, 256);
   add(o, "cluster.embedding-shards", i, "2", "embedding parameter shards", {}, 1, 1024);
   add(o, "cluster.dense-shards", i, "0",
-      "dense (EASGD centre) shards; 0 = derived: with dct.dp under EASGD one per 4 trainers "
-      "(rounded up: a DCT exchange costs the shard 5.6x a dense one), else 1",
+      "dense (EASGD centre) shards; 0 = derived: under EASGD one per 4 trainers, rounded up "
+      "(one centre for 16 trainers is busy the whole pass and each exchange waits), else 1",
       {}, 0, 1024);
   add(o, "cluster.timeout-ms", i, "30000",
       "timeout of every request between actors, at most one day (86400000)", {}, 1,
