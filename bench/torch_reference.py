@@ -579,8 +579,9 @@ def blas_in_use():
     return ", ".join(sorted(libs)) or "unknown"
 
 
-def sgemm_gflops(threads, n=1024, repeats=5, iterations=10):
-    """One-thread (--threads) SGEMM n x n x n through torch.mm in this process: the median GFLOP/s."""
+def sgemm_gflops(n=1024, repeats=5, iterations=10):
+    """SGEMM n x n x n through torch.mm in this process, on --threads threads (set before torch
+    loaded, above): the median GFLOP/s."""
     a, b = torch.randn(n, n), torch.randn(n, n)
     for _ in range(2):
         torch.mm(a, b)
@@ -617,7 +618,7 @@ def run_bench(args):
     return {"arch": args.arch, "batch_size": bs, "examples_per_second_median": statistics.median(rates),
             "examples_per_second_min": min(rates), "examples_per_second_max": max(rates),
             "threads": args.threads, "iterations": args.iterations, "repeats": args.repeats,
-            "blas": blas_in_use(), "sgemm_gflops": sgemm_gflops(args.threads)}
+            "blas": blas_in_use(), "sgemm_gflops": sgemm_gflops()}
 
 
 def self_check():
@@ -723,9 +724,11 @@ def main():
     torch.manual_seed(args.seed)
     res = run_bench(args) if args.bench else run_train(args)
     if args.bench and res["sgemm_gflops"] < 20.0:
-        print(f"warning: PyTorch's GEMMs run in {res['blas']} at {res['sgemm_gflops']:.1f} GFLOP/s (one "
-              "thread): the reference BLAS, not an optimised one; a speed figure against it flatters the "
-              "engine (apt-get install libopenblas0-pthread, or scripts/deps.sh bench)", file=sys.stderr)
+        print(f"warning: PyTorch's GEMMs run in {res['blas']} at {res['sgemm_gflops']:.1f} GFLOP/s "
+              f"({args.threads} thread(s)): Debian's reference BLAS runs at about 3-6, an optimised one "
+              "near the core's peak (unless the machine is busy); a speed figure against a reference "
+              "BLAS flatters the engine (apt-get install libopenblas0-pthread, or scripts/deps.sh bench)",
+              file=sys.stderr)
     for k, v in res.items():
         print(f"  {k}: {v:.4f}" if isinstance(v, float) else f"  {k}: {v}")
     if args.output:
