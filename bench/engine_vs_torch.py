@@ -98,7 +98,8 @@ def torch_file(a, arch, batch, seed, blas="system"):
                         "--train", a.train, "--arch", arch, "--batch-size", str(batch), "--threads", "1",
                         "--seed", str(seed), "--max-examples", str(a.max_examples), "--output", f.name]
                        + torch_multi_hot(a), stdout=subprocess.DEVNULL, check=True, env=torch_env(blas))
-        return json.load(open(f.name))["examples_per_second"]
+        r = json.load(open(f.name))
+        return r["examples_per_second"], r.get("blas", "unknown")
 
 
 def measure_file(a):
@@ -107,14 +108,16 @@ def measure_file(a):
     for arch in a.arch:
         for b in a.batch:
             e, t = [], {x: [] for x in a.torch_blas}
+            lib = {x: "" for x in a.torch_blas}
             for r in range(a.rounds):
                 e.append(engine_file(a, arch, b))
                 for x in a.torch_blas:
-                    t[x].append(torch_file(a, arch, b, r, x))
+                    teps, lib[x] = torch_file(a, arch, b, r, x)
+                    t[x].append(teps)
                     print("  %s batch %d round %d: engine %.0f ex/s, torch (%s) %.0f ex/s" %
                           (arch, b, r + 1, e[-1], x, t[x][-1]), flush=True)
             for x in a.torch_blas:
-                res.append({"arch": arch, "batch": b, "torch_blas": x, "engine_eps": e, "torch_eps": t[x],
+                res.append({"arch": arch, "batch": b, "torch_blas": lib[x], "engine_eps": e, "torch_eps": t[x],
                             "train": a.train, "multi_hot": a.multi_hot,
                             "pooling": a.pooling if a.multi_hot else None})
     return res

@@ -554,7 +554,7 @@ def run_train(args):
            "eval_ne": None, "eval_auc": None, "eval_logloss": None, "eval_calibration": None,
            "examples_per_second": n * args.epochs / seconds if seconds > 0 else None,
            "seconds": seconds, "malformed_lines": bad_train + (ev[3] if ev else 0),
-           "parse_seconds": parse_s, "threads": args.threads, "seed": args.seed}
+           "parse_seconds": parse_s, "threads": args.threads, "seed": args.seed, "blas": blas_in_use()}
     if isinstance(idx, Bags):
         res.update({"multi_hot": args.multi_hot, "pooling": args.pooling, "cut_bags": cut[0],
                     "train_ids_per_example": len(idx.ids) / max(n, 1)})

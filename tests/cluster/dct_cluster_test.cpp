@@ -108,7 +108,8 @@ TEST_CASE("S-EASGD at 16 trainers: the derived centre shards are not saturated")
   };
   const auto cfg = test::train_config_of(cmd);
   const auto derived = test::run_cluster(cfg);
-  const auto one = test::run_cluster(test::train_config_of(test::with(cmd, {"--cluster.dense-shards=1"})));
+  const auto one =
+    test::run_cluster(test::train_config_of(test::with(cmd, {"--cluster.dense-shards=1"})));
   const double bd = busy_share(derived, cfg.cluster.dense_shards), b1 = busy_share(one, 1);
   MESSAGE("busy share of a centre shard: derived (" << cfg.cluster.dense_shards << ") " << bd
                                                     << ", one " << b1 << "; rounds " << derived.sync.rounds

@@ -529,7 +529,7 @@ TEST_CASE("virtual cluster: with measured costs each role also carries the model
     const auto& p = model.sim->busy_by_role.at(role);
     const auto dropped = std::int64_t(p.handlers) - std::int64_t(m.handlers);
     CHECK(std::abs(dropped) <= 2); // the worker: the dense steps of its last two batches
-    const double bare = 2e-6;
+    const double bare = 2e-6; // --sim.message-us=2 (cmd above): a bare handler's price
     CHECK(m.model_seconds - double(m.handlers) * bare ==
           doctest::Approx(p.seconds - double(p.handlers) * bare).epsilon(1e-9));
     CHECK(m.bare_handlers < m.handlers);
