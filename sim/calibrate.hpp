@@ -32,7 +32,11 @@
 //                beyond the rows' lookup (sim/calibrate_roles.hpp)
 //   mp-decode-value-ns
 //                dct.mp: per value of those replies' dense size, a worker's
-//                decode of the reply and the scatter of its entries
+//                decode of the reply and the scatter of its entries.
+//                calibrate() times the three on one core in tight loops;
+//                `shadowsync calibrate` then scales them by what a measured
+//                job under dct.mp spends on them (mp_worker_scale,
+//                mp_shard_scale; tools/calibrate_handlers.cpp)
 //   memory-gbps  bytes read + written per second by memcpy of 64 MiB
 //   sync-gbps    the same with buffers of the replica's parameters (the
 //                dense sync's snapshots, merges and elastic updates move
@@ -92,6 +96,10 @@ struct calibration {
   double mp_push_value_ns = 0, mp_reply_value_ns = 0, mp_decode_value_ns = 0;
   double mp_push_map_rows = 0, mp_push_value_big_ns = 0; // the push at mp_push_big_map_rows
   double mp_stream_map_rows = 0, mp_stream_value_ns = 0; // the push as a run's map grew
+  // The handlers' job under dct.mp (tools/calibrate_handlers.cpp): what the
+  // worker's and the embedding shard's dct.mp work cost there over the
+  // probes' prices; the mp prices above include them.
+  double mp_worker_scale = 1, mp_shard_scale = 1;
   double core_contention = 1;
   remote_costs remote; // sim/calibrate_remote.hpp
   remote_costs remote_tls; // over mutual TLS (deploy/calibrate_tls.hpp); 0s until measured

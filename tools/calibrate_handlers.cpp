@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "report/output_files.hpp"
+#include "sim/calibrate_job.hpp"
 
 #include "cluster/cluster.hpp"
 #include "data/synthetic.hpp"
@@ -50,6 +51,30 @@ struct quiet_log {
   ~quiet_log() { spdlog::set_level(was); }
 };
 
+// The job's configuration from its options.
+std::optional<std::string> job_config(const std::vector<std::string>& args,
+                                      runtime::train_config& cfg) {
+  runtime::option_set opts;
+  runtime::add_train_options(opts);
+  if (auto e = opts.parse(args))
+    return "calibrate: the handlers' job: " + *e;
+  if (auto e = runtime::build_train_config(opts, cfg))
+    return "calibrate: the handlers' job: " + *e;
+  return std::nullopt;
+}
+
+std::optional<std::string> run_job(const runtime::train_config& cfg, runtime::run_metrics& m) {
+  {
+    quiet_log quiet;
+    runtime::progress_reporter progress("none", 1.0, "calibrate");
+    if (auto e = runtime::run_simulated(cfg, progress, m))
+      return "calibrate: the handlers' job failed: " + *e;
+  }
+  if (!m.sim || !m.sim->measured)
+    return std::string("calibrate: the handlers' job ran without measured costs");
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> measure_handler_cost(const runtime::train_config& base,
@@ -80,27 +105,22 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     "--sim.placement=one-host", "--sim.cores-per-host=" + std::to_string(cores),
     "--sim.cost=measured", "--output.progress=none", "--sim.calibration=" + constants.path,
     "--sim.core-contention=1", "--sim.jitter=0"};
-  runtime::option_set opts;
-  runtime::add_train_options(opts);
-  runtime::train_config cfg;
-  if (auto e = opts.parse(args))
-    return "calibrate: the handlers' job: " + *e;
-  if (auto e = runtime::build_train_config(opts, cfg))
-    return "calibrate: the handlers' job: " + *e;
-  // handler_jobs jobs, the median of their gaps: one job's thread CPU times move
-  // by a few us a handler with the machine.
-  std::vector<double> gaps, spreads;
+  runtime::train_config cfg, mp_cfg;
+  if (auto e = job_config(args, cfg))
+    return e;
+  args.push_back("--dct.mp=true"); // the same job with dct.mp (the suite's DCT mp row)
+  if (auto e = job_config(args, mp_cfg))
+    return e;
+  // handler_jobs jobs of each, alternated, the median of their gaps: one
+  // job's thread CPU times move by a few us a handler with the machine.
+  std::vector<double> gaps, spreads, worker_scales, shard_scales;
   double handlers = 0;
   for (int job = 0; job < handler_jobs; ++job) {
-    runtime::run_metrics m;
-    {
-      quiet_log quiet;
-      runtime::progress_reporter progress("none", 1.0, "calibrate");
-      if (auto e = runtime::run_simulated(cfg, progress, m))
-        return "calibrate: the handlers' job failed: " + *e;
-    }
-    if (!m.sim || !m.sim->measured)
-      return std::string("calibrate: the handlers' job ran without measured costs");
+    runtime::run_metrics m, mp;
+    if (auto e = run_job(cfg, m))
+      return e;
+    if (auto e = run_job(mp_cfg, mp))
+      return e;
     double measured = 0, model = 0, weight = 0, variance = 0;
     handlers = 0;
     for (const auto& [role, r] : m.sim->busy_by_role) {
@@ -108,31 +128,39 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
       // mean's), pooled by the roles' priced time.
       weight += r.ratio_weight;
       variance += r.ratio_weight * r.cost_cv() * r.cost_cv();
-      double s = r.seconds, p = r.model_seconds, h = double(r.handlers);
-      // A role whose bare handlers are long (a shard filling its tables
-      // before training) counts its other handlers only.
-      if (r.bare_handlers > 0 && r.bare_seconds / double(r.bare_handlers) > 1e-3) {
-        s -= r.bare_seconds;
-        p -= double(r.bare_handlers) * c.message_us * 1e-6;
-        h -= double(r.bare_handlers);
-      }
-      measured += s;
-      model += p;
-      handlers += h;
+      const auto t = runtime::counted(r, c.message_us);
+      measured += t.measured;
+      model += t.model;
+      handlers += t.handlers;
     }
     if (handlers <= 0)
       return std::string("calibrate: the handlers' job ran no handler");
-    gaps.push_back(1e6 * (measured - model) / handlers);
+    const double gap_s = (measured - model) / handlers;
+    gaps.push_back(1e6 * gap_s);
     spreads.push_back(weight > 0 ? std::sqrt(variance / weight) : 0.0);
+    worker_scales.push_back(runtime::mp_scale(m, mp, "hogwild-worker", c.message_us, gap_s));
+    shard_scales.push_back(runtime::mp_scale(m, mp, "embedding-shard", c.message_us, gap_s));
   }
   std::sort(gaps.begin(), gaps.end());
   std::sort(spreads.begin(), spreads.end());
+  std::sort(worker_scales.begin(), worker_scales.end());
+  std::sort(shard_scales.begin(), shard_scales.end());
   c.handler_job_cost_cv = spreads[spreads.size() / 2];
   // u uniform in [-1, 1) has a standard deviation of 1 / sqrt(3); sim.jitter
   // takes at most 0.9.
   c.jitter = std::min(0.9, std::sqrt(3.0) * c.handler_job_cost_cv);
   c.handler_job_gap_us = gaps[gaps.size() / 2];
   c.handler_job_handlers = std::uint64_t(handlers);
+  // The dct.mp prices as the job spent them: the one-core probes time the
+  // push, the reply and the decode in tight loops, with the caches theirs
+  // alone; in a run a worker's batch and the other roles' handlers come
+  // between (issue 38: the probes' prices were a third of the job's).
+  c.mp_worker_scale = worker_scales[worker_scales.size() / 2];
+  c.mp_shard_scale = shard_scales[shard_scales.size() / 2];
+  c.mp_push_value_ns *= c.mp_worker_scale;
+  c.mp_push_value_big_ns *= c.mp_worker_scale;
+  c.mp_decode_value_ns *= c.mp_worker_scale;
+  c.mp_reply_value_ns *= c.mp_shard_scale;
   c.message_us = std::max(c.message_us, c.message_us + c.handler_job_gap_us);
   return std::nullopt;
 }

@@ -35,17 +35,19 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
   r.cores = std::int64_t(std::thread::hardware_concurrency());
   r.date = utc_now();
   r.command = command;
-  char note[768];
+  char note[1024];
   std::snprintf(note, sizeof note,
                 "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
                 "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
                 "time on loopback, plain TCP and mutual TLS; message-us the cold ping-pong's "
                 "%.3g us plus %.3g us a handler beyond the model's price in a measured job of "
                 "%llu handlers; jitter their times' spread around the model's price "
-                "(coefficient of variation %.3g)",
+                "(coefficient of variation %.3g); dct.mp prices the probes' times %.3g "
+                "(worker) and %.3g (shard) as the same job under dct.mp spent them",
                 cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_threads,
                 c.contention_lo, c.contention_hi, c.message_cold_us, c.handler_job_gap_us,
-                (unsigned long long)c.handler_job_handlers, c.handler_job_cost_cv);
+                (unsigned long long)c.handler_job_handlers, c.handler_job_cost_cv, c.mp_worker_scale,
+                c.mp_shard_scale);
   r.note = note;
   r.sim = {{"gflops", c.gflops},
            {"memory-gbps", c.memory_gbps},

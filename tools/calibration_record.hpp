@@ -34,7 +34,11 @@ inline constexpr int handler_jobs = 5;
 // core contention 1; each handler's CPU time against the model's price of
 // it, the mean difference (the median of handler_jobs jobs) added to
 // c.message_us (never lowered). Sets
-// c.handler_job_handlers and c.handler_job_gap_us.
+// c.handler_job_handlers and c.handler_job_gap_us. Each job alternates
+// with the same job under dct.mp: what a role spends more there over what
+// the model prices more (mp_scale, the median of the jobs) scales the
+// one-core probes' dct.mp prices: the worker's (push and decode) and the
+// embedding shard's (the thresholded reply).
 std::optional<std::string> measure_handler_cost(const runtime::train_config& cfg,
                                                 runtime::calibration& c);
 
