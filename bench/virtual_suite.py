@@ -25,6 +25,13 @@ the run.
 usage: bench/virtual_suite.py [--bin build/shadowsync] [--repeats 3]
          [--rows 100000] [--calibration NAME|FILE] [--only N,...] [--list]
          [--json FILE] [--real-from FILE] [--virtual-option OPTION ...]
+         [--calibrate N [--calibration-out FILE]]
+--calibrate N measures N calibrations (`shadowsync calibrate`, about 30 s
+each here) spread over the real runs, so that they sample the machine as the
+real runs find it, and runs every virtual run after them at the calibrations'
+per-constant medians (--calibration-out FILE keeps that file for
+--real-from reruns): the error left is the model's, not the drift of a
+machine whose speed moves by 10-20 % within minutes.
 --virtual-option adds an option to the virtual runs only, for example
 --virtual-option=--sim.cost=measured: each handler costs its thread's CPU
 time here instead of the cost model's price, so the error left is the
@@ -114,6 +121,24 @@ def table_runs(text, rows):
     return {"rows": rows, "runs": runs}
 
 
+def write_median_calibration(paths, out):
+    """Per-constant medians of calibration files, as one calibration file."""
+    files = []
+    for p in paths:
+        with open(p) as f:
+            files.append(json.load(f))
+    merged = dict(files[0])
+    merged["sim"] = {k: statistics.median(c["sim"][k] for c in files if k in c["sim"])
+                     for k in files[0]["sim"]}
+    merged["note"] = ("per-constant medians of %d calibrations measured among the validation "
+                      "suite's real runs (bench/virtual_suite.py --calibrate); the first's note: %s"
+                      % (len(files), files[0].get("note", "")))
+    merged["machine"] = dict(files[0]["machine"])
+    merged["machine"]["command"] = "bench/virtual_suite.py --calibrate %d" % len(files)
+    with open(out, "w") as f:
+        json.dump(merged, f, indent=2, sort_keys=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "shadowsync"))
@@ -125,6 +150,11 @@ def main():
     ap.add_argument("--json", default="", help="also write every run's examples/s to this file")
     ap.add_argument("--real-from", default="",
                     help="reuse the real runs of an earlier --json file; run only the virtual ones")
+    ap.add_argument("--calibrate", type=int, default=0, metavar="N",
+                    help="measure N calibrations (shadowsync calibrate) spread over the real runs "
+                         "and run the virtual ones at their per-constant medians")
+    ap.add_argument("--calibration-out", default="",
+                    help="with --calibrate: keep the medians' calibration file here")
     ap.add_argument("--virtual-option", action="append", default=[],
                     help="an option for the virtual runs only (repeatable)")
     a = ap.parse_args()
@@ -133,6 +163,10 @@ def main():
         for i, (name, opts, kind) in enumerate(configs, 1):
             print("%2d  %s  %s" % (i, name, " ".join(opts) or kind))
         return
+    if a.calibrate and a.real_from:
+        sys.exit("--calibrate measures the machine while the real runs run: not with --real-from")
+    if a.calibration_out and not a.calibrate:
+        sys.exit("--calibration-out keeps what --calibrate measures: give --calibrate N")
     if a.only:
         keep = {int(x) for x in a.only.split(",")}
         configs = [c for i, c in enumerate(configs, 1) if i in keep]
@@ -159,42 +193,71 @@ def main():
             earlier = {r["configuration"]: r["real"] for r in old["runs"]}
             earlier_rounds = {r["configuration"]: r.get("real_rounds", []) for r in old["runs"]}
         results, raw, round_ratios = [], [], []
+        runs = {} # name -> (real, virt, real_rounds, virt_rounds)
         for name, opts, kind in configs:
-            real, virt = list(earlier.get(name, [])), []
-            real_rounds, virt_rounds = list(earlier_rounds.get(name, [])), []
+            real, real_rounds = list(earlier.get(name, [])), list(earlier_rounds.get(name, []))
             if a.real_from and not real:
                 sys.exit("--real-from %s: no real runs of '%s'" % (a.real_from, name))
+            runs[name] = (real, [], real_rounds, [])
+
+        def local_virtual(opts):
+            return ([a.bin, "train"] + common + opts +
+                    ["--sim.clock=virtual", "--sim.placement=one-host",
+                     "--sim.cores-per-host=%d" % cores, "--sim.calibration=" + calibration] +
+                    a.virtual_option)
+
+        def node_virtual(kind):
+            return ([a.bin, "train"] + job3 +
+                    ["--sim.clock=virtual", "--net.enabled=true",
+                     "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
+                     "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
+                     "--sim.calibration=" + calibration] + a.virtual_option)
+
+        def launch_of(kind):
+            nonlocal certs
+            launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
+                      "--data.eval="]
+            if kind == "3node-plain":
+                return launch + ["--deploy.insecure=true"]
+            if certs is None:
+                certs = os.path.join(tmp, "certs")
+                subprocess.run(["bash", os.path.join(ROOT, "scripts", "make-certs.sh"), certs,
+                                "coord", "t0", "t1"], check=True, stdout=subprocess.DEVNULL)
+            return launch + ["--openssl.certificate=%s/{node}.pem" % certs,
+                             "--openssl.key=%s/{node}.key" % certs,
+                             "--openssl.cafile=%s/ca.pem" % certs]
+
+        # --calibrate N: N calibrations spread over the real runs, then every
+        # virtual run at their per-constant medians.
+        calibrate_before = ({(k * len(configs)) // a.calibrate for k in range(a.calibrate)}
+                            if a.calibrate else set())
+        measured = []
+        calibration = a.calibration
+        for i, (name, opts, kind) in enumerate(configs):
+            real, virt, real_rounds, virt_rounds = runs[name]
+            if i in calibrate_before:
+                out = os.path.join(tmp, "calibration-%d.json" % len(measured))
+                subprocess.run([a.bin, "calibrate", "--out=" + out], check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                measured.append(out)
             for _ in range(a.repeats):
-                if kind == "local":
-                    if not a.real_from:
-                        real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"],
-                                        metrics, "examples_per_second", real_rounds))
-                    virt.append(run([a.bin, "train"] + common + opts +
-                                    ["--sim.clock=virtual", "--sim.placement=one-host",
-                                     "--sim.cores-per-host=%d" % cores,
-                                     "--sim.calibration=" + a.calibration] + a.virtual_option,
+                if not a.real_from:
+                    real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"]
+                                    if kind == "local" else launch_of(kind),
+                                    metrics, "examples_per_second", real_rounds))
+                if not a.calibrate:
+                    virt.append(run(local_virtual(opts) if kind == "local" else node_virtual(kind),
                                     metrics, "virtual", virt_rounds))
-                else:
-                    launch = [a.bin, "launch", "--config-file=" + spec, "--data.train=" + data,
-                              "--data.eval="]
-                    if kind == "3node-plain":
-                        launch.append("--deploy.insecure=true")
-                    elif not a.real_from:
-                        if certs is None:
-                            certs = os.path.join(tmp, "certs")
-                            subprocess.run(["bash", os.path.join(ROOT, "scripts", "make-certs.sh"), certs,
-                                            "coord", "t0", "t1"], check=True, stdout=subprocess.DEVNULL)
-                        launch += ["--openssl.certificate=%s/{node}.pem" % certs,
-                                   "--openssl.key=%s/{node}.key" % certs,
-                                   "--openssl.cafile=%s/ca.pem" % certs]
-                    if not a.real_from:
-                        real.append(run(launch, metrics, "examples_per_second", real_rounds))
-                    virt.append(run([a.bin, "train"] + job3 +
-                                    ["--sim.clock=virtual", "--net.enabled=true",
-                                     "--sim.cores-per-host=1", "--sim.machine-cores=%d" % cores,
-                                     "--sim.remote-tls=%s" % str(kind == "3node-tls").lower(),
-                                     "--sim.calibration=" + a.calibration] + a.virtual_option,
+        if a.calibrate:
+            calibration = a.calibration_out or os.path.join(tmp, "calibration-median.json")
+            write_median_calibration(measured, calibration)
+            for name, opts, kind in configs:
+                _, virt, _, virt_rounds = runs[name]
+                for _ in range(a.repeats):
+                    virt.append(run(local_virtual(opts) if kind == "local" else node_virtual(kind),
                                     metrics, "virtual", virt_rounds))
+        for name, opts, kind in configs:
+            real, virt, real_rounds, virt_rounds = runs[name]
             r, v = statistics.median(real), statistics.median(virt)
             rr = "%d (%d-%d)" % (statistics.median(real_rounds), min(real_rounds),
                                  max(real_rounds)) if real_rounds else "-"
@@ -209,7 +272,9 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     print("Virtual clock against real runs on this machine (%d cores), %d generated rows, medians "
           "of %d alternated rounds; constants: sim.calibration=%s"
-          % (cores, a.rows, a.repeats, a.calibration))
+          % (cores, a.rows, a.repeats, calibration if not a.calibrate else
+             "per-constant medians of %d calibrations among the real runs%s"
+             % (a.calibrate, " (" + a.calibration_out + ")" if a.calibration_out else "")))
     print()
     print("| configuration | real examples/s (range) | virtual | error | sync rounds: real (range) | virtual |")
     print("|---|---|---|---|---|---|")
@@ -217,7 +282,9 @@ def main():
         print("| %s | %.0f (%.0f-%.0f) | %.0f | %+.1f %% | %s | %s |" % (name, r, lo, hi, v, err, rr, vr))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"rows": a.rows, "calibration": a.calibration, "runs": raw}, f, indent=1)
+            json.dump({"rows": a.rows, "calibration": calibration if not a.calibrate else
+                       a.calibration_out or "medians of %d calibrations" % a.calibrate,
+                       "runs": raw}, f, indent=1)
     errs = [abs(x[5]) for x in results]
     print()
     print("mean |error| %.1f %%, median |error| %.1f %%, largest %.1f %%, within 10 %%: %d of %d"
