@@ -56,9 +56,10 @@
 //                a Hogwild step's time (forward, backward and the dense
 //                step, as a worker's batch) while every core of this
 //                machine steps one shared replica at once (the threads'
-//                mean), over its time alone (median of seven rounds):
-//                what busy cores cost each other (the replica's cache
-//                lines, shared caches and memory), which the one-at-a-time
+//                mean), over its time alone on the fastest of them
+//                (median of seven rounds): what busy cores cost each other
+//                (the replica's cache lines, shared caches and memory) and
+//                what a VM's slower CPU costs, which the one-at-a-time
 //                engine does not see (1 on one core)
 //   remote-message-us, remote-gbps
 //                a message between two nodes on loopback

@@ -57,23 +57,28 @@ double dense_work::passes(std::size_t times) {
 
 // sim.core-contention: a Hogwild step's time while `threads` threads step
 // one shared replica at once (each with its own workspace, on the same
-// batches' rows), over its time alone. Thread t is pinned to the t-th CPU
-// this process may use (else two new threads may share a CPU for a while and
-// measure the kernel's placement, not the cores). A pass is three times
-// over the batches; the threads' mean time over the time alone, alone and
-// together alternated round by round; the median of seven rounds' ratios,
-// and their range in `lo`, `hi`.
+// batches' rows), over its time alone on the fastest CPU. Thread t is
+// pinned to the t-th CPU this process may use (else two new threads may
+// share a CPU for a while and measure the kernel's placement, not the
+// cores). A pass is three times over the batches; each round times one
+// thread alone on every CPU in turn, then all together: the threads' mean
+// time over the fastest alone time (a VM's CPUs need not run at one speed:
+// against the first CPU alone, a slow first CPU read below 1 while the two
+// together ran slower than either alone would); the median of seven
+// rounds' ratios, and their range in `lo`, `hi`.
 double measure_contention(dense_work& work, const std::vector<int>& cpus, double& lo, double& hi) {
   const std::size_t threads = cpus.size();
   std::vector<double> ratios;
   for (int round = 0; round < 7; ++round) {
     double alone = 0;
-    std::thread([&] { // on the first CPU, alone
-      pin_to(cpus[0]);
-      if (round == 0)
-        work.passes(3); // warm-up
-      alone = work.passes(3);
-    }).join();
+    for (std::size_t t = 0; t < threads; ++t)
+      std::thread([&] { // on each CPU, alone
+        pin_to(cpus[t]);
+        if (round == 0)
+          work.passes(3); // warm-up
+        const double s = work.passes(3);
+        alone = t == 0 ? s : std::min(alone, s);
+      }).join();
     std::vector<double> each(threads);
     std::atomic<std::size_t> ready{0};
     std::vector<std::thread> pool;

@@ -48,9 +48,9 @@ private:
 // The CPUs this process may run on (empty when unknown).
 std::vector<int> allowed_cpus();
 
-// sim.core-contention: the threads' mean time over one thread's alone, one
-// thread pinned to each of `cpus` stepping `work`'s replica at once (median
-// of seven rounds; `lo`, `hi`: their range).
+// sim.core-contention: the threads' mean time, one thread pinned to each of
+// `cpus` stepping `work`'s replica at once, over one thread's time alone on
+// the fastest of them (median of seven rounds; `lo`, `hi`: their range).
 double measure_contention(dense_work& work, const std::vector<int>& cpus, double& lo, double& hi);
 
 } // namespace runtime::calibrate_detail
