@@ -229,13 +229,13 @@ def main():
 
         # --calibrate N: N calibrations spread over the real runs, then every
         # virtual run at their per-constant medians.
-        calibrate_before = ({(k * len(configs)) // a.calibrate for k in range(a.calibrate)}
-                            if a.calibrate else set())
+        # (several before one configuration where N exceeds the configurations)
+        calibrate_before = [(k * len(configs)) // a.calibrate for k in range(a.calibrate)]
         measured = []
         calibration = a.calibration
         for i, (name, opts, kind) in enumerate(configs):
             real, virt, real_rounds, virt_rounds = runs[name]
-            if i in calibrate_before:
+            for _ in range(calibrate_before.count(i)):
                 out = os.path.join(tmp, "calibration-%d.json" % len(measured))
                 subprocess.run([a.bin, "calibrate", "--out=" + out], check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
