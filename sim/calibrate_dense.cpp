@@ -63,9 +63,9 @@ double dense_work::passes(std::size_t times) {
 // cores). A pass is three times over the batches; each round times one
 // thread alone on every CPU in turn, then all together: the threads' mean
 // time over the fastest alone time (a VM's CPUs need not run at one speed:
-// against the first CPU alone, a slow first CPU read below 1 while the two
-// together ran slower than either alone would); the median of seven
-// rounds' ratios, and their range in `lo`, `hi`.
+// against the first CPU alone, a slower first CPU read below 1, 0.82-0.95
+// with a busy loop on CPU 0, clamped to 1); the median of seven rounds'
+// ratios, and their range in `lo`, `hi`.
 double measure_contention(dense_work& work, const std::vector<int>& cpus, double& lo, double& hi) {
   const std::size_t threads = cpus.size();
   std::vector<double> ratios;

@@ -4,7 +4,11 @@
 // against what the model, at the constants just measured, prices the same
 // handler; the difference over the handlers is what each costs beyond its
 // counted work, and the spread of each handler's time around its price is
-// the run-to-run variation a model run draws (sim.jitter).
+// the run-to-run variation a model run draws (sim.jitter). Each job
+// alternates with the same job under dct.mp (the dct.* defaults, whatever
+// the calibrated configuration sets): the worker's and the embedding
+// shard's extra time there over the model's extra price scales the
+// one-core probes' dct.mp prices (sim/calibrate_job.hpp).
 #include "tools/calibration_record.hpp"
 
 #include <algorithm>
@@ -18,6 +22,7 @@
 
 #include "report/output_files.hpp"
 #include "sim/calibrate_job.hpp"
+#include "sim/calibrate_timing.hpp"
 
 #include "cluster/cluster.hpp"
 #include "data/synthetic.hpp"
@@ -141,22 +146,19 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
     worker_scales.push_back(runtime::mp_scale(m, mp, "hogwild-worker", c.message_us, gap_s));
     shard_scales.push_back(runtime::mp_scale(m, mp, "embedding-shard", c.message_us, gap_s));
   }
-  std::sort(gaps.begin(), gaps.end());
-  std::sort(spreads.begin(), spreads.end());
-  std::sort(worker_scales.begin(), worker_scales.end());
-  std::sort(shard_scales.begin(), shard_scales.end());
-  c.handler_job_cost_cv = spreads[spreads.size() / 2];
+  using runtime::calibrate_detail::median_of;
+  c.handler_job_cost_cv = median_of(spreads);
   // u uniform in [-1, 1) has a standard deviation of 1 / sqrt(3); sim.jitter
   // takes at most 0.9.
   c.jitter = std::min(0.9, std::sqrt(3.0) * c.handler_job_cost_cv);
-  c.handler_job_gap_us = gaps[gaps.size() / 2];
+  c.handler_job_gap_us = median_of(gaps);
   c.handler_job_handlers = std::uint64_t(handlers);
   // The dct.mp prices as the job spent them: the one-core probes time the
   // push, the reply and the decode in tight loops, with the caches theirs
   // alone; in a run a worker's batch and the other roles' handlers come
-  // between (issue 38: the probes' prices were a third of the job's).
-  c.mp_worker_scale = worker_scales[worker_scales.size() / 2];
-  c.mp_shard_scale = shard_scales[shard_scales.size() / 2];
+  // between (issue 38: on the AMD EPYC VM the worker's factor was 1.2-2.9).
+  c.mp_worker_scale = median_of(worker_scales);
+  c.mp_shard_scale = median_of(shard_scales);
   c.mp_push_value_ns *= c.mp_worker_scale;
   c.mp_push_value_big_ns *= c.mp_worker_scale;
   c.mp_decode_value_ns *= c.mp_worker_scale;
