@@ -245,6 +245,15 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
       shard_cut_detail::on_request(self, id, folder, workers, rp);
       return rp;
     },
+    [=](messages::cut_atom, std::uint64_t id, const std::string& folder,
+        const std::vector<std::string>& workers)
+      -> caf::result<messages::shard_cut_file> {
+      if (auto e = refused_direction(self, "a cut request"))
+        return e;
+      auto rp = self->make_response_promise<messages::shard_cut_file>();
+      shard_cut_detail::on_request(self, id, folder, workers, rp);
+      return rp;
+    },
     [=](messages::cut_atom, std::uint64_t id, std::uint64_t offset)
       -> caf::result<messages::file_chunk> {
       if (auto e = refused_direction(self, "a cut file's piece"))
@@ -254,6 +263,10 @@ embedding_shard(embedding_shard_actor::stateful_pointer<embedding_shard_state> s
     [=](messages::cut_atom, std::uint64_t id) {
       if (!refused_data(self, "a cut marker"))
         shard_cut_detail::on_marker(self, id);
+    },
+    [=](messages::cut_atom, std::uint64_t id, messages::resume_atom) {
+      if (!refused_direction(self, "a cut given up"))
+        shard_cut_detail::on_given_up(self, id);
     },
     [=](messages::end_atom) {
       if (!refused_data(self, "a worker's end"))

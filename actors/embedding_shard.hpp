@@ -175,7 +175,11 @@ struct shard_cut {
   bool requested = false;   // the coordinator's request arrived
   std::string folder;       // where the file goes
   std::uint32_t expected = 0; // workers to align over
+  // Non-empty: align over exactly these workers ("ID@NODE"), each marked or
+  // ended (a cut after a trainer's loss: expected is then their number).
+  std::vector<std::string> only;
   std::vector<caf::actor_addr> marked; // workers whose marker arrived
+  std::vector<std::string> marked_names; // the same as "ID@NODE" (see ended_names)
   std::vector<messages::embedding_grads> held; // their later pushes, until aligned
   bool aligned = false;     // the snapshot is taken, the writer runs
   std::uint64_t pushes_held = 0;
@@ -233,6 +237,9 @@ struct embedding_shard_state {
   std::uint64_t dropped_pushes = 0;
   std::optional<shard_cut> cut;
   std::vector<caf::actor_addr> ended; // workers that sent end_atom
+  // The same as "ID@NODE", named when their end came (a remote worker's
+  // address names no one once its proxy is gone).
+  std::vector<std::string> ended_names;
   std::uint64_t last_cut = 0;         // the id of the last cut finished
   // Writes the cut's file beside the shard (declared after `tables`, which
   // it reads: destroyed, so joined, first).

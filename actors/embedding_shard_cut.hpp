@@ -15,8 +15,14 @@ using self_ptr = embedding_shard_actor::stateful_pointer<embedding_shard_state>;
 void on_request(self_ptr self, std::uint64_t id, const std::string& folder,
                 std::uint32_t expected,
                 caf::typed_response_promise<messages::shard_cut_file> rp);
+// The same over the listed workers only (a cut after a trainer's loss).
+void on_request(self_ptr self, std::uint64_t id, const std::string& folder,
+                const std::vector<std::string>& only,
+                caf::typed_response_promise<messages::shard_cut_file> rp);
 // A worker's marker for cut id (the current sender).
 void on_marker(self_ptr self, std::uint64_t id);
+// The coordinator gave cut id up (aborted).
+void on_given_up(self_ptr self, std::uint64_t id);
 // A worker's end (the current sender).
 void on_end(self_ptr self);
 // True when the push (of the current sender) waits for the alignment: it is

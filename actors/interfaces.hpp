@@ -70,12 +70,21 @@ using embedding_shard_actor = caf::typed_actor<
   // cut N into FOLDER, aligned over that many workers; the reply comes once
   // the file is written (in the background, copy-on-write)
   caf::replies_to<cut_atom, std::uint64_t, std::string, std::uint32_t>::with<shard_cut_file>,
+  // ... aligned over these workers only, each named "ID@NODE" (CAF's
+  // to_string of its handle: a handle sent back to its own node arrives null
+  // unless that node registered it); a cut after a trainer's loss: the lost
+  // trainer's workers never mark, and may have ended before the loss
+  caf::replies_to<cut_atom, std::uint64_t, std::string, std::vector<std::string>>::with<
+    shard_cut_file>,
   // multi-node: cut N asked with FOLDER "" keeps the file in memory; its bytes
   // from OFFSET, as save(offset) sends them (cluster/shard_fetch.hpp)
   caf::replies_to<cut_atom, std::uint64_t, std::uint64_t>::with<file_chunk>,
   // a worker's marker for cut N: its pushes before it are in the cut, after
   // it are not (per-sender FIFO)
   caf::reacts_to<cut_atom, std::uint64_t>,
+  // the coordinator gave cut N up (aborted: a trainer was lost during it):
+  // unaligned, it ends here and the pushes it held are applied
+  caf::reacts_to<cut_atom, std::uint64_t, resume_atom>,
   // a worker's end: it pushes nothing more (counts as its marker of any cut)
   caf::reacts_to<end_atom>,
   // the background writer of cut N finished (sent by the writer thread)
@@ -175,6 +184,9 @@ using trainer_actor = caf::typed_actor<
   // `last_round`, park the workers, copy replica and reader position, let the
   // workers go on; the syncer stays held until resume_atom
   caf::replies_to<cut_atom, std::uint64_t, std::uint64_t>::with<cut_report>,
+  // its workers' handles (a cut after another trainer's loss asks the shards
+  // to align over the live trainers' workers only)
+  caf::replies_to<workers_atom>::with<std::vector<caf::strong_actor_ptr>>,
   // a worker is parked for cut N
   caf::reacts_to<parked_atom, std::uint64_t>,
   // the cut is written: release the syncer

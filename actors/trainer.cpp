@@ -253,6 +253,14 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<trainer_sta
       trainer_cut_detail::on_cut(self, id, last_round, rp);
       return rp;
     },
+    [=](messages::workers_atom) -> caf::result<std::vector<caf::strong_actor_ptr>> {
+      if (auto e = refused(self, "a request for its workers"))
+        return e;
+      std::vector<caf::strong_actor_ptr> out;
+      for (const auto& w : self->state.workers)
+        out.push_back(caf::actor_cast<caf::strong_actor_ptr>(w));
+      return out;
+    },
     [=](messages::parked_atom, std::uint64_t id) {
       const auto who = caf::actor_cast<caf::actor_addr>(self->current_sender());
       auto& st = self->state;

@@ -76,6 +76,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   if (start) {
     base.examples = start->examples;
     base.counters = start->counters;
+    base.readers = start->readers;
   }
   // Every role's configuration, derived once; the shards take the resumed
   // rows with them.
@@ -232,7 +233,8 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   }
   if (!failure && cfg.checkpoint.enabled()) // one more at the end
     failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.dir,
-                                   cfg.checkpoint.keep, base);
+                                   cfg.checkpoint.keep, base,
+                                   export_options{"simulated", false, &checkpoints});
   if (!failure && !cfg.checkpoint.model_out.empty())
     failure = export_cluster_model(self, cfg, c, res, out, cfg.checkpoint.model_out, 1, base);
   if (cfg.recovery.full)

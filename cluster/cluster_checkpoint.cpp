@@ -16,6 +16,7 @@
 
 #include "checkpoint/dynamic_files.hpp"
 #include "checkpoint/model_files.hpp"
+#include "cluster/cluster_cut.hpp"
 #include "cluster/coordinator.hpp"
 #include "cluster/shard_fetch.hpp"
 
@@ -80,28 +81,63 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
           failure = label + ": " + c.shard_names[s] + ": " + self->system().render(e);
         });
   }
-  for (std::size_t t = 0; t < res.reports.size() && !failure; ++t) {
-    const auto& r = res.reports[t];
+  // The replicas in trainer order: the survivors' and, with how.marks, a
+  // stand-in for each lost trainer (the survivors' average at its position
+  // of the newest cut).
+  std::vector<const messages::trainer_report*> by_trainer;
+  for (const auto& r : res.reports) {
     if (r.state.size() != r.replica.size())
       failure = "output.model: trainer " + std::to_string(r.trainer) +
                 " reported no dense optimiser state";
-    else if (!checkpoint::write_replica(w, t, r.replica.data(), r.state.data(), r.replica.size(),
-                                        &err))
-      failure = label + ": " + err;
+    by_trainer.push_back(&r);
+  }
+  std::vector<std::size_t> lost;
+  checkpoint::replica_state avg;
+  if (how.marks && !res.reports.empty() && res.reports.size() < cfg.cluster.trainers &&
+      !failure) {
+    by_trainer.assign(cfg.cluster.trainers, nullptr);
+    std::vector<checkpoint::replica_state> reps;
+    for (const auto& r : res.reports) {
+      if (r.trainer < by_trainer.size())
+        by_trainer[r.trainer] = &r;
+      reps.push_back({r.replica.values, r.state.values});
+    }
+    avg = checkpoint::average(reps);
+    for (std::size_t t = 0; t < by_trainer.size(); ++t)
+      if (!by_trainer[t])
+        lost.push_back(t);
   }
   checkpoint::manifest m;
   m.config_ini = cfg.checkpoint.effective_ini;
   m.mode = how.mode;
   m.examples = examples;
-  for (std::size_t t = 0; t < res.reports.size(); ++t) {
-    checkpoint::reader_position p;
-    p.part = t;
-    p.parts = res.reports.size();
-    p.epoch = cfg.train.epochs; // every pass done
-    m.readers.push_back(p);
-  }
   m.model_seed = cfg.train.seed;
   m.counters = counters_after(base, res, out);
+  for (std::size_t t = 0; t < by_trainer.size() && !failure; ++t) {
+    const auto* r = by_trainer[t];
+    const auto& params = r ? r->replica.values : avg.params;
+    const auto& state = r ? r->state.values : avg.state;
+    if (!checkpoint::write_replica(w, t, params.data(), state.data(), params.size(), &err))
+      failure = label + ": " + err;
+    checkpoint::reader_position p;
+    p.part = t;
+    p.parts = by_trainer.size();
+    p.epoch = cfg.train.epochs; // every pass done
+    if (!r) { // lost: its part as at the newest cut
+      const auto k = how.marks->mark(t);
+      p.epoch = k.reader.epoch;
+      p.examples = k.reader.examples;
+      p.lines = k.reader.lines;
+      p.malformed = k.reader.malformed;
+      p.served = k.reader.served;
+      m.examples += k.progress.examples;
+      m.counters.loss_sum += k.progress.loss_sum;
+      m.counters.prob_sum += k.progress.prob_sum;
+      m.counters.positives += k.progress.positives;
+    }
+    m.readers.push_back(p);
+  }
+  w.rename(checkpoint::checkpoint_name(m.examples));
   std::string folder;
   if (!failure && !w.commit(m, keep, &folder, &err))
     failure = label + ": " + err;
@@ -110,16 +146,19 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
     return failure;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("model written to {} ({} embedding shard files, {} replicas) in {:.2f} s", folder,
-               c.shards.size(), res.reports.size(), s);
+  std::string stand_ins;
+  for (auto t : lost)
+    stand_ins += (stand_ins.empty() ? "; lost, at their position of the newest cut: " : ", ") +
+                 c.trainer_names[t];
+  spdlog::info("model written to {} ({} embedding shard files, {} replicas) in {:.2f} s{}",
+               folder, c.shards.size(), by_trainer.size(), s, stand_ins);
   return std::nullopt;
 }
 
-std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
-                                              cluster_start& out, bool with_tables) {
-  checkpoint::opened_checkpoint c;
-  if (auto e = checkpoint::open_checkpoint(cfg.checkpoint.resume, c))
-    return e;
+std::optional<std::string> resume_readers(const train_config& cfg,
+                                          const checkpoint::opened_checkpoint& c,
+                                          std::vector<messages::reader_mark>& readers,
+                                          std::uint64_t& passes_done) {
   if (c.m.readers.empty())
     return "'" + c.folder + "' has no reader position";
   const std::size_t trainers = cfg.cluster.trainers;
@@ -133,10 +172,10 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
            " reader(s); resume it with --cluster.trainers=" +
            std::to_string(c.m.readers.size()) + " (each trainer's reader has its own part of "
            "the data), or from a checkpoint at the end of a pass";
-  out.readers.assign(trainers, messages::reader_mark{});
+  readers.assign(trainers, messages::reader_mark{});
   for (std::size_t t = 0; t < trainers; ++t) {
     const auto& r = c.m.readers[mid_pass ? t : 0];
-    auto& m = out.readers[t];
+    auto& m = readers[t];
     m.epoch = new_data ? 0 : r.epoch;
     if (mid_pass) {
       m.examples = r.examples;
@@ -145,7 +184,21 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
       m.served = r.served;
     }
   }
-  out.passes_done = new_data ? 0 : c.m.readers[0].epoch;
+  passes_done = new_data ? 0 : c.m.readers[0].epoch;
+  return std::nullopt;
+}
+
+std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
+                                              cluster_start& out, bool with_tables) {
+  checkpoint::opened_checkpoint c;
+  if (auto e = checkpoint::open_checkpoint(cfg.checkpoint.resume, c))
+    return e;
+  if (auto e = resume_readers(cfg, c, out.readers, out.passes_done))
+    return e;
+  const std::size_t trainers = cfg.cluster.trainers;
+  bool mid_pass = false;
+  for (const auto& r : out.readers)
+    mid_pass = mid_pass || r.examples != 0 || r.epoch != out.readers[0].epoch;
   if (!mid_pass && out.passes_done >= cfg.train.epochs)
     return "'" + c.folder + "' has done " + std::to_string(out.passes_done) +
            " passes; train.epochs = " + std::to_string(cfg.train.epochs) +

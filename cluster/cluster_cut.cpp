@@ -55,10 +55,21 @@ cluster_checkpointer::cluster_checkpointer(caf::actor_system& sys, const train_c
     : sys_(sys), cfg_(cfg), c_(c), base_(base), began_(now()), last_(began_),
       every_seconds_(cfg.checkpoint.every_seconds) {
   next_examples_ = cfg.checkpoint.every_examples; // 0: not by examples
+  restart_marks();
+}
+
+void cluster_checkpointer::restart_marks() {
+  marks_.assign(cfg_.cluster.trainers, messages::cut_report{});
+  for (std::size_t t = 0; t < marks_.size(); ++t) {
+    marks_[t].trainer = std::uint32_t(t);
+    if (base_.readers.size() == marks_.size())
+      marks_[t].reader = base_.readers[t];
+  }
 }
 
 void cluster_checkpointer::restart(const resume_base& base) {
   base_ = base;
+  restart_marks();
   began_ = last_ = now();
   next_examples_ = cfg_.checkpoint.every_examples;
 }
@@ -154,8 +165,62 @@ std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& j
   return std::nullopt;
 }
 
+std::optional<std::string> cluster_checkpointer::stand_in(cut_gathered& g,
+                                                           const std::vector<bool>& lost) const {
+  auto& reports = g.reports;
+  std::vector<std::size_t> live;
+  for (std::size_t t = 0; t < reports.size(); ++t)
+    if (t >= lost.size() || !lost[t])
+      live.push_back(t);
+  if (live.empty())
+    return std::string("checkpoint: no live trainer to take a cut of");
+  if (live.size() == reports.size())
+    return std::nullopt;
+  // The live replicas' average, summed in trainer order.
+  const auto& first = reports[live[0]];
+  std::vector<float> params(first.replica.size(), 0.0f), state(first.state.size(), 0.0f);
+  for (auto t : live) {
+    const auto& r = reports[t];
+    if (r.replica.size() != params.size() || r.state.size() != state.size())
+      return "checkpoint: " + c_.trainer_names[t] + " reported a replica of another size";
+    for (std::size_t i = 0; i < params.size(); ++i)
+      params[i] += r.replica.values[i];
+    for (std::size_t i = 0; i < state.size(); ++i)
+      state[i] += r.state.values[i];
+  }
+  const float inv = 1.0f / float(live.size());
+  for (auto& x : params)
+    x *= inv;
+  for (auto& x : state)
+    x *= inv;
+  for (std::size_t t = 0; t < reports.size(); ++t) {
+    if (!lost[t])
+      continue;
+    auto& r = reports[t];
+    r = t < marks_.size() ? marks_[t] : messages::cut_report{};
+    r.trainer = std::uint32_t(t);
+    r.replica.values = params;
+    r.state.values = state;
+    r.sync = first.sync; // (BMUF: identical in every held syncer)
+    r.pause_seconds = 0;
+    g.stand_ins.push_back(t);
+  }
+  return std::nullopt;
+}
+
 void cluster_checkpointer::committed(const cut_commit& job) {
   const auto& g = job.g;
+  for (const auto& r : g.reports)
+    if (r.trainer < marks_.size()) {
+      auto& m = marks_[r.trainer];
+      m.trainer = r.trainer;
+      m.reader = r.reader;
+      m.progress = r.progress;
+    }
+  std::string stand_ins;
+  for (auto t : g.stand_ins)
+    stand_ins += (stand_ins.empty() ? "; lost, at their position of the cut before: "
+                                    : ", ") + c_.trainer_names[t];
   const double s = since(g.began);
   newest_ = job.folder;
   ++totals_.cuts;
@@ -166,9 +231,9 @@ void cluster_checkpointer::committed(const cut_commit& job) {
   totals_.rows_copied += g.rows_copied;
   spdlog::info("checkpoint {}: {} examples, cut while training; {:.1f} MB in {:.2f} s; workers "
                "paused at most {:.1f} ms; {} pushes held for the alignment, {} rows copied on "
-               "write",
+               "write{}",
                job.folder, job.m.examples, double(job.bytes) / 1e6, s, 1e3 * job.max_pause,
-               g.pushes_held, g.rows_copied);
+               g.pushes_held, g.rows_copied, stand_ins);
 }
 
 std::optional<std::string> cluster_checkpointer::commit(checkpoint::folder_writer& w,

@@ -63,6 +63,9 @@ struct cut_totals {
 // protocol; the checkpointer writes and counts).
 struct cut_gathered {
   std::vector<messages::cut_report> reports; // per trainer
+  // Trainers lost before the cut: their reports are stand-ins
+  // (cluster_checkpointer::stand_in), in trainer order.
+  std::vector<std::size_t> stand_ins;
   std::vector<float> centre;                 // EASGD: the dense shards' centre, else empty
   std::uint64_t pushes_held = 0, rows_copied = 0;
   caf::actor_clock::time_point began;        // the cut's request
@@ -148,9 +151,23 @@ public:
   cut_commit prepare(cut_gathered g) const;
   void committed(const cut_commit& job);
   std::optional<std::string> commit(checkpoint::folder_writer& w, cut_gathered g);
+  // A cut after trainers' losses (lost[t]): each lost trainer's report is a
+  // stand-in, its reader position and progress at the newest committed cut
+  // (or this run's start) with the live replicas' average (parameters and
+  // optimiser state) and a live trainer's sync hold, so that a resume with
+  // the same trainer count brings it back from there: the examples it
+  // trained after that cut are trained again, as after any resume, and the
+  // cut counts them once. An error when no trainer is live.
+  std::optional<std::string> stand_in(cut_gathered& g, const std::vector<bool>& lost) const;
+  // Trainer t's reader position and progress at the newest committed cut
+  // (else this run's start).
+  messages::cut_report mark(std::size_t t) const {
+    return t < marks_.size() ? marks_[t] : messages::cut_report{};
+  }
 
 private:
   double since(caf::actor_clock::time_point t) const;
+  void restart_marks();
   caf::actor_system& sys_;
   const train_config& cfg_;
   const cluster_handles& c_;
@@ -160,6 +177,9 @@ private:
   double every_seconds_;
   cut_totals totals_;
   std::string newest_;
+  // Per trainer: its reader position and progress at the newest committed
+  // cut, else at this run's start (stand_in).
+  std::vector<messages::cut_report> marks_;
   bool fetch_ = false;
   std::string mode_ = "simulated"; // the manifests'
 };

@@ -48,11 +48,17 @@
 
 namespace runtime {
 
+class cluster_checkpointer;
+
 // What a resumed run starts from: examples and counters (train-NE sums,
 // malformed lines, seconds) of the runs before it; zero for a fresh run.
 struct resume_base {
   std::uint64_t examples = 0;
   checkpoint::run_counters counters;
+  // Each trainer's reader position at the start (empty: every reader from
+  // the beginning): what a cut after a trainer's loss, taken before any cut
+  // of this run, holds for that trainer.
+  std::vector<messages::reader_mark> readers;
 };
 
 // The counters after this run: the base plus every report's.
@@ -66,6 +72,10 @@ struct export_options {
   // true: the coordinator fetches each file over the wire and writes it (a
   // multi-node run, whose shards may run on other hosts: shard_fetch.hpp).
   bool fetch_shards = false;
+  // checkpoint.dir's export at the end: with trainers lost, their parts as
+  // at the newest cut (cluster_checkpointer::mark), so that a resume trains
+  // them; null (output.model): the survivors' replicas alone, every pass done.
+  const cluster_checkpointer* marks = nullptr;
 };
 
 // output.model after a successful coordinate(): the embedding shards' files
@@ -111,6 +121,13 @@ struct cluster_start {
 // that hosts no embedding shard).
 std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
                                               cluster_start& out, bool tables = true);
+// The readers' start positions of a resume from `c` (load_cluster_start's):
+// readers per trainer, passes_done. An error when `c` was cut inside a pass
+// with another trainer count.
+std::optional<std::string> resume_readers(const train_config& cfg,
+                                          const checkpoint::opened_checkpoint& c,
+                                          std::vector<messages::reader_mark>& readers,
+                                          std::uint64_t& passes_done);
 
 // Runs steps 1-4. Returns an error message when the job failed.
 std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,

@@ -12,8 +12,11 @@ namespace runtime {
 void coordinator_protocol::start_cut() {
   SS_CHECK(setup_.checkpoints, "a poll asked for a cut, but the coordinator has no checkpointer");
   SS_CHECK(!cut_, "one cut at a time");
+  std::vector<bool> lost;
+  for (bool a : phases_.alive())
+    lost.push_back(!a);
   auto run = std::make_shared<cut_run>(
-    self_, *setup_.checkpoints, syncers_,
+    self_, *setup_.checkpoints, syncers_, std::move(lost),
     [this](std::optional<std::string> failure) { cut_ended(std::move(failure)); });
   cut_ = run;
   run->start(); // (it may end at once: `run` keeps it alive meanwhile)
@@ -32,8 +35,8 @@ void coordinator_protocol::cut_ended(std::optional<std::string> failure) {
     return;
   }
   // Aborted by losses the job survives (trainers): the job goes on without
-  // the cut, and without later ones (lose_trainer); the caller hears of a
-  // cut that ended without error.
+  // the cut (the next one holds the lost trainer's stand-in: cut_run.hpp);
+  // the caller hears of a cut that ended without error.
   const bool survived =
     failure && !cut_downs_.empty() &&
     std::all_of(cut_downs_.begin(), cut_downs_.end(),

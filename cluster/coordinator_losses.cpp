@@ -182,13 +182,14 @@ void coordinator_protocol::lose_trainer(std::size_t i, const std::string& why) {
   if (phases_.lost().size() > lost)
     spdlog::warn("{}: removed from the job; {} trainer(s) left", phases_.lost().back(),
                  phases_.survivors());
-  if (cfg().checkpoint.enabled() && lost == 0 && !phases_.lost().empty()) {
-    // No more cuts (cuts_off()): a cut holds every trainer's replica and
-    // reader position (a resume splits the data by the trainer count).
+  if (cfg().checkpoint.enabled() && phases_.lost().size() > lost) {
+    // The next cuts hold its part as at the newest cut before (a stand-in:
+    // cluster_checkpointer::stand_in), so a resume brings it back from there.
     const auto newest = setup_.checkpoints ? setup_.checkpoints->newest() : std::string{};
-    spdlog::warn("checkpoint: no more cuts in this job (checkpoint.every-*, a stop's): a cut "
-                 "needs every trainer and one was lost; newest cut: {}",
-                 newest.empty() ? std::string("none") : newest);
+    spdlog::warn("checkpoint: the cuts from now on hold {}'s part as at {}: a resume with "
+                 "cluster.trainers={} trains it again from there",
+                 c().trainer_names[i], newest.empty() ? std::string("this run's start") : newest,
+                 c().trainers.size());
   }
   if (ring)
     send_ring(*ring);

@@ -201,8 +201,6 @@ void coordinator_protocol::poll_from(std::size_t i, progress_report total) {
       [this](std::string& e, bool cut) {
         if (!e.empty())
           hook_failed(std::move(e));
-        else if (cut && cuts_off()) // (the caller still hears of its end)
-          cut_ended(std::nullopt);
         else if (cut)
           start_cut();
       },

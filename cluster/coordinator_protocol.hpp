@@ -65,8 +65,6 @@ private:
   // A restarted shard is reloading: no poll and no next phase until it is back.
   bool restarting() const { return restarting_ > 0; }
   bool ended() const { return phases_.failure() || rollback_; }
-  // A trainer was lost: the cuts asked end untaken (coordinator_losses.cpp).
-  bool cuts_off() const { return !phases_.lost().empty(); }
 
   // -- phases (coordinator_protocol.cpp) --
   // What the event just handled leaves: the end, a rollback, or the next

@@ -1,6 +1,8 @@
 // A consistent cut as the coordinator actor's continuations (cut_run.hpp):
 //   coordinator -> syncer: aim(R)                        (ring: the round held at)
-//   coordinator -> embedding shard: cut(N, FOLDER, W)   (replies when written)
+//   coordinator -> trainer: workers                      (after a trainer's loss)
+//   coordinator -> embedding shard: cut(N, FOLDER, W)   (replies when written;
+//                  after a trainer's loss W names the live workers, "ID@NODE")
 //   coordinator -> trainer: cut(N, last)                 (replies cut_report)
 //   coordinator -> dense shard: dump                     (EASGD centre)
 //   coordinator -> trainer: resume                       (releases its syncer)
@@ -23,8 +25,10 @@ using cut_fetch_atom = caf::atom_constant<caf::atom("cutfetch")>;
 } // namespace
 
 cut_run::cut_run(actors::coordinator_actor::pointer self, cluster_checkpointer& ck,
-                 std::vector<caf::strong_actor_ptr> syncers, done_fn done)
-    : self_(self), ck_(ck), syncers_(std::move(syncers)), done_(std::move(done)) {}
+                 std::vector<caf::strong_actor_ptr> syncers, std::vector<bool> lost,
+                 done_fn done)
+    : self_(self), ck_(ck), syncers_(std::move(syncers)), lost_trainers_(std::move(lost)),
+      done_(std::move(done)) {}
 
 std::string cut_run::render(const caf::error& e) const {
   return self_->system().render(e);
@@ -54,6 +58,8 @@ void cut_run::start() {
 // largest answer of the first pass gets that round from every one in the
 // second (see shadow_syncer.hpp); a third pass is never needed.
 void cut_run::aim(std::size_t t) {
+  while (t < syncers_.size() && lost_trainer(t)) // (out of the re-formed ring)
+    ++t;
   if (t == syncers_.size()) {
     target_ = hi_;
     if (lo_ == hi_) {
@@ -88,9 +94,45 @@ void cut_run::ask_shards() {
   std::string err;
   if (!w_.begin(cfg().checkpoint.dir, ".cut", &err))
     return finish("checkpoint: " + err);
+  if (any_trainer_lost()) {
+    step_ = step::workers;
+    return ask_workers(0);
+  }
+  send_shard_cuts();
+}
+
+// After a trainer's loss: the workers the shards align over.
+void cut_run::ask_workers(std::size_t t) {
+  while (t < c().trainers.size() && lost_trainer(t))
+    ++t;
+  if (t == c().trainers.size())
+    return send_shard_cuts();
+  auto me = shared_from_this();
+  self_->request(c().trainers[t], cfg().cluster.timeout, workers_atom::value)
+    .then(
+      [me, t](std::vector<caf::strong_actor_ptr>& ws) {
+        if (me->step_ != step::workers)
+          return;
+        for (const auto& w : ws) {
+          if (!w)
+            return me->finish("checkpoint: " + me->c().trainer_names[t] +
+                              " named a null handle among its workers");
+          me->workers_.push_back(caf::to_string(w));
+        }
+        me->ask_workers(t + 1);
+      },
+      [me, t](caf::error& e) {
+        if (me->step_ == step::workers)
+          me->finish("checkpoint: " + me->c().trainer_names[t] + "'s workers: " +
+                     me->render(e));
+      });
+}
+
+void cut_run::send_shard_cuts() {
   // 2. The shards first: they align on the workers' markers.
   step_ = step::shards;
   const auto workers = std::uint32_t(cfg().cluster.trainers * cfg().cluster.workers);
+  const bool listed = any_trainer_lost();
   const auto n = c().shards.size();
   files_.assign(n, std::nullopt);
   shard_errors_.assign(n, std::nullopt);
@@ -102,20 +144,24 @@ void cut_run::ask_shards() {
     }
     // (multi-node: "", the shard keeps its file for the fetch)
     const auto folder = ck_.fetches_shard_files() ? std::string{} : w_.folder();
-    self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, folder, workers)
-      .then(
-        [me, s](shard_cut_file& f) {
-          if (me->step_ == step::done || me->lost_[s])
-            return;
-          me->files_[s] = std::move(f);
-          me->shard_answered();
-        },
-        [me, s](caf::error& e) {
-          if (me->step_ == step::done || me->lost_[s])
-            return;
-          me->shard_errors_[s] = std::move(e);
-          me->shard_answered();
-        });
+    auto answered = [me, s](shard_cut_file& f) {
+      if (me->step_ == step::done || me->lost_[s])
+        return;
+      me->files_[s] = std::move(f);
+      me->shard_answered();
+    };
+    auto failed = [me, s](caf::error& e) {
+      if (me->step_ == step::done || me->lost_[s])
+        return;
+      me->shard_errors_[s] = std::move(e);
+      me->shard_answered();
+    };
+    if (listed)
+      self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, folder, workers_)
+        .then(answered, failed);
+    else
+      self_->request(c().shards[s], cfg().cluster.timeout, cut_atom::value, id_, folder, workers)
+        .then(answered, failed);
   }
   // 3. The trainers, one after the other.
   step_ = step::trainers;
@@ -125,7 +171,12 @@ void cut_run::ask_shards() {
 }
 
 void cut_run::ask_trainer(std::size_t t) {
+  while (t < c().trainers.size() && lost_trainer(t))
+    ++t;
   if (t == c().trainers.size()) {
+    // A lost trainer's part: its position at the cut before (stand_in).
+    if (!failure_)
+      failure_ = ck_.stand_in(g_, lost_trainers_);
     // 5. The EASGD centre while every syncer is held; then the syncers go on.
     const std::size_t size = g_.reports.empty() ? 0 : g_.reports[0].replica.size();
     g_.centre.assign(c().dense.empty() ? 0 : size, 0.0f);
@@ -180,8 +231,9 @@ void cut_run::gather(std::size_t d) {
 }
 
 void cut_run::resume() {
-  for (const auto& t : c().trainers)
-    self_->send(t, actors::resume_atom::value);
+  for (std::size_t t = 0; t < c().trainers.size(); ++t)
+    if (!lost_trainer(t))
+      self_->send(c().trainers[t], actors::resume_atom::value);
   resumed_ = true;
   // A trainer failed: the job ends (or, under full recovery, rolls back).
   // Its shard answers are not awaited: a shard lost with it, holding the
@@ -288,10 +340,18 @@ void cut_run::lose_shard(std::size_t s, const std::string& why) {
 bool cut_run::abort(const std::string& why) {
   if (step_ == step::done || step_ == step::idle)
     return false;
-  if (asked_trainers_ && !resumed_) // the trainers asked so far hold their syncers
-    for (const auto& t : c().trainers)
-      self_->send(t, actors::resume_atom::value);
+  // The live trainers' syncers may be held (asked, or aimed at a round: ring
+  // methods; a resume without a hold is nothing), and the shards that began
+  // the cut hold the marked workers' pushes until it aligns, which it may
+  // never do (a lost trainer's workers never mark): both are released.
+  if (!resumed_)
+    for (std::size_t t = 0; t < c().trainers.size(); ++t)
+      if (!lost_trainer(t))
+        self_->send(c().trainers[t], actors::resume_atom::value);
   resumed_ = true;
+  for (std::size_t s = 0; s < c().shards.size(); ++s)
+    if (s >= lost_.size() || !lost_[s])
+      self_->send(c().shards[s], cut_atom::value, id_, actors::resume_atom::value);
   const auto what = "checkpoint: cut " + std::to_string(id_) + " aborted: " + why;
   spdlog::warn("{}; the trainers asked were released", what);
   finish(what);

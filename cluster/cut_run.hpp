@@ -5,9 +5,14 @@
 // flight, a DOWN above all. Its steps, in order:
 //   aim       ring methods (MA, BMUF): each syncer in turn aim(R), two
 //             passes at most, until all answer the same round;
+//   workers   after a trainer's loss only: each live trainer in turn
+//             workers, the handles of its workers;
 //   shards    every embedding shard cut(N, FOLDER, W), all at once (each
-//             answers once it has aligned and written its file);
-//   trainers  each trainer in turn cut(N, last): its cut_report;
+//             answers once it has aligned and written its file); after a
+//             trainer's loss cut(N, FOLDER, the live workers), since a lost
+//             trainer's workers never mark and may have ended before;
+//   trainers  each live trainer in turn cut(N, last): its cut_report (a
+//             lost trainer's is a stand-in: cluster_checkpointer::stand_in);
 //   centre    EASGD: each dense shard in turn dump (the centre);
 //   resume    every trainer resume; after a failure the cut ends here;
 //   files     the shards' answers, then the checkpointer's commit (step 6);
@@ -33,6 +38,7 @@
 // live shard may still be writing into it; the next commit removes it. (A shard that
 // dies holding its cut request never answers: CAF 0.17 sends nothing for a
 // dropped promise.)
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,13 +61,14 @@ public:
   // Called once, when the cut has ended: its error, or none (committed).
   using done_fn = std::function<void(std::optional<std::string>)>;
 
-  enum class step { idle, aim, shards, trainers, centre, files, done };
+  enum class step { idle, aim, workers, shards, trainers, centre, files, done };
 
   // self: the coordinator actor, which outlives the cut or drops its
   // continuations; syncers: every trainer's, in trainer order (the ring's
-  // aim); ck: the checkpointer whose cut this is.
+  // aim); ck: the checkpointer whose cut this is; lost: per trainer, lost
+  // before the cut (empty: none).
   cut_run(actors::coordinator_actor::pointer self, cluster_checkpointer& ck,
-          std::vector<caf::strong_actor_ptr> syncers, done_fn done);
+          std::vector<caf::strong_actor_ptr> syncers, std::vector<bool> lost, done_fn done);
 
   void start();
   // Ends the cut in flight with "checkpoint: cut N aborted: why". False
@@ -85,7 +92,13 @@ private:
   void fail(const std::string& who, const caf::error& e);
 
   void aim(std::size_t t);
+  bool lost_trainer(std::size_t t) const { return t < lost_trainers_.size() && lost_trainers_[t]; }
+  bool any_trainer_lost() const {
+    return std::find(lost_trainers_.begin(), lost_trainers_.end(), true) != lost_trainers_.end();
+  }
   void ask_shards();
+  void ask_workers(std::size_t t);
+  void send_shard_cuts();
   void ask_trainer(std::size_t t);
   void gather(std::size_t d);
   void resume();
@@ -97,6 +110,8 @@ private:
   actors::coordinator_actor::pointer self_;
   cluster_checkpointer& ck_;
   std::vector<caf::strong_actor_ptr> syncers_;
+  std::vector<bool> lost_trainers_;
+  std::vector<std::string> workers_; // the live trainers' ("ID@NODE"; after a loss)
   done_fn done_;
   step step_ = step::idle;
   std::uint64_t id_ = 0;

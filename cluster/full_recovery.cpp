@@ -95,6 +95,7 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
       return loss.why + "; rolling back: " + *e;
     base.examples = start->examples;
     base.counters = start->counters;
+    base.readers = start->readers;
     std::uint64_t bytes = 0;
     std::error_code ec;
     for (const auto& f : std::filesystem::directory_iterator(start->folder, ec))

@@ -103,6 +103,9 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       return "cannot resume: " + *e;
     base_run.examples = saved.m.examples;
     base_run.counters = saved.m.counters;
+    std::uint64_t passes = 0;
+    if (auto e = resume_readers(cfg, saved, base_run.readers, passes))
+      return "cannot resume: " + *e;
   }
   roster_watch watch{roster_inbox};
   if (auto err = wait_for_nodes(watch, ctx, roster))
@@ -246,7 +249,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     // written here with the replicas, as one process writes them.
     if (!err && checkpoints) // one more at the end, as train writes it
       err = export_cluster_model(self.ptr(), cfg, c, res, out, cfg.checkpoint.dir,
-                                 cfg.checkpoint.keep, base_run, export_options{"multi-node", true});
+                                 cfg.checkpoint.keep, base_run,
+                                 export_options{"multi-node", true, &*checkpoints});
     if (!err && checkpoints)
       spdlog::info("checkpoints: {} cuts while training, {:.1f} MB, {:.2f} s; newest {}",
                    checkpoints->totals().cuts, double(checkpoints->totals().bytes) / 1e6,

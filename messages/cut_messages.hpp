@@ -21,6 +21,7 @@ using resume_atom = caf::atom_constant<caf::atom("resume")>; // go on after a cu
 using parked_atom = caf::atom_constant<caf::atom("parked")>; // worker: drained, waiting
 using where_atom = caf::atom_constant<caf::atom("where")>;   // reader: its position
 using aim_atom = caf::atom_constant<caf::atom("aim")>;       // syncer: the round to hold at
+using workers_atom = caf::atom_constant<caf::atom("workers")>; // trainer: its workers' handles
 
 // A reader's position: what a resumed reader skips to.
 struct reader_mark {

@@ -185,9 +185,13 @@ inline caf::behavior shard(caf::event_based_actor* self, recorder_ptr rec, std::
     },
     [=](dump_atom) { return float_blob{}; },
     [=](cut_atom, std::uint64_t, const std::string&, std::uint32_t) { return shard_cut_file{}; },
+    [=](cut_atom, std::uint64_t, const std::string&, const std::vector<std::string>&) {
+      return shard_cut_file{};
+    },
     [=](cut_atom, std::uint64_t id) {
       rec->log.push_back("shard" + std::to_string(s) + " marker " + std::to_string(id));
     },
+    [=](cut_atom, std::uint64_t, resume_atom) {},
     [=](end_atom) {}, // a worker's end (not logged: every worker sends it)
     [=](done_atom, std::uint64_t) {},
   };
@@ -240,6 +244,7 @@ inline actors::trainer_actor::behavior_type trainer(actors::trainer_actor::point
     [=](sync_atom) { return std::uint64_t{0}; },
     [=](stop_atom, std::uint64_t) { return trainer_report{}; },
     [=](cut_atom, std::uint64_t, std::uint64_t) { return cut_report{}; },
+    [=](workers_atom) { return std::vector<caf::strong_actor_ptr>{}; },
     [=](parked_atom, std::uint64_t id) { rec->log.push_back("parked " + std::to_string(id)); },
     [=](resume_atom) {},
     [=](rebind_atom, std::uint32_t, const caf::strong_actor_ptr&) {},

@@ -120,6 +120,7 @@ fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
       return r;
     },
     [=](cut_atom, std::uint64_t, std::uint64_t) { return cut_report{}; },
+    [=](workers_atom) { return std::vector<caf::strong_actor_ptr>{}; },
     [=](parked_atom, std::uint64_t) {},
     [=](resume_atom) {},
     [=](rebind_atom, std::uint32_t shard, caf::strong_actor_ptr& h) {

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,6 +23,8 @@
 
 #include "actors/interfaces.hpp"
 #include "cluster/cluster_cut.hpp"
+#include "checkpoint/model_files.hpp"
+#include "checkpoint/store.hpp"
 #include "cluster/coordinator_actor.hpp"
 #include "tests/actors/test_fixture.hpp"
 
@@ -32,6 +35,11 @@ namespace {
 struct cut_log {
   std::vector<int> cuts, resumes; // per trainer
   std::vector<int> shard_cuts;    // per shard: cut requests seen
+  // per shard: the workers of its newest cut request asked over a list (a
+  // cut after a trainer's loss), else -1
+  std::vector<int> listed_workers;
+  int workers_asked = 0;          // trainers' workers requests
+  std::vector<int> given_up;      // per shard: cuts the coordinator gave up
   int polls = 0;
   int cuts_asked = 1;             // the polled hook asks for this many cuts
   std::vector<std::string> cut_ends; // the caller's cut(failure) hooks ("" committed)
@@ -46,6 +54,14 @@ struct cut_log {
   int restarted = 0, rebinds = 0;
 };
 
+// An empty file as shard s's part of cut id, in the cut's folder (so that
+// the committed checkpoint opens).
+shard_cut_file empty_file(const std::string& folder, std::size_t s, std::uint64_t id) {
+  const auto name = "shard-" + std::to_string(s) + "-" + std::to_string(id) + ".bin";
+  std::ofstream(folder + "/" + name).flush();
+  return shard_cut_file{name, 0, 0, 0, 0};
+}
+
 // Answers a readiness lookup; a cut with its file at once, or (holding)
 // never. (Untyped, cast to the shard's handle: the coordinator sends it no
 // more. The unused argument: see coordinator_actor_test.cpp.)
@@ -57,14 +73,21 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
       return std::make_tuple(std::uint64_t{64}, std::uint64_t{1}, std::int64_t{0},
                              std::int64_t{0});
     },
-    [=](cut_atom, std::uint64_t id, std::string&, std::uint32_t) -> caf::result<shard_cut_file> {
+    [=](cut_atom, std::uint64_t id, std::string& folder,
+        std::vector<std::string>& ws) -> caf::result<shard_cut_file> {
       ++log->shard_cuts[s];
+      log->listed_workers[s] = int(ws.size());
+      return empty_file(folder, s, id);
+    },
+    [=](cut_atom, std::uint64_t, resume_atom) { ++log->given_up[s]; },
+    [=](cut_atom, std::uint64_t id, std::string& folder,
+        std::uint32_t) -> caf::result<shard_cut_file> {
+      ++log->shard_cuts[s];
+      log->listed_workers[s] = -1;
       auto rp = self->make_response_promise<shard_cut_file>();
       const bool holds = log->hold_shard >= 0 ? int(s) == log->hold_shard : !log->shards_answer;
       if (!holds)
-        rp.deliver(shard_cut_file{"shard-" + std::to_string(s) + "-" + std::to_string(id) +
-                                    ".bin",
-                                  0, 0, 0, 0});
+        rp.deliver(empty_file(folder, s, id));
       else
         log->held.push_back(rp);
       return rp;
@@ -102,9 +125,17 @@ fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
       ++log->cuts[i];
       cut_report r;
       r.trainer = i;
-      r.replica.values.assign(3, 0.5f);
-      r.state.values.assign(3, 0.0f);
+      r.replica.values.assign(3, 0.5f + float(log->cuts[i])); // (moves from cut to cut)
+      r.state.values.assign(3, 0.25f);
+      r.reader.examples = 100 * std::uint64_t(log->cuts[i]) + i;
+      r.reader.lines = r.reader.examples;
+      r.progress.examples = r.reader.examples;
       return r;
+    },
+    [=](workers_atom) {
+      ++log->workers_asked;
+      // (two stand-ins for its workers: itself, twice would be refused)
+      return std::vector<caf::strong_actor_ptr>{caf::actor_cast<caf::strong_actor_ptr>(self)};
     },
     [=](parked_atom, std::uint64_t) {},
     [=](resume_atom) { ++log->resumes[i]; },
@@ -157,6 +188,8 @@ struct cut_walk : test::actor_fixture {
     log->cuts.assign(2, 0);
     log->resumes.assign(2, 0);
     log->shard_cuts.assign(2, 0);
+    log->listed_workers.assign(2, -1);
+    log->given_up.assign(2, 0);
     log->held.clear();
     for (std::uint32_t i = 0; i < 2; ++i) {
       c.trainers.push_back(sys.spawn(fake_trainer, log, i));
@@ -255,31 +288,54 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer's DOWN while the cut wai
 }
 
 TEST_CASE_FIXTURE(cut_walk, "coordinator cut: where trainer losses are tolerated, a trainer's DOWN "
-                            "while the cut waits aborts it, and the job goes on without cuts") {
-  log->shards_answer = false;
-  log->cuts_asked = 2; // the second poll asks for another cut
+                            "while the cut waits aborts it, and the next cut holds its part as "
+                            "at the cut before") {
+  log->cuts_asked = 3; // cut 1 commits, cut 2 is aborted by the loss, cut 3 follows it
   start(/*restart_shards=*/false, /*tolerate_trainer_loss=*/true);
   advance(std::chrono::milliseconds(10));
+  REQUIRE(ck->totals().cuts == 1);
   REQUIRE(log->cuts == std::vector<int>{1, 1});
+  log->shards_answer = false; // cut 2 waits for the shards
+  advance(std::chrono::milliseconds(10));
+  REQUIRE(log->cuts == std::vector<int>{2, 2});
   self->send_exit(c.trainers[0], caf::exit_reason::kill);
   run();
   // Aborted (nothing committed), the trainers released, but a trainer's
   // loss is one the job survives, during a cut as at any other time: the
   // caller hears of a cut that ended without an error.
-  REQUIRE(log->cut_ends.size() == 1);
-  CHECK(log->cut_ends[0].empty());
-  CHECK_FALSE(log->outcome);
-  CHECK(ck->totals().cuts == 0);
-  CHECK(log->resumes == std::vector<int>{1, 1});
-  // The next cut asked is not taken (a cut needs every trainer's replica and
-  // reader position): no trainer or shard is asked, the caller hears its end.
-  advance(std::chrono::milliseconds(10));
-  CHECK(log->polls == 2);
   REQUIRE(log->cut_ends.size() == 2);
   CHECK(log->cut_ends[1].empty());
-  CHECK(log->cuts == std::vector<int>{1, 1});
-  CHECK(log->shard_cuts == std::vector<int>{1, 1});
   CHECK_FALSE(log->outcome);
+  CHECK(ck->totals().cuts == 1);
+  CHECK(log->resumes == std::vector<int>{2, 2});
+  // The next cut is taken without the lost trainer: only the survivor is
+  // asked for its workers and its part, the shards align over its workers
+  // alone (a list of one), and it commits.
+  log->shards_answer = true;
+  advance(std::chrono::milliseconds(10));
+  CHECK(log->polls == 3);
+  REQUIRE(log->cut_ends.size() == 3);
+  CHECK(log->cut_ends[2].empty());
+  CHECK(log->workers_asked == 1);
+  CHECK(log->cuts == std::vector<int>{2, 3});
+  CHECK(log->resumes == std::vector<int>{2, 3});
+  CHECK(log->shard_cuts == std::vector<int>{3, 3});
+  CHECK(log->listed_workers == std::vector<int>{1, 1});
+  REQUIRE(ck->totals().cuts == 2);
+  // Its manifest: trainer 0 at its position of cut 1 (100 examples), with
+  // the survivor's replica (the average of the live ones); trainer 1 at cut 3.
+  checkpoint::opened_checkpoint k;
+  REQUIRE_FALSE(checkpoint::open_checkpoint(ck->newest(), k));
+  REQUIRE(k.m.readers.size() == 2);
+  CHECK(k.m.readers[0].examples == 100);
+  CHECK(k.m.readers[1].examples == 301);
+  CHECK(k.m.examples == 100 + 301);
+  std::vector<checkpoint::replica_state> reps;
+  REQUIRE_FALSE(checkpoint::load_replicas(k, 3, reps));
+  REQUIRE(reps.size() == 2);
+  CHECK(reps[0].params == std::vector<float>(3, 3.5f));
+  CHECK(reps[1].params == std::vector<float>(3, 3.5f));
+  CHECK(reps[0].state == std::vector<float>(3, 0.25f));
   // The survivor ends the job without a failure, the loss reported.
   worker_stats w;
   w.examples = 10;
