@@ -34,7 +34,10 @@
 // (cut_report::pause_seconds); the dense sync pauses from step 3 to 5.
 //
 // Mid-pass cuts resume only with the same number of trainers (readers split
-// the data by trainer); any number of embedding shards. Multi-node runs take
+// the data by trainer); any number of embedding shards. After a trainer's
+// loss a cut holds a stand-in for it (cluster_checkpointer::stand_in: its
+// position at the newest cut), and the shards align over the live workers
+// (cut_run.hpp). Multi-node runs take
 // cuts too: the shards keep their files and the coordinator's node fetches
 // them (cluster_checkpointer::fetch_shard_files, cut_run.hpp).
 #include <chrono>
@@ -96,7 +99,7 @@ class cluster_checkpointer;
 // A stop by signal's message: "stopped by BY after N examples" and what it
 // kept: "; the checkpoint of this point: DIR" when the stop's cut committed
 // (ck counts more cuts than `cuts_before`), "; the newest checkpoint: DIR"
-// when it did not (no cut after a lost trainer), "; no checkpoint kept"
+// when it did not (the stop's cut failed), "; no checkpoint kept"
 // without any, "; no checkpoint.dir: nothing kept" without ck.
 std::string stopped_text(const std::string& by, std::uint64_t examples,
                          const cluster_checkpointer* ck, std::uint64_t cuts_before);
