@@ -39,6 +39,8 @@ struct cut_log {
   // cut after a trainer's loss), else -1
   std::vector<int> listed_workers;
   int workers_asked = 0;          // trainers' workers requests
+  int aims = 0;                   // aim requests the syncers got
+  std::vector<caf::actor> syncers; // ring methods: trainer i's syncer (else none)
   std::vector<int> given_up;      // per shard: cuts the coordinator gave up
   int polls = 0;
   int cuts_asked = 1;             // the polled hook asks for this many cuts
@@ -95,6 +97,19 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
   };
 }
 
+// A ring method's syncer: takes its wiring; aim(R) is held, never answered
+// (a cut still aiming when a trainer is lost).
+caf::behavior fake_syncer(caf::event_based_actor* self, std::shared_ptr<cut_log> log) {
+  return {
+    [](peers_atom, std::uint32_t, std::vector<caf::strong_actor_ptr>&) {},
+    [](peers_atom, std::uint32_t, std::uint32_t, std::vector<caf::strong_actor_ptr>&) {},
+    [=](aim_atom, std::uint64_t) {
+      ++log->aims;
+      return self->make_response_promise<std::uint64_t>();
+    },
+  };
+}
+
 struct fake_trainer_state {
   caf::typed_response_promise<worker_stats> start;
 };
@@ -113,7 +128,10 @@ fake_trainer(actors::trainer_actor::stateful_pointer<fake_trainer_state> self,
       p.examples = 1000;
       return p;
     },
-    [=](peers_atom) { return caf::strong_actor_ptr{}; },
+    [=](peers_atom) {
+      return i < log->syncers.size() ? caf::actor_cast<caf::strong_actor_ptr>(log->syncers[i])
+                                     : caf::strong_actor_ptr{};
+    },
     [=](sync_atom) { return std::uint64_t{0}; },
     [=](stop_atom, std::uint64_t) {
       trainer_report r;
@@ -345,6 +363,28 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: where trainer losses are tolerated
   CHECK_FALSE(log->outcome->failure);
   REQUIRE(log->outcome->lost.size() == 1);
   CHECK(log->outcome->lost[0].find("trainer-0") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer lost while a ring method's cut aims "
+                            "releases the survivors' syncers and the shards") {
+  cfg.sync.algorithm = model::sync_algorithm::s_ma;
+  for (int i = 0; i < 2; ++i)
+    log->syncers.push_back(sys.spawn(fake_syncer, log));
+  start(/*restart_shards=*/false, /*tolerate_trainer_loss=*/true);
+  advance(std::chrono::milliseconds(10)); // the poll asks for a cut: it aims
+  REQUIRE(log->aims == 1);                // (syncer 0 holds its answer)
+  CHECK(log->cuts == std::vector<int>{0, 0});
+  self->send_exit(c.trainers[1], caf::exit_reason::kill);
+  self->send_exit(log->syncers[1], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->cut_ends.size() == 1);
+  CHECK(log->cut_ends[0].empty()); // (the job goes on)
+  // Syncer 0 was aimed at a round: without a resume it would hold after it
+  // for good (the job stalled). The shards hear the cut given up.
+  CHECK(log->resumes == std::vector<int>{1, 0});
+  CHECK(log->given_up == std::vector<int>{1, 1});
+  for (auto& s : log->syncers)
+    self->send_exit(s, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE_FIXTURE(cut_walk, "coordinator cut: under partial recovery a shard lost during the cut "
