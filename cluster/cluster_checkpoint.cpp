@@ -11,6 +11,8 @@
 //   coordinator: bmuf.bin (BMUF: w_g and Delta from trainer 0's stop report)
 // then the manifest and the atomic commit (checkpoint/store.hpp). Eval of a
 // saved model uses the average of the replicas.
+#include <algorithm>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -184,7 +186,13 @@ std::optional<std::string> resume_readers(const train_config& cfg,
       m.served = r.served;
     }
   }
-  passes_done = new_data ? 0 : c.m.readers[0].epoch;
+  // (the fewest of any reader: after a trainer's loss its part may lag)
+  passes_done = 0;
+  if (!new_data) {
+    passes_done = c.m.readers[0].epoch;
+    for (const auto& r : c.m.readers)
+      passes_done = std::min<std::uint64_t>(passes_done, r.epoch);
+  }
   return std::nullopt;
 }
 
