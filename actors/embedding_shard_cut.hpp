@@ -30,6 +30,10 @@ void on_end(self_ptr self);
 bool hold_push(self_ptr self, messages::embedding_grads& g);
 // Applies a push, or drops a malformed one with a warning (embedding_shard.cpp).
 void apply_push(self_ptr self, const messages::embedding_grads& g);
+// The cut in progress aligned: its writer starts (embedding_shard_cut_write.cpp).
+void start_writer(self_ptr self);
+// Applies the pushes the cut in progress held, in order.
+void apply_held(self_ptr self);
 // The writer thread of cut id finished.
 void on_written(self_ptr self, std::uint64_t id);
 // A piece of the file kept at cut id (asked without a folder), from offset:
