@@ -30,6 +30,11 @@ void on_end(self_ptr self);
 bool hold_push(self_ptr self, messages::embedding_grads& g);
 // Applies a push, or drops a malformed one with a warning (embedding_shard.cpp).
 void apply_push(self_ptr self, const messages::embedding_grads& g);
+// The background writer's job for the shard's hashed tables into `folder`,
+// or kept as an image (to_image: a multi-node cut's, for the fetch);
+// on_finished is the caller's.
+checkpoint::background_writer::job writer_job(const embedding_shard_state& st,
+                                              const std::string& folder, bool to_image);
 // The cut in progress aligned: its writer starts (embedding_shard_cut_write.cpp).
 void start_writer(self_ptr self);
 // Applies the pushes the cut in progress held, in order.

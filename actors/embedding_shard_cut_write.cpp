@@ -101,17 +101,23 @@ void write_dynamic(self_ptr self) {
 
 } // namespace
 
+checkpoint::background_writer::job writer_job(const embedding_shard_state& st,
+                                              const std::string& folder, bool to_image) {
+  checkpoint::background_writer::job j;
+  j.into = folder;
+  j.to_image = to_image;
+  j.full_rows_per_table = st.cfg.rows_per_table;
+  j.shard = st.cfg.shard;
+  j.num_shards = st.cfg.num_shards;
+  return j;
+}
+
 void start_writer(self_ptr self) {
   auto& st = self->state;
   auto& c = *st.cut;
   if (st.dyn)
     return write_dynamic(self);
-  checkpoint::background_writer::job j;
-  j.into = c.folder;
-  j.to_image = c.folder.empty(); // multi-node: kept for the fetch
-  j.full_rows_per_table = st.cfg.rows_per_table;
-  j.shard = st.cfg.shard;
-  j.num_shards = st.cfg.num_shards;
+  auto j = writer_job(st, c.folder, c.folder.empty()); // multi-node: kept for the fetch
   // The writer thread reports back (on_written), or the handler waits for
   // it (actors/off_handler.hpp).
   on_own_thread(

@@ -85,11 +85,7 @@ save_result on_save(self_ptr self, const std::string& folder) {
   } else {
     // The background writer streams the rows as they are now; a push before
     // it is done copies the rows it changes first (embedding_shard_rows.cpp).
-    checkpoint::background_writer::job j;
-    j.into = folder;
-    j.full_rows_per_table = st.cfg.rows_per_table;
-    j.shard = st.cfg.shard;
-    j.num_shards = st.cfg.num_shards;
+    auto j = shard_cut_detail::writer_job(st, folder, false);
     on_own_thread(
       self->system(),
       [&](std::function<void()> done) {

@@ -14,18 +14,13 @@
 
 #include "actors/embedding_shard.hpp"
 #include "tests/actors/shard_config.hpp"
+#include "tests/actors/shard_save.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
 using actors::embedding_shard;
 
 namespace {
-
-actors::embedding_shard_state& listed_state(const actors::embedding_shard_actor& h) {
-  using impl = std::remove_pointer_t<
-    actors::embedding_shard_actor::stateful_pointer<actors::embedding_shard_state>>;
-  return dynamic_cast<impl&>(*caf::actor_cast<caf::abstract_actor*>(h)).state;
-}
 
 // A stand-in worker: sends the shard its end or its marker when told.
 caf::behavior relay(caf::event_based_actor* self, actors::embedding_shard_actor to) {
@@ -50,7 +45,7 @@ TEST_CASE_FIXTURE(test::actor_fixture,
   c.max_workers = 4;
   auto shard = sys.spawn(embedding_shard, c);
   run();
-  auto& st = listed_state(shard);
+  auto& st = test::shard_state(shard);
   auto a = sys.spawn(relay, shard);
   auto b = sys.spawn(relay, shard);
   auto w = sys.spawn(relay, shard);
