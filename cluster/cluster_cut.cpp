@@ -176,31 +176,24 @@ std::optional<std::string> cluster_checkpointer::stand_in(cut_gathered& g,
     return std::string("checkpoint: no live trainer to take a cut of");
   if (live.size() == reports.size())
     return std::nullopt;
-  // The live replicas' average, summed in trainer order.
+  // The live replicas' average (as a resume averages them).
   const auto& first = reports[live[0]];
-  std::vector<float> params(first.replica.size(), 0.0f), state(first.state.size(), 0.0f);
+  std::vector<checkpoint::replica_state> reps;
   for (auto t : live) {
     const auto& r = reports[t];
-    if (r.replica.size() != params.size() || r.state.size() != state.size())
+    if (r.replica.size() != first.replica.size() || r.state.size() != first.replica.size())
       return "checkpoint: " + c_.trainer_names[t] + " reported a replica of another size";
-    for (std::size_t i = 0; i < params.size(); ++i)
-      params[i] += r.replica.values[i];
-    for (std::size_t i = 0; i < state.size(); ++i)
-      state[i] += r.state.values[i];
+    reps.push_back({r.replica.values, r.state.values});
   }
-  const float inv = 1.0f / float(live.size());
-  for (auto& x : params)
-    x *= inv;
-  for (auto& x : state)
-    x *= inv;
+  const auto avg = checkpoint::average(reps);
   for (std::size_t t = 0; t < reports.size(); ++t) {
-    if (!lost[t])
+    if (t >= lost.size() || !lost[t])
       continue;
     auto& r = reports[t];
     r = t < marks_.size() ? marks_[t] : messages::cut_report{};
     r.trainer = std::uint32_t(t);
-    r.replica.values = params;
-    r.state.values = state;
+    r.replica.values = avg.params;
+    r.state.values = avg.state;
     r.sync = first.sync; // (BMUF: identical in every held syncer)
     r.pause_seconds = 0;
     g.stand_ins.push_back(t);
