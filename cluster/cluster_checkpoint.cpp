@@ -121,22 +121,14 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
     const auto& state = r ? r->state.values : avg.state;
     if (!checkpoint::write_replica(w, t, params.data(), state.data(), params.size(), &err))
       failure = label + ": " + err;
+    if (!r) { // lost: its part as at the newest cut
+      add_trainer_part(m, t, by_trainer.size(), how.marks->mark(t));
+      continue;
+    }
     checkpoint::reader_position p;
     p.part = t;
     p.parts = by_trainer.size();
     p.epoch = cfg.train.epochs; // every pass done
-    if (!r) { // lost: its part as at the newest cut
-      const auto k = how.marks->mark(t);
-      p.epoch = k.reader.epoch;
-      p.examples = k.reader.examples;
-      p.lines = k.reader.lines;
-      p.malformed = k.reader.malformed;
-      p.served = k.reader.served;
-      m.examples += k.progress.examples;
-      m.counters.loss_sum += k.progress.loss_sum;
-      m.counters.prob_sum += k.progress.prob_sum;
-      m.counters.positives += k.progress.positives;
-    }
     m.readers.push_back(p);
   }
   w.rename(checkpoint::checkpoint_name(m.examples));
@@ -160,7 +152,7 @@ std::optional<std::string> export_cluster_model(caf::blocking_actor* self, const
 std::optional<std::string> resume_readers(const train_config& cfg,
                                           const checkpoint::opened_checkpoint& c,
                                           std::vector<messages::reader_mark>& readers,
-                                          std::uint64_t& passes_done) {
+                                          std::uint64_t& passes_done, bool* mid_pass_out) {
   if (c.m.readers.empty())
     return "'" + c.folder + "' has no reader position";
   const std::size_t trainers = cfg.cluster.trainers;
@@ -193,6 +185,8 @@ std::optional<std::string> resume_readers(const train_config& cfg,
     for (const auto& r : c.m.readers)
       passes_done = std::min<std::uint64_t>(passes_done, r.epoch);
   }
+  if (mid_pass_out)
+    *mid_pass_out = mid_pass;
   return std::nullopt;
 }
 
@@ -201,12 +195,10 @@ std::optional<std::string> load_cluster_start(const train_config& cfg, const mod
   checkpoint::opened_checkpoint c;
   if (auto e = checkpoint::open_checkpoint(cfg.checkpoint.resume, c))
     return e;
-  if (auto e = resume_readers(cfg, c, out.readers, out.passes_done))
+  bool mid_pass = false;
+  if (auto e = resume_readers(cfg, c, out.readers, out.passes_done, &mid_pass))
     return e;
   const std::size_t trainers = cfg.cluster.trainers;
-  bool mid_pass = false;
-  for (const auto& r : out.readers)
-    mid_pass = mid_pass || r.examples != 0 || r.epoch != out.readers[0].epoch;
   if (!mid_pass && out.passes_done >= cfg.train.epochs)
     return "'" + c.folder + "' has done " + std::to_string(out.passes_done) +
            " passes; train.epochs = " + std::to_string(cfg.train.epochs) +

@@ -117,6 +117,24 @@ cut_commit cluster_checkpointer::prepare(cut_gathered g) const {
   return job;
 }
 
+void add_trainer_part(checkpoint::manifest& m, std::size_t t, std::size_t parts,
+                      const messages::cut_report& r) {
+  checkpoint::reader_position p;
+  p.part = t;
+  p.parts = parts;
+  p.epoch = r.reader.epoch;
+  p.examples = r.reader.examples;
+  p.lines = r.reader.lines;
+  p.malformed = r.reader.malformed;
+  p.served = r.reader.served;
+  m.readers.push_back(p);
+  m.examples += r.progress.examples;
+  m.counters.loss_sum += r.progress.loss_sum;
+  m.counters.prob_sum += r.progress.prob_sum;
+  m.counters.positives += r.progress.positives;
+  m.counters.malformed += r.reader.malformed;
+}
+
 std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& job) {
   const auto& reports = job.g.reports;
   const std::size_t size = reports.empty() ? 0 : reports[0].replica.size();
@@ -132,20 +150,7 @@ std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& j
     }
     if (!checkpoint::write_replica(w, t, r.replica.data(), r.state.data(), size, &err))
       failure = "checkpoint: " + err;
-    checkpoint::reader_position p;
-    p.part = t;
-    p.parts = reports.size();
-    p.epoch = r.reader.epoch;
-    p.examples = r.reader.examples;
-    p.lines = r.reader.lines;
-    p.malformed = r.reader.malformed;
-    p.served = r.reader.served;
-    m.readers.push_back(p);
-    m.examples += r.progress.examples;
-    m.counters.loss_sum += r.progress.loss_sum;
-    m.counters.prob_sum += r.progress.prob_sum;
-    m.counters.positives += r.progress.positives;
-    m.counters.malformed += r.reader.malformed;
+    add_trainer_part(m, t, reports.size(), r);
     job.max_pause = std::max(job.max_pause, r.pause_seconds);
   }
   if (!failure && !centre.empty() && !checkpoint::write_centre(w, centre.data(), size, &err))

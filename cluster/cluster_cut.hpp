@@ -89,6 +89,12 @@ struct cut_commit {
   double max_pause = 0;
 };
 
+// Trainer t's part (of `parts`) in a manifest: its reader position, and its
+// progress (examples, train-NE sums, positives) and malformed lines added
+// to the manifest's counts (write_cut; a stand-in in the end's export).
+void add_trainer_part(checkpoint::manifest& m, std::size_t t, std::size_t parts,
+                      const messages::cut_report& r);
+
 // Replicas, centre, BMUF state, manifest, commit into `w` (begun in
 // checkpoint.dir); fills job's folder, bytes and max_pause. An error leaves
 // `w` abandoned.

@@ -122,12 +122,12 @@ struct cluster_start {
 std::optional<std::string> load_cluster_start(const train_config& cfg, const model::dlrm& net,
                                               cluster_start& out, bool tables = true);
 // The readers' start positions of a resume from `c` (load_cluster_start's):
-// readers per trainer, passes_done. An error when `c` was cut inside a pass
-// with another trainer count.
+// readers per trainer, passes_done, and whether `c` was cut inside a pass
+// (mid_pass, if given). An error when it was, with another trainer count.
 std::optional<std::string> resume_readers(const train_config& cfg,
                                           const checkpoint::opened_checkpoint& c,
                                           std::vector<messages::reader_mark>& readers,
-                                          std::uint64_t& passes_done);
+                                          std::uint64_t& passes_done, bool* mid_pass = nullptr);
 
 // Runs steps 1-4. Returns an error message when the job failed.
 std::optional<std::string> coordinate(caf::blocking_actor* self, const train_config& cfg,
