@@ -132,6 +132,13 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
   return std::nullopt;
 }
 
+void full_recovery::restarted(double seconds) {
+  outage_seconds_ += seconds;
+  lost_seconds_ += seconds;
+  spdlog::warn("the cluster runs again: the lost node back and every role started again in "
+               "{:.3f} s", seconds);
+}
+
 void full_recovery::report(run_metrics& out, const resume_base& base,
                            const cut_totals& cuts) const {
   out.seconds += lost_seconds_;

@@ -58,6 +58,10 @@ public:
   std::optional<std::string> roll_back(const shard_loss& loss, const cluster_handles& c,
                                        const model::dlrm& net, const std::string& cut,
                                        std::optional<cluster_start>& start, resume_base& base);
+  // Multi-node: the rolled-back cluster ran again `seconds` after
+  // roll_back() returned (the lost node's new process awaited, every role
+  // started again from the cut); counted in the outage and the job's time.
+  void restarted(double seconds);
   std::size_t rollbacks() const { return events_.size(); }
   // After the last attempt: out.seconds and out.examples over the whole job
   // (the redone examples not counted twice), and out.recovery with the

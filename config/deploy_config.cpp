@@ -231,10 +231,10 @@ std::optional<std::string> build_deploy(const option_set& o, const std::string& 
 }
 
 std::optional<std::string> refuse_in_multi_node(const train_config& cfg) {
-  const std::string other = " (use cluster.mode=simulated or sequential)";
-  if (cfg.recovery.full)
-    return "option 'recovery.mode' = full: multi-node runs restart a lost embedding shard "
-           "(recovery.mode=partial) but do not roll the cluster back yet" + other;
+  if (cfg.recovery.full && !cfg.checkpoint.resume.empty())
+    return "option 'recovery.mode' = full: resuming (checkpoint.resume) with full recovery is "
+           "not built (a rollback would count the resumed run's examples twice); "
+           "recovery.mode=partial resumes";
   // checkpoint.every-*: cuts, written on the coordinator's node (the shards'
   // files fetched over the wire: cluster/cut_run.hpp); checkpoint.dir alone:
   // the checkpoint of the end, as train writes it.

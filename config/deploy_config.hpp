@@ -81,8 +81,10 @@ std::optional<std::string> build_deploy(const option_set& opts, const std::strin
 // resolve to is up to each machine's resolver.
 bool is_loopback(const std::string& host);
 
-// What multi-node runs (node, launch) do not do yet, refused naming the key:
-// recovery.mode=full (its rollback). (output.model, checkpoint.dir's cuts
+// What multi-node runs (node, launch) do not do, refused naming the key:
+// recovery.mode=full of a resumed run (as one process refuses it).
+// (recovery.mode=full rolls every node back: deploy/node_coordinator.cpp;
+// output.model, checkpoint.dir's cuts
 // and the checkpoint of the end are written on the coordinator's node:
 // cluster/shard_fetch.hpp, cluster/cut_run.hpp; checkpoint.resume is read
 // by every node: deploy/node_plan.hpp.)

@@ -251,9 +251,15 @@ std::optional<std::string> option_set::set_if_unset(const std::string& key,
                                                     const std::string& text,
                                                     const std::string& source) {
   type(key); // aborts on an unknown key
-  entry& e = entries_[index_.at(key)];
-  if (e.source != "default")
+  if (entries_[index_.at(key)].source != "default")
     return std::nullopt;
+  return set(key, text, source);
+}
+
+std::optional<std::string> option_set::set(const std::string& key, const std::string& text,
+                                           const std::string& source) {
+  type(key); // aborts on an unknown key
+  entry& e = entries_[index_.at(key)];
   value_t v;
   if (auto err = parse_value(e.spec, text, v))
     return bad_value(key, text, source, *err);

@@ -121,6 +121,11 @@ public:
   std::optional<std::string> set_if_unset(const std::string& key, const std::string& text,
                                           const std::string& source);
 
+  // Sets `key` from `text` whatever set it before (a value the program
+  // derives, such as the cut a rollback resumes from); errors as above.
+  std::optional<std::string> set(const std::string& key, const std::string& text,
+                                 const std::string& source);
+
   // True if --help or -h was given in the last parse().
   bool help_requested() const { return help_requested_; }
 

@@ -19,44 +19,17 @@
 #include "cluster/cluster_cut.hpp"
 #include "cluster/cluster_plan.hpp"
 #include "cluster/coordinator.hpp"
+#include "cluster/full_recovery.hpp"
 #include "deploy/node.hpp"
 #include "deploy/node_roster.hpp"
+#include "deploy/node_spawn.hpp"
 #include "engine/stop_signal.hpp"
 #include "model/metrics.hpp"
 
 namespace runtime {
 
-namespace {
-
 using namespace messages;
 using clock_type = std::chrono::steady_clock;
-
-// Sends each node its part of `plan_for(i)` and collects the spawned roles.
-template <class PlanFor>
-std::optional<std::string> spawn_everywhere(caf::scoped_actor& self, const node_context& ctx,
-                                            const std::vector<node_agent_actor>& agents,
-                                            PlanFor plan_for, std::vector<spawned_roles>& out) {
-  out.assign(agents.size(), spawned_roles{});
-  std::optional<std::string> err;
-  for (std::size_t i = 0; i < agents.size() && !err; ++i)
-    err = spawn_on(self, ctx, agents[i], ctx.deploy.nodes[i], plan_for(i), out[i]);
-  return err;
-}
-
-// The CAF node of each trainer's process (the agent the coordinator admitted
-// for the node the spec gives that trainer), by trainer id.
-std::vector<caf::node_id> trainer_nodes(const deploy_settings& d,
-                                        const std::vector<node_agent_actor>& agents,
-                                        std::size_t trainers) {
-  std::vector<caf::node_id> out(trainers);
-  for (std::size_t i = 0; i < agents.size() && i < d.nodes.size(); ++i)
-    for (auto t : d.trainers_on(d.nodes[i].id))
-      if (t < out.size() && agents[i])
-        out[t] = agents[i].node();
-  return out;
-}
-
-} // namespace
 
 std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_context& ctx,
                                            const node_agent_actor& agent,
@@ -113,74 +86,9 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
   for (auto& a : roster.agents)
     agents.push_back(caf::actor_cast<node_agent_actor>(a));
   spdlog::info("all {} nodes ready; starting the roles", agents.size());
-  // Shards first, then trainers with the shards' handles.
-  role_plan base;
-  base.config_ini = ctx.config_ini;
-  base.trainer_nodes = trainer_nodes(d, agents, cfg.cluster.trainers);
-  std::vector<spawned_roles> shards, trainers;
-  auto err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
-    auto p = base;
-    p.embedding_shards = d.embedding_shards_on(d.nodes[i].id);
-    if (model::is_easgd(cfg.sync.algorithm))
-      p.dense_shards = d.dense_shards_on(d.nodes[i].id);
-    return p;
-  }, shards);
   cluster_handles c;
-  c.shards.resize(cfg.cluster.embedding_shards);
-  if (model::is_easgd(cfg.sync.algorithm))
-    c.dense.resize(cfg.cluster.dense_shards);
-  c.trainers.resize(cfg.cluster.trainers);
-  name_roles(c);
-  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
-    const auto& id = d.nodes[i].id;
-    auto es = d.embedding_shards_on(id);
-    for (std::size_t k = 0; k < es.size() && k < shards[i].embedding_shards.size(); ++k) {
-      c.shards[es[k]] = caf::actor_cast<actors::embedding_shard_actor>(shards[i].embedding_shards[k]);
-      c.shard_names[es[k]] += " on node " + id;
-    }
-    auto ds = d.dense_shards_on(id);
-    for (std::size_t k = 0; k < ds.size() && k < shards[i].dense_shards.size(); ++k) {
-      c.dense[ds[k]] = caf::actor_cast<actors::dense_shard_actor>(shards[i].dense_shards[k]);
-      c.dense_names[ds[k]] += " on node " + id;
-    }
-  }
-  if (!err) {
-    for (auto& s : c.shards)
-      base.shards.push_back(caf::actor_cast<caf::strong_actor_ptr>(s));
-    for (auto& x : c.dense)
-      base.dense.push_back(caf::actor_cast<caf::strong_actor_ptr>(x));
-    err = spawn_everywhere(self, ctx, agents, [&](std::size_t i) {
-      auto p = base;
-      p.trainers = d.trainers_on(d.nodes[i].id);
-      return p;
-    }, trainers);
-  }
-  for (std::size_t i = 0; i < agents.size() && !err; ++i) {
-    const auto& id = d.nodes[i].id;
-    auto ts = d.trainers_on(id);
-    for (std::size_t k = 0; k < ts.size() && k < trainers[i].trainers.size(); ++k) {
-      c.trainers[ts[k]] = caf::actor_cast<actors::trainer_actor>(trainers[i].trainers[k]);
-      c.trainer_names[ts[k]] += " on node " + id;
-    }
-    if (id == d.coordinator)
-      continue; // its roles end with this process
-    cluster_handles::node n;
-    n.agent = agents[i].address();
-    n.name = "node " + d.nodes[i].text();
-    std::string hosts;
-    for (auto e : d.embedding_shards_on(id))
-      hosts += (hosts.empty() ? "" : ", ") + std::string("embedding shard ") + std::to_string(e);
-    for (auto x : d.dense_shards_on(id))
-      hosts += (hosts.empty() ? "" : ", ") + std::string("dense shard ") + std::to_string(x);
-    if (!hosts.empty())
-      n.name += " hosting " + hosts;
-    for (auto t : ts)
-      n.trainers.push_back(t);
-    // (recovery.mode=partial: its embedding shards are restarted instead)
-    n.essential = (!d.embedding_shards_on(id).empty() && !cfg.recovery.partial) ||
-                  (model::is_easgd(cfg.sync.algorithm) && !d.dense_shards_on(id).empty());
-    c.nodes.push_back(std::move(n));
-  }
+  std::vector<caf::node_id> trainer_nodes;
+  auto err = spawn_cluster(self, ctx, agents, ctx.config_ini, c, trainer_nodes);
   if (!err) {
     model::dlrm net(cfg.arch);
     coordinator_options opts;
@@ -191,7 +99,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
         host[e] = caf::actor_cast<caf::strong_actor_ptr>(agents[i]);
     if (cfg.recovery.partial)
       opts.restart_shard = [&](std::size_t i, std::uint64_t) { // (multi-node: no cuts)
-        return restart_remote_shard(self, ctx, watch, agents, host, c, i, base.trainer_nodes);
+        return restart_remote_shard(self, ctx, watch, agents, host, c, i, trainer_nodes);
       };
     // checkpoint.every-*: cuts while training, as one process takes them,
     // written here with the shards' files fetched over the wire.
@@ -223,6 +131,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
         cut_at = examples;
         return {std::nullopt, true};
       }
+      if (const auto t = checkpoints ? young_daly(cfg, checkpoints->totals()) : std::nullopt)
+        checkpoints->set_every_seconds(*t);
       return {};
     };
     opts.on_cut = [&](const std::optional<std::string>& e) -> std::optional<std::string> {
@@ -233,8 +143,39 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
       cut_at.reset();
       return e;
     };
+    // recovery.mode=full: a lost embedding shard stops every role; once the
+    // shard's node is back, every node starts its roles again from the
+    // newest cut (each reads its part of it) and the job goes on from there.
+    opts.rollback_on_shard_loss = cfg.recovery.full;
+    full_recovery rollbacks{self.ptr(), cfg, nullptr};
     coordination_result res;
-    err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
+    for (;;) { // one attempt, and one more after each rollback
+      rollbacks.attempt_began();
+      err = coordinate(self.ptr(), cfg, net, c, opts, progress, out, res);
+      if (err || !res.rollback)
+        break;
+      const auto lost = res.rollback->shard
+                          ? std::optional<std::size_t>(node_of_shard(d, *res.rollback->shard))
+                          : std::nullopt;
+      const auto cut = checkpoints->newest();
+      std::optional<cluster_start> start; // (only its counts: each node reads its part)
+      err = rollbacks.roll_back(*res.rollback, c, net, cut, start, base_run);
+      start.reset();
+      const auto again = clock_type::now();
+      std::string ini = ctx.config_ini;
+      if (!err && !cut.empty())
+        err = ini_resuming(ctx.config_ini, cut, ini);
+      if (!err)
+        err = await_nodes_back(self, ctx, watch, agents, lost);
+      if (!err)
+        err = spawn_cluster(self, ctx, agents, ini, c, trainer_nodes);
+      if (err)
+        break;
+      rollbacks.restarted(std::chrono::duration<double>(clock_type::now() - again).count());
+      res = coordination_result{};
+      checkpoints->restart(base_run);
+      cut_at.reset();
+    }
     if (!err && cfg.recovery.partial) {
       report_recovery(cfg, actors::cpr_counters{}, out); // the settings
       out.recovery->saves_counted = false;
@@ -258,6 +199,8 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     if (!err && !cfg.checkpoint.model_out.empty())
       err = export_cluster_model(self.ptr(), cfg, c, res, out, cfg.checkpoint.model_out, 1,
                                  base_run, export_options{"multi-node", true});
+    if (cfg.recovery.full)
+      rollbacks.report(out, base_run, checkpoints->totals());
   }
   end_all();
   return err;

@@ -13,6 +13,25 @@ namespace runtime {
 using namespace messages;
 using clock_type = std::chrono::steady_clock;
 
+namespace {
+
+void say_waiting(const deploy_settings& d, std::size_t k) {
+  spdlog::warn("waiting up to {} ms (deploy.startup-timeout-ms) for node {} to come back: "
+               "`shadowsync launch --restart=on-failure` restarts it, or start it by hand "
+               "with `shadowsync node --node={}`",
+               d.startup_timeout.count(), d.nodes[k].text(), d.nodes[k].id);
+}
+
+} // namespace
+
+std::size_t node_of_shard(const deploy_settings& d, std::size_t i) {
+  std::size_t k = 0;
+  while (i < d.embedding_shards.size() && k < d.nodes.size() &&
+         d.nodes[k].id != d.embedding_shards[i])
+    ++k;
+  return i < d.embedding_shards.size() ? k : d.nodes.size();
+}
+
 // Waits until every node of the spec has joined and is ready.
 std::optional<std::string> wait_for_nodes(roster_watch& watch, const node_context& ctx,
                                           node_roster& roster) {
@@ -76,18 +95,12 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
                                                 cluster_handles& c, std::size_t i,
                                                 const std::vector<caf::node_id>& trainer_nodes) {
   const auto& d = ctx.deploy;
-  const auto& id = d.embedding_shards[i];
-  std::size_t k = 0;
-  while (k < d.nodes.size() && d.nodes[k].id != id)
-    ++k;
-  if (k == d.nodes.size() || k >= agents.size())
+  const auto k = node_of_shard(d, i);
+  if (k >= agents.size())
     return "embedding shard " + std::to_string(i) + " has no node in deploy.nodes";
   const auto old = host[i];
   if (old == caf::actor_cast<caf::strong_actor_ptr>(agents[k]))
-    spdlog::warn("waiting up to {} ms (deploy.startup-timeout-ms) for node {} to come back: "
-               "`shadowsync launch --restart=on-failure` restarts it, or start it by hand "
-               "with `shadowsync node --node={}`",
-               d.startup_timeout.count(), d.nodes[k].text(), id);
+    say_waiting(d, k);
   const auto deadline = clock_type::now() + d.startup_timeout;
   auto back = [&](const node_roster& r) {
     return k < r.agents.size() && r.agents[k] && r.ready[k] && r.agents[k] != old;
@@ -113,6 +126,44 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
     return err;
   c.shards[i] = caf::actor_cast<actors::embedding_shard_actor>(r.embedding_shards[0]);
   return std::nullopt; // (the coordinator actor has it reload its newest save)
+}
+
+std::optional<std::string> await_nodes_back(caf::scoped_actor& self, const node_context& ctx,
+                                            roster_watch& watch,
+                                            std::vector<node_agent_actor>& agents,
+                                            std::optional<std::size_t> lost) {
+  const auto& d = ctx.deploy;
+  const auto old = lost && *lost < agents.size()
+                     ? caf::actor_cast<caf::strong_actor_ptr>(agents[*lost])
+                     : caf::strong_actor_ptr{};
+  if (old)
+    say_waiting(d, *lost);
+  auto node_back = [&](const node_roster& r, std::size_t k) {
+    return k < r.agents.size() && r.agents[k] && r.ready[k] &&
+           !(old && k == *lost && r.agents[k] == old);
+  };
+  auto back = [&](const node_roster& r) {
+    for (std::size_t k = 0; k < d.nodes.size(); ++k)
+      if (!node_back(r, k))
+        return false;
+    return true;
+  };
+  const auto deadline = clock_type::now() + d.startup_timeout;
+  if (!watch.wait_until(deadline, back)) {
+    std::string missing;
+    for (std::size_t k = 0; k < d.nodes.size(); ++k)
+      if (!node_back(watch.latest(), k))
+        missing += (missing.empty() ? "" : ", ") + d.nodes[k].text();
+    return "rolling back: node(s) " + missing + " did not come back within " +
+           std::to_string(d.startup_timeout.count()) + " ms (deploy.startup-timeout-ms)";
+  }
+  const auto& r = watch.latest();
+  for (std::size_t k = 0; k < agents.size() && k < r.agents.size(); ++k)
+    if (r.agents[k] != caf::actor_cast<caf::strong_actor_ptr>(agents[k])) {
+      agents[k] = caf::actor_cast<node_agent_actor>(r.agents[k]);
+      self->monitor(agents[k]);
+    }
+  return std::nullopt;
 }
 
 } // namespace runtime

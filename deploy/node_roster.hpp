@@ -1,8 +1,8 @@
 #pragma once
 // The coordinator node's waits on its agent's roster (the notices of every
 // change, in order) and on the node agents it asks to spawn roles:
-// every node ready at the start, and under recovery.mode=partial the new
-// process of a lost shard's node (node_coordinator.cpp runs the job).
+// every node ready at the start, and under recovery.mode=partial or full
+// the new process of a lost shard's node (node_coordinator.cpp runs the job).
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -73,5 +73,18 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
                                                 std::vector<caf::strong_actor_ptr>& host,
                                                 cluster_handles& c, std::size_t i,
                                                 const std::vector<caf::node_id>& trainer_nodes);
+
+// recovery.mode=full, after a rollback stopped every role: waits until
+// every node of the spec is ready, node `lost` (the lost embedding shard's
+// node, when the loss names one) with a new process, and puts the new
+// processes' agents in `agents` (spec order).
+std::optional<std::string> await_nodes_back(caf::scoped_actor& self, const node_context& ctx,
+                                            roster_watch& watch,
+                                            std::vector<node_agent_actor>& agents,
+                                            std::optional<std::size_t> lost);
+
+// The spec index of the node that hosts embedding shard i (deploy.nodes.size()
+// when none does).
+std::size_t node_of_shard(const deploy_settings& d, std::size_t i);
 
 } // namespace runtime

@@ -172,9 +172,12 @@ expect 2 "option 'model.rows-per-table' = 1000000000000: the run would need abou
   --data.train="$tmp/train.tsv" --output.progress=none
 
 # Multi-node: what is not built across nodes is refused before any node starts.
-expect 2 "'recovery.mode' = full: multi-node runs .* do not roll the cluster back" \
-  "launch refuses full recovery (exit 2)" -- "$bin" launch --recovery.mode=full \
-  --checkpoint.dir="$tmp/ck" --cpr.interval=1
+expect 2 "'recovery.mode' = full: resuming .checkpoint.resume. with full recovery is not built" \
+  "launch refuses full recovery of a resumed run, as train does (exit 2)" -- "$bin" launch \
+  --recovery.mode=full --checkpoint.dir="$tmp/ck" --cpr.interval=1 --checkpoint.resume="$tmp/ck"
+expect 2 "option 'deploy.nodes' is empty: list every node as id=host:port" \
+  "launch takes full recovery (a rollback across nodes); the next check speaks (exit 2)" \
+  -- "$bin" launch --recovery.mode=full --checkpoint.dir="$tmp/ck" --cpr.interval=1
 expect 2 "option 'deploy.nodes' is empty: list every node as id=host:port" \
   "launch takes checkpoint.dir (cuts on the coordinator's node); the next check speaks (exit 2)" \
   -- "$bin" launch --checkpoint.dir="$tmp/ck"

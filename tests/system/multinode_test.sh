@@ -16,7 +16,8 @@
 #  - SIGKILL of the shard node: the job ends with an error naming the node
 #    within the configured timeout; with recovery.mode=partial a new process
 #    of it (launch --restart=on-failure, or by hand) rejoins, reloads its
-#    shard and the job finishes;
+#    shard and the job finishes; with recovery.mode=full every node rolls
+#    back to the newest cut once the new process has joined;
 #  - strangers' failed handshakes (a TLS client without a certificate, plain
 #    TCP bytes) against running nodes do not disturb the job
 #    (deploy/openssl_shim.hpp);
@@ -340,6 +341,38 @@ for how in launch hand; do
     bad "partial recovery, restart by $how: exit $rc, (examples, failures, saves) = $got, restarted $restarted: $(grep -i "error\|recovered" "$tmp/cpr-$how.log" | tail -n 3)"
   fi
 done
+
+# 4c. recovery.mode=full: SIGKILL the node of embedding shard 0 after the
+# first cut (six passes: a cut of this table takes seconds, and the kill
+# must land while training). Every role stops, `launch --restart=on-failure` starts a new
+# process of s0, and every node starts its roles again from the cut (each
+# reads its part: the trainers' readers resume at the cut's positions); the
+# job finishes with exit 0 and every example counted once (the examples
+# after the cut are redone, not counted twice).
+full=(--deploy.nodes="$nodes4" --deploy.embedding-shards="[s0]" --deploy.dense-shards="[coord]"
+      --recovery.mode=full --checkpoint.dir="$tmp/full" --cpr.interval=0.5)
+# (The progress lines are few while cuts run back to back: the kill waits
+# for the first cut's line instead.)
+timeout 300 "$bin" launch "${fixed[@]}" "${cert[@]}" "${full[@]}" --restart=on-failure \
+  --train.epochs=6 --output.metrics="$tmp/full.json" > "$tmp/full.log" 2>&1 &
+launch_pid=$!
+rc=never-cut
+if wait_for 120 in_log "$tmp/full.log" "cut while training"; then
+  pid=$(grep -o "node s0: pid [0-9]*" "$tmp/full.log" | awk '{print $4}')
+  [ -n "$pid" ] && kill -KILL "$pid"
+  wait $launch_pid
+  rc=$?
+else
+  kill -TERM "$launch_pid" 2>/dev/null
+  wait "$launch_pid"
+fi
+event=$(grep -o "RECOVERED embedding shard 0 on node s0 is down .*rolled back to $tmp/full/ckpt-.*" "$tmp/full.log" | head -n 1)
+got=$(json "$tmp/full.json" "d['examples'], d['recovery']['failures'], d['recovery']['loads']" 2>/dev/null)
+if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "1200000 1 1" ] && grep -q "node s0: restarted (1 of" "$tmp/full.log"; then
+  ok "full recovery across nodes: s0 killed after a cut, restarted, every node rolled back to the cut: exit 0, 1200000 examples; ${event#RECOVERED }"
+else
+  bad "full recovery: exit $rc, (examples, failures, loads) = $got: $(grep -i "error\|roll" "$tmp/full.log" | tail -n 3)"
+fi
 
 # 5. Strangers' failed handshakes against the running coordinator and a
 # trainer node: a TLS client with no certificate, then plain TCP bytes. Before
