@@ -142,8 +142,12 @@ void coordinator_protocol::on_down(const caf::down_msg& dm) {
   if (setup_.rollback_on_shard_loss) {
     if (auto i = index_of(k.shards, dm.source); i < k.shards.size())
       note_loss(k.shard_names[i] + " is down (" + why + ")", i);
-    else if (auto j = index_of(k.trainers, dm.source); j < k.trainers.size())
-      note_loss(k.trainer_names[j] + " is down (" + why + ")", std::nullopt);
+    else if (auto j = index_of(k.trainers, dm.source); j < k.trainers.size()) {
+      auto what = k.trainer_names[j] + " is down (" + why + ")";
+      if (messages::errc_of(dm.reason, messages::errc::none) != messages::errc::shard_down ||
+          !await_shard_down(what))
+        note_loss(std::move(what), std::nullopt);
+    }
     else if (auto d = index_of(k.dense, dm.source); d < k.dense.size())
       note_loss(k.dense_names[d] + " is down (" + why + ")", std::nullopt);
     return;

@@ -131,7 +131,10 @@ void coordinator_protocol::on_ask_error(std::size_t i, const caf::error& err) {
     phases_.fail("no reply from " + phases_.missing() + " within " +
                  std::to_string(cfg().cluster.timeout.count()) + " ms");
   } else if (setup_.rollback_on_shard_loss) {
-    note_loss(name + ": " + self_->system().render(err), std::nullopt);
+    auto why = name + ": " + self_->system().render(err);
+    if (errc_of(err, errc::none) == errc::shard_down && await_shard_down(why))
+      return;
+    note_loss(std::move(why), std::nullopt);
   } else {
     auto why = name + ": " + self_->system().render(err);
     if (errc_of(err, errc::none) == errc::shard_down) {
@@ -244,9 +247,23 @@ void coordinator_protocol::on_deadline(std::uint64_t g) {
       if (!phases_.failure())
         on_down(dm);
     later_.clear();
-    phases_.fail(std::move(wait_error_));
+    if (setup_.rollback_on_shard_loss)
+      note_loss(std::move(wait_error_), std::nullopt); // (a shard's DOWN replaces it)
+    else
+      phases_.fail(std::move(wait_error_));
   }
   after_event();
+}
+
+bool coordinator_protocol::await_shard_down(std::string why) {
+  if (rollback_ && rollback_->shard)
+    return false; // the cause is known
+  if (wait_ != wait::shard_down) {
+    wait_ = wait::shard_down;
+    wait_error_ = std::move(why);
+    arm_deadline(cfg().cluster.timeout);
+  }
+  return true;
 }
 
 void coordinator_protocol::hook_failed(std::string e) {

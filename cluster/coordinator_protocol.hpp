@@ -99,6 +99,11 @@ private:
   void poll_from(std::size_t i, messages::progress_report total);
   void drain(std::vector<caf::actor_addr> killed);
   void arm_deadline(std::chrono::milliseconds d);
+  // Rollback mode: a trainer reported its shard lost (errc::shard_down). The
+  // shard's own DOWN names the cause (which of the two comes first is a
+  // race); waits for it up to cluster.timeout, then rolls back for `why`.
+  // False when a shard's loss is already the cause.
+  bool await_shard_down(std::string why);
   // Asks the caller (a hook) and awaits its answer, of types Answer...;
   // then `then` with it, and the event's end.
   template <class... Answer, class F, class... Ts>

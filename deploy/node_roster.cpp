@@ -133,14 +133,34 @@ std::optional<std::string> await_nodes_back(caf::scoped_actor& self, const node_
                                             std::vector<node_agent_actor>& agents,
                                             std::optional<std::size_t> lost) {
   const auto& d = ctx.deploy;
-  const auto old = lost && *lost < agents.size()
-                     ? caf::actor_cast<caf::strong_actor_ptr>(agents[*lost])
-                     : caf::strong_actor_ptr{};
-  if (old)
-    say_waiting(d, *lost);
+  // A node is lost when it hosted the lost shard or its agent is down. (The
+  // roster may still list a dead process until the coordinator's agent has
+  // taken its DOWN; a monitor of a gone remote actor answers at once: the
+  // middleman killed its proxy with the connection, the same event that
+  // brought the role's DOWN.)
+  std::vector<caf::strong_actor_ptr> old(agents.size());
+  {
+    caf::scoped_actor probe{self->system()};
+    for (std::size_t k = 0; k < agents.size(); ++k)
+      probe->monitor(agents[k]);
+    bool more = true;
+    while (more)
+      probe->receive(
+        [&](caf::down_msg& dm) {
+          for (std::size_t k = 0; k < agents.size(); ++k)
+            if (agents[k].address() == dm.source)
+              old[k] = caf::actor_cast<caf::strong_actor_ptr>(agents[k]);
+        },
+        caf::after(std::chrono::milliseconds(0)) >> [&] { more = false; });
+  }
+  if (lost && *lost < agents.size())
+    old[*lost] = caf::actor_cast<caf::strong_actor_ptr>(agents[*lost]);
+  for (std::size_t k = 0; k < old.size(); ++k)
+    if (old[k])
+      say_waiting(d, k);
   auto node_back = [&](const node_roster& r, std::size_t k) {
     return k < r.agents.size() && r.agents[k] && r.ready[k] &&
-           !(old && k == *lost && r.agents[k] == old);
+           !(k < old.size() && old[k] && r.agents[k] == old[k]);
   };
   auto back = [&](const node_roster& r) {
     for (std::size_t k = 0; k < d.nodes.size(); ++k)

@@ -75,9 +75,10 @@ std::optional<std::string> restart_remote_shard(caf::scoped_actor& self, const n
                                                 const std::vector<caf::node_id>& trainer_nodes);
 
 // recovery.mode=full, after a rollback stopped every role: waits until
-// every node of the spec is ready, node `lost` (the lost embedding shard's
-// node, when the loss names one) with a new process, and puts the new
-// processes' agents in `agents` (spec order).
+// every node of the spec is ready, each lost node (`lost`: the lost
+// embedding shard's node, when the loss names one; and every node whose
+// agent is down) with a new process, and puts the new processes' agents in
+// `agents` (spec order).
 std::optional<std::string> await_nodes_back(caf::scoped_actor& self, const node_context& ctx,
                                             roster_watch& watch,
                                             std::vector<node_agent_actor>& agents,

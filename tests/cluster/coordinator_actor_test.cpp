@@ -19,6 +19,7 @@
 
 #include "actors/interfaces.hpp"
 #include "cluster/coordinator_actor.hpp"
+#include "messages/errors.hpp"
 #include "tests/actors/test_fixture.hpp"
 
 using namespace messages;
@@ -394,6 +395,46 @@ TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a loss rolls bac
   CHECK(log->outcome->rollback->shard == std::optional<std::size_t>{0});
   CHECK(log->outcome->rollback->why.find("embedding shard 0 is down") != std::string::npos);
   CHECK(log->stops == std::vector<int>{0, 0});
+}
+
+TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a trainer's report of its lost "
+                        "shard waits for the shard's own DOWN to name the cause") {
+  build(2, model::sync_algorithm::s_easgd, {0, 0});
+  build_shards(1);
+  auto coord = start(/*tolerate=*/false, /*restart_shards=*/false, /*rollback=*/true);
+  // A trainer on another node saw the shard's node die first (multi-node:
+  // its direct link) and quit with shard_down; the shard's DOWN comes later.
+  self->send_exit(c.trainers[0], messages::make_error(messages::errc::shard_down,
+                                                      "trainer-0: embedding-shard-0 failed"));
+  run();
+  CHECK_FALSE(log->outcome);
+  advance(std::chrono::milliseconds(500));
+  CHECK_FALSE(log->outcome);
+  self->send_exit(c.shards[0], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
+  REQUIRE(log->outcome->rollback);
+  CHECK(log->outcome->rollback->shard == std::optional<std::size_t>{0});
+  CHECK(log->outcome->rollback->why.find("embedding shard 0 is down") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a trainer's report of its lost "
+                        "shard rolls back after the timeout when no shard's DOWN comes") {
+  build(2, model::sync_algorithm::s_easgd, {0, 0});
+  build_shards(1);
+  auto coord = start(false, false, /*rollback=*/true);
+  self->send_exit(c.trainers[0], messages::make_error(messages::errc::shard_down,
+                                                      "trainer-0: embedding-shard-0 failed"));
+  run();
+  advance(std::chrono::milliseconds(999));
+  CHECK_FALSE(log->outcome);
+  advance(std::chrono::milliseconds(1));
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
+  REQUIRE(log->outcome->rollback);
+  CHECK_FALSE(log->outcome->rollback->shard);
+  CHECK(log->outcome->rollback->why.find("trainer-0 is down") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a failed cut rolls back with its "

@@ -342,37 +342,44 @@ for how in launch hand; do
   fi
 done
 
-# 4c. recovery.mode=full: SIGKILL the node of embedding shard 0 after the
-# first cut (six passes: a cut of this table takes seconds, and the kill
-# must land while training). Every role stops, `launch --restart=on-failure` starts a new
-# process of s0, and every node starts its roles again from the cut (each
-# reads its part: the trainers' readers resume at the cut's positions); the
-# job finishes with exit 0 and every example counted once (the examples
-# after the cut are redone, not counted twice).
+# 4c. recovery.mode=full: SIGKILL the node of embedding shard 0 (s0), then
+# a trainer node (t1), after the first cut (six passes: a cut of this table
+# takes seconds, and the kill must land while training). Every role stops,
+# `launch --restart=on-failure` starts a new process of the node, and every
+# node starts its roles again from the cut (each reads its part: the
+# trainers' readers resume at the cut's positions); the job finishes with
+# exit 0 and every example counted once (the examples after the cut are
+# redone, not counted twice). The trainer node's case: the coordinator's
+# roster may still list its dead process when the rollback begins.
 full=(--deploy.nodes="$nodes4" --deploy.embedding-shards="[s0]" --deploy.dense-shards="[coord]"
       --recovery.mode=full --checkpoint.dir="$tmp/full" --cpr.interval=0.5)
-# (The progress lines are few while cuts run back to back: the kill waits
-# for the first cut's line instead.)
-timeout 300 "$bin" launch "${fixed[@]}" "${cert[@]}" "${full[@]}" --restart=on-failure \
-  --train.epochs=6 --output.metrics="$tmp/full.json" > "$tmp/full.log" 2>&1 &
-launch_pid=$!
-rc=never-cut
-if wait_for 120 in_log "$tmp/full.log" "cut while training"; then
-  pid=$(grep -o "node s0: pid [0-9]*" "$tmp/full.log" | awk '{print $4}')
-  [ -n "$pid" ] && kill -KILL "$pid"
-  wait $launch_pid
-  rc=$?
-else
-  kill -TERM "$launch_pid" 2>/dev/null
-  wait "$launch_pid"
-fi
-event=$(grep -o "RECOVERED embedding shard 0 on node s0 is down .*rolled back to $tmp/full/ckpt-.*" "$tmp/full.log" | head -n 1)
-got=$(json "$tmp/full.json" "d['examples'], d['recovery']['failures'], d['recovery']['loads']" 2>/dev/null)
-if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "1200000 1 1" ] && grep -q "node s0: restarted (1 of" "$tmp/full.log"; then
-  ok "full recovery across nodes: s0 killed after a cut, restarted, every node rolled back to the cut: exit 0, 1200000 examples; ${event#RECOVERED }"
-else
-  bad "full recovery: exit $rc, (examples, failures, loads) = $got: $(grep -i "error\|roll" "$tmp/full.log" | tail -n 3)"
-fi
+for victim in s0 t1; do
+  rm -rf "$tmp/full"
+  [ $victim = s0 ] && role="embedding shard 0" || role="trainer 1"
+  # (The progress lines are few while cuts run back to back: the kill waits
+  # for the first cut's line instead.)
+  timeout 300 "$bin" launch "${fixed[@]}" "${cert[@]}" "${full[@]}" --restart=on-failure \
+    --train.epochs=6 --output.metrics="$tmp/full-$victim.json" > "$tmp/full-$victim.log" 2>&1 &
+  launch_pid=$!
+  rc=never-cut
+  if wait_for 120 in_log "$tmp/full-$victim.log" "cut while training"; then
+    pid=$(grep -o "node $victim: pid [0-9]*" "$tmp/full-$victim.log" | awk '{print $4}')
+    [ -n "$pid" ] && kill -KILL "$pid"
+    wait $launch_pid
+    rc=$?
+  else
+    kill -TERM "$launch_pid" 2>/dev/null
+    wait "$launch_pid"
+  fi
+  event=$(grep -o "RECOVERED $role on node $victim is down .*rolled back to $tmp/full/ckpt-.*" "$tmp/full-$victim.log" | head -n 1)
+  got=$(json "$tmp/full-$victim.json" "d['examples'], d['recovery']['failures'], d['recovery']['loads']" 2>/dev/null)
+  if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "1200000 1 1" ] \
+      && grep -q "node $victim: restarted (1 of" "$tmp/full-$victim.log"; then
+    ok "full recovery across nodes: $victim killed after a cut, restarted, every node rolled back to the cut: exit 0, 1200000 examples; ${event#RECOVERED }"
+  else
+    bad "full recovery, $victim killed: exit $rc, (examples, failures, loads) = $got: $(grep -i "error\|roll" "$tmp/full-$victim.log" | tail -n 3)"
+  fi
+done
 
 # 5. Strangers' failed handshakes against the running coordinator and a
 # trainer node: a TLS client with no certificate, then plain TCP bytes. Before
