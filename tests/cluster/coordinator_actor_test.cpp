@@ -228,6 +228,15 @@ struct walk : test::actor_fixture {
   }
 };
 
+// The job ended in a rollback named by embedding shard 0's loss.
+void check_rollback_for_shard_0(const walk_log& log) {
+  REQUIRE(log.outcome);
+  CHECK_FALSE(log.outcome->failure);
+  REQUIRE(log.outcome->rollback);
+  CHECK(log.outcome->rollback->shard == std::optional<std::size_t>{0});
+  CHECK(log.outcome->rollback->why.find("embedding shard 0 is down") != std::string::npos);
+}
+
 } // namespace
 
 TEST_CASE_FIXTURE(walk, "coordinator actor: a ring of 3 wired, polled, one trainer lost, stopped") {
@@ -389,11 +398,7 @@ TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a loss rolls bac
   self->send_exit(c.trainers[1], caf::exit_reason::kill);
   self->send_exit(c.shards[0], caf::exit_reason::kill);
   run();
-  REQUIRE(log->outcome);
-  CHECK_FALSE(log->outcome->failure);
-  REQUIRE(log->outcome->rollback);
-  CHECK(log->outcome->rollback->shard == std::optional<std::size_t>{0});
-  CHECK(log->outcome->rollback->why.find("embedding shard 0 is down") != std::string::npos);
+  check_rollback_for_shard_0(*log);
   CHECK(log->stops == std::vector<int>{0, 0});
 }
 
@@ -412,11 +417,7 @@ TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a trainer's repo
   CHECK_FALSE(log->outcome);
   self->send_exit(c.shards[0], caf::exit_reason::kill);
   run();
-  REQUIRE(log->outcome);
-  CHECK_FALSE(log->outcome->failure);
-  REQUIRE(log->outcome->rollback);
-  CHECK(log->outcome->rollback->shard == std::optional<std::size_t>{0});
-  CHECK(log->outcome->rollback->why.find("embedding shard 0 is down") != std::string::npos);
+  check_rollback_for_shard_0(*log);
 }
 
 TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a trainer's report of its lost "
