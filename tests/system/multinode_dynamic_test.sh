@@ -17,9 +17,9 @@
 #  - recovery.mode=partial: the node of an embedding shard is killed,
 #    restarted (launch --restart=on-failure), reloads its shard's dynamic
 #    tables from its CPR saves, and the job finishes every example;
-#  - what multi-node runs still lack (checkpoint cuts) is refused naming the
-#    option.
-# About 10 seconds.
+#  - recovery.mode=full: the same node killed after the first cut, restarted,
+#    and every node rolled back to the cut; the job counts every example once.
+# About 20 seconds.
 #
 # usage: multinode_dynamic_test.sh BIN
 set -u
@@ -153,11 +153,32 @@ else
   bad "partial recovery: exit $rc, (examples, failures, admitted) '$got': $(grep -i "error\|recovered" cpr.log | tail -n 3)"
 fi
 
-# 4. Still refused in multi-node runs, dynamic tables or not: full recovery's
-# rollback (checkpoint cuts are taken: tests/system/multinode_cut_test.sh).
-expect 2 "recovery.mode' = full: multi-node runs" \
-  "recovery.mode=full refused in multi-node runs" -- \
-  "$bin" launch --config-file="$here/../../config/cluster-3node.ini" --deploy.insecure=true \
-  --deploy.nodes="$nodes3" "${job[@]}" --checkpoint.dir=x --checkpoint.every-examples=1000 \
-  --recovery.mode=full
+# 4. recovery.mode=full: the same layout, cuts every 4 000 examples; SIGKILL
+# s0 once the first cut is written. launch restarts it, and every node
+# starts its roles again from that cut (the shards read their ids and rows
+# of dynamic-S.bin, the trainer its reader position); every example is
+# counted once.
+timeout 300 "$bin" launch --restart=on-failure --config-file="$here/../../config/cluster-3node.ini" \
+  --deploy.insecure=true --deploy.nodes="$nodes3s" --deploy.trainers="[t1]" \
+  --deploy.embedding-shards="[s0, t1]" --deploy.dense-shards="[coord]" "${job[@]}" \
+  --output.progress=plain --output.progress-seconds=1 --train.epochs=20 \
+  --recovery.mode=full --checkpoint.dir=full --checkpoint.every-examples=4000 \
+  --output.metrics=full.json > full.log 2>&1 &
+launch_pid=$!
+if wait_for 120 in_log full.log "cut while training"; then
+  pid=$(grep -o "node s0: pid [0-9]*" full.log | awk '{print $4}')
+  [ -n "$pid" ] && kill -KILL "$pid"
+fi
+wait $launch_pid
+rc=$?
+launch_pid=
+event=$(grep -o "RECOVERED embedding shard 0 on node s0 is down .*rolled back to full/ckpt-.*" full.log | head -n 1)
+got=$(field full "d['examples'], d['recovery']['failures'], d['recovery']['loads'], d['embedding']['admissions'] > 0")
+if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "800000 1 1 True" ] &&
+   grep -q "node s0: restarted (1 of" full.log; then
+  ok "full recovery of dynamic tables across nodes: exit 0, 800000 examples; ${event#RECOVERED }"
+else
+  bad "full recovery: exit $rc, (examples, failures, loads, admitted) '$got': $(grep -i "error\|roll" full.log | tail -n 3)"
+fi
+
 summary
