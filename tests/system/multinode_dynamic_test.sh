@@ -129,21 +129,30 @@ grep -q "dynamic embeddings over 2 shards" mn-s.log && ok "the summary names the
 # here: eval NE is not checked, so many passes overfit); launch restarts it,
 # the shard reloads its ids and rows from its newest CPR save.
 nodes3s="[coord=127.0.0.1:$pc, s0=127.0.0.1:$pt0, t1=127.0.0.1:$pt1]"
-timeout 300 "$bin" launch --restart=on-failure --config-file="$here/../../config/cluster-3node.ini" \
-  --deploy.insecure=true --deploy.nodes="$nodes3s" --deploy.trainers="[t1]" \
-  --deploy.embedding-shards="[s0, t1]" --deploy.dense-shards="[coord]" "${job[@]}" \
-  --output.progress=plain --output.progress-seconds=1 --train.epochs=20 \
-  --recovery.mode=partial --checkpoint.dir=cpr --cpr.interval=0.2 \
-  --output.metrics=cpr.json > cpr.log 2>&1 &
-launch_pid=$!
+# kill_s0 NAME READY [options]: launches this layout with the options (log
+# NAME.log, metrics NAME.json), SIGKILLs s0 once the function READY returns
+# 0, and waits; rc: launch's exit status.
+kill_s0() {
+  local name=$1 ready=$2
+  shift 2
+  timeout 300 "$bin" launch --restart=on-failure --config-file="$here/../../config/cluster-3node.ini" \
+    --deploy.insecure=true --deploy.nodes="$nodes3s" --deploy.trainers="[t1]" \
+    --deploy.embedding-shards="[s0, t1]" --deploy.dense-shards="[coord]" "${job[@]}" \
+    --output.progress=plain --output.progress-seconds=1 --train.epochs=20 "$@" \
+    --output.metrics="$name.json" > "$name.log" 2>&1 &
+  launch_pid=$!
+  if $ready; then
+    local pid
+    pid=$(grep -o "node s0: pid [0-9]*" "$name.log" | awk '{print $4}')
+    [ -n "$pid" ] && kill -KILL "$pid"
+  fi
+  wait $launch_pid
+  rc=$?
+  launch_pid=
+}
 saved() { [ -n "$(ls cpr/cpr/embedding-0/*.bin 2>/dev/null)" ]; }
-if wait_for 120 in_log cpr.log "\[train\]" && wait_for 60 saved; then
-  pid=$(grep -o "node s0: pid [0-9]*" cpr.log | awk '{print $4}')
-  [ -n "$pid" ] && kill -KILL "$pid"
-fi
-wait $launch_pid
-rc=$?
-launch_pid=
+cpr_ready() { wait_for 120 in_log cpr.log "\[train\]" && wait_for 60 saved; }
+kill_s0 cpr cpr_ready --recovery.mode=partial --checkpoint.dir=cpr --cpr.interval=0.2
 event=$(grep -o "RECOVERED embedding shard 0 on node s0 lost at .*" cpr.log | head -n 1)
 got=$(field cpr "d['examples'], d['recovery']['failures'], d['embedding']['admissions'] > 0")
 if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "800000 1 True" ] &&
@@ -158,20 +167,8 @@ fi
 # starts its roles again from that cut (the shards read their ids and rows
 # of dynamic-S.bin, the trainer its reader position); every example is
 # counted once.
-timeout 300 "$bin" launch --restart=on-failure --config-file="$here/../../config/cluster-3node.ini" \
-  --deploy.insecure=true --deploy.nodes="$nodes3s" --deploy.trainers="[t1]" \
-  --deploy.embedding-shards="[s0, t1]" --deploy.dense-shards="[coord]" "${job[@]}" \
-  --output.progress=plain --output.progress-seconds=1 --train.epochs=20 \
-  --recovery.mode=full --checkpoint.dir=full --checkpoint.every-examples=4000 \
-  --output.metrics=full.json > full.log 2>&1 &
-launch_pid=$!
-if wait_for 120 in_log full.log "cut while training"; then
-  pid=$(grep -o "node s0: pid [0-9]*" full.log | awk '{print $4}')
-  [ -n "$pid" ] && kill -KILL "$pid"
-fi
-wait $launch_pid
-rc=$?
-launch_pid=
+full_ready() { wait_for 120 in_log full.log "cut while training"; }
+kill_s0 full full_ready --recovery.mode=full --checkpoint.dir=full --checkpoint.every-examples=4000
 event=$(grep -o "RECOVERED embedding shard 0 on node s0 is down .*rolled back to full/ckpt-.*" full.log | head -n 1)
 got=$(field full "d['examples'], d['recovery']['failures'], d['recovery']['loads'], d['embedding']['admissions'] > 0")
 if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "800000 1 1 True" ] &&
