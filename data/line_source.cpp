@@ -192,7 +192,9 @@ bool count_newlines(const std::string& path, std::uint64_t end, std::uint64_t* c
   auto stream = open_stream(path, &error);
   if (!stream)
     return false;
-  std::vector<char> chunk(std::size_t(1) << 20);
+  // (no bigger than what is counted: the line number of an error near a
+  // part's start costs a few bytes, not a zeroed MiB)
+  std::vector<char> chunk(static_cast<std::size_t>(std::clamp<std::uint64_t>(end, 1, std::uint64_t(1) << 20)));
   std::uint64_t newlines = 0, left = end;
   while (left > 0) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), left));

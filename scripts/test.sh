@@ -11,7 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh test
-./scripts/build.sh
+# A fresh build/ is a unity build (SS_UNITY: the libraries, the tool and the
+# test suites compile in batches of 8 sources), as the sanitizer builds
+# below: a first build in about half the time; an existing build/ keeps its
+# own setting.
+SS_UNITY=${SS_UNITY:-ON} ./scripts/build.sh
 # As many tests at once as there are cores; multinode, multinode_netns and
 # chaos run alone (RUN_SERIAL: their deadlines assume a machine of their own).
 jobs=$(nproc)

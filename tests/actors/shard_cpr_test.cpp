@@ -23,22 +23,13 @@
 #include "messages/messages.hpp"
 #include "messages/registry.hpp"
 #include "shard_config.hpp"
+#include "tests/actors/eventually.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-// Waits up to 10 s for `pred`; whether it came true.
-template <class Pred>
-bool eventually(Pred pred) {
-  const auto until = std::chrono::steady_clock::now() + 10s;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
+using test::eventually;
 
 } // namespace
 

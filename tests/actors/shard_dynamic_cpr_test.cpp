@@ -25,22 +25,14 @@
 #include "messages/registry.hpp"
 #include "model/shard_layout.hpp"
 #include "shard_config.hpp"
+#include "tests/actors/eventually.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using namespace messages;
 
-template <class Pred>
-bool eventually(Pred pred) {
-  const auto until = std::chrono::steady_clock::now() + 10s;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
-}
+using test::eventually;
 
 struct shard_client {
   caf::actor_system& sys;

@@ -26,10 +26,7 @@ std::vector<float> slice(const float_blob& rows, std::size_t i) {
   return {rows.data() + i * 4, rows.data() + (i + 1) * 4};
 }
 
-std::string bytes_of(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test::bytes_of;
 
 using test::shard_state;
 

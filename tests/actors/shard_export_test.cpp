@@ -22,10 +22,7 @@ using actors::embedding_shard;
 
 namespace {
 
-std::string bytes_of(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test::bytes_of;
 
 // The shard's file as save(FOLDER) writes it, and as its pieces; the number
 // of pieces in *pieces.

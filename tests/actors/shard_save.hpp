@@ -5,6 +5,9 @@
 // threads. So a test joins the shard's save writers before it runs the
 // scheduler again: after that, nothing but the test thread sends.
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -15,6 +18,12 @@
 #include "tests/actors/test_fixture.hpp"
 
 namespace test {
+
+// A file's bytes (a shard's saved file, to compare).
+inline std::string bytes_of(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 // The state of a running shard (no handler of it runs meanwhile).
 inline actors::embedding_shard_state& shard_state(const actors::embedding_shard_actor& h) {

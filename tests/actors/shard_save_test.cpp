@@ -32,10 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test::bytes_of;
 
 // Reads the FIFO at `path` to its end once go() is called (or after 5 s, so
 // that a save written within the handler, which blocks the test thread at

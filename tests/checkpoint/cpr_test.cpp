@@ -18,14 +18,14 @@ namespace {
 using checkpoint::cpr_policy;
 using checkpoint::row_chooser;
 
-struct temp_dir {
-  explicit temp_dir(const std::string& tag)
+struct cpr_dir {
+  explicit cpr_dir(const std::string& tag)
       : path((std::filesystem::temp_directory_path() /
               ("ss-" + tag + "-" + std::to_string(::getpid())))
                .string()) {
     std::filesystem::remove_all(path);
   }
-  ~temp_dir() { std::filesystem::remove_all(path); }
+  ~cpr_dir() { std::filesystem::remove_all(path); }
   std::string path;
 };
 
@@ -98,7 +98,7 @@ TEST_CASE("cpr ssu: a fixed sample ranks hot rows first, with the sample's memor
 }
 
 TEST_CASE("cpr files: a chain of a full and partial saves reloads exactly") {
-  temp_dir dir("cpr-chain");
+  cpr_dir dir("cpr-chain");
   const checkpoint::cpr_shape shape{3, 5, 4, 1, 1, 2}; // 15 rows of dim 4, shard 1 of 2
   std::vector<float> w(15 * 4), a(15);
   std::iota(w.begin(), w.end(), 0.0f);
@@ -140,7 +140,7 @@ TEST_CASE("cpr files: a chain of a full and partial saves reloads exactly") {
 }
 
 TEST_CASE("cpr files: no chain is no error; damage and another shard are named") {
-  temp_dir dir("cpr-damage");
+  cpr_dir dir("cpr-damage");
   const checkpoint::cpr_shape shape{2, 4, 2, 1, 0, 1};
   std::vector<float> w(16, 1.0f), a(8, 2.0f);
   checkpoint::cpr_loaded got;
@@ -212,7 +212,7 @@ TEST_CASE("cpr mfu, a save in the background: updates during its write count for
 }
 
 TEST_CASE("cpr files: rows gathered before and written later make the same file and chain") {
-  temp_dir inline_dir("cpr-inline"), later_dir("cpr-later");
+  cpr_dir inline_dir("cpr-inline"), later_dir("cpr-later");
   const checkpoint::cpr_shape shape{2, 4, 3, 1, 0, 1}; // 8 rows of dim 3
   std::vector<float> w(8 * 3), a(8);
   std::iota(w.begin(), w.end(), 1.0f);

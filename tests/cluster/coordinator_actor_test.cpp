@@ -22,6 +22,9 @@
 #include "messages/errors.hpp"
 #include "tests/actors/test_fixture.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace coordinator_actor_test {
+
 using namespace messages;
 using runtime::coordinator_outcome;
 
@@ -453,3 +456,5 @@ TEST_CASE_FIXTURE(walk, "coordinator actor: under full recovery a failed cut rol
   CHECK(log->outcome->rollback->why == "checkpoint: disk full");
   CHECK(log->outcome->rollback->examples == 100 + 200); // the poll's examples
 }
+
+} // namespace coordinator_actor_test

@@ -28,6 +28,9 @@
 #include "cluster/coordinator_actor.hpp"
 #include "tests/actors/test_fixture.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace coordinator_cut_test {
+
 using namespace messages;
 
 namespace {
@@ -429,3 +432,5 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: under partial recovery a shard los
   REQUIRE(log->outcome);
   CHECK_FALSE(log->outcome->failure);
 }
+
+} // namespace coordinator_cut_test

@@ -9,6 +9,9 @@
 
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace dct_cluster_test {
+
 namespace {
 
 struct data_files : test::synthetic_train_file {
@@ -253,3 +256,5 @@ TEST_CASE("dct mp: pushes that name their rows by place in the lookup train as k
     CHECK(placed.dct_mp->push_bytes == placed.bytes.push);
   }
 }
+
+} // namespace dct_cluster_test

@@ -14,6 +14,9 @@
 #include "config/faults.hpp"
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace faults_test {
+
 namespace {
 
 using runtime::fault_event;
@@ -155,3 +158,5 @@ TEST_CASE("faults: under the wall clock a frozen trainer host is held until the 
   // Trainer 0 ran nothing for 1.5 s (its batches wait in the transport).
   CHECK(frozen.seconds >= 1.5);
 }
+
+} // namespace faults_test

@@ -10,6 +10,9 @@
 
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace full_recovery_test {
+
 namespace {
 
 struct data_files : test::synthetic_train_file {
@@ -111,3 +114,5 @@ TEST_CASE("full recovery: the options say what they need") {
   CHECK(build({"--recovery.mode=full", "--checkpoint.dir=/tmp/x",
                "--checkpoint.every-examples=1000"}) == "");
 }
+
+} // namespace full_recovery_test

@@ -12,6 +12,9 @@
 
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace local_rows_test {
+
 namespace {
 
 struct data_files : test::synthetic_train_file {
@@ -88,3 +91,5 @@ TEST_CASE("local rows: the options it cannot run with are refused") {
   refused(base(d), {"--faults.kill=[trainer-0@0.5]"}, "faults");
   CHECK(test::config_error(test::with(base(d), {"--cluster.local-rows=true"})).empty());
 }
+
+} // namespace local_rows_test

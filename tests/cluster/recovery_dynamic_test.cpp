@@ -11,6 +11,9 @@
 
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace recovery_dynamic_test {
+
 namespace {
 
 struct data_files : test::synthetic_train_file {
@@ -71,3 +74,5 @@ TEST_CASE("partial recovery, dynamic tables: a killed shard restarts from its sa
   // The virtual clock replays the run to the byte.
   CHECK(runtime::to_json(test::run_cluster(test::train_config_of(cmd))) == runtime::to_json(a));
 }
+
+} // namespace recovery_dynamic_test

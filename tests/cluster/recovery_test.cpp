@@ -13,6 +13,9 @@
 
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace recovery_test {
+
 namespace {
 
 struct data_files : test::synthetic_train_file {
@@ -180,3 +183,5 @@ TEST_CASE("partial recovery: the options say what they need") {
           .find("cluster.mode=simulated") != std::string::npos);
   CHECK(build({"--recovery.mode=parcial"}).find("recovery.mode") != std::string::npos);
 }
+
+} // namespace recovery_test

@@ -13,6 +13,9 @@
 
 #include "tests/cluster/cluster_run.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace virtual_cluster_test {
+
 namespace {
 
 // The cluster tests' data: 8000 synthetic rows.
@@ -544,3 +547,5 @@ TEST_CASE("virtual cluster: with measured costs each role also carries the model
   CHECK(runtime::to_json(model).find("model_seconds") == std::string::npos);
   CHECK(runtime::to_json(measured).find("\"bare_handlers\"") != std::string::npos);
 }
+
+} // namespace virtual_cluster_test

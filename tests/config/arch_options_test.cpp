@@ -4,14 +4,7 @@
 
 #include "tests/config/train_config_check.hpp"
 
-namespace {
-
-// The train_config of `args` in *out, or the error.
-std::string parse(const std::vector<std::string>& args, runtime::train_config* out) {
-  return test::train_config_error(args, *out);
-}
-
-} // namespace
+using test::parse;
 
 TEST_CASE("model.interaction: presets, dcn on a dot preset, and cross options") {
   runtime::train_config c;

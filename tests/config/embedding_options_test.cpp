@@ -7,14 +7,7 @@
 #include "config/deploy_config.hpp"
 #include "tests/config/train_config_check.hpp"
 
-namespace {
-
-// The train_config of `args` in *out, or the error.
-std::string parse(const std::vector<std::string>& args, runtime::train_config* out) {
-  return test::train_config_error(args, *out);
-}
-
-} // namespace
+using test::parse;
 
 TEST_CASE("model.embedding=dynamic: settings, max-rows from model.rows-per-table") {
   runtime::train_config c;

@@ -22,4 +22,9 @@ inline std::string train_config_error(const std::vector<std::string>& args,
   return runtime::build_train_config(o, out).value_or("");
 }
 
+// The same, the configuration through a pointer (the options tests' `parse`).
+inline std::string parse(const std::vector<std::string>& args, runtime::train_config* out) {
+  return train_config_error(args, *out);
+}
+
 } // namespace test

@@ -33,17 +33,33 @@ out=$(cd "$out" && pwd) # the fuzzers run inside it
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 cflags=(-std=c++17 -O1 -g "${san[@]}" -I"$src" -I/usr/include/eigen3 -DNDEBUG)
 
-# Compiles a library source once (again when it changed) with coverage.
-obj() {
-  local s=$1 o
-  o="$out/obj/$(echo "$s" | tr / _).o"
-  if [ ! -f "$o" ] || [ "$src/$s" -nt "$o" ]; then
-    # (written under a temporary name and renamed: ctest runs the targets in
-    # parallel, and two of them may compile the same source at once)
-    "$CLANG" "${cflags[@]}" -fsanitize=fuzzer-no-link -c "$src/$s" -o "$o.$$.tmp" >&2 \
-      && mv -f "$o.$$.tmp" "$o"
-  fi
-  echo "$o"
+# Compiles library sources once (again when one changed) with coverage, as
+# unity builds: the batches of 8 of one folder's sources in CMake's order (as
+# under SS_UNITY, whose batches keep file-local names apart), one
+# translation unit each. Prints the objects.
+objs_of() {
+  local folder batch o i n s
+  local -a files
+  for folder in $(printf '%s\n' "$@" | sed 's|/[^/]*$||' | LC_ALL=C sort -u); do
+    mapfile -t files < <(printf '%s\n' "$@" | grep "^$folder/[^/]*$" | LC_ALL=C sort)
+    n=${#files[@]}
+    for ((i = 0; i < n; i += 8)); do
+      batch=("${files[@]:i:8}")
+      o="$out/obj/${folder}_$(printf '%s\n' "${batch[@]}" | md5sum | cut -c1-10).o"
+      local stale=0
+      [ -f "$o" ] || stale=1
+      for s in "${batch[@]}"; do [ "$src/$s" -nt "$o" ] && stale=1; done
+      if [ $stale = 1 ]; then
+        # (written under a temporary name and renamed: ctest runs the targets
+        # in parallel, and two of them may compile the same batch at once)
+        printf '#include "%s"\n' "${batch[@]}" > "$o.$$.cpp"
+        "$CLANG" "${cflags[@]}" -fsanitize=fuzzer-no-link -c "$o.$$.cpp" -o "$o.$$.tmp" >&2 \
+          && mv -f "$o.$$.tmp" "$o"
+        rm -f "$o.$$.cpp"
+      fi
+      echo "$o"
+    done
+  done
 }
 sources_of() {
   case $1 in
@@ -88,8 +104,8 @@ fi
 failed=0
 printf '%-9s %10s %10s %8s %8s %s\n' target execs exec/s cov ft result
 for t in "${targets[@]}"; do
-  objs=()
-  for s in $(sources_of "$t"); do objs+=("$(obj "$s")"); done
+  # shellcheck disable=SC2046
+  mapfile -t objs < <(objs_of $(sources_of "$t"))
   bin="$out/$t/fuzz_$t"
   mkdir -p "$out/$t/corpus"
   # shellcheck disable=SC2046

@@ -14,6 +14,9 @@
 #include "actors/sim_host.hpp"
 #include "sim/virtual_time.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace at_handler_end_test {
+
 namespace {
 
 using ms = std::chrono::duration<double, std::milli>;
@@ -106,3 +109,5 @@ TEST_CASE("at_handler_end: without a fabric the effect lands at once, inside the
   caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   sched.run();
 }
+
+} // namespace at_handler_end_test

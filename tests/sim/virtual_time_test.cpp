@@ -16,6 +16,9 @@
 #include "actors/sim_host.hpp"
 #include "sim/virtual_time.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace virtual_time_test {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -455,3 +458,5 @@ TEST_CASE("virtual time: sim.send-at=work lets a message leave once the work bef
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
   }
 }
+
+} // namespace virtual_time_test

@@ -16,6 +16,9 @@
 #include "messages/registry.hpp"
 #include "sim/wall_transport.hpp"
 
+// (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
+namespace wall_transport_test {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -125,3 +128,5 @@ TEST_CASE("wall transport: a frozen host gets its messages at the thaw, in order
   for (auto h : {far, near, a})
     caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
 }
+
+} // namespace wall_transport_test
