@@ -150,6 +150,7 @@ std::optional<std::string> run_simulated(const train_config& run_cfg,
   };
   if (engine) // polls cost no virtual time: fraction kills land within 10 ms
     opts.poll_interval = std::chrono::milliseconds(10);
+  opts.poll_in_cuts = !engine;
   if (cfg.recovery.partial)
     opts.restart_shard = [&](std::size_t i, std::uint64_t cut) -> std::optional<std::string> {
       place_shard(sys, cfg, cpr, c, i, cut);

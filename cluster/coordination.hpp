@@ -49,6 +49,11 @@ struct coordinator_options {
   // How often the progress poll runs (virtual time under sim.clock=virtual,
   // where a poll costs no simulated time).
   std::chrono::milliseconds poll_interval{200};
+  // The poll runs while a cut is in flight too, counting the examples (what
+  // a rollback redoes) without the caller's progress hook; the wall clock's
+  // runs set it (a cut across nodes takes seconds); the virtual clock's do
+  // not, so that their message order stays as recorded.
+  bool poll_in_cuts = false;
   // recovery.mode=partial: puts a new embedding shard in a lost one's place
   // (cluster_handles::shards[i]); the coordinator actor has it reload its
   // newest save (cluster/shard_recovery.hpp). Unset: a lost shard ends the

@@ -35,6 +35,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   setup.rollback_on_shard_loss = opts.rollback_on_shard_loss;
   setup.on_trained = static_cast<bool>(opts.on_trained);
   setup.poll_interval = opts.poll_interval;
+  setup.poll_in_cuts = opts.poll_in_cuts;
   setup.checkpoints = opts.checkpoints;
   auto coordinator = spawn_coordinator(self->system(), setup);
   self->monitor(coordinator);

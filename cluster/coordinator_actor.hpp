@@ -103,6 +103,7 @@ struct coordinator_setup {
   bool on_trained = false;     // opts.on_trained is set
   cluster_checkpointer* checkpoints = nullptr; // opts.checkpoints: the cuts the polls ask for
   std::chrono::milliseconds poll_interval{200};
+  bool poll_in_cuts = false; // opts.poll_in_cuts
 };
 
 // (The actor's code: coordinator_protocol.{hpp,cpp}, coordinator_losses.cpp.)

@@ -20,6 +20,8 @@ void coordinator_protocol::start_cut() {
     [this](std::optional<std::string> failure) { cut_ended(std::move(failure)); });
   cut_ = run;
   run->start(); // (it may end at once: `run` keeps it alive meanwhile)
+  if (cutting() && setup_.poll_in_cuts)
+    arm_poll();
 }
 
 void coordinator_protocol::cut_ended(std::optional<std::string> failure) {

@@ -186,8 +186,8 @@ void coordinator_protocol::arm_poll() {
 }
 
 void coordinator_protocol::on_poll(std::uint64_t g) {
-  if (g != poll_gen_ || over() || busy_ || cutting() || restarting() ||
-      phases_.phase() != coordinator_phase::train)
+  if (g != poll_gen_ || over() || busy_ || restarting() ||
+      phases_.phase() != coordinator_phase::train || (cutting() && !setup_.poll_in_cuts))
     return;
   busy_ = true;
   poll_from(0, progress_report{});
@@ -200,6 +200,10 @@ void coordinator_protocol::poll_from(std::size_t i, progress_report total) {
   if (i == alive.size()) {
     last_examples_ = total.examples;
     busy_ = false;
+    if (cutting()) { // (poll_in_cuts) the count alone; the next poll in a while
+      arm_poll();
+      return after_event();
+    }
     hook<std::string, bool>(
       [this](std::string& e, bool cut) {
         if (!e.empty())

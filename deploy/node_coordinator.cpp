@@ -147,6 +147,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
     // shard's node is back, every node starts its roles again from the
     // newest cut (each reads its part of it) and the job goes on from there.
     opts.rollback_on_shard_loss = cfg.recovery.full;
+    opts.poll_in_cuts = true; // (a cut here takes seconds: fetched over the wire)
     full_recovery rollbacks{self.ptr(), cfg, nullptr};
     coordination_result res;
     for (;;) { // one attempt, and one more after each rollback

@@ -350,7 +350,10 @@ done
 # trainers' readers resume at the cut's positions); the job finishes with
 # exit 0 and every example counted once (the examples after the cut are
 # redone, not counted twice). The trainer node's case: the coordinator's
-# roster may still list its dead process when the rollback begins.
+# roster may still list its dead process when the rollback begins. s0's
+# case also counts the examples to redo: the trainers trained on after the
+# cut (no progress poll runs while a cut is in flight, so the coordinator
+# asks the trainers at the stop; it read 0 from its last poll before).
 full=(--deploy.nodes="$nodes4" --deploy.embedding-shards="[s0]" --deploy.dense-shards="[coord]"
       --recovery.mode=full --checkpoint.dir="$tmp/full" --cpr.interval=0.5)
 for victim in s0 t1; do
@@ -373,6 +376,10 @@ for victim in s0 t1; do
   fi
   event=$(grep -o "RECOVERED $role on node $victim is down .*rolled back to $tmp/full/ckpt-.*" "$tmp/full-$victim.log" | head -n 1)
   got=$(json "$tmp/full-$victim.json" "d['examples'], d['recovery']['failures'], d['recovery']['loads']" 2>/dev/null)
+  redone=$(json "$tmp/full-$victim.json" "d['recovery']['redone_examples']" 2>/dev/null)
+  if [ $victim = s0 ] && ! [ "${redone:-0}" -gt 0 ] 2>/dev/null; then
+    bad "full recovery, s0 killed after a cut: redone_examples ${redone:-absent}, expected more than 0 (the trainers trained on after the cut)"
+  fi
   if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "1200000 1 1" ] \
       && grep -q "node $victim: restarted (1 of" "$tmp/full-$victim.log"; then
     ok "full recovery across nodes: $victim killed after a cut, restarted, every node rolled back to the cut: exit 0, 1200000 examples; ${event#RECOVERED }"
