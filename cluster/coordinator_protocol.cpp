@@ -7,6 +7,9 @@
 //   (the cuts the polls ask for: coordinator_cuts.cpp)
 #include "cluster/coordinator_protocol.hpp"
 
+#include <algorithm>
+#include <memory>
+
 #include <spdlog/spdlog.h>
 
 #include "messages/errors.hpp"
@@ -186,11 +189,45 @@ void coordinator_protocol::arm_poll() {
 }
 
 void coordinator_protocol::on_poll(std::uint64_t g) {
-  if (g != poll_gen_ || over() || busy_ || restarting() ||
-      phases_.phase() != coordinator_phase::train || (cutting() && !setup_.poll_in_cuts))
+  if (g != poll_gen_ || over() || restarting() || phases_.phase() != coordinator_phase::train)
+    return;
+  if (cutting()) {
+    if (setup_.poll_in_cuts)
+      poll_quietly();
+    return;
+  }
+  if (busy_)
     return;
   busy_ = true;
   poll_from(0, progress_report{});
+}
+
+void coordinator_protocol::poll_quietly() {
+  // Not awaited (the cut's messages and the DOWNs go on meanwhile: a trainer
+  // whose node died answers only at the timeout); the count only grows, as
+  // the examples the job has trained do, a lost trainer's included.
+  struct tally {
+    std::size_t left = 0;
+    std::uint64_t examples = 0;
+  };
+  auto t = std::make_shared<tally>();
+  const auto& alive = phases_.alive();
+  t->left = static_cast<std::size_t>(std::count(alive.begin(), alive.end(), true));
+  if (t->left == 0)
+    return;
+  auto answered = [this, t] {
+    if (--t->left > 0 || ended_)
+      return;
+    last_examples_ = std::max(last_examples_, t->examples);
+    if (cutting() && !over())
+      arm_poll();
+  };
+  const auto timeout = std::min(cfg().cluster.timeout, std::chrono::milliseconds(1000));
+  for (std::size_t i = 0; i < alive.size(); ++i)
+    if (alive[i])
+      self_->request(c().trainers[i], timeout, stats_atom::value)
+        .then([t, answered](progress_report& p) { t->examples += p.examples; answered(); },
+              [answered](caf::error&) { answered(); });
 }
 
 void coordinator_protocol::poll_from(std::size_t i, progress_report total) {
@@ -200,10 +237,6 @@ void coordinator_protocol::poll_from(std::size_t i, progress_report total) {
   if (i == alive.size()) {
     last_examples_ = total.examples;
     busy_ = false;
-    if (cutting()) { // (poll_in_cuts) the count alone; the next poll in a while
-      arm_poll();
-      return after_event();
-    }
     hook<std::string, bool>(
       [this](std::string& e, bool cut) {
         if (!e.empty())

@@ -97,6 +97,9 @@ private:
   void start_training();
   void arm_poll();
   void poll_from(std::size_t i, messages::progress_report total);
+  // setup_.poll_in_cuts: a poll while a cut is in flight, for the count alone
+  // (last_examples_, what a rollback redoes); the next one once it is in.
+  void poll_quietly();
   void drain(std::vector<caf::actor_addr> killed);
   void arm_deadline(std::chrono::milliseconds d);
   // Rollback mode: a trainer reported its shard lost (errc::shard_down). The
