@@ -352,8 +352,8 @@ done
 # redone, not counted twice). The trainer node's case: the coordinator's
 # roster may still list its dead process when the rollback begins. s0's
 # case also counts the examples to redo: the trainers trained on after the
-# cut (no progress poll runs while a cut is in flight, so the coordinator
-# asks the trainers at the stop; it read 0 from its last poll before).
+# cut (the coordinator's poll counts while a cut is in flight too; before,
+# it paused there and read 0, the cuts of this run being back to back).
 full=(--deploy.nodes="$nodes4" --deploy.embedding-shards="[s0]" --deploy.dense-shards="[coord]"
       --recovery.mode=full --checkpoint.dir="$tmp/full" --cpr.interval=0.5)
 for victim in s0 t1; do
