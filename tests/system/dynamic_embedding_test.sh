@@ -64,8 +64,14 @@ fi
 # holding the tables of its ids. A model of zero rows scores no better than
 # the base rate (tables that never admit a row, embedding.admit-after=65535:
 # eval NE 1.009); the run must train below 0.98 (0.96 here), repeat its
-# metrics exactly, and its saved model must evaluate to the same NE; on the
-# wall clock it trains below the same bound.
+# metrics exactly, and its saved model must evaluate to the same NE. On the
+# wall clock the check is the eval AUC: after one pass this model's NE
+# follows its calibration, which the last steps' timing moves (43 runs, idle
+# and with 1 to 3 busy loops beside: NE 0.916 to 0.993, calibration 0.74 to
+# 1.43; the sequential engine over model seeds 1-6: NE 0.937 to 0.972,
+# calibration 1.18 to 1.40), while its ranking does not (AUC 0.677 to 0.702;
+# tables that never admit a row: 0.547 to 0.552). An NE bound of 0.98 failed
+# a CI run at 0.996.
 sim=(train --data.train=train.tsv --data.eval=eval.tsv --model.rows-per-table=2000
      --model.embedding=dynamic --embedding.admit-after=2 --embedding.ttl=15000
      --output.progress=none)
@@ -99,14 +105,16 @@ expect 0 "" "predict with the cluster's saved model" -- \
 [ "$(wc -l < vp.txt)" = 4000 ] && ok "4000 predictions" || bad "predictions: $(wc -l < vp.txt)"
 expect 0 "" "simulated cluster, wall clock" -- \
   "$bin" "${sim[@]}" --sim.clock=wall --cluster.embedding-shards=3 --output.metrics=vw.json
-nw=$(json vw.json "d['eval_ne']")
-python3 -c "import sys; sys.exit(0 if $nw < 0.98 else 1)" &&
-  ok "wall clock trains: eval NE $nw" || bad "wall clock: eval NE $nw"
+nw=$(json vw.json "d['eval_auc'], d['eval_ne'], d['eval_calibration']")
+python3 -c "import sys; sys.exit(0 if ${nw%% *} > 0.65 else 1)" &&
+  ok "wall clock trains: eval AUC, NE, calibration $nw" ||
+  bad "wall clock: eval AUC, NE, calibration $nw (expected AUC > 0.65)"
 # DCT on dynamic tables: dct.mp's thresholded rows and pushes (row marks
 # keep the workers' residuals to the rows they were computed on) end at most
 # 2 % above the dense run's eval NE (0.9227 against 0.9596 here, 3.8 % below)
 # with the embedding traffic cut more than 10x (16.5x here); dct.dp's dense
-# sync does not touch the tables.
+# sync does not touch the tables. Both on the wall clock: the AUC bound as
+# above (12 runs beside a busy loop: AUC 0.674 to 0.690, NE 0.925 to 0.941).
 expect 0 "DCT on the embedding traffic" "dct.mp on dynamic tables, virtual clock" -- \
   "$bin" "${vsim[@]}" --cluster.embedding-shards=3 --dct.mp=true --output.metrics=vmp.json
 nmp=$(json vmp.json "d['eval_ne']")
@@ -129,12 +137,12 @@ fi
 expect 0 "" "dct.mp and dct.dp with dynamic tables, wall clock" -- \
   "$bin" "${sim[@]}" --sim.clock=wall --cluster.embedding-shards=3 --dct.mp=true --dct.dp=true \
   --output.metrics=vwd.json
-nwd=$(json vwd.json "d['eval_ne']")
-if python3 -c "import sys; sys.exit(0 if $nwd < 0.98 else 1)" &&
+nwd=$(json vwd.json "d['eval_auc'], d['eval_ne'], d['eval_calibration']")
+if python3 -c "import sys; sys.exit(0 if ${nwd%% *} > 0.65 else 1)" &&
    [ "$(json vwd.json "d['dct']['mp']['reduction'] > 10 and d['dct']['bytes'] > 0")" = True ]; then
-  ok "wall clock with DCT trains: eval NE $nwd"
+  ok "wall clock with DCT trains: eval AUC, NE, calibration $nwd"
 else
-  bad "wall clock with DCT: eval NE $nwd, $(json vwd.json "d['dct']")"
+  bad "wall clock with DCT: eval AUC, NE, calibration $nwd (expected AUC > 0.65), $(json vwd.json "d['dct']")"
 fi
 expect 0 "resuming the cluster" "the cluster resumes its saved model onto 2 shards" -- \
   "$bin" "${vsim[@]}" --cluster.embedding-shards=2 --checkpoint.resume="$vm" --train.epochs=2 \
