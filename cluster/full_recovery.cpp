@@ -77,7 +77,7 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
                                                     const model::dlrm& net,
                                                     const std::string& cut,
                                                     std::optional<cluster_start>& start,
-                                                    resume_base& base) {
+                                                    resume_base& base, bool tables) {
   const double job_at = lost_seconds_ + loss.seconds;
   const std::uint64_t trained = base.examples + loss.examples; // by the job, at the loss
   const auto down = self_->clock().now();
@@ -91,7 +91,7 @@ std::optional<std::string> full_recovery::roll_back(const shard_loss& loss,
     at.checkpoint.resume = cut;
     const auto t0 = std::chrono::steady_clock::now();
     start.emplace();
-    if (auto e = load_cluster_start(at, net, *start))
+    if (auto e = load_cluster_start(at, net, *start, tables))
       return loss.why + "; rolling back: " + *e;
     base.examples = start->examples;
     base.counters = start->counters;

@@ -54,10 +54,13 @@ public:
   void attempt_began();
   // Step 2 of the header: the cluster c stopped, `start` and `base` set
   // from `cut`, this job's newest cut (empty: none yet; then start stays
-  // empty and base zero).
+  // empty and base zero). tables = false: start gets no embedding rows (a
+  // multi-node coordinator, whose nodes each read their part of the cut
+  // when they start again; it reads the manifest and the dense state).
   std::optional<std::string> roll_back(const shard_loss& loss, const cluster_handles& c,
                                        const model::dlrm& net, const std::string& cut,
-                                       std::optional<cluster_start>& start, resume_base& base);
+                                       std::optional<cluster_start>& start, resume_base& base,
+                                       bool tables = true);
   // Multi-node: the rolled-back cluster ran again `seconds` after
   // roll_back() returned (the lost node's new process awaited, every role
   // started again from the cut); counted in the outage and the job's time.

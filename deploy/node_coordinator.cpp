@@ -160,7 +160,7 @@ std::optional<std::string> run_coordinator(caf::actor_system& sys, const node_co
                           : std::nullopt;
       const auto cut = checkpoints->newest();
       std::optional<cluster_start> start; // (only its counts: each node reads its part)
-      err = rollbacks.roll_back(*res.rollback, c, net, cut, start, base_run);
+      err = rollbacks.roll_back(*res.rollback, c, net, cut, start, base_run, false);
       start.reset();
       const auto again = clock_type::now();
       std::string ini = ctx.config_ini;

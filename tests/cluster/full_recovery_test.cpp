@@ -4,10 +4,17 @@
 // trained once, and on the virtual clock the run replays to the byte.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include <caf/all.hpp>
+
+#include "cluster/full_recovery.hpp"
+#include "model/dlrm.hpp"
 #include "tests/cluster/cluster_run.hpp"
 
 // (a namespace of its own: the suite compiles as a unity build under SS_UNITY)
@@ -64,6 +71,63 @@ TEST_CASE("full recovery: a killed shard rolls the cluster back to its newest cu
   const auto clean = test::run_cluster(test::train_config_of(cluster(d)));
   CHECK(a.seconds > clean.seconds);
   CHECK(runtime::to_json(test::run_cluster(cfg)) == runtime::to_json(a));
+}
+
+// A multi-node coordinator's rollback (deploy/node_coordinator.cpp) takes
+// the cut's counts and dense state, not its embedding files: each node reads
+// its own part when it starts again. A cut whose table file has bytes
+// flipped (its size kept): the rollback that reads the tables refuses it,
+// naming the file; the one without them takes the cut's examples and holds
+// no rows.
+TEST_CASE("full recovery: a rollback without the tables reads none of the cut's table files") {
+  data_files d;
+  const auto cfg = test::train_config_of(test::with(base(d), {"--cpr.interval=0.02"}));
+  REQUIRE(test::run_cluster(cfg).examples == 8000);
+  // The newest cut inside the pass (ckpt-N, N < 8000; the end's is done).
+  std::filesystem::path cut;
+  std::uint64_t examples = 0;
+  for (const auto& f : std::filesystem::directory_iterator(d.dir / "ckpt")) {
+    const auto name = f.path().filename().string();
+    if (name.size() != 17 || name.rfind("ckpt-", 0) != 0)
+      continue;
+    const std::uint64_t n = std::stoull(name.substr(5));
+    if (n < 8000 && n >= examples) {
+      examples = n;
+      cut = f.path();
+    }
+  }
+  REQUIRE(examples > 0);
+  const auto table = cut / "embedding-0.bin";
+  REQUIRE(std::filesystem::exists(table));
+  { // bytes flipped in the middle: the size stays, the file's checksum fails
+    std::fstream f(table, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(std::filesystem::file_size(table) / 2));
+    const char junk[16] = {'\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a',
+                           '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a'};
+    f.write(junk, sizeof junk);
+    REQUIRE(f.good());
+  }
+
+  caf::actor_system_config sys_cfg;
+  caf::actor_system sys{sys_cfg};
+  caf::scoped_actor self{sys};
+  const model::dlrm net(cfg.arch);
+  const runtime::cluster_handles none; // (the roles are already down)
+  const runtime::shard_loss loss{0, "embedding shard 0 is down", 1.0, 7000};
+  runtime::full_recovery fr(self.ptr(), cfg, nullptr);
+  fr.attempt_began();
+  std::optional<runtime::cluster_start> start;
+  runtime::resume_base at;
+  const auto refused = fr.roll_back(loss, none, net, cut.string(), start, at, true);
+  REQUIRE(refused);
+  CHECK(refused->find("embedding-0.bin") != std::string::npos);
+  const auto counts = fr.roll_back(loss, none, net, cut.string(), start, at, false);
+  REQUIRE_MESSAGE(!counts, counts.value_or(""));
+  REQUIRE(start);
+  CHECK(at.examples == examples);
+  CHECK(start->tables == nullptr);
+  CHECK(start->dynamic == nullptr);
+  CHECK(!start->params.empty());
 }
 
 TEST_CASE("full recovery: a failure before any cut starts over from the initial model") {
