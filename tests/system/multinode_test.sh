@@ -17,7 +17,8 @@
 #    within the configured timeout; with recovery.mode=partial a new process
 #    of it (launch --restart=on-failure, or by hand) rejoins, reloads its
 #    shard and the job finishes; with recovery.mode=full every node rolls
-#    back to the newest cut once the new process has joined;
+#    back to the newest cut once the new process has joined (twice in one
+#    run when the new process is killed too);
 #  - strangers' failed handshakes (a TLS client without a certificate, plain
 #    TCP bytes) against running nodes do not disturb the job
 #    (deploy/openssl_shim.hpp);
@@ -344,7 +345,9 @@ done
 
 # 4c. recovery.mode=full: SIGKILL the node of embedding shard 0 (s0), then
 # a trainer node (t1), after the first cut (six passes: a cut of this table
-# takes seconds, and the kill must land while training). Every role stops,
+# takes seconds, and the kill must land while training); s0's new process
+# is killed too, after a cut of the restarted cluster (two rollbacks in one
+# run, the second to the later cut). Every role stops,
 # `launch --restart=on-failure` starts a new process of the node, and every
 # node starts its roles again from the cut (each reads its part: the
 # trainers' readers resume at the cut's positions); the job finishes with
@@ -354,6 +357,7 @@ done
 # case also counts the examples to redo: the trainers trained on after the
 # cut (the coordinator's poll counts while a cut is in flight too; before,
 # it paused there and read 0, the cuts of this run being back to back).
+cuts_beyond() { [ "$(grep -c "cut while training" "$1")" -gt "$2" ]; }
 full=(--deploy.nodes="$nodes4" --deploy.embedding-shards="[s0]" --deploy.dense-shards="[coord]"
       --recovery.mode=full --checkpoint.dir="$tmp/full" --cpr.interval=0.5)
 for victim in s0 t1; do
@@ -368,6 +372,16 @@ for victim in s0 t1; do
   if wait_for 120 in_log "$tmp/full-$victim.log" "cut while training"; then
     pid=$(grep -o "node $victim: pid [0-9]*" "$tmp/full-$victim.log" | awk '{print $4}')
     [ -n "$pid" ] && kill -KILL "$pid"
+    if [ $victim = s0 ]; then # its new process too, after a cut of the restarted cluster
+      if wait_for 60 in_log "$tmp/full-$victim.log" "the cluster runs again"; then
+        n=$(grep -c "cut while training" "$tmp/full-$victim.log")
+        if wait_for 60 cuts_beyond "$tmp/full-$victim.log" "$n"; then
+          pid=$(grep -o "node $victim: restarted (1 of at most [0-9]*), pid [0-9]*" \
+                  "$tmp/full-$victim.log" | awk '{print $NF}')
+          [ -n "$pid" ] && kill -KILL "$pid"
+        fi
+      fi
+    fi
     wait $launch_pid
     rc=$?
   else
@@ -380,9 +394,17 @@ for victim in s0 t1; do
   if [ $victim = s0 ] && ! [ "${redone:-0}" -gt 0 ] 2>/dev/null; then
     bad "full recovery, s0 killed after a cut: redone_examples ${redone:-absent}, expected more than 0 (the trainers trained on after the cut)"
   fi
-  if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "1200000 1 1" ] \
-      && grep -q "node $victim: restarted (1 of" "$tmp/full-$victim.log"; then
-    ok "full recovery across nodes: $victim killed after a cut, restarted, every node rolled back to the cut: exit 0, 1200000 examples; ${event#RECOVERED }"
+  kills=1
+  [ $victim = s0 ] && kills=2
+  # s0's second rollback goes to a cut of the restarted cluster, past the first's.
+  cuts=$(grep -o "RECOVERED $role on node $victim is down .*rolled back to $tmp/full/ckpt-[0-9]*" \
+           "$tmp/full-$victim.log" | sed 's/.*ckpt-0*//' | tr '\n' ' ')
+  if [ $victim = s0 ] && ! python3 -c "import sys; c = list(map(int, '$cuts'.split())); sys.exit(0 if len(c) == 2 and c[1] > c[0] else 1)"; then
+    bad "full recovery, s0 killed twice: the rollbacks' cuts '$cuts', expected two, the second later"
+  fi
+  if [ $rc = 0 ] && [ -n "$event" ] && [ "$got" = "1200000 $kills $kills" ] \
+      && grep -q "node $victim: restarted ($kills of" "$tmp/full-$victim.log"; then
+    ok "full recovery across nodes: $victim killed $kills time(s), each after a cut, restarted, every node rolled back to the cut: exit 0, 1200000 examples; ${event#RECOVERED }"
   else
     bad "full recovery, $victim killed: exit $rc, (examples, failures, loads) = $got: $(grep -i "error\|roll" "$tmp/full-$victim.log" | tail -n 3)"
   fi
