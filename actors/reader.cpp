@@ -66,9 +66,13 @@ messages::reader_mark reader_state::where() const {
 void reader_state::count_pass() {
   const auto& st = input->statistics();
   malformed += st.malformed;
-  if (passes == 0)
+  if (passes == 0) {
     for (const auto& e : st.first_errors)
       spdlog::warn("{}: skipped malformed line: {}", who(), e);
+    if (st.cut_bags > 0) // (as engine/input.hpp's log_cut_bags words it)
+      spdlog::warn("{}: {} training bag{} over data.max-ids; the first: {}", who(),
+                   st.cut_bags, st.cut_bags == 1 ? "" : "s", st.first_cut_bag);
+  }
 }
 
 bool reader_state::end_pass() {

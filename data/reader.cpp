@@ -235,6 +235,16 @@ bool reader::next(batch& out, std::size_t max_examples) {
           err.fields = cuts.ids;
           err.text = {};
         } else {
+          if (stats_.cut_bags == 0) { // named once a pass, where the reader's user logs it
+            line_error cut = err;
+            cut.kind = line_error::long_bag;
+            cut.column = cuts.column;
+            cut.fields = cuts.ids;
+            cut.text = {};
+            const std::uint64_t at = line_number(index);
+            stats_.first_cut_bag = files_[file_].path + ":" + (at ? std::to_string(at) : "?") +
+                                   ": " + describe(used->schema(), cut);
+          }
           stats_.cut_bags += cuts.bags;
         }
       }

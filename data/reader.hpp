@@ -115,6 +115,7 @@ public:
     std::uint64_t malformed = 0; // skipped (or, in strict mode, the fatal one)
     std::uint64_t bytes = 0;     // bytes of this part's lines (empty ones too), newlines included
     std::uint64_t cut_bags = 0;  // multi-hot bags cut to data.max-ids (not strict)
+    std::string first_cut_bag;   // the first: "FILE:LINE: column C: a bag of N ids, ..."
     std::vector<std::string> first_errors; // at most max_logged_errors
   };
 

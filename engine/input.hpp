@@ -19,8 +19,12 @@ std::unique_ptr<data::reader> open_reader(const train_config& cfg,
                                           const std::vector<std::string>& files,
                                           std::string* err);
 
-// Logs the reader's first malformed lines and how many more were skipped.
+// Logs the reader's first malformed lines and how many more were skipped,
+// then log_cut_bags.
 void log_malformed(const data::reader& r, const char* what);
+// Multi-hot bags longer than data.max-ids (kept cut, without data.strict):
+// "3 training bags cut to their first ids; the first: FILE:LINE: ...".
+void log_cut_bags(const data::reader::stats& st, const std::string& what);
 
 // The error for a data set that yielded no example: "the training set is
 // empty: no valid example in 'a.tsv', 'b.tsv' (3 malformed lines skipped)".
