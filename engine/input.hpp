@@ -23,7 +23,7 @@ std::unique_ptr<data::reader> open_reader(const train_config& cfg,
 // then log_cut_bags.
 void log_malformed(const data::reader& r, const char* what);
 // Multi-hot bags longer than data.max-ids (kept cut, without data.strict):
-// "3 training bags cut to their first ids; the first: FILE:LINE: ...".
+// "3 training bags over data.max-ids; the first: FILE:LINE: ...".
 void log_cut_bags(const data::reader::stats& st, const std::string& what);
 
 // The error for a data set that yielded no example: "the training set is
