@@ -69,9 +69,8 @@ void reader_state::count_pass() {
   if (passes == 0) {
     for (const auto& e : st.first_errors)
       spdlog::warn("{}: skipped malformed line: {}", who(), e);
-    if (st.cut_bags > 0) // (as engine/input.hpp's log_cut_bags words it)
-      spdlog::warn("{}: {} training bag{} over data.max-ids; the first: {}", who(),
-                   st.cut_bags, st.cut_bags == 1 ? "" : "s", st.first_cut_bag);
+    if (st.cut_bags > 0)
+      spdlog::warn("{}: {}", who(), st.cut_bags_note("training"));
   }
 }
 

@@ -83,6 +83,13 @@ std::uint64_t reader::line_number(std::uint64_t line_index) {
   return base_line_ + line_index;
 }
 
+std::string reader::stats::cut_bags_note(const std::string& what) const {
+  if (cut_bags == 0)
+    return {};
+  return std::to_string(cut_bags) + " " + what + (cut_bags == 1 ? " bag" : " bags") +
+         " over data.max-ids; the first: " + first_cut_bag;
+}
+
 bool reader::malformed(std::uint64_t line_index, const std::string& message, bool fatal) {
   ++stats_.malformed;
   ++stats_.lines;

@@ -117,6 +117,9 @@ public:
     std::uint64_t cut_bags = 0;  // multi-hot bags cut to data.max-ids (not strict)
     std::string first_cut_bag;   // the first: "FILE:LINE: column C: a bag of N ids, ..."
     std::vector<std::string> first_errors; // at most max_logged_errors
+    // What a log says of the cut bags ("" : none): "3 training bags over
+    // data.max-ids; the first: FILE:LINE: ..."; `what` names the set.
+    std::string cut_bags_note(const std::string& what) const;
   };
 
   // Checks the options, opens every file once (existence, size, header) and

@@ -37,13 +37,8 @@ void log_malformed(const data::reader& r, const char* what) {
   if (st.malformed > st.first_errors.size())
     spdlog::warn("{} more malformed {} lines skipped (not shown)",
                  st.malformed - st.first_errors.size(), what);
-  log_cut_bags(st, what);
-}
-
-void log_cut_bags(const data::reader::stats& st, const std::string& what) {
   if (st.cut_bags > 0)
-    spdlog::warn("{} {} bag{} over data.max-ids; the first: {}", st.cut_bags, what,
-                 st.cut_bags == 1 ? "" : "s", st.first_cut_bag);
+    spdlog::warn("{}", st.cut_bags_note(what));
 }
 
 std::string empty_set_error(const char* what, const std::vector<std::string>& files,

@@ -20,11 +20,8 @@ std::unique_ptr<data::reader> open_reader(const train_config& cfg,
                                           std::string* err);
 
 // Logs the reader's first malformed lines and how many more were skipped,
-// then log_cut_bags.
+// then the multi-hot bags cut to data.max-ids (stats::cut_bags_note).
 void log_malformed(const data::reader& r, const char* what);
-// Multi-hot bags longer than data.max-ids (kept cut, without data.strict):
-// "3 training bags over data.max-ids; the first: FILE:LINE: ...".
-void log_cut_bags(const data::reader::stats& st, const std::string& what);
 
 // The error for a data set that yielded no example: "the training set is
 // empty: no valid example in 'a.tsv', 'b.tsv' (3 malformed lines skipped)".
