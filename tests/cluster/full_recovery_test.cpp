@@ -4,7 +4,6 @@
 // trained once, and on the virtual clock the run replays to the byte.
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
