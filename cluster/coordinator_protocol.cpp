@@ -202,6 +202,12 @@ void coordinator_protocol::on_poll(std::uint64_t g) {
   poll_from(0, progress_report{});
 }
 
+std::chrono::milliseconds coordinator_protocol::poll_timeout() const {
+  // Progress is best effort: a short timeout, so a frozen trainer
+  // (multi-node: until the heartbeats declare its node down) does not stall.
+  return std::min(cfg().cluster.timeout, std::chrono::milliseconds(1000));
+}
+
 void coordinator_protocol::poll_quietly() {
   // Not awaited (the cut's messages and the DOWNs go on meanwhile: a trainer
   // whose node died answers only at the timeout); the count only grows, as
@@ -222,10 +228,9 @@ void coordinator_protocol::poll_quietly() {
     if (cutting() && !over())
       arm_poll();
   };
-  const auto timeout = std::min(cfg().cluster.timeout, std::chrono::milliseconds(1000));
   for (std::size_t i = 0; i < alive.size(); ++i)
     if (alive[i])
-      self_->request(c().trainers[i], timeout, stats_atom::value)
+      self_->request(c().trainers[i], poll_timeout(), stats_atom::value)
         .then([t, answered](progress_report& p) { t->examples += p.examples; answered(); },
               [answered](caf::error&) { answered(); });
 }
@@ -247,10 +252,7 @@ void coordinator_protocol::poll_from(std::size_t i, progress_report total) {
       messages::polled_atom::value, total);
     return;
   }
-  // Progress is best effort: a short timeout, so a frozen trainer
-  // (multi-node: until the heartbeats declare its node down) does not stall.
-  const auto timeout = std::min(cfg().cluster.timeout, std::chrono::milliseconds(1000));
-  self_->request(c().trainers[i], timeout, stats_atom::value)
+  self_->request(c().trainers[i], poll_timeout(), stats_atom::value)
     .await([this, i, total](progress_report& p) mutable {
              add_progress(total, p);
              poll_from(i + 1, total);

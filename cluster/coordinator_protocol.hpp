@@ -100,6 +100,8 @@ private:
   // setup_.poll_in_cuts: a poll while a cut is in flight, for the count alone
   // (last_examples_, what a rollback redoes); the next one once it is in.
   void poll_quietly();
+  // The timeout of a poll's stats request: cluster.timeout, at most 1 s.
+  std::chrono::milliseconds poll_timeout() const;
   void drain(std::vector<caf::actor_addr> killed);
   void arm_deadline(std::chrono::milliseconds d);
   // Rollback mode: a trainer reported its shard lost (errc::shard_down). The
