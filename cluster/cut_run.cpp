@@ -88,7 +88,10 @@ void cut_run::aim(std::size_t t) {
 
 void cut_run::ask_shards() {
   std::string err;
-  if (!w_.begin(cfg().checkpoint.dir, ".cut", &err))
+  // A folder of this cut's own (.tmp-.cut-N-PID): an aborted cut's shard
+  // may still write into its folder, and its fetching thread removes it on
+  // giving up, while the next cut fills its own.
+  if (!w_.begin(cfg().checkpoint.dir, ".cut-" + std::to_string(id_), &err))
     return finish("checkpoint: " + err);
   if (any_trainer_lost()) {
     step_ = step::workers;

@@ -34,9 +34,10 @@
 // abort(why): a role went down while the cut was in flight. The cut ends at
 // once with "checkpoint: cut N aborted: why": the trainers already asked get
 // resume (their syncers were held), and the answers still outstanding are
-// ignored when they come. The temporary folder stays after any failure: a
-// live shard may still be writing into it; the next commit removes it. (A shard that
-// dies holding its cut request never answers: CAF 0.17 sends nothing for a
+// ignored when they come. Each cut has a temporary folder of its own
+// (DIR/.tmp-.cut-N-PID), which stays after any failure: a live shard may
+// still be writing into it; the next commit removes it. (A shard that dies
+// holding its cut request never answers: CAF 0.17 sends nothing for a
 // dropped promise.)
 #include <algorithm>
 #include <cstdint>

@@ -51,7 +51,14 @@ struct cut_log {
   std::optional<runtime::coordinator_outcome> outcome;
   bool shards_answer = true;      // false: a shard holds its cut request
   int hold_shard = -1;            // >= 0: only this shard holds it
-  std::vector<caf::typed_response_promise<shard_cut_file>> held;
+  // The cut requests held: the promise, the cut's folder and id (a shard
+  // answers its own with done_atom).
+  struct held_cut {
+    caf::typed_response_promise<shard_cut_file> rp;
+    std::string folder;
+    std::uint64_t id;
+  };
+  std::vector<held_cut> held;
   // Partial recovery: the caller's restart hook (puts a new shard in place;
   // its cut argument), its restarted notices, and the rebinds the trainers got.
   std::function<std::string(std::size_t)> restart;
@@ -82,9 +89,18 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
         std::vector<std::string>& ws) -> caf::result<shard_cut_file> {
       ++log->shard_cuts[s];
       log->listed_workers[s] = int(ws.size());
-      return empty_file(folder, s, id);
+      if (int(s) != log->hold_shard)
+        return empty_file(folder, s, id);
+      auto rp = self->make_response_promise<shard_cut_file>();
+      log->held.push_back({rp, folder, id});
+      return rp;
     },
     [=](cut_atom, std::uint64_t, resume_atom) { ++log->given_up[s]; },
+    [=](done_atom, std::uint64_t id) { // answers its held request of cut id at last
+      for (auto& h : log->held)
+        if (h.id == id && h.rp.pending())
+          h.rp.deliver(empty_file(h.folder, s, id));
+    },
     [=](cut_atom, std::uint64_t id, std::string& folder,
         std::uint32_t) -> caf::result<shard_cut_file> {
       ++log->shard_cuts[s];
@@ -93,8 +109,9 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
       const bool holds = log->hold_shard >= 0 ? int(s) == log->hold_shard : !log->shards_answer;
       if (!holds)
         rp.deliver(empty_file(folder, s, id));
-      else
-        log->held.push_back(rp);
+      else {
+        log->held.push_back({rp, folder, id});
+      }
       return rp;
     },
   };
@@ -366,6 +383,46 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: where trainer losses are tolerated
   CHECK_FALSE(log->outcome->failure);
   REQUIRE(log->outcome->lost.size() == 1);
   CHECK(log->outcome->lost[0].find("trainer-0") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a shard's late answer to an aborted cut leaves "
+                            "the next cut's folder alone") {
+  // Cut 1 waits for shard 1 when a trainer's loss aborts it; cut 2 (after
+  // the loss) waits for shard 0 when shard 1 writes its part of cut 1 at
+  // last, into cut 1's folder. Cut 2 commits a checkpoint that opens: no
+  // file of cut 1 in it. (Every cut had one temporary folder, so the late
+  // file sat in cut 2's and the checkpoint held a file its manifest did not
+  // list; in a multi-node run the aborted cut's fetching thread removed the
+  // folder under the next cut.)
+  log->cuts_asked = 2;
+  log->hold_shard = 1;
+  start(/*restart_shards=*/false, /*tolerate_trainer_loss=*/true);
+  advance(std::chrono::milliseconds(10));
+  REQUIRE(log->held.size() == 1);
+  self->send_exit(c.trainers[0], caf::exit_reason::kill);
+  run();
+  REQUIRE(log->cut_ends.size() == 1); // aborted; the job goes on
+  CHECK(ck->totals().cuts == 0);
+  log->hold_shard = 0;
+  advance(std::chrono::milliseconds(10));
+  REQUIRE(log->held.size() == 2); // cut 2 waits for shard 0
+  self->send(caf::actor_cast<caf::actor>(c.shards[1]), done_atom::value, std::uint64_t{1});
+  run();
+  self->send(caf::actor_cast<caf::actor>(c.shards[0]), done_atom::value, std::uint64_t{2});
+  run();
+  REQUIRE(log->cut_ends.size() == 2);
+  CHECK(log->cut_ends[1].empty());
+  REQUIRE(ck->totals().cuts == 1);
+  checkpoint::opened_checkpoint k;
+  const auto err = checkpoint::open_checkpoint(ck->newest(), k);
+  CHECK_MESSAGE(!err, err.value_or(""));
+  CHECK_FALSE(std::filesystem::exists(ck->newest() + "/shard-1-1.bin"));
+  worker_stats w;
+  w.examples = 10;
+  self->send(c.trainers[1], done_atom::value, w);
+  run();
+  REQUIRE(log->outcome);
+  CHECK_FALSE(log->outcome->failure);
 }
 
 TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer lost while a ring method's cut aims "
