@@ -42,6 +42,7 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
   if (b.size() == 0) {
     st.input = input_phase::ended;
     st.stats.malformed_lines = b.malformed;
+    st.stats.cut_bags = b.cut_bags;
     advance(self);
     return;
   }

@@ -30,6 +30,7 @@ caf::error reader_state::open() {
   const auto& r = cfg.resume;
   passes = std::size_t(r.epoch);
   malformed = r.malformed;
+  cut_bags = r.cut_bags;
   served = r.served;
   if (passes >= cfg.epochs) {
     finished = true;
@@ -53,6 +54,7 @@ messages::reader_mark reader_state::where() const {
   messages::reader_mark m;
   m.epoch = passes;
   m.malformed = malformed;
+  m.cut_bags = cut_bags;
   m.served = served;
   if (input && passes < cfg.epochs) {
     m.examples = input->statistics().examples;
@@ -66,6 +68,7 @@ messages::reader_mark reader_state::where() const {
 void reader_state::count_pass() {
   const auto& st = input->statistics();
   malformed += st.malformed;
+  cut_bags += st.cut_bags;
   if (passes == 0) {
     for (const auto& e : st.first_errors)
       spdlog::warn("{}: skipped malformed line: {}", who(), e);
@@ -148,6 +151,7 @@ caf::expected<messages::example_batch> reader_state::next() {
     end.num_dense = static_cast<std::uint32_t>(input ? input->num_dense() : 0);
     end.num_cat = static_cast<std::uint32_t>(input ? input->num_cat() : 0);
     end.malformed = malformed;
+    end.cut_bags = cut_bags;
     return end;
   }
   served += buffer.size;

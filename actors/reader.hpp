@@ -22,12 +22,14 @@
 // The files are opened at the first next (not at spawn). Malformed lines that
 // are skipped (non-strict mode) are counted; at the end of the first pass the
 // reader's first errors are logged with spdlog::warn, and with the first
-// empty batch a summary (examples, batches, malformed lines) is logged.
+// empty batch a summary (examples, batches, malformed lines) is logged. The
+// end batch carries the malformed lines and the bags cut to data.max-ids of
+// all passes (the workers report them).
 //
 // Each next reads one batch synchronously from disk (one batch per message).
 //
 // where -> reader_mark: passes done, examples and lines consumed in this
-// pass, malformed lines of earlier passes, examples served. A reader started
+// pass, malformed lines and cut bags of earlier passes, examples served. A reader started
 // with cfg.resume = such a mark continues from it: at the first next it
 // re-reads the pass's first `examples` examples and drops them (O(position):
 // no byte seek), so the same data gives the same batches from there on.
@@ -73,6 +75,7 @@ struct reader_state {
   std::uint64_t seq = 0;               // batches served
   std::uint64_t served = 0;            // examples served
   std::uint64_t malformed = 0;         // skipped lines, all passes so far
+  std::uint64_t cut_bags = 0;          // bags cut to data.max-ids, all passes so far
   std::size_t passes = 0;              // completed passes
   std::uint64_t passes_bytes = 0;      // bytes read in the completed passes
   bool finished = false;               // the end was reached
@@ -88,7 +91,8 @@ struct reader_state {
 
 private:
   caf::error open(); // and skips to cfg.resume
-  // Adds the current pass's malformed lines; logs its first errors (pass 0).
+  // Adds the current pass's malformed lines and cut bags; logs its first
+  // errors and cut bags (pass 0).
   void count_pass();
   // At the end of a pass: counts it and resets for another one. Returns false
   // when no pass is left.

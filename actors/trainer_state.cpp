@@ -29,6 +29,7 @@ void accumulate(messages::worker_stats& into, const messages::worker_stats& x) {
   into.mp_refreshes += x.mp_refreshes;
   // All workers of a trainer share its reader: each reports the same count.
   into.malformed_lines = std::max(into.malformed_lines, x.malformed_lines);
+  into.cut_bags = std::max(into.cut_bags, x.cut_bags);
 }
 
 trainer_peer trainer_state::identify(const caf::actor_addr& who) const {

@@ -21,11 +21,11 @@ std::string to_json(const manifest& m) {
     j["readers"].push_back({{"part", r.part},         {"parts", r.parts},
                             {"epoch", r.epoch},       {"examples", r.examples},
                             {"lines", r.lines},       {"malformed", r.malformed},
-                            {"served", r.served}});
+                            {"served", r.served},     {"cut_bags", r.cut_bags}});
   j["rng"] = {{"model_seed", m.model_seed}};
   j["metrics"] = {{"loss_sum", m.counters.loss_sum},   {"prob_sum", m.counters.prob_sum},
                   {"positives", m.counters.positives}, {"malformed", m.counters.malformed},
-                  {"seconds", m.counters.seconds}};
+                  {"cut_bags", m.counters.cut_bags},   {"seconds", m.counters.seconds}};
   j["files"] = json::array();
   for (const auto& f : m.files)
     j["files"].push_back({{"name", f.name}, {"bytes", f.bytes}, {"crc32c", f.crc32c}});
@@ -53,13 +53,16 @@ std::optional<std::string> parse_manifest(const std::string& text, const std::st
           {json_field<std::uint64_t>(r, "part"), json_field<std::uint64_t>(r, "parts"),
            json_field<std::uint64_t>(r, "epoch"), json_field<std::uint64_t>(r, "examples"),
            json_field<std::uint64_t>(r, "lines"), json_field<std::uint64_t>(r, "malformed"),
-           r.contains("served") ? json_field<std::uint64_t>(r, "served") : 0});
+           r.contains("served") ? json_field<std::uint64_t>(r, "served") : 0,
+           r.contains("cut_bags") ? json_field<std::uint64_t>(r, "cut_bags") : 0});
     out.model_seed = json_field<std::uint64_t>(j.at("rng"), "model_seed");
     const auto& c = j.at("metrics");
     out.counters.loss_sum = json_field<double>(c, "loss_sum");
     out.counters.prob_sum = json_field<double>(c, "prob_sum");
     out.counters.positives = json_field<std::uint64_t>(c, "positives");
     out.counters.malformed = json_field<std::uint64_t>(c, "malformed");
+    // (absent from the checkpoints of builds before multi-hot bags were counted)
+    out.counters.cut_bags = c.contains("cut_bags") ? json_field<std::uint64_t>(c, "cut_bags") : 0;
     out.counters.seconds = json_field<double>(c, "seconds");
     out.files.clear();
     for (const auto& f : j.at("files")) {

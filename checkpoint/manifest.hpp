@@ -6,10 +6,12 @@
 //     "mode": "sequential" | "simulated",
 //     "examples": N,                     // examples trained before the cut
 //     "readers": [{"part": 0, "parts": 1, "epoch": e, "examples": n,
-//                  "lines": l, "malformed": m}],   // position of each reader
+//                  "lines": l, "malformed": m, "served": s,
+//                  "cut_bags": b}],      // position of each reader
 //     "rng": {"model_seed": s, ...},     // seeds; training draws no numbers
 //     "metrics": {"loss_sum": ..., "prob_sum": ..., "positives": ...,
-//                 "malformed": ..., "seconds": ...},  // the run so far
+//                 "malformed": ..., "cut_bags": ..., "seconds": ...},  // the run so far
+//     ("served" and "cut_bags" read as 0 where absent: older checkpoints)
 //     "files": [{"name": "embedding-0.bin", "bytes": b, "crc32c": c}]
 //   }
 // Doubles are stored as JSON numbers with 17 significant digits (nlohmann
@@ -32,6 +34,7 @@ struct reader_position {
   std::uint64_t lines = 0;    // data lines consumed in the current pass
   std::uint64_t malformed = 0; // malformed lines skipped in earlier passes
   std::uint64_t served = 0;    // examples served in all passes (cluster readers)
+  std::uint64_t cut_bags = 0;  // bags cut to data.max-ids in earlier passes
 };
 
 struct run_counters {
@@ -39,6 +42,7 @@ struct run_counters {
   std::uint64_t positives = 0;
   std::uint64_t malformed = 0;       // lines skipped, all passes so far
   double seconds = 0;                // training time so far
+  std::uint64_t cut_bags = 0;        // bags cut to data.max-ids, all passes so far
 };
 
 struct manifest {

@@ -33,6 +33,7 @@ checkpoint::run_counters counters_after(const resume_base& base,
     k.positives += r.work.positives;
   }
   k.malformed = out.malformed_lines; // the readers count from their resumed marks
+  k.cut_bags = out.cut_bags;
   k.seconds += out.seconds;
   return k;
 }
@@ -176,6 +177,7 @@ std::optional<std::string> resume_readers(const train_config& cfg,
       m.lines = r.lines;
       m.malformed = r.malformed;
       m.served = r.served;
+      m.cut_bags = r.cut_bags;
     }
   }
   // (the fewest of any reader: after a trainer's loss its part may lag)

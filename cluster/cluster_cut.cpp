@@ -109,6 +109,7 @@ cut_commit cluster_checkpointer::prepare(cut_gathered g) const {
   m.examples = base_.examples;
   m.counters = base_.counters;
   m.counters.malformed = 0; // summed in write_cut: the readers count from their resumed marks
+  m.counters.cut_bags = 0;
   m.counters.seconds += since(began_);
   job.trainer_names = c_.trainer_names;
   job.bmuf = model::is_bmuf(cfg_.sync.algorithm);
@@ -127,12 +128,14 @@ void add_trainer_part(checkpoint::manifest& m, std::size_t t, std::size_t parts,
   p.lines = r.reader.lines;
   p.malformed = r.reader.malformed;
   p.served = r.reader.served;
+  p.cut_bags = r.reader.cut_bags;
   m.readers.push_back(p);
   m.examples += r.progress.examples;
   m.counters.loss_sum += r.progress.loss_sum;
   m.counters.prob_sum += r.progress.prob_sum;
   m.counters.positives += r.progress.positives;
   m.counters.malformed += r.reader.malformed;
+  m.counters.cut_bags += r.reader.cut_bags;
 }
 
 std::optional<std::string> write_cut(checkpoint::folder_writer& w, cut_commit& job) {

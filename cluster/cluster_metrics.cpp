@@ -58,6 +58,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
   std::vector<double> gaps;
   out.examples = 0;
   out.malformed_lines = 0;
+  out.cut_bags = 0;
   out.sync.rounds = 0;
   out.sync.bytes = 0;
   out.bytes = {};
@@ -73,6 +74,7 @@ void aggregate_reports(const std::vector<messages::trainer_report>& reports, dou
     out.bytes.lookup += w.lookup_bytes;
     out.bytes.push += w.push_bytes;
     out.malformed_lines += w.malformed_lines;
+    out.cut_bags += w.cut_bags;
     out.workers->cpu_seconds += w.cpu_seconds;
     out.workers->dense_step_cpu_seconds += w.dense_step_cpu_seconds;
     out.workers->thread_moves += w.thread_moves;

@@ -45,6 +45,7 @@ std::optional<std::string> evaluate_with(const train_config& cfg, const model::d
   out.eval_seconds =
     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.eval_malformed_lines = r->statistics().malformed;
+  out.eval_cut_bags = r->statistics().cut_bags;
   return std::nullopt;
 }
 

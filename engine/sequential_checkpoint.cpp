@@ -16,11 +16,10 @@ namespace runtime {
 
 checkpoint::manifest sequential_engine::manifest_at(std::uint64_t epoch,
                                                     std::uint64_t pass_examples,
-                                                    std::uint64_t pass_lines,
+                                                    const data::reader* pass,
                                                     std::uint64_t examples,
                                                     const model::ne_accumulator& ne,
-                                                    std::uint64_t malformed,
-                                                    std::uint64_t pass_malformed,
+                                                    const input_counts& before,
                                                     double seconds) const {
   checkpoint::manifest m;
   m.config_ini = cfg_.checkpoint.effective_ini;
@@ -29,14 +28,19 @@ checkpoint::manifest sequential_engine::manifest_at(std::uint64_t epoch,
   checkpoint::reader_position p;
   p.epoch = epoch;
   p.examples = pass_examples;
-  p.lines = pass_lines;
-  p.malformed = malformed;
+  p.lines = pass ? pass->statistics().lines : 0;
+  p.malformed = before.malformed;
+  p.cut_bags = before.cut_bags;
   m.readers = {p};
   m.model_seed = cfg_.train.seed;
   m.counters.loss_sum = ne.loss_sum;
   m.counters.prob_sum = ne.pred_sum;
   m.counters.positives = ne.positives;
-  m.counters.malformed = malformed + pass_malformed;
+  auto all = before;
+  if (pass)
+    all.add(pass->statistics());
+  m.counters.malformed = all.malformed;
+  m.counters.cut_bags = all.cut_bags;
   m.counters.seconds = seconds;
   return m;
 }
@@ -128,7 +132,7 @@ std::optional<std::string> sequential_engine::restore(const std::string& path) {
   start_.ne.pred_sum = c.m.counters.prob_sum;
   start_.ne.count = c.m.examples;
   start_.ne.positives = c.m.counters.positives;
-  start_.malformed = r.malformed;
+  start_.before = {r.malformed, r.cut_bags};
   start_.seconds = c.m.counters.seconds;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::uint64_t bytes = 0;

@@ -74,7 +74,8 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
   const auto& ck = cfg_.checkpoint;
   data::batch b;
   model::ne_accumulator ne = start_.ne;
-  std::uint64_t examples = start_.examples, malformed = start_.malformed;
+  std::uint64_t examples = start_.examples;
+  input_counts before = start_.before; // the passes before this one
   std::uint64_t next_ck = ck.every_examples ? (examples / ck.every_examples + 1) * ck.every_examples : 0;
   const auto t0 = clock_type::now();
   auto last_ck = t0;
@@ -118,10 +119,10 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
         out.stopped_by = signal_name(sig);
         if (ck.enabled())
           if (auto e = save(ck.dir, ck.keep,
-                            manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne,
-                                        malformed, r->statistics().malformed, seconds())))
+                            manifest_at(epoch, pass_examples, r.get(), examples, ne, before,
+                                        seconds())))
             return e;
-        malformed += r->statistics().malformed;
+        before.add(r->statistics());
         break;
       }
       const bool by_examples = next_ck && examples >= next_ck;
@@ -130,8 +131,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
       // checkpoint waits (is re-tried after each batch) while one is written.
       const bool busy = bg_ && !bg_->done();
       if (ck.enabled() && (by_examples || by_time) && !busy) {
-        auto m = manifest_at(epoch, pass_examples, r->statistics().lines, examples, ne, malformed,
-                             r->statistics().malformed, seconds());
+        auto m = manifest_at(epoch, pass_examples, r.get(), examples, ne, before, seconds());
         if (auto e = ck.background ? start_checkpoint(ck.dir, ck.keep, std::move(m))
                                    : save(ck.dir, ck.keep, std::move(m)))
           return e;
@@ -144,15 +144,16 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
       break;
     if (!r->error().empty())
       return r->error();
-    malformed += r->statistics().malformed;
+    before.add(r->statistics());
     log_malformed(*r, "training");
   }
   if (examples == 0)
-    return empty_set_error("training", cfg_.data.train, malformed);
+    return empty_set_error("training", cfg_.data.train, before.malformed);
   out.seconds = seconds();
   out.examples = examples;
   out.train_ne = ne.ne();
-  out.malformed_lines = malformed;
+  out.malformed_lines = before.malformed;
+  out.cut_bags = before.cut_bags;
   out.flops_per_example = net_.flops_per_example();
   fill_embedding_metrics(out);
   if (auto e = finish_checkpoint())
@@ -164,7 +165,7 @@ std::optional<std::string> sequential_engine::train(progress_reporter& progress,
     progress.finish(s);
     return std::nullopt;
   }
-  const auto last = manifest_at(epoch, 0, 0, examples, ne, malformed, 0, out.seconds);
+  const auto last = manifest_at(epoch, 0, nullptr, examples, ne, before, out.seconds);
   // The end, always: its reader position says "pass done" (a periodic
   // checkpoint at the same count, replaced here, would re-read the pass).
   if (ck.enabled())

@@ -15,6 +15,7 @@
 #include "model/dlrm.hpp"
 #include "checkpoint/background_writer.hpp"
 #include "data/batch.hpp"
+#include "data/reader.hpp"
 #include "model/collision_counter.hpp"
 #include "model/dynamic_tables.hpp"
 #include "model/embedding.hpp"
@@ -30,14 +31,14 @@ public:
   explicit sequential_engine(const train_config& cfg);
 
   // One run over cfg.data.train (train.epochs passes, train.max-examples cap).
-  // Fills examples, seconds, train_ne, malformed_lines. Returns an error
+  // Fills examples, seconds, train_ne, malformed_lines, cut_bags. Returns an error
   // message on a fatal input error (strict mode, I/O) or a failed checkpoint.
   // With checkpoint.dir it writes checkpoints (checkpoint.every-*) and one at
   // the end; after restore() it continues where the checkpoint was cut.
   std::optional<std::string> train(progress_reporter& progress, run_metrics& out);
 
   // Evaluates the current model on `files`; fills eval, eval_seconds,
-  // eval_malformed_lines.
+  // eval_malformed_lines, eval_cut_bags.
   std::optional<std::string> evaluate(const std::vector<std::string>& files, run_metrics& out);
 
   // One training step on one batch (also the unit the engine benchmark
@@ -83,18 +84,29 @@ private:
   std::optional<std::string> finish_checkpoint();
   std::optional<std::string> save_dynamic(const std::string& dir, std::size_t keep,
                                           checkpoint::manifest m);
+  // Malformed lines skipped and multi-hot bags cut to data.max-ids.
+  struct input_counts {
+    std::uint64_t malformed = 0, cut_bags = 0;
+    void add(const data::reader::stats& pass) {
+      malformed += pass.malformed;
+      cut_bags += pass.cut_bags;
+    }
+  };
   // Where train() starts: zero, or what restore() read.
   struct start_point {
     checkpoint::reader_position reader;
     std::uint64_t examples = 0;
     model::ne_accumulator ne;
-    std::uint64_t malformed = 0; // all passes before reader.epoch
+    input_counts before; // all passes before reader.epoch
     double seconds = 0;
   } start_;
+  // The manifest of a cut inside pass `epoch` after `pass_examples` of it
+  // (`pass` its reader: lines read, malformed lines and cut bags so far), or
+  // at a pass's end (`pass` null); `before` counts the passes before it.
   checkpoint::manifest manifest_at(std::uint64_t epoch, std::uint64_t pass_examples,
-                                   std::uint64_t pass_lines, std::uint64_t examples,
-                                   const model::ne_accumulator& ne, std::uint64_t malformed,
-                                   std::uint64_t pass_malformed, double seconds) const;
+                                   const data::reader* pass, std::uint64_t examples,
+                                   const model::ne_accumulator& ne, const input_counts& before,
+                                   double seconds) const;
 };
 
 } // namespace runtime

@@ -22,17 +22,18 @@ struct example_batch {
   // data::batch::cat_offsets; empty for single-hot batches.
   raw_blob<std::uint32_t> cat_offsets;
   std::uint64_t malformed = 0; // end-of-data batch: malformed lines the reader skipped
+  std::uint64_t cut_bags = 0;  // end-of-data batch: bags it cut to data.max-ids
   std::size_t size() const { return labels.size(); }
   friend bool operator==(const example_batch& a, const example_batch& b) {
     return a.seq == b.seq && a.num_dense == b.num_dense && a.num_cat == b.num_cat &&
            a.labels == b.labels && a.dense == b.dense && a.cat == b.cat &&
-           a.cat_offsets == b.cat_offsets && a.malformed == b.malformed;
+           a.cat_offsets == b.cat_offsets && a.malformed == b.malformed && a.cut_bags == b.cut_bags;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, example_batch& x) {
   return f(caf::meta::type_name("example_batch"), x.seq, x.num_dense, x.num_cat, x.labels, x.dense,
-           x.cat, x.cat_offsets, x.malformed);
+           x.cat, x.cat_offsets, x.malformed, x.cut_bags);
 }
 
 } // namespace messages

@@ -30,15 +30,16 @@ struct reader_mark {
   std::uint64_t lines = 0;     // data lines consumed in the current pass
   std::uint64_t malformed = 0; // malformed lines skipped, all passes so far
   std::uint64_t served = 0;    // examples served, all passes
+  std::uint64_t cut_bags = 0;  // bags cut to data.max-ids, all passes so far
   friend bool operator==(const reader_mark& a, const reader_mark& b) {
     return a.epoch == b.epoch && a.examples == b.examples && a.lines == b.lines &&
-           a.malformed == b.malformed && a.served == b.served;
+           a.malformed == b.malformed && a.served == b.served && a.cut_bags == b.cut_bags;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, reader_mark& x) {
   return f(caf::meta::type_name("reader_mark"), x.epoch, x.examples, x.lines, x.malformed,
-           x.served);
+           x.served, x.cut_bags);
 }
 
 // A held syncer's state: rounds completed and, for BMUF, its block state

@@ -24,6 +24,7 @@ struct worker_stats {
   std::uint64_t lookup_bytes = 0; // rows received
   std::uint64_t push_bytes = 0;   // gradients sent
   std::uint64_t malformed_lines = 0; // skipped by this worker's reader (shared per trainer)
+  std::uint64_t cut_bags = 0;        // bags it cut to data.max-ids (likewise)
   double cpu_seconds = 0;     // thread CPU time spent preparing and computing batches
   double dense_step_cpu_seconds = 0; // ... of it in the dense optimiser's step on the replica
   std::uint64_t thread_moves = 0;    // batches trained on another thread than the last one
@@ -38,6 +39,7 @@ struct worker_stats {
            a.busy_seconds == b.busy_seconds && a.blocked_seconds == b.blocked_seconds &&
            a.lookup_wait_seconds == b.lookup_wait_seconds && a.lookup_bytes == b.lookup_bytes &&
            a.push_bytes == b.push_bytes && a.malformed_lines == b.malformed_lines &&
+           a.cut_bags == b.cut_bags &&
            a.cpu_seconds == b.cpu_seconds &&
            a.dense_step_cpu_seconds == b.dense_step_cpu_seconds &&
            a.thread_moves == b.thread_moves && a.mp_rows_sent == b.mp_rows_sent &&
@@ -49,7 +51,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_stats& x) {
   return f(caf::meta::type_name("worker_stats"), x.examples, x.batches, bits(x.loss_sum),
            bits(x.prob_sum), x.positives, bits(x.busy_seconds), bits(x.blocked_seconds),
-           bits(x.lookup_wait_seconds), x.lookup_bytes, x.push_bytes, x.malformed_lines,
+           bits(x.lookup_wait_seconds), x.lookup_bytes, x.push_bytes, x.malformed_lines, x.cut_bags,
            bits(x.cpu_seconds), bits(x.dense_step_cpu_seconds), x.thread_moves, x.mp_rows_sent,
            x.mp_rows_of, x.mp_grads_sent, x.mp_grads_of, x.mp_refreshes);
 }

@@ -196,6 +196,8 @@ void final_families(page_writer& w, const run_metrics& m) {
   w.sample("shadowsync_failures_total", std::uint64_t(m.faults.size()), kind("fault_injected"));
   w.one("shadowsync_malformed_lines_total", "counter", "Malformed training lines skipped.",
         m.malformed_lines);
+  w.one("shadowsync_cut_bags_total", "counter",
+        "Multi-hot training bags cut to data.max-ids (not strict).", m.cut_bags);
 }
 
 } // namespace

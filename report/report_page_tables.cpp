@@ -43,6 +43,7 @@ const summary_row summary_rows[] = {
   {"embedding pushes", "/bytes/push", shown::megabytes},
   {"virtual seconds (whole run)", "/sim/virtual_seconds", shown::number},
   {"malformed lines", "/malformed_lines", shown::number},
+  {"bags cut to data.max-ids", "/cut_bags", shown::number},
   {"stopped by", "/stopped_by", shown::text},
 };
 

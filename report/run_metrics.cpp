@@ -61,6 +61,8 @@ std::string to_json(const run_metrics& m) {
   j["eval_seconds"] = m.eval_seconds;
   j["malformed_lines"] = m.malformed_lines;
   j["eval_malformed_lines"] = m.eval_malformed_lines;
+  j["cut_bags"] = m.cut_bags;
+  j["eval_cut_bags"] = m.eval_cut_bags;
   j["trainers"] = m.trainers;
   j["workers_per_trainer"] = m.workers_per_trainer;
   j["flops_per_example"] = m.flops_per_example;

@@ -203,6 +203,8 @@ struct run_metrics {
   double eval_seconds = 0;
   std::uint64_t malformed_lines = 0;
   std::uint64_t eval_malformed_lines = 0;
+  std::uint64_t cut_bags = 0;      // multi-hot bags cut to data.max-ids (training, all passes)
+  std::uint64_t eval_cut_bags = 0; // ... in the eval set
   std::size_t trainers = 1;
   std::size_t workers_per_trainer = 1;
   double flops_per_example = 0;

@@ -124,6 +124,10 @@ std::string summary(const run_metrics& m) {
     appendf(out, "\nmalformed lines skipped: %llu train, %llu eval",
                   static_cast<unsigned long long>(m.malformed_lines),
                   static_cast<unsigned long long>(m.eval_malformed_lines));
+  if (m.cut_bags + m.eval_cut_bags > 0)
+    appendf(out, "\nbags cut to data.max-ids: %llu train, %llu eval",
+                  static_cast<unsigned long long>(m.cut_bags),
+                  static_cast<unsigned long long>(m.eval_cut_bags));
   if (m.recovery) {
     const auto& r = *m.recovery;
     if (r.mode == "full")

@@ -71,8 +71,8 @@ std::string write_sample(const std::string& dir, std::uint64_t shards, std::uint
   m.config_ini = "[model]\narch = \"small\"\n";
   m.mode = "sequential";
   m.examples = examples;
-  m.readers = {{0, 1, 2, 1234, 1240, 6}};
-  m.counters = {123.456789012345678, 7.25, 42, 9, 1.5};
+  m.readers = {{0, 1, 2, 1234, 1240, 6, 0, 3}};
+  m.counters = {123.456789012345678, 7.25, 42, 9, 1.5, 11};
   REQUIRE(w.commit(m, keep, &folder, &err));
   return folder;
 }
@@ -121,6 +121,8 @@ TEST_CASE("checkpoint: round trip of every file kind and the manifest") {
   CHECK(c.m.readers[0].examples == 1234);
   CHECK(c.m.readers[0].lines == 1240);
   CHECK(c.m.readers[0].malformed == 6);
+  CHECK(c.m.readers[0].cut_bags == 3);
+  CHECK(c.m.counters.cut_bags == 11);
   CHECK(c.m.counters.loss_sum == 123.456789012345678); // doubles exactly
   CHECK(c.m.counters.positives == 42);
   CHECK(c.m.files.size() == 2); // embedding-0.bin, replica-0.bin
@@ -323,4 +325,25 @@ TEST_CASE("background writer: the file holds the tables as they were at the cut"
   std::vector<replica_state> reps;
   REQUIRE_FALSE(load_replicas(c, 3, reps));
   CHECK(reps[0].params == std::vector<float>{1, 2, 3});
+}
+
+TEST_CASE("checkpoint: a manifest without the cut bags' counts (an older build's) reads them as 0") {
+  manifest m;
+  m.mode = "sequential";
+  m.readers = {{0, 1, 1, 10, 10, 2, 10, 4}};
+  m.counters.cut_bags = 9;
+  std::string text = to_json(m);
+  manifest back;
+  REQUIRE_FALSE(parse_manifest(text, "new.json", back));
+  CHECK(back.readers[0].cut_bags == 4);
+  CHECK(back.counters.cut_bags == 9);
+  for (std::size_t at; (at = text.find("\"cut_bags\"")) != std::string::npos;) {
+    const auto end = text.find_first_of(",\n}", text.find(':', at));
+    text.erase(at, end - at + (text[end] == ',' ? 1 : 0));
+  }
+  REQUIRE(text.find("cut_bags") == std::string::npos);
+  REQUIRE_FALSE(parse_manifest(text, "old.json", back));
+  CHECK(back.readers[0].cut_bags == 0);
+  CHECK(back.counters.cut_bags == 0);
+  CHECK(back.readers[0].malformed == 2);
 }
