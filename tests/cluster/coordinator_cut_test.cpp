@@ -254,6 +254,17 @@ struct cut_walk : test::actor_fixture {
     run();
   }
 
+  // The given trainers end their work: the job ends without a failure.
+  void finish(const std::vector<std::size_t>& trainers) {
+    worker_stats w;
+    w.examples = 10;
+    for (auto t : trainers)
+      self->send(c.trainers[t], done_atom::value, w);
+    run();
+    REQUIRE(log->outcome);
+    CHECK_FALSE(log->outcome->failure);
+  }
+
   ~cut_walk() {
     for (auto& t : c.trainers)
       self->send_exit(t, caf::exit_reason::user_shutdown);
@@ -375,12 +386,7 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: where trainer losses are tolerated
   CHECK(reps[1].params == std::vector<float>(3, 3.5f));
   CHECK(reps[0].state == std::vector<float>(3, 0.25f));
   // The survivor ends the job without a failure, the loss reported.
-  worker_stats w;
-  w.examples = 10;
-  self->send(c.trainers[1], done_atom::value, w);
-  run();
-  REQUIRE(log->outcome);
-  CHECK_FALSE(log->outcome->failure);
+  finish({1});
   REQUIRE(log->outcome->lost.size() == 1);
   CHECK(log->outcome->lost[0].find("trainer-0") != std::string::npos);
 }
@@ -417,12 +423,7 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a shard's late answer to an aborte
   const auto err = checkpoint::open_checkpoint(ck->newest(), k);
   CHECK_MESSAGE(!err, err.value_or(""));
   CHECK_FALSE(std::filesystem::exists(ck->newest() + "/shard-1-1.bin"));
-  worker_stats w;
-  w.examples = 10;
-  self->send(c.trainers[1], done_atom::value, w);
-  run();
-  REQUIRE(log->outcome);
-  CHECK_FALSE(log->outcome->failure);
+  finish({1});
 }
 
 TEST_CASE_FIXTURE(cut_walk, "coordinator cut: a trainer lost while a ring method's cut aims "
@@ -481,13 +482,7 @@ TEST_CASE_FIXTURE(cut_walk, "coordinator cut: under partial recovery a shard los
   // The job goes on: polls, then the end without a failure.
   advance(std::chrono::milliseconds(10));
   CHECK(log->polls == 2);
-  worker_stats w;
-  w.examples = 10;
-  for (auto& t : c.trainers)
-    self->send(t, done_atom::value, w);
-  run();
-  REQUIRE(log->outcome);
-  CHECK_FALSE(log->outcome->failure);
+  finish({0, 1});
 }
 
 } // namespace coordinator_cut_test

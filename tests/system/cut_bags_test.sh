@@ -16,9 +16,7 @@ bin=${1:?shadowsync binary}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 2
+in_scratch
 
 "$bin" datagen --out=all.tsv --rows=3000 --seed=5 --teacher.bag-sizes=mlperf > gen.log ||
   { echo "datagen failed"; exit 1; }

@@ -3,6 +3,8 @@
 #                       while picked, so they differ)
 #   wait_for SECS CMD   polls CMD every 0.1 s until it succeeds (0) or the
 #                       deadline passes (1)
+#   in_scratch          makes a scratch folder $tmp, removed at exit, and
+#                       enters it
 #   in_log FILE RE      FILE contains a line matching RE (grep -q)
 #   ok MSG / bad MSG    count a passed / failed check and print it
 #   summary             print the counts; status 1 when a check failed (the
@@ -29,6 +31,12 @@ wait_for() {
     [ "$(date +%s)" -ge "$end" ] && return 1
     sleep 0.1
   done
+}
+
+in_scratch() {
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  cd "$tmp" || exit 2
 }
 
 in_log() { grep -q "$2" "$1" 2>/dev/null; }
