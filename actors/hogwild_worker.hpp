@@ -133,7 +133,8 @@ private:
 struct worker_config {
   std::uint32_t trainer = 0, worker = 0; // ids for logs: "worker-<trainer>-<worker>"
   model::arch arch;
-  model::dense_optimizer dense_opt;
+  model::dense_optimizer dense_opt;          // its warm-up counts the trainer's examples:
+  std::uint64_t examples_before = 0;         // those before a resume, then the replica's
   replica_ptr replica;                       // shared with the other workers and the syncer
   reader_actor reader;
   std::vector<embedding_shard_actor> shards; // shard s owns keys whose row % E == s

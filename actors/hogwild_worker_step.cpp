@@ -20,7 +20,10 @@ namespace actors::worker_detail {
 // parameters slow the most (docs/RESULTS.md, section 2b).
 void dense_step(worker_state& st) {
   const double t0 = thread_cpu_seconds();
-  st.cfg.replica->apply_dense(st.cfg.dense_opt, st.grads.data());
+  const auto& rep = *st.cfg.replica;
+  st.cfg.replica->apply_dense(
+    st.cfg.dense_opt.at(st.cfg.examples_before + rep.examples.load(std::memory_order_relaxed)),
+    st.grads.data());
   st.stats.dense_step_cpu_seconds += thread_cpu_seconds() - t0;
 }
 

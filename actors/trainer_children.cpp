@@ -36,6 +36,7 @@ void spawn_children(self_ptr self) {
     wc.worker = static_cast<std::uint32_t>(w);
     wc.arch = cfg.arch;
     wc.dense_opt = cfg.dense_opt;
+    wc.examples_before = cfg.reader.resume.served;
     wc.replica = st.replica;
     wc.reader = st.reader;
     wc.shards = cfg.shards;

@@ -105,6 +105,7 @@ std::optional<std::string> build_train_settings(const option_set& o, const std::
     return "option 'train.dense-lr' = " + o.value_text("train.dense-lr") + " (" +
            o.source("train.dense-lr") + "): expected a rate >= 0, or -1 for the preset's";
   t.dense.lr = static_cast<float>(dense_lr >= 0 ? dense_lr : *model::preset_dense_lr(arch_name));
+  t.dense.warmup = static_cast<std::uint64_t>(o.get_int("train.dense-warmup"));
   t.sparse.kind = *model::parse_sparse_optimizer(o.get_string("train.sparse-optimizer"));
   t.sparse.lr = static_cast<float>(o.get_real("train.sparse-lr"));
   t.dense.eps = t.sparse.eps = static_cast<float>(o.get_real("train.adagrad-eps"));

@@ -106,6 +106,9 @@ void add_train_options(option_set& o) {
                     detail::format_real(*model::preset_dense_lr(name));
   add(o, "train.dense-lr", r, "-1",
       "learning rate of the dense optimiser (-1 = the preset's: " + preset_rates + ")", {}, -1.0);
+  add(o, "train.dense-warmup", i, "0",
+      "examples over which the dense learning rate ramps linearly from 0 (each trainer's "
+      "first ones; 0 = no warm-up)", {}, 0);
   add(o, "train.sparse-optimizer", s, "rowwise-adagrad",
       "optimiser of the embedding rows (count: a test instrument that only counts updates)",
       {"rowwise-adagrad", "adagrad", "sgd", "count"});

@@ -66,6 +66,7 @@ std::vector<std::string> training_changes(const train_config& saved, const train
   const auto &s = saved.train, &n = now.train;
   text("train.dense-optimizer", model::to_string(s.dense.kind), model::to_string(n.dense.kind));
   real("train.dense-lr", s.dense.lr, n.dense.lr);
+  real("train.dense-warmup", double(s.dense.warmup), double(n.dense.warmup));
   text("train.sparse-optimizer", model::to_string(s.sparse.kind), model::to_string(n.sparse.kind));
   real("train.sparse-lr", s.sparse.lr, n.sparse.lr);
   real("train.adagrad-eps", s.dense.eps, n.dense.eps);

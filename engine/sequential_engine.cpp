@@ -57,7 +57,8 @@ void sequential_engine::train_step(const data::batch& b, model::ne_accumulator& 
     pos += b.labels[e] > 0.5f;
   }
   ne.add_batch(ws_.loss_sum, prob_sum, b.size, pos);
-  cfg_.train.dense.apply(params_.data(), dense_acc_.data(), grads_.data(), params_.size());
+  cfg_.train.dense.at(trained_).apply(params_.data(), dense_acc_.data(), grads_.data(),
+                                      params_.size());
   if (bg_) // a checkpoint is being written: rows keep their value at the cut there
     bg_->before_update(rows_.index.unique());
   if (dynamic_)

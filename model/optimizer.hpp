@@ -5,6 +5,7 @@
 // bounds); see actors' hogwild notes for why that is acceptable.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -29,6 +30,17 @@ struct dense_optimizer {
   dense_optimizer_kind kind = dense_optimizer_kind::adagrad;
   float lr = 0.03f;   // learning rate
   float eps = 1e-8f;  // Adagrad: w -= lr * g / (sqrt(acc) + eps)
+  // Warm-up: over the first `warmup` examples the rate ramps linearly from
+  // 0 to lr (0: none). `examples` counts the batch being applied.
+  std::uint64_t warmup = 0;
+
+  // This optimiser with the rate it has after `examples` examples.
+  dense_optimizer at(std::uint64_t examples) const {
+    dense_optimizer o = *this;
+    if (examples < warmup)
+      o.lr = float(double(lr) * double(examples) / double(warmup));
+    return o;
+  }
 
   // SGD: w -= lr * g. Adagrad: acc += g^2; w -= lr * g / (sqrt(acc) + eps).
   // acc may be null for SGD; for Adagrad it holds n floats, initially 0.

@@ -30,6 +30,20 @@ TEST_CASE("dense Adagrad: two steps by hand") {
   CHECK(w[0] == doctest::Approx(0.9 - 0.1 / std::sqrt(5.0)));
 }
 
+TEST_CASE("dense warm-up: the rate ramps linearly over the first examples, then stays") {
+  model::dense_optimizer opt{model::dense_optimizer_kind::sgd, 0.2f};
+  CHECK(opt.at(0).lr == 0.2f); // no warm-up: the rate from the first example
+  opt.warmup = 1000;
+  CHECK(opt.at(0).lr == 0.0f);
+  CHECK(opt.at(250).lr == doctest::Approx(0.05));
+  CHECK(opt.at(999).lr == doctest::Approx(0.1998));
+  CHECK(opt.at(1000).lr == 0.2f);
+  CHECK(opt.at(5000).lr == 0.2f);
+  std::vector<float> w{1.0f}, g{1.0f};
+  opt.at(500).apply(w.data(), nullptr, g.data(), 1);
+  CHECK(w[0] == doctest::Approx(0.9)); // half the rate
+}
+
 TEST_CASE("row-wise Adagrad keeps one accumulator per row: m += mean(g^2)") {
   model::sparse_optimizer opt{model::sparse_optimizer_kind::rowwise_adagrad, 0.5f, 1e-8f};
   std::vector<float> row{1.0f, 1.0f}, g{3.0f, 4.0f};
