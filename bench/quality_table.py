@@ -19,7 +19,8 @@ Per set: `train --cluster.mode=sequential` (the reference), then
 datagen, takes the shared build lock alone (`flock LOCK ...`), one run at a
 time, so other jobs interleave. Each run's metrics JSON is cached in
 WORK/<binary hash>/ by its arguments: a rerun resumes, a rebuilt binary
-starts over. Extra options after `--` go to every simulated run (sweeps).
+starts over. Extra options after `--` go to every simulated run (sweeps);
+--reference-extra=OPTION (repeatable) to the sequential reference runs too.
 
 With --seeds 1,2,...: every run (the sequential reference too) once per
 `model.seed` (the initial weights, the readers' order and the engine's
@@ -29,7 +30,8 @@ against the sequential run of the same seed), with their range. The default
 
 usage: bench/quality_table.py [--shadowsync build/shadowsync] [--work DIR]
        [--sets a-100k,b-100k,...] [--trainers 4,16,64] [--algorithms ...]
-       [--seeds 1,2,3] [--out bench/results/quality_table.md] [-- OPTIONS...]
+       [--seeds 1,2,3] [--out bench/results/quality_table.md]
+       [--reference-extra=OPTION ...] [-- OPTIONS...]
 """
 import argparse, hashlib, json, os, resource, subprocess, sys, time
 
@@ -54,6 +56,9 @@ ap.add_argument("--lock", default="/tmp/ss-build.lock")
 ap.add_argument("--goal", type=float, default=0.5, help="gap (%%) printed in bold above it")
 ap.add_argument("--out", help="also write the Markdown here")
 ap.add_argument("--seeds", help="model.seed values, comma-separated: a cell is the mean gap over them")
+ap.add_argument("--reference-extra", action="append", default=[], metavar="OPTION",
+                help="an option for the sequential reference runs too (repeatable; "
+                     "--reference-extra=--train.dense-warmup=250)")
 ap.add_argument("extra", nargs="*")
 a = ap.parse_args()
 
@@ -158,7 +163,8 @@ for name in a.sets.split(","):
     if got is None:
         continue
     data_args, desc = got
-    ref = [metrics(data_args + ["--cluster.mode=sequential"] + seed_args(s)) for s in seeds]
+    ref = [metrics(data_args + ["--cluster.mode=sequential"] + seed_args(s) + a.reference_extra)
+           for s in seeds]
     cells = {}
     for n in trainers:
         for alg in algs:
@@ -201,10 +207,13 @@ commands = [
                      text=True).stdout.strip() + "):", "",
     "```",
     "bench/quality_table.py --out bench/results/quality_table.md"
-    + (f" --seeds {a.seeds}" if a.seeds else "") + (" -- " + " ".join(a.extra) if a.extra else ""),
+    + (f" --seeds {a.seeds}" if a.seeds else "")
+    + "".join(f" --reference-extra={o}" for o in a.reference_extra)
+    + (" -- " + " ".join(a.extra) if a.extra else ""),
     "# sets: shadowsync datagen --out=T --rows=R --seed=S (a: train seed 1, eval seed 2; b: 7 / 8;",
     "#   R = 100000 with 10000 held-out rows, 400000 and 1600000 with 50000)",
-    "shadowsync train --data.train=T --data.eval=E --cluster.mode=sequential",
+    "shadowsync train --data.train=T --data.eval=E --cluster.mode=sequential"
+    + "".join(" " + o for o in a.reference_extra),
     "shadowsync train --data.train=T --data.eval=E --cluster.mode=simulated --sim.clock=virtual \\",
     "  --cluster.trainers=N --cluster.embedding-shards=4 --sync.algorithm=A"
     + (" " + " ".join(a.extra) if a.extra else ""),
