@@ -12,11 +12,9 @@
 #
 # usage: cut_bags_test.sh BIN
 set -u
-bin=${1:?shadowsync binary}
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
-in_scratch
+start_test "${1:-}"
 
 "$bin" datagen --out=all.tsv --rows=3000 --seed=5 --teacher.bag-sizes=mlperf > gen.log ||
   { echo "datagen failed"; exit 1; }

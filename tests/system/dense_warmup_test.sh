@@ -15,11 +15,9 @@
 #
 # usage: dense_warmup_test.sh BIN
 set -u
-bin=${1:?shadowsync binary}
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
-in_scratch
+start_test "${1:-}"
 
 "$bin" datagen --out=all.tsv --rows=8000 --seed=9 > gen.log || { echo "datagen failed"; exit 1; }
 head -n 6000 all.tsv > train.tsv

@@ -5,6 +5,8 @@
 #                       deadline passes (1)
 #   in_scratch          makes a scratch folder $tmp, removed at exit, and
 #                       enters it
+#   start_test BIN      $bin = BIN's absolute path (exit 2 without one), then
+#                       in_scratch
 #   in_log FILE RE      FILE contains a line matching RE (grep -q)
 #   ok MSG / bad MSG    count a passed / failed check and print it
 #   summary             print the counts; status 1 when a check failed (the
@@ -37,6 +39,12 @@ in_scratch() {
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   cd "$tmp" || exit 2
+}
+
+start_test() {
+  [ -n "${1:-}" ] || { echo "usage: $0 BIN (the shadowsync binary)" >&2; exit 2; }
+  bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+  in_scratch
 }
 
 in_log() { grep -q "$2" "$1" 2>/dev/null; }
