@@ -51,12 +51,13 @@ struct cut_log {
   std::optional<runtime::coordinator_outcome> outcome;
   bool shards_answer = true;      // false: a shard holds its cut request
   int hold_shard = -1;            // >= 0: only this shard holds it
-  // The cut requests held: the promise, the cut's folder and id (a shard
-  // answers its own with done_atom).
+  // The cut requests held: the promise, the cut's folder and id, the shard
+  // (which answers its own with done_atom).
   struct held_cut {
     caf::typed_response_promise<shard_cut_file> rp;
     std::string folder;
     std::uint64_t id;
+    std::size_t shard;
   };
   std::vector<held_cut> held;
   // Partial recovery: the caller's restart hook (puts a new shard in place;
@@ -92,13 +93,13 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
       if (int(s) != log->hold_shard)
         return empty_file(folder, s, id);
       auto rp = self->make_response_promise<shard_cut_file>();
-      log->held.push_back({rp, folder, id});
+      log->held.push_back({rp, folder, id, s});
       return rp;
     },
     [=](cut_atom, std::uint64_t, resume_atom) { ++log->given_up[s]; },
     [=](done_atom, std::uint64_t id) { // answers its held request of cut id at last
       for (auto& h : log->held)
-        if (h.id == id && h.rp.pending())
+        if (h.shard == s && h.id == id && h.rp.pending())
           h.rp.deliver(empty_file(h.folder, s, id));
     },
     [=](cut_atom, std::uint64_t id, std::string& folder,
@@ -110,7 +111,7 @@ caf::behavior fake_shard(caf::event_based_actor* self, std::shared_ptr<cut_log> 
       if (!holds)
         rp.deliver(empty_file(folder, s, id));
       else {
-        log->held.push_back({rp, folder, id});
+        log->held.push_back({rp, folder, id, s});
       }
       return rp;
     },
