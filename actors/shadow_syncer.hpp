@@ -258,6 +258,11 @@ private:
   caf::error join_dct_ring(std::uint32_t rank, std::uint32_t n);
   void start_dct_ring();
   void check_dct_ring();
+  void start_dct_reduce(); // dct.dp-ring=reduce
+  void check_dct_reduce();
+  // At the stop: what the reduce kept goes into the replica, so the final
+  // replicas hold every change.
+  void settle_dct_carry();
   void finish_round();
   void finish_stop();
   void finish_hold();

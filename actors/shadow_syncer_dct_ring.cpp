@@ -55,15 +55,27 @@ caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
     std::fill(dring.base.begin(), dring.base.end(), 0.0f);
     dring.resync = true;
   }
-  dring.gather = std::make_unique<sparse_allgather>(
-    rank, n, std::uint32_t(snapshot.size()),
-    [this](messages::ring_sparse&& p) {
-      stats.bytes_sent += p.payload.bytes();
-      if (cfg.sent_bytes)
-        cfg.sent_bytes->fetch_add(p.payload.bytes(), std::memory_order_relaxed);
-      self->send(next, messages::ring_atom::value, std::move(p));
-    },
-    generation);
+  auto send = [this](messages::ring_sparse&& p) {
+    stats.bytes_sent += p.payload.bytes();
+    if (cfg.sent_bytes)
+      cfg.sent_bytes->fetch_add(p.payload.bytes(), std::memory_order_relaxed);
+    self->send(next, messages::ring_atom::value, std::move(p));
+  };
+  const auto size = std::uint32_t(snapshot.size());
+  if (cfg.dct.dp_ring_reduce) {
+    dring.chunk_tau.emplace(cfg.dct, size, n, (std::uint64_t{cfg.trainer} << 32) | 0xE);
+    dring.acc.assign(size, 0.0f);
+    if (dring.carry.size() != size)
+      dring.carry.assign(size, 0.0f);
+    dring.reduce = std::make_unique<sparse_ring_reduce>(
+      rank, n, size, std::move(send),
+      [this](std::uint32_t chunk, float* x, std::size_t, model::sparse_vector& out) {
+        dring.chunk_tau->take(chunk, x, out, dring.counts, dring.take_all);
+      },
+      generation);
+  } else {
+    dring.gather = std::make_unique<sparse_allgather>(rank, n, size, std::move(send), generation);
+  }
   // What the dense ring would send per round: every chunk but (rank + 1)
   // in the reduce-scatter and every chunk but (rank + 2) in the all-gather.
   dring.dense_bytes_per_round = 0;
@@ -72,11 +84,13 @@ caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
     dring.dense_bytes_per_round =
       4 * (2 * snapshot.size() - chunks[(rank + 1) % n].size - chunks[(rank + 2) % n].size);
   }
+  if (dring.reduce)
+    return replay_early(*dring.reduce, dring.early_pieces);
   return replay_early(*dring.gather, dring.early_pieces);
 }
 
 void syncer_state::start_dct_ring() {
-  if (!dring.gather) {
+  if (!dring.gather && !dring.reduce) {
     fail(errc::protocol_mismatch, "a ring round before peers_atom");
     return;
   }
@@ -84,6 +98,10 @@ void syncer_state::start_dct_ring() {
   cfg.replica->copy_out(0, n, snapshot.data());
   for (std::size_t i = 0; i < n; ++i)
     reduced[i] = snapshot[i] - dring.base[i]; // the change since the common picture
+  if (dring.reduce) {
+    start_dct_reduce();
+    return;
+  }
   if (free_running() && !dring.resync) {
     // This trainer has finished: it keeps the ring going for the others but
     // sends no change, so rounds after the end leave every replica as it is
@@ -117,12 +135,21 @@ void syncer_state::on_ring_sparse(messages::ring_sparse&& piece) {
                                   "has no ring");
     return;
   }
-  deliver_ring(dring.gather.get(), dring.early_pieces,
-               sparse_allgather::max_early(cfg.num_trainers),
-               std::move(piece), "sparse ring vectors");
+  if (cfg.dct.dp_ring_reduce)
+    deliver_ring(dring.reduce.get(), dring.early_pieces,
+                 sparse_ring_reduce::max_early(cfg.num_trainers), std::move(piece),
+                 "sparse ring payloads");
+  else
+    deliver_ring(dring.gather.get(), dring.early_pieces,
+                 sparse_allgather::max_early(cfg.num_trainers), std::move(piece),
+                 "sparse ring vectors");
 }
 
 void syncer_state::check_dct_ring() {
+  if (dring.reduce) {
+    check_dct_reduce();
+    return;
+  }
   if (!in_round() || dring.gather->round() != ring_rounds() + 1)
     return;
   if (!dring.gather->done()) {
@@ -153,6 +180,92 @@ void syncer_state::check_dct_ring() {
     std::copy(dring.base.begin(), dring.base.end(), reduced.begin());
   cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
   finish_round();
+}
+
+} // namespace actors
+
+namespace actors {
+
+// dct.dp-ring=reduce: the accumulator is the change since the common
+// picture plus what this member kept from earlier rounds (the carry). A
+// finished trainer's starts at zero: it passes the others' partial sums on
+// and sends nothing of its own, as the gather's empty change does, so once
+// every trainer has finished the rounds change no replica. After a re-form
+// the carry, of a ring that no longer agrees, is dropped with the picture,
+// and the first round takes every entry.
+void syncer_state::start_dct_reduce() {
+  const std::size_t n = snapshot.size();
+  if (dring.resync)
+    std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
+  dring.kept_own = free_running() && !dring.resync;
+  if (dring.kept_own)
+    std::fill(dring.acc.begin(), dring.acc.end(), 0.0f);
+  else
+    for (std::size_t i = 0; i < n; ++i)
+      dring.acc[i] = reduced[i] + dring.carry[i];
+  dring.take_all = dring.resync;
+  dring.resync = false;
+  dring.counts.entries += n;
+  count(work::dense_delta, double(n));
+  if (auto err = dring.reduce->begin(ring_rounds() + 1, dring.acc.data()); !err.empty()) {
+    fail(errc::protocol_mismatch, err);
+    return;
+  }
+  check_dct_reduce();
+}
+
+void syncer_state::check_dct_reduce() {
+  if (!in_round() || dring.reduce->round() != ring_rounds() + 1)
+    return;
+  if (!dring.reduce->done()) {
+    if (prev_down)
+      fail(errc::trainer_down,
+           "previous ring member down during round " + std::to_string(dring.reduce->round()));
+    return;
+  }
+  const std::size_t n = snapshot.size();
+  const float members = static_cast<float>(peers.empty() ? 1 : peers.size());
+  const bool finished = dring.kept_own;
+  dring.take_all = false;
+  dring.received += dring.reduce->received_values();
+  dring.counts.values += dring.reduce->taken_values();
+  dring.dense_bytes += dring.dense_bytes_per_round;
+  count(work::ring_sum, double(n));
+  dring.reduce->add_sum(dring.base.data(), 1.0f / members); // c' = c + mean of the agreed sums
+  if (model::is_bmuf(cfg.algorithm)) {
+    model::bmuf_step(cfg.bmuf, bmuf.global.data(), bmuf.momentum.data(), bmuf.block_start.data(),
+                     dring.base.data(), n);
+    std::copy(bmuf.block_start.begin(), bmuf.block_start.end(), dring.base.begin());
+  }
+  // The new replica is the new common point. What this member kept, its
+  // own entries and the others' partial sums it did not pass on, waits
+  // beside the replica for the next round (error feedback; dropped without):
+  // kept in the replica, a member's chunk would carry up to N trainers'
+  // changes at full weight (measured worse at 8 and 16 trainers, docs/dct.md).
+  // A finished trainer keeps its own change, which it did not send, and
+  // takes what it kept into its replica, which no later round sends.
+  const bool ef = cfg.dct.error_feedback;
+  for (std::size_t i = 0; i < n; ++i)
+    reduced[i] = dring.base[i] +
+                 (finished ? reduced[i] + (ef ? dring.acc[i] + dring.carry[i] : 0.0f) : 0.0f);
+  if (finished)
+    std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
+  else if (ef)
+    std::swap(dring.carry, dring.acc);
+  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
+  finish_round();
+}
+
+void syncer_state::settle_dct_carry() {
+  if (!dring.reduce || std::all_of(dring.carry.begin(), dring.carry.end(),
+                                   [](float v) { return v == 0.0f; }))
+    return;
+  const std::size_t n = snapshot.size();
+  cfg.replica->copy_out(0, n, snapshot.data());
+  for (std::size_t i = 0; i < n; ++i)
+    reduced[i] = snapshot[i] + dring.carry[i];
+  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
+  std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
 }
 
 } // namespace actors

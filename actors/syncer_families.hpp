@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actors/sparse_allgather.hpp"
+#include "actors/sparse_ring_reduce.hpp"
 #include "messages/messages.hpp"
 #include "model/dct_sync.hpp"
 
@@ -31,8 +32,16 @@ struct bmuf_family {
 // DCT on the ring (MA / BMUF with dct.dp; shadow_syncer_dct_ring.cpp):
 // instead of the dense ring, each member's thresholded change from the
 // common picture `base` (bit-identical at every member) goes round once.
+// With dct.dp-ring=reduce, `reduce` instead of `gather`: a reduce-scatter
+// that re-thresholds the partial sums, over the accumulator `acc`.
 struct dct_ring_family {
   std::unique_ptr<sparse_allgather> gather;
+  std::unique_ptr<sparse_ring_reduce> reduce;
+  std::optional<model::dct_chunk_thresholds> chunk_tau; // reduce: per chunk
+  std::vector<float> acc;   // reduce: the round's accumulator [replica size]
+  std::vector<float> carry; // reduce: what the last round kept, for the next
+  bool take_all = false;    // reduce: this round sends every entry (a re-formed ring)
+  bool kept_own = false;    // reduce: a finished trainer's round: its change stays out
   std::vector<messages::ring_sparse> early_pieces; // arrived before peers_atom
   std::vector<float> base;                         // [replica size]
   std::optional<model::dct_layer_thresholds> tau;

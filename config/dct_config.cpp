@@ -4,13 +4,20 @@
 
 namespace runtime {
 
+// dct.dp-ring=auto: the all-gather up to this many trainers, the reduce
+// above. Measured (docs/dct.md, 200 000 rows, two sets): at 4 trainers the
+// gather keeps S-MA within 0.5 % at 155-157x and the reduce does not (+0.84 %
+// on one set); at 8 and 16 the gather sends N - 1 changes a round (72-78x,
+// 24-29x) and the reduce 221-234x and 146-173x within 1 %.
+constexpr std::int64_t auto_gather_trainers = 4;
+
 void add_dct_options(option_set& o) {
   using t = opt_type;
   o.add({"dct.dp", t::boolean, "false",
          "DCT on the dense sync: each EASGD exchange carries only the entries of the replica's "
          "change above a threshold, and the dense shard replies only the largest entries of d; "
-         "MA and BMUF all-gather each trainer's thresholded change round the ring instead of "
-         "the dense all-reduce (docs/dct.md)"});
+         "MA and BMUF send thresholded changes round the ring instead of the dense all-reduce "
+         "(dct.dp-ring; docs/dct.md)"});
   o.add({"dct.dp-keep", t::real, "0.003",
          "dct.dp: the fraction of a range's entries the threshold lets through", {}, 1e-6, 1.0});
   o.add({"dct.dp-reply-keep", t::real, "0.025",
@@ -22,6 +29,15 @@ void add_dct_options(option_set& o) {
          "and the trainer pulls its replica toward that picture of the centre itself, dense; "
          "d: the largest entries of the elastic step d, applied as they are (docs/dct.md)",
          {"centre", "d"}});
+  o.add({"dct.dp-ring", t::string, "auto",
+         "dct.dp with MA or BMUF: how the thresholded changes go round the ring. gather: each "
+         "trainer's change travels the ring once (N - 1 payloads of dct.dp-keep of the replica "
+         "per trainer and round); reduce: a ring reduce-scatter whose partial sums are "
+         "thresholded again at every step, then an all-gather of each chunk's thresholded sum "
+         "(2 (N - 1) payloads of dct.dp-keep of a chunk, 1/N of the replica), what a step does "
+         "not pass on waiting with the trainer for its next round; auto: gather up to 4 "
+         "trainers, reduce above (docs/dct.md)",
+         {"auto", "gather", "reduce"}});
   o.add({"dct.per-layer", t::boolean, "true",
          "dct.dp: one threshold per layer of the MLPs (each layer's weights and bias) within a "
          "range, each estimated from that layer's entries; false: one per range (EASGD) or per "
@@ -83,6 +99,9 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
   out.dp_centre = o.get_string("dct.dp-reply") == "centre";
   out.dp_alpha = o.get_real("sync.alpha") > 0 ? float(o.get_real("sync.alpha")) : 0.25f; // as sync
   out.per_layer = o.get_bool("dct.per-layer");
+  const auto ring = o.get_string("dct.dp-ring");
+  out.dp_ring_reduce =
+    ring == "reduce" || (ring == "auto" && o.get_int("cluster.trainers") > auto_gather_trainers);
   out.refresh = std::uint64_t(o.get_int("dct.refresh"));
   out.error_feedback = o.get_bool("dct.error-feedback");
   out.half = o.get_bool("dct.half");

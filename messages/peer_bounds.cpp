@@ -1,5 +1,7 @@
 #include "messages/peer_bounds.hpp"
 
+#include <algorithm>
+
 namespace messages {
 
 std::string check_index(const char* what, std::uint64_t value, std::uint64_t count,
@@ -51,6 +53,11 @@ std::string check_ring_message(const ring_chunk& c, std::uint32_t trainers) {
 
 std::string check_ring_message(const ring_sparse& p, std::uint32_t trainers) {
   if (auto e = check_generation(p.generation, trainers); !e.empty())
+    return e;
+  const std::uint64_t steps = trainers > 0 ? 2 * (std::uint64_t{trainers} - 1) : 0;
+  if (auto e = check_index("ring step", p.step, std::max<std::uint64_t>(steps, 1),
+                           "2 (cluster.trainers - 1)");
+      !e.empty())
     return e;
   return check_index("ring origin", p.origin, trainers, "cluster.trainers");
 }

@@ -58,21 +58,28 @@ typename Inspector::result_type inspect(Inspector& f, ring_chunk& x) {
   return f(caf::meta::type_name("ring_chunk"), x.generation, x.round, x.step, x.chunk, x.values);
 }
 
-// DCT for MA/BMUF (dct.dp; actors/sparse_allgather.hpp): one member's
-// thresholded change, travelling the ring once, in model/dct_codec's form.
+// DCT for MA/BMUF (dct.dp), in model/dct_codec's form. dct.dp-ring=gather
+// (actors/sparse_allgather.hpp): one member's thresholded change, travelling
+// the ring once; `origin` is the rank whose change it is, `step` 0.
+// dct.dp-ring=reduce (actors/sparse_ring_reduce.hpp): a thresholded partial
+// sum of one chunk of the replica (reduce-scatter steps) or a chunk's
+// thresholded sum (all-gather steps); `origin` is the chunk, `step` the
+// round's step.
 struct ring_sparse {
   std::uint32_t generation = 0; // ring membership, as ring_chunk's
   std::uint64_t round = 0;
-  std::uint32_t origin = 0;     // the rank whose change it is
+  std::uint32_t origin = 0;     // gather: the rank whose change it is; reduce: the chunk
+  std::uint32_t step = 0;       // reduce: the step of the round (0 .. 2 (N - 1) - 1)
   byte_blob payload;
   friend bool operator==(const ring_sparse& a, const ring_sparse& b) {
     return a.generation == b.generation && a.round == b.round && a.origin == b.origin &&
-           a.payload == b.payload;
+           a.step == b.step && a.payload == b.payload;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ring_sparse& x) {
-  return f(caf::meta::type_name("ring_sparse"), x.generation, x.round, x.origin, x.payload);
+  return f(caf::meta::type_name("ring_sparse"), x.generation, x.round, x.origin, x.step,
+           x.payload);
 }
 
 } // namespace messages

@@ -32,7 +32,7 @@ std::uint64_t wire_bytes(const caf::type_erased_tuple& m) {
         || add_if<sparse_grads>(m, i, sum,
                                 [](auto& x) { return 25 + x.keys.bytes() + x.payload.bytes(); })
         || add_if<ring_chunk>(m, i, sum, [](auto& x) { return 20 + x.values.bytes(); })
-        || add_if<ring_sparse>(m, i, sum, [](auto& x) { return 24 + x.payload.bytes(); })
+        || add_if<ring_sparse>(m, i, sum, [](auto& x) { return 28 + x.payload.bytes(); })
         || add_if<example_batch>(m, i, sum, [](auto& x) {
              return x.labels.bytes() + x.dense.bytes() + x.cat.bytes() + x.cat_offsets.bytes();
            })

@@ -6,6 +6,7 @@
 
 #include "model/check.hpp"
 #include "model/dct_mask.hpp"
+#include "model/sync_rules.hpp"
 
 namespace model {
 
@@ -83,6 +84,24 @@ std::vector<std::size_t> segments_of(const dct_settings& s, std::size_t offset, 
 }
 
 } // namespace
+
+dct_chunk_thresholds::dct_chunk_thresholds(const dct_settings& s, std::size_t size,
+                                           std::size_t parts, std::uint64_t seed)
+    : s_(s) {
+  const auto chunks = split_range(size, parts);
+  for (std::size_t c = 0; c < chunks.size(); ++c)
+    taus_.emplace_back(s.dp_keep, s.refresh, seed + 104729 * c,
+                       segments_of(s, chunks[c].offset, chunks[c].size));
+}
+
+void dct_chunk_thresholds::take(std::size_t chunk, float* x, sparse_vector& out, dct_counts& c,
+                                bool all) {
+  SS_CHECK(chunk < taus_.size(), "dct_chunk_thresholds: a chunk of the split");
+  taus_[chunk].apply(x, out, c, all);
+  s_.round_dp(out);
+  for (std::size_t k = 0; k < out.nnz(); ++k)
+    x[out.index[k]] -= out.value[k];
+}
 
 dct_sender::dct_sender(const dct_settings& s, std::size_t size, std::uint64_t seed,
                        const float* origin, std::size_t offset)

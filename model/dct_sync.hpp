@@ -71,6 +71,8 @@ struct dct_settings {
                                 // default): the reply is d
   float dp_alpha = 0.25f;       // sync.alpha: the centre reply's pull, at both ends
   std::uint64_t refresh = 10;   // rounds (dp) or lookups (mp) between threshold estimates
+  bool dp_ring_reduce = false;  // dct.dp-ring=reduce: MA/BMUF re-threshold partial sums
+                                // (actors/sparse_ring_reduce.hpp); false: the all-gather
   bool per_layer = false;       // dct.per-layer: one threshold per layer (option: true)
   std::vector<std::size_t> layer_starts; // the replica's layers' offsets (dense_layout), set
                                          // with per_layer
@@ -154,6 +156,26 @@ private:
 // (absolute offsets in the replica, increasing; empty: one segment).
 std::vector<std::size_t> dct_segments(const std::vector<std::size_t>& layer_starts,
                                       std::size_t offset, std::size_t size);
+
+// dct.dp-ring=reduce (actors/sparse_ring_reduce.hpp): the thresholds of a
+// replica of `size` entries split into `parts` chunks (split_range), each
+// chunk's cut at the layers with s.per_layer; keep s.dp_keep, refresh
+// s.refresh per chunk (a member thresholds a given chunk at the same step
+// of every round, so its partial sums are of the same members each time).
+class dct_chunk_thresholds {
+public:
+  dct_chunk_thresholds(const dct_settings& s, std::size_t size, std::size_t parts,
+                       std::uint64_t seed);
+  // out = the entries of chunk c of the accumulator (x: the chunk's
+  // entries) at or above their tau, every nonzero one when `all`, rounded
+  // as s.round_dp rounds them; x loses exactly what out holds (with
+  // error feedback the rounding's error stays in x). Counts estimates in c.
+  void take(std::size_t chunk, float* x, sparse_vector& out, dct_counts& c, bool all);
+
+private:
+  dct_settings s_;
+  std::vector<dct_layer_thresholds> taus_;
+};
 
 // The syncer's end of one range.
 class dct_sender {

@@ -98,6 +98,8 @@ std::string to_json(const run_metrics& m) {
   if (const auto& d = m.dct)
     j["dct"].update({{"dp", true},
                      {"dp_keep", d->dp_keep},
+                     {"ring", d->ring ? json(d->ring_reduce ? "reduce" : "gather")
+                                      : json(nullptr)},
                      {"refresh", d->refresh},
                      {"error_feedback", d->error_feedback},
                      {"rounds", d->rounds},

@@ -26,7 +26,8 @@ struct sync_metrics {
 
 // DCT on the dense sync (dct.dp; model/dct_sync.hpp), summed over trainers.
 struct dct_metrics {
-  bool ring = false; // MA/BMUF: an all-gather, no replies (else EASGD)
+  bool ring = false; // MA/BMUF: round the ring, no replies (else EASGD)
+  bool ring_reduce = false; // dct.dp-ring: the reduce (else the all-gather)
   double dp_keep = 0;
   std::uint64_t refresh = 0;
   bool error_feedback = true;

@@ -99,7 +99,9 @@ std::string summary(const run_metrics& m) {
             "round %s, %.1fx less than %s (%.2f%% of changes",
             d->dp_keep, static_cast<unsigned long long>(d->refresh),
             d->error_feedback ? "on" : "off", d->bytes_per_round() / 1e3,
-            d->ring ? "round the ring" : "both ways", d->reduction(),
+            d->ring ? (d->ring_reduce ? "round the ring (reduce)" : "round the ring (gather)")
+                    : "both ways",
+            d->reduction(),
             d->ring ? "the dense ring" : "dense", 100 * d->sent_fraction);
     if (!d->ring) // EASGD: the dense shard's replies
       appendf(out, ", %.2f%% of d", 100 * d->reply_fraction);

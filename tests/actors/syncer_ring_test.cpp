@@ -13,45 +13,6 @@ using namespace syncer_test;
 using namespace std::chrono_literals;
 using model::sync_algorithm;
 
-namespace {
-
-// Trainer r's replica: element i = 10 r + i (7 floats: uneven ring chunks).
-std::vector<replica_ptr> distinct_replicas(std::uint32_t n, std::size_t size = 7) {
-  std::vector<replica_ptr> out;
-  for (std::uint32_t r = 0; r < n; ++r) {
-    std::vector<float> v(size);
-    for (std::size_t i = 0; i < size; ++i)
-      v[i] = float(10 * r + i);
-    out.push_back(make_replica(v));
-  }
-  return out;
-}
-
-std::vector<float> average(const std::vector<std::vector<float>>& xs) {
-  std::vector<float> avg(xs[0].size(), 0.0f);
-  for (const auto& x : xs)
-    for (std::size_t i = 0; i < avg.size(); ++i)
-      avg[i] += x[i];
-  for (auto& a : avg)
-    a /= float(xs.size());
-  return avg;
-}
-
-syncer_config ring_config(sync_algorithm alg, model::merge_mode merge) {
-  syncer_config cfg;
-  cfg.algorithm = alg;
-  cfg.merge = merge;
-  cfg.min_pause = 1s; // one round per second of fake time
-  return cfg;
-}
-
-void start_all(test::actor_fixture& fx, const std::vector<syncer_actor>& ss) {
-  for (const auto& s : ss)
-    fx.self->send(s, start_atom::value);
-}
-
-} // namespace
-
 TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma overwrite: N = 3 replicas become the average") {
   auto reps = distinct_replicas(3);
   std::vector<std::vector<float>> before;

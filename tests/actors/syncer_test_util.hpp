@@ -3,6 +3,7 @@
 // step of model/sync_rules.hpp, optionally holding its replies until told),
 // replicas, a ring of syncers, peeking at a syncer's state, and watching an
 // actor's exit reason.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -177,5 +178,41 @@ struct reaper {
     spdlog::set_level(level);
   }
 };
+
+// The ring's tests (syncer_ring_test.cpp, syncer_dct_reduce_test.cpp).
+// Trainer r's replica: element i = 10 r + i (7 floats: uneven ring chunks).
+inline std::vector<replica_ptr> distinct_replicas(std::uint32_t n, std::size_t size = 7) {
+  std::vector<replica_ptr> out;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    std::vector<float> v(size);
+    for (std::size_t i = 0; i < size; ++i)
+      v[i] = float(10 * r + i);
+    out.push_back(make_replica(v));
+  }
+  return out;
+}
+
+inline std::vector<float> average(const std::vector<std::vector<float>>& xs) {
+  std::vector<float> avg(xs[0].size(), 0.0f);
+  for (const auto& x : xs)
+    for (std::size_t i = 0; i < avg.size(); ++i)
+      avg[i] += x[i];
+  for (auto& a : avg)
+    a /= float(xs.size());
+  return avg;
+}
+
+inline syncer_config ring_config(model::sync_algorithm alg, model::merge_mode merge) {
+  syncer_config cfg;
+  cfg.algorithm = alg;
+  cfg.merge = merge;
+  cfg.min_pause = std::chrono::seconds(1); // one round per second of fake time
+  return cfg;
+}
+
+inline void start_all(test::actor_fixture& fx, const std::vector<syncer_actor>& ss) {
+  for (const auto& s : ss)
+    fx.self->send(s, start_atom::value);
+}
 
 } // namespace syncer_test

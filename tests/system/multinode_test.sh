@@ -102,6 +102,9 @@ same_model fr-easgd-dct-1-trainer fr-easgd "[coord=127.0.0.1:$pc, t0=127.0.0.1:$
 # ... and the ring's (messages::ring_sparse, DCT for MA).
 same_model fr-ma-dct-2-trainers fr-ma "$nodes3" "[t0, t1]" --cluster.trainers=2 --train.sparse-lr=0 \
   --dct.dp=true
+# ... and the reduce's thresholded partial sums (dct.dp-ring=reduce).
+same_model fr-ma-dct-reduce-2-trainers fr-ma "$nodes3" "[t0, t1]" --cluster.trainers=2 \
+  --train.sparse-lr=0 --dct.dp=true --dct.dp-ring=reduce
 grep -q "mutual TLS" "$tmp/mn-fr-ma-2-trainers.log" && ok "nodes listened with mutual TLS" \
   || bad "no 'mutual TLS' in the node logs"
 
