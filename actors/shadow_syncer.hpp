@@ -260,9 +260,6 @@ private:
   void check_dct_ring();
   void start_dct_reduce(); // dct.dp-ring=reduce
   void check_dct_reduce();
-  // At the stop: what the reduce kept goes into the replica, so the final
-  // replicas hold every change.
-  void settle_dct_carry();
   void finish_round();
   void finish_stop();
   void finish_hold();

@@ -70,7 +70,7 @@ caf::error syncer_state::join_dct_ring(std::uint32_t rank, std::uint32_t n) {
     dring.reduce = std::make_unique<sparse_ring_reduce>(
       rank, n, size, std::move(send),
       [this](std::uint32_t chunk, float* x, std::size_t, model::sparse_vector& out) {
-        dring.chunk_tau->take(chunk, x, out, dring.counts, dring.take_all);
+        dring.chunk_tau->take(chunk, x, out, dring.counts, dring.take_all, !dring.kept_own);
       },
       generation);
   } else {
@@ -187,23 +187,27 @@ void syncer_state::check_dct_ring() {
 namespace actors {
 
 // dct.dp-ring=reduce: the accumulator is the change since the common
-// picture plus what this member kept from earlier rounds (the carry). A
-// finished trainer's starts at zero: it passes the others' partial sums on
-// and sends nothing of its own, as the gather's empty change does, so once
-// every trainer has finished the rounds change no replica. After a re-form
-// the carry, of a ring that no longer agrees, is dropped with the picture,
-// and the first round takes every entry.
+// picture plus what this member kept from earlier rounds (the carry, error
+// feedback's residual). A finished trainer drops its carry and relays: its
+// accumulator starts at zero, and it passes on every entry it receives, as
+// f32 values, so it sends nothing of its own (as the gather's empty change),
+// keeps nothing of the others' (a member that kept them and never sent again
+// would hold back their progress), and ends every round with a zero
+// accumulator (x - x is 0). Once every trainer has finished, the rounds
+// change no replica. After a re-form the carry, of a ring that no longer
+// agrees, is dropped with the picture, and the first round takes every
+// entry.
 void syncer_state::start_dct_reduce() {
   const std::size_t n = snapshot.size();
-  if (dring.resync)
-    std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
   dring.kept_own = free_running() && !dring.resync;
+  if (dring.resync || dring.kept_own)
+    std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
   if (dring.kept_own)
     std::fill(dring.acc.begin(), dring.acc.end(), 0.0f);
   else
     for (std::size_t i = 0; i < n; ++i)
       dring.acc[i] = reduced[i] + dring.carry[i];
-  dring.take_all = dring.resync;
+  dring.take_all = dring.resync || dring.kept_own;
   dring.resync = false;
   dring.counts.entries += n;
   count(work::dense_delta, double(n));
@@ -237,35 +241,18 @@ void syncer_state::check_dct_reduce() {
                      dring.base.data(), n);
     std::copy(bmuf.block_start.begin(), bmuf.block_start.end(), dring.base.begin());
   }
-  // The new replica is the new common point. What this member kept, its
-  // own entries and the others' partial sums it did not pass on, waits
-  // beside the replica for the next round (error feedback; dropped without):
+  // The new replica is the new common point (a finished trainer's plus its
+  // own change, which it did not send). What this member kept, its own
+  // entries and the others' partial sums it did not pass on, waits beside
+  // the replica for the next round (error feedback; dropped without):
   // kept in the replica, a member's chunk would carry up to N trainers'
   // changes at full weight (measured worse at 8 and 16 trainers, docs/dct.md).
-  // A finished trainer keeps its own change, which it did not send, and
-  // takes what it kept into its replica, which no later round sends.
-  const bool ef = cfg.dct.error_feedback;
   for (std::size_t i = 0; i < n; ++i)
-    reduced[i] = dring.base[i] +
-                 (finished ? reduced[i] + (ef ? dring.acc[i] + dring.carry[i] : 0.0f) : 0.0f);
-  if (finished)
-    std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
-  else if (ef)
+    reduced[i] = dring.base[i] + (finished ? reduced[i] : 0.0f);
+  if (cfg.dct.error_feedback)
     std::swap(dring.carry, dring.acc);
   cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
   finish_round();
-}
-
-void syncer_state::settle_dct_carry() {
-  if (!dring.reduce || std::all_of(dring.carry.begin(), dring.carry.end(),
-                                   [](float v) { return v == 0.0f; }))
-    return;
-  const std::size_t n = snapshot.size();
-  cfg.replica->copy_out(0, n, snapshot.data());
-  for (std::size_t i = 0; i < n; ++i)
-    reduced[i] = snapshot[i] + dring.carry[i];
-  cfg.replica->merge(cfg.merge, snapshot.data(), reduced.data());
-  std::fill(dring.carry.begin(), dring.carry.end(), 0.0f);
 }
 
 } // namespace actors

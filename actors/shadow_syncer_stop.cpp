@@ -40,7 +40,6 @@ void syncer_state::finish_stop() {
   if (!easgd.senders.empty()) // dense EASGD: the whole ranges both ways
     stats.dct_dense_bytes = 4 * (stats.dct_sent_of + stats.dct_replied_of);
   if (dct_ring()) {
-    settle_dct_carry();
     stats.dct_sent = dring.counts.values;
     stats.dct_sent_of = dring.counts.entries;
     stats.dct_refreshes = dring.counts.refreshes;

@@ -40,8 +40,10 @@ struct dct_ring_family {
   std::optional<model::dct_chunk_thresholds> chunk_tau; // reduce: per chunk
   std::vector<float> acc;   // reduce: the round's accumulator [replica size]
   std::vector<float> carry; // reduce: what the last round kept, for the next
-  bool take_all = false;    // reduce: this round sends every entry (a re-formed ring)
-  bool kept_own = false;    // reduce: a finished trainer's round: its change stays out
+  bool take_all = false;    // reduce: this round passes every entry on (a re-formed
+                            // ring, a finished trainer)
+  bool kept_own = false;    // reduce: a finished trainer's round: its change stays out,
+                            // the values go as f32
   std::vector<messages::ring_sparse> early_pieces; // arrived before peers_atom
   std::vector<float> base;                         // [replica size]
   std::optional<model::dct_layer_thresholds> tau;

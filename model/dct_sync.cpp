@@ -95,10 +95,11 @@ dct_chunk_thresholds::dct_chunk_thresholds(const dct_settings& s, std::size_t si
 }
 
 void dct_chunk_thresholds::take(std::size_t chunk, float* x, sparse_vector& out, dct_counts& c,
-                                bool all) {
+                                bool all, bool round) {
   SS_CHECK(chunk < taus_.size(), "dct_chunk_thresholds: a chunk of the split");
   taus_[chunk].apply(x, out, c, all);
-  s_.round_dp(out);
+  if (round)
+    s_.round_dp(out);
   for (std::size_t k = 0; k < out.nnz(); ++k)
     x[out.index[k]] -= out.value[k];
 }

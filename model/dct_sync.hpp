@@ -168,9 +168,11 @@ public:
                        std::uint64_t seed);
   // out = the entries of chunk c of the accumulator (x: the chunk's
   // entries) at or above their tau, every nonzero one when `all`, rounded
-  // as s.round_dp rounds them; x loses exactly what out holds (with
-  // error feedback the rounding's error stays in x). Counts estimates in c.
-  void take(std::size_t chunk, float* x, sparse_vector& out, dct_counts& c, bool all);
+  // as s.round_dp rounds them when `round` (else f32, exact); x loses
+  // exactly what out holds (the rounding's error stays in x). Counts
+  // estimates in c.
+  void take(std::size_t chunk, float* x, sparse_vector& out, dct_counts& c, bool all,
+            bool round = true);
 
 private:
   dct_settings s_;
