@@ -7,7 +7,8 @@ namespace actors {
 
 ring_allreduce::ring_allreduce(std::uint32_t rank, std::uint32_t n, send_fn send,
                                std::uint32_t generation)
-  : rank_(rank), n_(n), send_(std::move(send)), generation_(generation) {
+  : rank_(rank), n_(n), send_(std::move(send)), generation_(generation),
+    stash_(max_early_chunks(n)) {
   SS_CHECK(n >= 1 && rank < n, "ring_allreduce: rank within the ring");
 }
 
@@ -62,18 +63,10 @@ std::string ring_allreduce::receive(messages::ring_chunk&& chunk) {
     return "stale ring chunk: round " + std::to_string(chunk.round) + " step " +
            std::to_string(chunk.step) + ", expected round " + std::to_string(round_) +
            " step " + std::to_string(step_);
-  const auto key = std::make_pair(chunk.round, chunk.step);
-  if (!current || chunk.step > step_) {
-    if (stash_.size() >= max_stashed())
-      return "ring chunk round " + std::to_string(key.first) + " step " +
-             std::to_string(key.second) + " would be early chunk " +
-             std::to_string(stash_.size() + 1) + ", more than two rounds ahead allow (" +
-             std::to_string(max_stashed()) + ")";
-    if (!stash_.emplace(key, std::move(chunk)).second)
-      return "duplicate ring chunk: round " + std::to_string(key.first) + " step " +
-             std::to_string(key.second);
-    return {};
-  }
+  if (!current || chunk.step > step_)
+    return stash_.keep(chunk.round, chunk.step, std::move(chunk),
+                       "ring chunk: round " + std::to_string(chunk.round) + " step " +
+                         std::to_string(chunk.step));
   if (auto err = apply(std::move(chunk)); !err.empty())
     return err;
   return drain();
@@ -102,16 +95,9 @@ std::string ring_allreduce::apply(messages::ring_chunk&& chunk) {
 }
 
 std::string ring_allreduce::drain() {
-  while (active()) {
-    auto i = stash_.find(std::make_pair(round_, step_));
-    if (i == stash_.end())
-      return {};
-    auto chunk = std::move(i->second);
-    stash_.erase(i);
-    if (auto err = apply(std::move(chunk)); !err.empty())
-      return err;
-  }
-  return {};
+  return stash_.drain(
+    round_, [this] { return active(); }, [this] { return step_; },
+    [this](messages::ring_chunk&& c) { return apply(std::move(c)); });
 }
 
 } // namespace actors

@@ -30,12 +30,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 
+#include "actors/ring_stash.hpp"
 #include "messages/messages.hpp"
 #include "model/sync_rules.hpp"
 
@@ -95,7 +95,7 @@ private:
   std::vector<model::range> chunks_;
   bool done_ = false;
   std::uint64_t bytes_sent_ = 0;
-  std::map<std::pair<std::uint64_t, std::uint32_t>, messages::ring_chunk> stash_;
+  ring_stash<messages::ring_chunk> stash_;
 };
 
 } // namespace actors

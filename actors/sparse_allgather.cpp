@@ -6,7 +6,8 @@ namespace actors {
 
 sparse_allgather::sparse_allgather(std::uint32_t rank, std::uint32_t n, std::uint32_t size,
                                    send_fn send, std::uint32_t generation)
-    : rank_(rank), n_(n), size_(size), send_(std::move(send)), generation_(generation), got_(n) {
+    : rank_(rank), n_(n), size_(size), send_(std::move(send)), generation_(generation), got_(n),
+      stash_(max_early(n)) {
   SS_CHECK(n >= 1 && rank < n, "sparse_allgather: rank within the ring");
 }
 
@@ -40,17 +41,10 @@ std::string sparse_allgather::receive(messages::ring_sparse&& piece) {
     return "stale ring vector: round " + std::to_string(piece.round) + " from member " +
            std::to_string(piece.origin) + ", expected round " + std::to_string(round_) +
            " from member " + std::to_string(origin_at(step_));
-  const auto key = std::make_pair(piece.round, step);
   if (!current || step > step_) {
-    if (stash_.size() >= max_early(n_))
-      return "ring vector of round " + std::to_string(key.first) + " from member " +
-             std::to_string(piece.origin) + " would be early vector " +
-             std::to_string(stash_.size() + 1) + ", more than two rounds ahead allow (" +
-             std::to_string(max_early(n_)) + ")";
-    if (!stash_.emplace(key, std::move(piece)).second)
-      return "duplicate ring vector: round " + std::to_string(key.first) + " from member " +
-             std::to_string(origin_at(key.second));
-    return {};
+    const auto what = "ring vector: round " + std::to_string(piece.round) + " from member " +
+                      std::to_string(piece.origin);
+    return stash_.keep(piece.round, step, std::move(piece), what);
   }
   if (auto err = apply(std::move(piece)); !err.empty())
     return err;
@@ -70,16 +64,9 @@ std::string sparse_allgather::apply(messages::ring_sparse&& piece) {
 }
 
 std::string sparse_allgather::drain() {
-  while (active()) {
-    auto i = stash_.find(std::make_pair(round_, step_));
-    if (i == stash_.end())
-      return {};
-    auto piece = std::move(i->second);
-    stash_.erase(i);
-    if (auto err = apply(std::move(piece)); !err.empty())
-      return err;
-  }
-  return {};
+  return stash_.drain(
+    round_, [this] { return active(); }, [this] { return step_; },
+    [this](messages::ring_sparse&& p) { return apply(std::move(p)); });
 }
 
 void sparse_allgather::add_sum(float* dst, float scale) const {

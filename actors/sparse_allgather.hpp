@@ -22,11 +22,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "actors/ring_stash.hpp"
 #include "messages/messages.hpp"
 #include "model/dct_codec.hpp"
 
@@ -72,7 +72,7 @@ private:
   std::uint32_t step_ = 0; // the step whose vector is expected next
   bool begun_ = false, done_ = false;
   std::vector<model::sparse_vector> got_; // per origin
-  std::map<std::pair<std::uint64_t, std::uint32_t>, messages::ring_sparse> stash_;
+  ring_stash<messages::ring_sparse> stash_;
 };
 
 } // namespace actors

@@ -7,7 +7,8 @@ namespace actors {
 sparse_ring_reduce::sparse_ring_reduce(std::uint32_t rank, std::uint32_t n, std::uint32_t size,
                                        send_fn send, take_fn take, std::uint32_t generation)
     : rank_(rank), n_(n), size_(size), send_(std::move(send)), take_(std::move(take)),
-      generation_(generation), chunks_(model::split_range(size, n)), agreed_(n) {
+      generation_(generation), chunks_(model::split_range(size, n)), agreed_(n),
+      stash_(max_early(n)) {
   SS_CHECK(n >= 1 && rank < n, "sparse_ring_reduce: rank within the ring");
 }
 
@@ -61,17 +62,10 @@ std::string sparse_ring_reduce::receive(messages::ring_sparse&& piece) {
     return "stale ring payload: round " + std::to_string(piece.round) + " step " +
            std::to_string(piece.step) + ", expected round " + std::to_string(round_) +
            " step " + std::to_string(step_);
-  const auto key = std::make_pair(piece.round, piece.step);
   if (!current || piece.step > step_) {
-    if (stash_.size() >= max_early(n_))
-      return "ring payload of round " + std::to_string(key.first) + " step " +
-             std::to_string(key.second) + " would be early payload " +
-             std::to_string(stash_.size() + 1) + ", more than two rounds ahead allow (" +
-             std::to_string(max_early(n_)) + ")";
-    if (!stash_.emplace(key, std::move(piece)).second)
-      return "duplicate ring payload: round " + std::to_string(key.first) + " step " +
-             std::to_string(key.second);
-    return {};
+    const auto what = "ring payload: round " + std::to_string(piece.round) + " step " +
+                      std::to_string(piece.step);
+    return stash_.keep(piece.round, piece.step, std::move(piece), what);
   }
   if (auto err = apply(std::move(piece)); !err.empty())
     return err;
@@ -106,16 +100,9 @@ std::string sparse_ring_reduce::apply(messages::ring_sparse&& piece) {
 }
 
 std::string sparse_ring_reduce::drain() {
-  while (active()) {
-    auto i = stash_.find(std::make_pair(round_, step_));
-    if (i == stash_.end())
-      return {};
-    auto piece = std::move(i->second);
-    stash_.erase(i);
-    if (auto err = apply(std::move(piece)); !err.empty())
-      return err;
-  }
-  return {};
+  return stash_.drain(
+    round_, [this] { return active(); }, [this] { return step_; },
+    [this](messages::ring_sparse&& p) { return apply(std::move(p)); });
 }
 
 void sparse_ring_reduce::add_sum(float* dst, float scale) const {

@@ -35,11 +35,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "actors/ring_stash.hpp"
 #include "messages/messages.hpp"
 #include "model/dct_codec.hpp"
 #include "model/sync_rules.hpp"
@@ -103,7 +103,7 @@ private:
   std::uint64_t received_ = 0, taken_ = 0;
   model::sparse_vector scratch_;
   std::vector<model::sparse_vector> agreed_; // per chunk, indices within the chunk
-  std::map<std::pair<std::uint64_t, std::uint32_t>, messages::ring_sparse> stash_;
+  ring_stash<messages::ring_sparse> stash_;
 };
 
 } // namespace actors

@@ -215,4 +215,30 @@ inline void start_all(test::actor_fixture& fx, const std::vector<syncer_actor>& 
     fx.self->send(s, start_atom::value);
 }
 
+// A ring of 3 syncers (ss, over reps; cfg.reform_on_loss, one round per
+// second): round 1 with all three, member 2 killed, the survivors re-formed
+// as generation 1, and round 2 run. Returns the survivors' replicas as round
+// 1 left them.
+inline std::vector<std::vector<float>> round_after_reform(test::actor_fixture& fx,
+                                                          const std::vector<syncer_actor>& ss,
+                                                          const std::vector<replica_ptr>& reps) {
+  start_all(fx, ss);
+  fx.run();
+  REQUIRE(state_of(ss[0]).stats.rounds == 1);
+  fx.self->send_exit(ss[2], caf::exit_reason::kill);
+  fx.run();
+  std::vector<caf::strong_actor_ptr> survivors{caf::actor_cast<caf::strong_actor_ptr>(ss[0]),
+                                               caf::actor_cast<caf::strong_actor_ptr>(ss[1])};
+  std::vector<std::vector<float>> before{values(reps[0]), values(reps[1])};
+  for (std::uint32_t r = 0; r < 2; ++r)
+    fx.self->send(ss[r], peers_atom::value, std::uint32_t{1}, r, survivors);
+  fx.run();
+  fx.advance(std::chrono::seconds(1)); // the pause before round 2
+  fx.run();
+  REQUIRE(state_of(ss[0]).generation == 1);
+  REQUIRE(state_of(ss[0]).stats.rounds == 2);
+  REQUIRE(state_of(ss[1]).stats.rounds == 2);
+  return before;
+}
+
 } // namespace syncer_test
