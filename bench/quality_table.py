@@ -115,7 +115,7 @@ def batch_of(n):  # train.batch-size=0 (docs/RESULTS.md 4d) unless an extra opti
     for o in a.extra:
         if o.startswith("--train.batch-size=") and int(o.split("=")[1]) > 0:
             return int(o.split("=")[1])
-    return 128 if n <= 4 else max(32, 512 // n)
+    return 128 if n <= 4 else min(128, max(16, 4096 // (n * n)))
 
 
 def set_args(name):

@@ -310,7 +310,10 @@ double effective_dilation(const train_config& c) {
 std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers) {
   if (mode == cluster_mode::sequential || trainers <= 4)
     return 128;
-  return std::max<std::size_t>(32, 512 / trainers);
+  // One round of batches, trainers x batch, holds 4096 / trainers examples
+  // (512 at 8 trainers, 256 at 16), at most 128 and at least 16 a worker.
+  const std::size_t batch = 4096 / (trainers * trainers);
+  return std::clamp<std::size_t>(batch, 16, 128);
 }
 
 std::size_t auto_dense_shards(std::size_t trainers, bool easgd) {

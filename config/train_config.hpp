@@ -120,10 +120,14 @@ double effective_dilation(const train_config& c);
 // preempted and moved between cores (docs/RESULTS.md, 2b). Every actor
 // system the project starts sets it.
 // train.batch-size=0 (the default): 128 examples per worker, and with more
-// than 4 trainers 512 / trainers, at least 32 (16 trainers: 32). Each
-// replica then takes enough dense steps between syncs: at 16 trainers and
-// 128, every shadow method ended 1.6-2.9 % above the sequential engine's
-// eval NE on 100 000 rows, at 32 within 0.2-1.3 % (docs/RESULTS.md 4d).
+// than 4 trainers 4096 / trainers^2, at most 128 and at least 16 (8
+// trainers: 64; 16 and more: 16): one round of batches (trainers x batch
+// examples) holds 4096 / trainers, 512 at 8 trainers and 256 at 16. Each
+// replica then takes enough dense steps between syncs: at 16 trainers a
+// batch of 128 left every shadow method 1.6-2.9 % above the sequential
+// engine's eval NE on 100 000 rows; 32 left S-EASGD and S-MA +1.3-1.4 % on
+// 1 600 000 rows over six seeds, 16 +0.5 %; at 8 trainers 45 was worse than
+// 64 (docs/RESULTS.md 4d, 4g).
 std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers);
 
 // cluster.dense-shards=0 (the default): under EASGD (shadow or foreground)

@@ -92,7 +92,7 @@ void add_train_options(option_set& o) {
   // [train]
   add(o, "train.batch-size", i, "0",
       "examples per mini-batch of each worker (0 = auto: 128, and with more than 4 trainers "
-      "512 / cluster.trainers, at least 32)",
+      "4096 / cluster.trainers^2, at most 128 and at least 16)",
       {}, 0, 1 << 20);
   add(o, "train.epochs", i, "1", "passes over the training data (CTR practice: one)", {}, 1, 1000);
   add(o, "train.max-examples", i, "0", "stop after this many training examples (0 = all)", {}, 0);

@@ -117,10 +117,14 @@ TEST_CASE("S-EASGD at 16 trainers: the derived centre shards are not saturated")
   MESSAGE("busy share of a centre shard: derived (" << cfg.cluster.dense_shards << ") " << bd
                                                     << ", one " << b1 << "; rounds " << derived.sync.rounds
                                                     << " / " << one.sync.rounds);
-  // Measured: 0.247 and 0.771 (the run's start and end are in its time too).
+  // Measured at the batch of 32 then derived for 16 trainers: 0.247 and
+  // 0.771, and the four shards ran more rounds than one. At today's 16
+  // (docs/RESULTS.md 4g): 0.208 and 0.980, and one saturated shard runs more
+  // rounds than four (1 105 against 872 here; 44 580 against 34 366 on
+  // 1 600 000 rows, eval NE within 0.2 % either way over three seeds), so
+  // the rounds are not compared.
   CHECK(b1 > 0.7);
   CHECK(bd < 0.35);
-  CHECK(derived.sync.rounds > one.sync.rounds);
 }
 
 TEST_CASE("dct: the centre shards derived from the trainers") {

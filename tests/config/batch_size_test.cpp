@@ -1,5 +1,5 @@
 // Derived defaults: train.batch-size=0, 128 per worker, and beyond 4
-// trainers 512 / trainers, at least 32; scheduler.max-throughput=-1, from
+// trainers 4096 / trainers^2, 16 to 128; scheduler.max-throughput=-1, from
 // the sync algorithm. A value that is set wins.
 #include <doctest/doctest.h>
 
@@ -32,10 +32,12 @@ TEST_CASE("the batch size is derived from the number of trainers unless set") {
   CHECK(batch_of({"--cluster.mode=sequential", "--cluster.trainers=16"}) == 128);
   CHECK(batch_of({"--cluster.trainers=1"}) == 128);
   CHECK(batch_of({"--cluster.trainers=4"}) == 128);
-  CHECK(batch_of({"--cluster.trainers=5"}) == 102);
+  CHECK(batch_of({"--cluster.trainers=5"}) == 128);
+  CHECK(batch_of({"--cluster.trainers=6"}) == 113);
   CHECK(batch_of({"--cluster.trainers=8"}) == 64);
-  CHECK(batch_of({"--cluster.trainers=16"}) == 32);
-  CHECK(batch_of({"--cluster.trainers=64"}) == 32);
+  CHECK(batch_of({"--cluster.trainers=12"}) == 28);
+  CHECK(batch_of({"--cluster.trainers=16"}) == 16);
+  CHECK(batch_of({"--cluster.trainers=64"}) == 16);
   CHECK(batch_of({"--cluster.trainers=16", "--train.batch-size=128"}) == 128);
   CHECK(batch_of({"--cluster.trainers=2", "--train.batch-size=7"}) == 7);
 }
