@@ -257,7 +257,7 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
     return e;
   if (c.cluster.dense_shards == 0)
     c.cluster.dense_shards =
-      auto_dense_shards(c.cluster.trainers, model::is_easgd(c.sync.algorithm));
+      auto_dense_shards(c.cluster.trainers, model::is_easgd(c.sync.algorithm), c.dct.dp);
   if (c.dct.per_layer)
     c.dct.layer_starts = dct_layer_starts(c.arch);
   if (auto e = build_net_settings(o, c.cluster.mode, c.net))
@@ -316,8 +316,12 @@ std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers) {
   return std::clamp<std::size_t>(batch, 16, 128);
 }
 
-std::size_t auto_dense_shards(std::size_t trainers, bool easgd) {
-  return easgd ? std::max<std::size_t>(1, (trainers + 3) / 4) : 1;
+std::size_t auto_dense_shards(std::size_t trainers, bool easgd, bool dct_dp) {
+  if (!easgd)
+    return 1;
+  if (dct_dp && trainers > 4)
+    return trainers;
+  return std::max<std::size_t>(1, (trainers + 3) / 4);
 }
 
 std::size_t scheduler_threads(const train_config& c) {

@@ -139,7 +139,10 @@ std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers);
 // one gave +0.87 % (set b, seeds 1-3; docs/RESULTS.md 4e). With dct.dp a
 // DCT exchange costs the shard 5.6x a dense one, and one shard of 16
 // trainers answered 1 099 rounds against dense EASGD's 5 001 (docs/dct.md).
-std::size_t auto_dense_shards(std::size_t trainers, bool easgd);
+// So with dct.dp above 4 trainers: one per trainer (at 16 trainers and the
+// batch of 16, four shards were 99.5 % busy and S-EASGD lost +1.18 / +1.28 %
+// against dense, sixteen +0.69 / +0.65 %: docs/dct.md).
+std::size_t auto_dense_shards(std::size_t trainers, bool easgd, bool dct_dp = false);
 
 std::size_t scheduler_threads(const train_config& c);
 // std::thread::hardware_concurrency(), at least 1 (it may answer 0).

@@ -123,7 +123,8 @@ void add_train_options(option_set& o) {
   add(o, "cluster.embedding-shards", i, "2", "embedding parameter shards", {}, 1, 1024);
   add(o, "cluster.dense-shards", i, "0",
       "dense (EASGD centre) shards; 0 = derived: under EASGD one per 4 trainers, rounded up "
-      "(one centre for 16 trainers is busy the whole pass and each exchange waits), else 1",
+      "(one centre for 16 trainers is busy the whole pass and each exchange waits), with "
+      "dct.dp above 4 trainers one per trainer, else 1",
       {}, 0, 1024);
   add(o, "cluster.timeout-ms", i, "30000",
       "timeout of every request between actors, at most one day (86400000)", {}, 1,

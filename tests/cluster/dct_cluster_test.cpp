@@ -81,7 +81,7 @@ TEST_CASE("dct: S-EASGD at 16 trainers keeps the dense sync's round rate (derive
   const test::synthetic_train_file d("dct16", 40000, 5);
   const auto cmd = easgd16(d);
   const auto dct_cfg = test::train_config_of(test::with(cmd, {"--dct.dp=true"}));
-  CHECK(dct_cfg.cluster.dense_shards == 4);
+  CHECK(dct_cfg.cluster.dense_shards == 16);
   CHECK(test::train_config_of(cmd).cluster.dense_shards == 4);
   auto ma = cmd;
   ma.back() = "--sync.algorithm=s-ma"; // no centre: one (unused) shard
@@ -134,9 +134,16 @@ TEST_CASE("dct: the centre shards derived from the trainers") {
   CHECK(runtime::auto_dense_shards(16, true) == 4);
   CHECK(runtime::auto_dense_shards(64, true) == 16);
   CHECK(runtime::auto_dense_shards(16, false) == 1);
+  // Under dct.dp above 4 trainers: one per trainer.
+  CHECK(runtime::auto_dense_shards(4, true, true) == 1);
+  CHECK(runtime::auto_dense_shards(5, true, true) == 5);
+  CHECK(runtime::auto_dense_shards(16, true, true) == 16);
+  CHECK(runtime::auto_dense_shards(16, false, true) == 1);
   const std::vector<std::string> at16{"--cluster.mode=simulated", "--cluster.trainers=16",
                                       "--dct.dp=true"};
-  CHECK(test::train_config_of(at16).cluster.dense_shards == 4);
+  CHECK(test::train_config_of(at16).cluster.dense_shards == 16);
+  CHECK(test::train_config_of({"--cluster.mode=simulated", "--cluster.trainers=16"})
+          .cluster.dense_shards == 4); // S-EASGD without DCT
   CHECK(test::train_config_of(test::with(at16, {"--cluster.dense-shards=1"}))
           .cluster.dense_shards == 1); // given, kept
   CHECK(test::train_config_of(test::with(at16, {"--sync.algorithm=s-ma"}))
