@@ -126,8 +126,8 @@ double effective_dilation(const train_config& c);
 // replica then takes enough dense steps between syncs: at 16 trainers a
 // batch of 128 left every shadow method 1.6-2.9 % above the sequential
 // engine's eval NE on 100 000 rows; 32 left S-EASGD and S-MA +1.3-1.4 % on
-// 1 600 000 rows over six seeds, 16 +0.5 %; at 8 trainers 45 was worse than
-// 64 (docs/RESULTS.md 4d, 4g).
+// set a's 1 600 000 rows over six seeds, 16 +0.5 %; at 8 trainers 45 was
+// worse than 64 (docs/RESULTS.md 4d, 4g).
 std::size_t auto_batch_size(cluster_mode mode, std::size_t trainers);
 
 // cluster.dense-shards=0 (the default): under EASGD (shadow or foreground)

@@ -76,8 +76,9 @@ TEST_CASE("dct: S-EASGD at 16 trainers keeps the dense sync's round rate (derive
   // 16 trainers it was busy all the pass and answered a quarter of the dense
   // run's rounds (195 against 775 here; 1 099 against 5 001 on 200 000 rows,
   // where that cost +1.04 % eval NE: docs/dct.md). The default derives one
-  // shard per 4 trainers under EASGD, DCT or not: 728 DCT rounds here, 937
-  // dense (775 with the dense run's one shard before it was derived too).
+  // shard per 4 trainers under EASGD, and with dct.dp above 4 trainers one
+  // per trainer: 1 936 DCT rounds here against the dense run's 872 (at the
+  // batch of 32, four shards each: 728 and 937).
   const test::synthetic_train_file d("dct16", 40000, 5);
   const auto cmd = easgd16(d);
   const auto dct_cfg = test::train_config_of(test::with(cmd, {"--dct.dp=true"}));
@@ -121,8 +122,8 @@ TEST_CASE("S-EASGD at 16 trainers: the derived centre shards are not saturated")
   // 0.771, and the four shards ran more rounds than one. At today's 16
   // (docs/RESULTS.md 4g): 0.208 and 0.980, and one saturated shard runs more
   // rounds than four (1 105 against 872 here; 44 580 against 34 366 on
-  // 1 600 000 rows, eval NE within 0.2 % either way over three seeds), so
-  // the rounds are not compared.
+  // 1 600 000 rows, where the mean eval NE of three seeds was within 0.2 %
+  // either way), so the rounds are not compared.
   CHECK(b1 > 0.7);
   CHECK(bd < 0.35);
 }
