@@ -230,7 +230,6 @@ void syncer_state::check_dct_reduce() {
   const std::size_t n = snapshot.size();
   const float members = static_cast<float>(peers.empty() ? 1 : peers.size());
   const bool finished = dring.kept_own;
-  dring.take_all = false;
   dring.received += dring.reduce->received_values();
   dring.counts.values += dring.reduce->taken_values();
   dring.dense_bytes += dring.dense_bytes_per_round;

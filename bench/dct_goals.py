@@ -3,14 +3,16 @@
 clock (deterministic: one run per cell), on two generated sets (seeds 1, 2):
 - dct.dp: bytes per round against the dense sync, and eval NE against the
   dense run, S-EASGD, S-MA and S-BMUF at 4 and 16 trainers;
-- dct.mp: lookup + push bytes per example against dense, 2 trainers;
+- dct.mp: lookup + push bytes per example against dense, 2 trainers
+  (--mp-trainers);
 - end to end: virtual seconds at 1 and 10 Gbit/s, 16 trainers, dense against
   dct.mp, dct.dp and both.
 Two runs at a time (the virtual clock is one thread). Extra options after
 `--` go to every DCT run (e.g. -- --dct.dp-keep=0.002).
 
 usage: bench/dct_goals.py [--shadowsync build/shadowsync] [--parts dp,mp,e2e]
-       [--seeds 1,2] [--rows 200000] [--work DIR] [-- OPTIONS...]
+       [--seeds 1,2] [--rows 200000] [--trainers 4,16] [--mp-trainers 2]
+       [--work DIR] [-- OPTIONS...]
 Results are cached in WORK by the run's arguments, so a rerun only runs
 what changed.
 """
@@ -21,7 +23,8 @@ ap.add_argument("--shadowsync", default="build/shadowsync")
 ap.add_argument("--parts", default="dp,mp,e2e")
 ap.add_argument("--seeds", default="1,2")
 ap.add_argument("--rows", type=int, default=200000)
-ap.add_argument("--trainers", default="4,16")
+ap.add_argument("--trainers", default="4,16", help="dp: the numbers of trainers")
+ap.add_argument("--mp-trainers", default="2", help="mp: the numbers of trainers")
 ap.add_argument("--algorithms", default="s-easgd,s-ma,s-bmuf")
 ap.add_argument("--work", default="/tmp/dct-goals")
 ap.add_argument("--jobs", type=int, default=2)
@@ -89,17 +92,19 @@ if "dp" in parts:
 
 if "mp" in parts:
     jobs = {}
+    mp_trainers = a.mp_trainers.split(",")
     for s in seeds:
-        args = base(s) + ["--cluster.trainers=2", "--sync.algorithm=s-easgd"]
-        jobs[(s, "dense")] = args
-        jobs[(s, "mp")] = args + ["--dct.mp=true"] + a.extra
+        for n in mp_trainers:
+            args = base(s) + [f"--cluster.trainers={n}", "--sync.algorithm=s-easgd"]
+            jobs[(s, n, "dense")] = args
+            jobs[(s, n, "mp")] = args + ["--dct.mp=true"] + a.extra
     r = run_all(jobs)
-    print("| set | dense eval NE | bytes/example | reduction | eval NE | vs dense | rows / grads sent |"
-          "\n|---|---|---|---|---|---|---|")
-    for s in seeds:
-        m, dense = r[(s, "mp")], r[(s, "dense")]
+    print("| set | trainers | dense eval NE | bytes/example | reduction | eval NE | vs dense | rows / grads sent |"
+          "\n|---|---|---|---|---|---|---|---|")
+    for s, n in ((s, n) for s in seeds for n in mp_trainers):
+        m, dense = r[(s, n, "mp")], r[(s, n, "dense")]
         d = m["dct"]["mp"]
-        print(f"| {s} | {dense['eval_ne']:.4f} | {d['bytes_per_example']:.1f} | {d['reduction']:.2f}x | "
+        print(f"| {s} | {n} | {dense['eval_ne']:.4f} | {d['bytes_per_example']:.1f} | {d['reduction']:.2f}x | "
               f"{m['eval_ne']:.4f} | {ne_change(m, dense):+.2f} % | {100 * d['row_fraction']:.1f} % / "
               f"{100 * d['grad_fraction']:.2f} % |", flush=True)
 

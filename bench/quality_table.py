@@ -111,11 +111,11 @@ def metrics(args):
         return json.load(f)
 
 
-def batch_of(n):  # train.batch-size=0 (docs/RESULTS.md 4d) unless an extra option sets it
-    for o in a.extra:
-        if o.startswith("--train.batch-size=") and int(o.split("=")[1]) > 0:
-            return int(o.split("=")[1])
-    return 128 if n <= 4 else min(128, max(16, 4096 // (n * n)))
+def batch_of(cells, n):
+    """The batch the runs of row n trained on, as their metrics say ("?" from a binary
+    older than the batch_size key; several values joined by /)."""
+    got = sorted({str(m.get("batch_size", "?")) for alg in algs for m in cells[(n, alg)]})
+    return "/".join(got)
 
 
 def set_args(name):
@@ -188,7 +188,7 @@ for name, desc, ref, cells in results:
             row.append((f"**{g:+.2f}**" if g > a.goal else f"{g:+.2f}") + spread(cells[(n, alg)], ref))
             if n == 16 and g > a.goal:
                 over16.append(f"{name} {NAMES.get(alg, alg)} {g:+.2f} %")
-        lines.append(f"| {name} | {desc} | {n} | {batch_of(n)} | {mean_ne(ref):.4f} | " + " | ".join(row) + " |")
+        lines.append(f"| {name} | {desc} | {n} | {batch_of(cells, n)} | {mean_ne(ref):.4f} | " + " | ".join(row) + " |")
 lines += ["", "Virtual examples/s (thousands) of the same runs:", "",
           f"| set | N | {head} |", "|---|---|" + "---|" * len(algs)]
 for name, desc, ref, cells in results:

@@ -65,6 +65,7 @@ std::string to_json(const run_metrics& m) {
   j["eval_cut_bags"] = m.eval_cut_bags;
   j["trainers"] = m.trainers;
   j["workers_per_trainer"] = m.workers_per_trainer;
+  j["batch_size"] = m.batch_size;
   j["flops_per_example"] = m.flops_per_example;
   j["gflops"] = m.gflops();
   j["eval_model"] = m.eval_model;

@@ -1,7 +1,7 @@
 #pragma once
 // The result of one training run and its JSON form (DESIGN.md section 8):
 // examples, seconds, examples_per_second, simulated_examples_per_second,
-// train_ne, eval_*, trainers, workers_per_trainer, a `sync` object and a
+// train_ne, eval_*, trainers, workers_per_trainer, batch_size, a `sync` object and a
 // `net` object (null without the network model), and a `checkpoint` object
 // (null unless the simulated cluster cut checkpoints while training).
 #include <cstdint>
@@ -196,6 +196,7 @@ struct collision_metrics {
 struct run_metrics {
   std::string mode = "sequential";
   std::string arch;
+  std::size_t batch_size = 0;      // the batch each worker trains on (train.batch-size or derived)
   std::uint64_t examples = 0;
   double seconds = 0;               // training time, wall or virtual (excludes evaluation)
   double train_ne = 0;              // progressive, before each update

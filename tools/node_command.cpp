@@ -126,6 +126,7 @@ int node_command(const std::vector<std::string>& raw) {
   runtime::run_metrics m;
   m.mode = "multi-node";
   m.arch = cfg.arch_name;
+  m.batch_size = cfg.train.batch_size;
   runtime::progress_reporter progress(coordinator ? cfg.output.progress : "none",
                                       cfg.output.progress_seconds, "train");
   run_output output;

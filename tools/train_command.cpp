@@ -88,6 +88,7 @@ int train_command(const std::vector<std::string>& raw_args) {
   runtime::run_metrics m;
   m.mode = runtime::to_string(cfg.cluster.mode);
   m.arch = cfg.arch_name;
+  m.batch_size = cfg.train.batch_size;
   runtime::progress_reporter progress(cfg.output.progress, cfg.output.progress_seconds, "train");
   run_output output;
   if (!output.open(cfg, opts.effective_ini(), progress, opts.config_file()))

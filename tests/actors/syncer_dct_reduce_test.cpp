@@ -26,6 +26,23 @@ syncer_config reduce_config(sync_algorithm alg, model::merge_mode merge, double 
   return cfg;
 }
 
+// Three S-MA members (9 floats each, keep 0.25) after their first round:
+// each holds a carry, the entries its first round did not pass on.
+struct ring_after_round_one {
+  std::vector<replica_ptr> reps = distinct_replicas(3, 9);
+  std::vector<syncer_actor> ss;
+  reaper rip;
+  explicit ring_after_round_one(test::actor_fixture& fx)
+      : ss(spawn_ring(fx, reduce_config(sync_algorithm::s_ma, model::merge_mode::delta, 0.25, 9),
+                      reps)),
+        rip(fx) {
+    rip.add_all(ss);
+    start_all(fx, ss);
+    fx.run();
+    REQUIRE(state_of(ss[0]).stats.rounds == 1);
+  }
+};
+
 } // namespace
 
 TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp-ring=reduce: one picture everywhere, the replicas at it, and what was kept waits beside them") {
@@ -86,15 +103,9 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp-ring=reduce: the
   // The carry is error feedback's residual: changes made against pictures
   // the ring has left. Put into the replicas at the stop, it made the final
   // average worse (docs/dct.md), so the replicas stay at the picture.
-  auto reps = distinct_replicas(3, 9);
-  auto ss = spawn_ring(*this, reduce_config(sync_algorithm::s_ma, model::merge_mode::delta,
-                                            0.25, 9),
-                       reps);
-  reaper rip{*this};
-  rip.add_all(ss);
-  start_all(*this, ss);
-  run();
-  REQUIRE(state_of(ss[0]).stats.rounds == 1);
+  ring_after_round_one ring(*this);
+  auto& reps = ring.reps;
+  auto& ss = ring.ss;
   const auto picture = state_of(ss[0]).dring.base;
   std::vector<std::shared_ptr<test::reply_slot<sync_stats>>> stops;
   for (auto& s : ss)
@@ -177,19 +188,13 @@ TEST_CASE_FIXTURE(test::actor_fixture, "syncer fr-ma with dct.dp-ring=reduce: on
 }
 
 TEST_CASE_FIXTURE(test::actor_fixture, "syncer s-ma with dct.dp-ring=reduce: a finished trainer passes the others' partial sums on and keeps none") {
-  std::vector<float> total(9, 0.0f);
-  auto reps = distinct_replicas(3, 9);
-  for (const auto& r : reps)
+  std::vector<float> total(9, 0.0f); // of the replicas the ring starts from
+  for (const auto& r : distinct_replicas(3, 9))
     for (std::size_t i = 0; i < 9; ++i)
       total[i] += values(r)[i];
-  auto ss = spawn_ring(*this, reduce_config(sync_algorithm::s_ma, model::merge_mode::delta,
-                                            0.25, 9),
-                       reps);
-  reaper rip{*this};
-  rip.add_all(ss);
-  start_all(*this, ss);
-  run();
-  REQUIRE(state_of(ss[0]).stats.rounds == 1);
+  ring_after_round_one ring(*this);
+  auto& reps = ring.reps;
+  auto& ss = ring.ss;
   const auto dropped = state_of(ss[0]).dring.carry; // what trainer 0 kept in round 1
   self->send(ss[0], end_atom::value); // trainer 0 has finished; 1 and 2 go on
   run();

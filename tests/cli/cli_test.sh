@@ -67,6 +67,14 @@ if [ -s "$tmp/v1.json" ] && cmp -s "$tmp/v1.json" "$tmp/v2.json" \
 else
   bad "default runs: $(head -c 300 "$tmp/v1.json") vs $(head -c 300 "$tmp/v2.json")"
 fi
+# The metrics name the batch the workers trained on: the default 128, and the
+# one derived from 6 trainers (4096 / 36 = 113; docs/RESULTS.md 4d).
+"$bin" train --data.train="$tmp/train.tsv" --data.eval= --model.rows-per-table=1000 \
+  --cluster.trainers=6 --output.progress=none --output.metrics="$tmp/b6.json" > "$tmp/b6.log" 2>&1 \
+  || bad "6-trainer run: $(tail -n 3 "$tmp/b6.log")"
+got="$(json "$tmp/m.json" "d.get('batch_size')") $(json "$tmp/b6.json" "d.get('batch_size')")"
+[ "$got" = "128 113" ] && ok "metrics batch_size: 128 sequential, 113 derived at 6 trainers" \
+  || bad "metrics batch_size: '$got', expected '128 113'"
 # The effective config reproduces the run.
 expect 0 "eval on 1000 examples" "re-run from output.config" -- "$bin" train --config-file="$tmp/used.ini" \
   --output.metrics="$tmp/m2.json"
