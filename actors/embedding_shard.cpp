@@ -84,7 +84,7 @@ caf::error embedding_shard_state::init(embedding_shard_config c) {
 
 void embedding_shard_state::init_dct() {
   if (cfg.dct.mp)
-    mp.emplace(cfg.num_tables, cfg.dct.mp_keep, cfg.dct.refresh, cfg.seed * 7919 + 17);
+    mp.emplace(cfg.num_tables, cfg.dct.mp_keep, cfg.dct.mp_refresh, cfg.seed * 7919 + 17);
 }
 
 bool embedding_shard_state::owns(std::uint64_t key, std::string* why) const {

@@ -229,7 +229,7 @@ worker_actor::behavior_type hogwild_worker(worker_actor::stateful_pointer<worker
   st.cfg = std::move(cfg);
   if (st.cfg.dct.mp && st.cfg.dct.mp_straight) {
     const auto& d = st.cfg.dct;
-    st.mp_grad_tau.emplace(st.cfg.arch.num_tables, d.mp_grad_keep, d.refresh,
+    st.mp_grad_tau.emplace(st.cfg.arch.num_tables, d.mp_grad_keep, d.mp_refresh,
                            1000003ull * (st.cfg.trainer + 1) + st.cfg.worker);
     st.mp_residual.emplace(st.cfg.arch.dim, st.cfg.dynamic ? 2 : 1); // dynamic: (table, id)
     st.mp_residual->set_capacity(st.cfg.mp_residual_rows);

@@ -179,7 +179,7 @@ void pushes_by_map(const std::vector<std::size_t>& map_rows, int repeats) {
     std::vector<float> grads(per_push * dim), work;
     for (auto& x : grads)
       x = nd(g);
-    model::dct_row_thresholds tau(tables, d.mp_grad_keep, d.refresh, 1000003ull);
+    model::dct_row_thresholds tau(tables, d.mp_grad_keep, d.mp_refresh, 1000003ull);
     model::dct_row_residuals residual(dim);
     model::sparse_vector out;
     auto push = [&](const std::uint64_t* k) {

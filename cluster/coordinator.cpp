@@ -151,7 +151,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
     out.dct_mp->backward = cfg.dct.mp_straight ? "straight" : "mask";
     out.dct_mp->grad_keep = cfg.dct.mp_straight ? cfg.dct.mp_grad_keep : 0.0;
     out.dct_mp->error_feedback = cfg.dct.mp_straight && cfg.dct.error_feedback;
-    out.dct_mp->refresh = cfg.dct.refresh;
+    out.dct_mp->refresh = cfg.dct.mp_refresh;
   }
   if (out.dct) {
     out.dct->ring = model::uses_ring(cfg.sync.algorithm);

@@ -43,9 +43,13 @@ void add_dct_options(option_set& o) {
          "range, each estimated from that layer's entries; false: one per range (EASGD) or per "
          "replica (MA, BMUF)"});
   o.add({"dct.refresh", t::integer, "10",
-         "rounds (dct.dp: at the syncer and at the dense shard) or lookups that touch a table "
-         "(dct.mp: at each embedding shard) between re-estimates of a threshold, from a sample "
-         "of at most 4096 entries",
+         "dct.dp: rounds (at the syncer and at the dense shard) between re-estimates of a "
+         "threshold, from a sample of at most 4096 entries",
+         {}, 1.0, 1e12});
+  o.add({"dct.mp-refresh", t::integer, "1",
+         "dct.mp: lookups that touch a table (at each embedding shard) or pushes (at each "
+         "worker) between re-estimates of a threshold, from a sample of at most 4096 entries; "
+         "1 estimates each reply's and push's threshold from its own entries",
          {}, 1.0, 1e12});
   o.add({"dct.error-feedback", t::boolean, "true",
          "what a threshold held back is carried into later rounds (false: dropped): dct.dp's "
@@ -103,6 +107,7 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
   out.dp_ring_reduce =
     ring == "reduce" || (ring == "auto" && o.get_int("cluster.trainers") > auto_gather_trainers);
   out.refresh = std::uint64_t(o.get_int("dct.refresh"));
+  out.mp_refresh = std::uint64_t(o.get_int("dct.mp-refresh"));
   out.error_feedback = o.get_bool("dct.error-feedback");
   out.half = o.get_bool("dct.half");
   out.log8 = o.get_bool("dct.log8");

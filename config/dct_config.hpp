@@ -3,7 +3,8 @@
 // docs/dct.md):
 //   dct.dp               threshold EASGD's dense sync (s-easgd, fr-easgd)
 //   dct.dp-keep          the fraction of a range's entries meant to pass
-//   dct.refresh          rounds between threshold estimates at each end
+//   dct.refresh          dp: rounds between threshold estimates at each end
+//   dct.mp-refresh       mp: lookups or pushes between threshold estimates
 //   dct.error-feedback   carry what was not sent into later rounds (dp)
 //   dct.mp               threshold lookup replies and pushes (model/dct_mp.hpp)
 //   dct.mp-keep          the fraction of a reply's entries meant to pass

@@ -162,7 +162,7 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
   }
   mp_costs c;
   { // the worker's push: residuals kept across passes, as across batches
-    model::dct_row_thresholds tau(a.num_tables, d.mp_grad_keep, d.refresh, 1000003ull);
+    model::dct_row_thresholds tau(a.num_tables, d.mp_grad_keep, d.mp_refresh, 1000003ull);
     model::dct_row_residuals residual(a.dim);
     model::sparse_vector out;
     auto pass = [&] {
@@ -187,7 +187,7 @@ mp_costs measure_mp(const train_config& cfg, const std::vector<data::batch>& bat
   if (d.error_feedback && from > 0 && from < stream_keys.size()) {
     std::vector<double> ns, map;
     for (int round = 0; round < 3; ++round) {
-      model::dct_row_thresholds tau(a.num_tables, d.mp_grad_keep, d.refresh, 1000003ull);
+      model::dct_row_thresholds tau(a.num_tables, d.mp_grad_keep, d.mp_refresh, 1000003ull);
       model::dct_row_residuals residual(a.dim);
       model::sparse_vector out;
       double seconds = 0, values_timed = 0, map_sum = 0;

@@ -32,7 +32,7 @@ actors::embedding_shard_config mp_config(double keep) {
   c.seed = 5;
   c.dct.mp = true;
   c.dct.mp_keep = keep;
-  c.dct.refresh = 4;
+  c.dct.mp_refresh = 4;
   return c;
 }
 

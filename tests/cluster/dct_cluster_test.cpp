@@ -243,7 +243,7 @@ TEST_CASE("dct mp: thresholded lookups and pushes count their bytes and replay")
   data_files d;
   const auto dense = test::run_cluster(test::train_config_of(base(d)));
   const auto cmd = test::with(base(d), {"--dct.mp=true", "--dct.mp-keep=0.1",
-                                        "--dct.mp-grad-keep=0.01", "--dct.refresh=5"});
+                                        "--dct.mp-grad-keep=0.01", "--dct.mp-refresh=5"});
   const auto a = test::run_cluster(test::train_config_of(cmd));
   CHECK(a.examples == 8000);
   REQUIRE(a.dct_mp);
@@ -260,6 +260,7 @@ TEST_CASE("dct mp: thresholded lookups and pushes count their bytes and replay")
   CHECK(x.row_fraction < 0.2);
   CHECK(x.grad_fraction < 0.05);
   CHECK(x.reduction() > 4.0);
+  CHECK(x.refresh == 5);
   CHECK(x.refreshes > 0);
   const auto json = runtime::to_json(a);
   CHECK(json.find("\"backward\":\"straight\"") != std::string::npos);
@@ -274,6 +275,7 @@ TEST_CASE("dct mp: the options say what is built") {
   CHECK(build({"--dct.mp-backward=both"}).find("dct.mp-backward") != std::string::npos);
   CHECK(build({"--dct.mp-keep=0"}).find("dct.mp-keep") != std::string::npos);
   CHECK(build({"--dct.mp-grad-keep=2"}).find("dct.mp-grad-keep") != std::string::npos);
+  CHECK(build({"--dct.mp-refresh=0"}).find("dct.mp-refresh") != std::string::npos);
   CHECK(build({"--dct.dp-reply=both"}).find("dct.dp-reply") != std::string::npos);
   const auto c = test::train_config_of({"--cluster.mode=simulated", "--dct.dp=true"});
   CHECK(c.dct.log8);
@@ -282,6 +284,11 @@ TEST_CASE("dct mp: the options say what is built") {
   CHECK(c.dct.mp_half_rows);
   CHECK(c.dct.mp_drop_rows);
   CHECK(c.dct.mp_push_places);
+  // Each reply's and push's threshold from its own entries (docs/dct.md: at
+  // 16 trainers a table's few rows in a reply made an estimate kept for 10
+  // lookups noisy), while dct.dp keeps its own schedule.
+  CHECK(c.dct.mp_refresh == 1);
+  CHECK(c.dct.refresh == 10);
 }
 
 TEST_CASE("dct mp: pushes that name their rows by place in the lookup train as keyed ones, in fewer bytes") {
