@@ -46,11 +46,12 @@ void add_dct_options(option_set& o) {
          "dct.dp: rounds (at the syncer and at the dense shard) between re-estimates of a "
          "threshold, from a sample of at most 4096 entries",
          {}, 1.0, 1e12});
-  o.add({"dct.mp-refresh", t::integer, "1",
+  o.add({"dct.mp-refresh", t::integer, "0",
          "dct.mp: lookups that touch a table (at each embedding shard) or pushes (at each "
          "worker) between re-estimates of a threshold, from a sample of at most 4096 entries; "
-         "1 estimates each reply's and push's threshold from its own entries",
-         {}, 1.0, 1e12});
+         "1 estimates each reply's and push's thresholds from its own entries; 0 = derived: 1 "
+         "when train.batch-size is below 128 (a reply holds few rows of a table), else 10",
+         {}, 0.0, 1e12});
   o.add({"dct.error-feedback", t::boolean, "true",
          "what a threshold held back is carried into later rounds (false: dropped): dct.dp's "
          "exchanges, and dct.mp's pushes with dct.mp-backward=straight (mask pushes have "
@@ -133,6 +134,10 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
            ") thresholds a dense sync: sync.algorithm " + o.get_string("sync.algorithm") +
            " has none (EASGD, MA and BMUF do)";
   return std::nullopt;
+}
+
+std::uint64_t auto_mp_refresh(std::size_t batch_size) {
+  return batch_size < 128 ? 1 : 10;
 }
 
 std::vector<std::size_t> dct_layer_starts(const model::arch& a) {

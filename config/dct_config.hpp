@@ -39,4 +39,11 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
 // dense replica: dct.per-layer's segments.
 std::vector<std::size_t> dct_layer_starts(const model::arch& a);
 
+// dct.mp-refresh=0: 1 below a batch of 128, else 10. Below it a shard's reply
+// holds a few rows of each table (at 16 trainers, batch 16: about 4 a shard),
+// and an estimate from them, held for the next 9 replies, lost eval NE
+// (docs/dct.md); at 128 one estimate serves the next 9 as well as each its
+// own, and estimating every reply cost 1.22x the wall time at 2 trainers.
+std::uint64_t auto_mp_refresh(std::size_t batch_size);
+
 } // namespace runtime

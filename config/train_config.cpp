@@ -255,6 +255,8 @@ std::optional<std::string> build_train_config(const option_set& o, train_config&
       derived_max_throughput(c.sync.algorithm, c.cluster.trainers, c.cluster.workers);
   if (auto e = build_dct_settings(o, c.cluster.mode, c.sync.algorithm, c.dct))
     return e;
+  if (c.dct.mp_refresh == 0)
+    c.dct.mp_refresh = auto_mp_refresh(c.train.batch_size);
   if (c.cluster.dense_shards == 0)
     c.cluster.dense_shards =
       auto_dense_shards(c.cluster.trainers, model::is_easgd(c.sync.algorithm), c.dct.dp);

@@ -275,7 +275,7 @@ TEST_CASE("dct mp: the options say what is built") {
   CHECK(build({"--dct.mp-backward=both"}).find("dct.mp-backward") != std::string::npos);
   CHECK(build({"--dct.mp-keep=0"}).find("dct.mp-keep") != std::string::npos);
   CHECK(build({"--dct.mp-grad-keep=2"}).find("dct.mp-grad-keep") != std::string::npos);
-  CHECK(build({"--dct.mp-refresh=0"}).find("dct.mp-refresh") != std::string::npos);
+  CHECK(build({"--dct.mp-refresh=-1"}).find("dct.mp-refresh") != std::string::npos);
   CHECK(build({"--dct.dp-reply=both"}).find("dct.dp-reply") != std::string::npos);
   const auto c = test::train_config_of({"--cluster.mode=simulated", "--dct.dp=true"});
   CHECK(c.dct.log8);
@@ -284,11 +284,24 @@ TEST_CASE("dct mp: the options say what is built") {
   CHECK(c.dct.mp_half_rows);
   CHECK(c.dct.mp_drop_rows);
   CHECK(c.dct.mp_push_places);
-  // Each reply's and push's threshold from its own entries (docs/dct.md: at
-  // 16 trainers a table's few rows in a reply made an estimate kept for 10
-  // lookups noisy), while dct.dp keeps its own schedule.
-  CHECK(c.dct.mp_refresh == 1);
+  // dct.mp's schedule is derived from the batch (docs/dct.md: at 16
+  // trainers a table's few rows in a reply made an estimate kept for 10
+  // lookups noisy); dct.dp keeps its own.
+  CHECK(c.dct.mp_refresh == 10); // batch 128 at 2 trainers
   CHECK(c.dct.refresh == 10);
+  for (const auto& [trainers, refresh] :
+       std::vector<std::pair<std::string, std::uint64_t>>{{"4", 10}, {"8", 1}, {"16", 1}}) {
+    CAPTURE(trainers);
+    CHECK(test::train_config_of({"--cluster.mode=simulated", "--dct.mp=true",
+                                 "--cluster.trainers=" + trainers})
+            .dct.mp_refresh == refresh);
+  }
+  CHECK(test::train_config_of({"--cluster.mode=simulated", "--dct.mp=true",
+                               "--cluster.trainers=16", "--train.batch-size=128"})
+          .dct.mp_refresh == 10);
+  CHECK(test::train_config_of({"--cluster.mode=simulated", "--dct.mp=true",
+                               "--dct.mp-refresh=3"})
+          .dct.mp_refresh == 3);
 }
 
 TEST_CASE("dct mp: pushes that name their rows by place in the lookup train as keyed ones, in fewer bytes") {
