@@ -72,7 +72,8 @@ struct dct_settings {
   float dp_alpha = 0.25f;       // sync.alpha: the centre reply's pull, at both ends
   std::uint64_t refresh = 10;   // dp: rounds between threshold estimates
   std::uint64_t mp_refresh = 1; // mp: lookups of a table (a shard) or pushes (a worker) between
-                                // threshold estimates
+                                // threshold estimates (option: derived from the batch,
+                                // config/dct_config.hpp auto_mp_refresh)
   bool dp_ring_reduce = false;  // dct.dp-ring=reduce: MA/BMUF re-threshold partial sums
                                 // (actors/sparse_ring_reduce.hpp); false: the all-gather
   bool per_layer = false;       // dct.per-layer: one threshold per layer (option: true)
