@@ -135,7 +135,8 @@ def set_args(name):
 def sim_args(n, alg, criteo):
     return (["--cluster.mode=simulated", "--sim.clock=virtual", f"--cluster.trainers={n}",
              "--cluster.embedding-shards=4", f"--sync.algorithm={alg}"]
-            + (["--train.batch-size=0"] if criteo else []) + a.extra)
+            + (["--train.batch-size=0"] if criteo and not any(
+                o.startswith("--train.batch-size=") for o in a.extra) else []) + a.extra)
 
 
 def gap(ms, refs):
@@ -219,7 +220,7 @@ commands = [
     + (" " + " ".join(a.extra) if a.extra else ""),
     *(["# each run (the sequential one too) once per --model.seed=S, S in " + a.seeds] if a.seeds else []),
     f"# Criteo: --config-file={CRITEO_INI} in place of --data.*; its INI sets batch 128,",
-    "#   so the simulated runs add --train.batch-size=0 (the derived batch)",
+    "#   so the simulated runs add --train.batch-size=0 (the derived batch) unless the options set it",
     "```", "",
     f"{sum(len(r) + sum(len(x) for x in c.values()) for _, _, r, c in results)} runs, {cpu_all / 60:.1f} min CPU in all "
     "(the CPU seconds of each run, recorded when it ran).",
