@@ -179,7 +179,10 @@ void pushes_by_map(const std::vector<std::size_t>& map_rows, int repeats) {
     std::vector<float> grads(per_push * dim), work;
     for (auto& x : grads)
       x = nd(g);
-    model::dct_row_thresholds tau(tables, d.mp_grad_keep, d.mp_refresh, 1000003ull);
+    // Every 10th push estimates, as `train` derives dct.mp-refresh for a
+    // batch of 128 (these pushes' size); docs/dct.md's figures are at it.
+    const std::uint64_t refresh = 10;
+    model::dct_row_thresholds tau(tables, d.mp_grad_keep, refresh, 1000003ull);
     model::dct_row_residuals residual(dim);
     model::sparse_vector out;
     auto push = [&](const std::uint64_t* k) {
