@@ -81,23 +81,73 @@ std::size_t varint_bytes(std::uint32_t v) {
   return b;
 }
 
+namespace {
+
+// The value coded for entry k in the deltas and rice forms: the first
+// index, then each index's gap to the one before less 1.
+std::uint32_t gap_at(const sparse_vector& s, std::size_t k) {
+  return k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1;
+}
+
+// Bytes of the rice form's indices at parameter r: its byte and the codes.
+std::size_t rice_bytes(const sparse_vector& s, unsigned r) {
+  std::uint64_t bits = std::uint64_t(s.nnz()) * (1 + r);
+  for (std::size_t k = 0; k < s.nnz(); ++k)
+    bits += gap_at(s, k) >> r;
+  return 1 + std::size_t((bits + 7) / 8);
+}
+
+} // namespace
+
+unsigned rice_parameter(const sparse_vector& s) {
+  if (s.nnz() == 0)
+    return 0;
+  std::uint64_t sum = 0;
+  for (std::size_t k = 0; k < s.nnz(); ++k)
+    sum += gap_at(s, k);
+  const std::uint64_t mean = sum / s.nnz();
+  int c = 0; // floor(log2(mean)), 0 below 2
+  while (c < 63 && (mean >> (c + 1)) != 0)
+    ++c;
+  // Bits of the four candidates c-2..c+1 (kept within 0..31) in one pass.
+  const int lo = std::clamp(c - 2, 0, 28);
+  std::uint64_t bits[4];
+  for (int j = 0; j < 4; ++j)
+    bits[j] = std::uint64_t(s.nnz()) * std::uint64_t(1 + lo + j);
+  for (std::size_t k = 0; k < s.nnz(); ++k) {
+    const std::uint32_t g = gap_at(s, k);
+    for (int j = 0; j < 4; ++j)
+      bits[j] += g >> (lo + j);
+  }
+  int best = 0;
+  for (int j = 1; j < 4; ++j)
+    if (bits[j] < bits[best])
+      best = j;
+  return unsigned(lo + best);
+}
+
 std::size_t encoded_bytes(const sparse_vector& s, sparse_format f) {
   std::size_t n = header_bytes + (s.log8 ? 4 + s.nnz() : (s.half ? 2 : 4) * s.nnz());
   if (f == sparse_format::bitmap)
     return n + (std::size_t(s.size) + 7) / 8;
+  if (f == sparse_format::rice)
+    return n + rice_bytes(s, rice_parameter(s));
   for (std::size_t k = 0; k < s.nnz(); ++k)
-    n += varint_bytes(k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1);
+    n += varint_bytes(gap_at(s, k));
   return n;
 }
 
 sparse_format smaller_format(const sparse_vector& s) {
+  const std::size_t map = encoded_bytes(s, sparse_format::bitmap);
+  const std::size_t rice = encoded_bytes(s, sparse_format::rice);
   // Every varint is at least a byte: with more entries than the bitmap has
-  // bytes, the bitmap is smaller without summing the varints.
-  if (s.nnz() > (std::size_t(s.size) + 7) / 8)
-    return sparse_format::bitmap;
-  return encoded_bytes(s, sparse_format::deltas) <= encoded_bytes(s, sparse_format::bitmap)
-           ? sparse_format::deltas
-           : sparse_format::bitmap;
+  // bytes, the deltas lose to the bitmap without summing the varints.
+  if (s.nnz() <= (std::size_t(s.size) + 7) / 8) {
+    const std::size_t deltas = encoded_bytes(s, sparse_format::deltas);
+    if (deltas <= map && deltas <= rice)
+      return sparse_format::deltas;
+  }
+  return map <= rice ? sparse_format::bitmap : sparse_format::rice;
 }
 
 void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -126,19 +176,42 @@ std::optional<std::string> read_varint(const std::uint8_t*& p, const std::uint8_
   }
 }
 
-std::vector<std::uint8_t> encode(const sparse_vector& s) {
+std::vector<std::uint8_t> encode(const sparse_vector& s) { return encode(s, smaller_format(s)); }
+
+std::vector<std::uint8_t> encode(const sparse_vector& s, sparse_format f) {
   SS_CHECK(s.index.size() == s.value.size(), "an index per value");
-  const auto f = smaller_format(s);
+  SS_CHECK(!(s.half && s.log8), "values as halves or as log8, not both");
   std::vector<std::uint8_t> out;
   out.reserve(encoded_bytes(s, f));
-  SS_CHECK(!(s.half && s.log8), "values as halves or as log8, not both");
-  out.push_back(std::uint8_t(std::uint8_t(f) | (s.half ? 2u : 0u) | (s.log8 ? 4u : 0u)));
+  const unsigned form_bits = f == sparse_format::bitmap ? 1u : f == sparse_format::rice ? 8u : 0u;
+  out.push_back(std::uint8_t(form_bits | (s.half ? 2u : 0u) | (s.log8 ? 4u : 0u)));
   put_u32(out, s.size);
   put_u32(out, std::uint32_t(s.nnz()));
   if (f == sparse_format::deltas) {
+    for (std::size_t k = 0; k < s.nnz(); ++k)
+      put_varint(out, gap_at(s, k));
+  } else if (f == sparse_format::rice) {
+    const unsigned r = rice_parameter(s);
+    out.push_back(std::uint8_t(r));
+    std::uint64_t acc = 0; // bits not yet written, from bit 0 on
+    unsigned held = 0;     // their count, below 8 between puts
+    auto put = [&](std::uint64_t bits, unsigned count) { // count <= 33
+      acc |= bits << held;
+      held += count;
+      for (; held >= 8; held -= 8, acc >>= 8)
+        out.push_back(std::uint8_t(acc));
+    };
+    const std::uint64_t low_mask = (std::uint64_t(1) << r) - 1;
     for (std::size_t k = 0; k < s.nnz(); ++k) {
-      put_varint(out, k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1);
+      const std::uint32_t g = gap_at(s, k);
+      std::uint64_t q = g >> r;
+      for (; q >= 32; q -= 32)
+        put(0xFFFFFFFFu, 32);
+      put((std::uint64_t(1) << q) - 1, unsigned(q) + 1); // q ones, a zero
+      put(g & low_mask, r);
     }
+    if (held > 0)
+      out.push_back(std::uint8_t(acc));
   } else {
     const std::size_t at = out.size();
     out.resize(at + (std::size_t(s.size) + 7) / 8, 0);
@@ -183,6 +256,51 @@ std::optional<std::string> read_deltas(const std::uint8_t*& p, const std::uint8_
   return std::nullopt;
 }
 
+// The rice form from [p, end): its parameter and nnz codes, or what is
+// wrong. p ends past the codes' last byte.
+std::optional<std::string> read_rice(const std::uint8_t*& p, const std::uint8_t* end,
+                                     std::uint32_t size, std::uint32_t nnz,
+                                     std::vector<std::uint32_t>& index) {
+  if (p == end)
+    return std::string("truncated: the rice form's parameter byte is missing");
+  const unsigned r = *p++;
+  if (r > 31)
+    return "rice parameter " + std::to_string(r) + ", expected 0-31";
+  const std::uint64_t bits = std::uint64_t(end - p) * 8;
+  std::uint64_t at = 0; // the next bit
+  auto bit = [&]() { const unsigned b = p[at >> 3] >> (at & 7) & 1u; ++at; return b; };
+  std::uint64_t next = 0; // the smallest index the next entry may have
+  for (std::uint32_t k = 0; k < nnz; ++k) {
+    std::uint64_t q = 0;
+    for (;;) {
+      if (at == bits)
+        return "the rice code of entry " + std::to_string(k) + " runs past the end";
+      if (!bit())
+        break;
+      if (next + (++q << r) >= size) // every index this code can give is too large
+        return "index at least " + std::to_string(next + (q << r)) + " (entry " +
+               std::to_string(k) + ") out of range [0, " + std::to_string(size) + ")";
+    }
+    if (bits - at < r)
+      return "the rice code of entry " + std::to_string(k) + " runs past the end";
+    std::uint64_t low = 0;
+    for (unsigned b = 0; b < r; ++b)
+      low |= std::uint64_t(bit()) << b;
+    const std::uint64_t i = next + (q << r | low);
+    if (i >= size)
+      return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
+             ") out of range [0, " + std::to_string(size) + ")";
+    index.push_back(std::uint32_t(i));
+    next = i + 1;
+  }
+  for (; at % 8 != 0;)
+    if (bit())
+      return "the rice form's unused bit " + std::to_string((at - 1) % 8) +
+             " of its last byte is set";
+  p += at / 8;
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
@@ -191,11 +309,13 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
     return "truncated: " + std::to_string(len) + " bytes, a header needs " +
            std::to_string(header_bytes);
   const std::uint8_t format = bytes[0];
-  if (format > 5) // 6: half and log8 at once
+  if ((format & ~0x0Fu) || (format & 9u) == 9u || (format & 6u) == 6u)
     return "format byte " + std::to_string(format) +
-           ", expected 0-5 (bit 0: bitmap, else deltas; bit 1: half values; bit 2: log8 "
-           "values)";
-  const auto f = sparse_format(format & 1u);
+           ", expected bits 0-3 only (bit 0: bitmap, bit 3: rice, not both, neither: deltas; "
+           "bit 1: half values, bit 2: log8 values, not both)";
+  const auto f = format & 1u   ? sparse_format::bitmap
+                 : format & 8u ? sparse_format::rice
+                               : sparse_format::deltas;
   const bool half = format & 2u;
   const bool log8 = format & 4u;
   const std::size_t value_bytes = half ? 2 : log8 ? 1 : 4;
@@ -207,7 +327,9 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
            std::to_string(expected_size);
   if (nnz > size)
     return std::to_string(nnz) + " entries kept of " + std::to_string(size);
-  const char* form = f == sparse_format::deltas ? "deltas" : "bitmap";
+  const char* form = f == sparse_format::deltas  ? "deltas"
+                     : f == sparse_format::rice ? "rice"
+                                                : "bitmap";
   // The values' bytes at least, before anything is reserved for them.
   if (len - header_bytes < scale_bytes + value_bytes * nnz)
     return "truncated: " + std::to_string(len) + " bytes, " + std::to_string(nnz) +
@@ -225,6 +347,9 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
   const std::uint8_t* const values_at = bytes + len - value_bytes * nnz - scale_bytes;
   if (f == sparse_format::deltas) {
     if (auto err = read_deltas(p, values_at, size, nnz, out.index))
+      return err;
+  } else if (f == sparse_format::rice) {
+    if (auto err = read_rice(p, values_at, size, nnz, out.index))
       return err;
   } else {
     const std::size_t map_bytes = (std::size_t(size) + 7) / 8;

@@ -13,17 +13,26 @@
 //         (model/half.hpp), the rounding's error added to the residual, so
 //         error feedback carries it to a later round;
 //   encode(out) / decode(bytes): u8 format, u32 size, u32 nnz, the indices
-//     in the smaller of two forms, then the values:
-//       deltas: nnz unsigned LEB128 varints, the first index and then each
-//               index's gap to the one before less 1 (canonical: no
+//     in the smallest of three forms, then the values. Each form but the
+//     bitmap codes the first index and then each index's gap to the one
+//     before less 1 (the "gaps"):
+//       deltas: nnz unsigned LEB128 varints of the gaps (canonical: no
 //               trailing zero byte)
 //       bitmap: ceil(size/8) bytes of bits (bit i%8 of byte i/8)
+//       rice:   u8 r (0-31), then the gaps as Golomb-Rice codes of
+//               parameter 2^r: g >> r one bits and a zero bit, then g's
+//               low r bits, least significant first; the bits packed from
+//               bit 0 of each byte on, the last byte's unused bits zero.
+//               A threshold's gaps are about geometric, and the code of
+//               the best r takes about 5 bits a gap at a tenth of the
+//               entries kept, 10 at 0.3 % (a varint: 8 and 16)
 //     values: nnz x f32, or nnz x f16 (binary16) when out.half, or with
 //             out.log8 an f32 scale s and nnz bytes, each the sign (bit 7)
 //             and a level l (bits 0-6) of the value +-s 2^(l/8)
 //             (log8_value).
-//     The format byte: bit 0 the bitmap, bit 1 half values, bit 2 log8
-//     values (bits 1 and 2 not both). Little-endian;
+//     The format byte: bit 0 the bitmap, bit 3 rice (bits 0 and 3 not
+//     both; neither: deltas), bit 1 half values, bit 2 log8 values (bits 1
+//     and 2 not both). Little-endian;
 //     decode checks every size, bound and count, never reads past the end,
 //     and names what is wrong.
 #include <cstddef>
@@ -72,7 +81,7 @@ float log8_value(float scale, unsigned level);
 // Values must be nonzero (threshold's are).
 void round_to_log8(sparse_vector& s, float* residual = nullptr);
 
-enum class sparse_format : std::uint8_t { deltas = 0, bitmap = 1 };
+enum class sparse_format : std::uint8_t { deltas = 0, bitmap = 1, rice = 2 };
 
 // Bytes of the varint of v (1-5).
 std::size_t varint_bytes(std::uint32_t v);
@@ -84,20 +93,26 @@ void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v);
 std::optional<std::string> read_varint(const std::uint8_t*& p, const std::uint8_t* end,
                                        std::uint64_t& v);
 // Bytes of s encoded with each index form, and the one encode() picks (the
-// smaller; deltas on a tie).
+// smallest; on a tie deltas, then the bitmap).
 std::size_t encoded_bytes(const sparse_vector& s, sparse_format f);
 sparse_format smaller_format(const sparse_vector& s);
+// The rice form's parameter r for s's gaps: of the four around log2 of
+// their mean, the one that takes the fewest bits (the smaller on a tie).
+unsigned rice_parameter(const sparse_vector& s);
 
 // s's values go as halves when s.half (round_to_half first: encode rounds
 // any other value to nearest even, unsaturated, and the sender's own
 // picture would no longer match what it sent).
 std::vector<std::uint8_t> encode(const sparse_vector& s);
+// The same in the form f (the tests write each form).
+std::vector<std::uint8_t> encode(const sparse_vector& s, sparse_format f);
 
 // Parses bytes written by encode(). `expected_size`: the dense length the
 // receiver holds (a different one is an error). An error says what is
 // wrong (truncated, a bad format byte, a varint that runs past the end or
-// is not canonical, an index out of range, a bitmap that disagrees with
-// its count, trailing bytes). out.half says how the values came.
+// is not canonical, a rice parameter above 31 or a code that runs past
+// the end, unused bits set, an index out of range, a bitmap that disagrees
+// with its count, trailing bytes). out.half says how the values came.
 std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
                                   std::uint32_t expected_size, sparse_vector& out);
 

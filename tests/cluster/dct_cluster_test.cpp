@@ -4,6 +4,7 @@
 // options refuse what is not built.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -195,10 +196,14 @@ TEST_CASE("dct: above 4 trainers MA and BMUF reduce thresholded partial sums, in
     CHECK(r.dct->ring_reduce);
     CHECK_FALSE(g.dct->ring_reduce);
     // Each member sends 2 (N - 1) payloads of about keep x a chunk (1/N of
-    // the replica) instead of N - 1 of keep x the replica: measured 24.3x
-    // and 25.3x against the gather's 8.1x and 8.3x, in the same 136 rounds
-    // (1 000 rows a trainer: the first rounds send more than the keep).
-    CHECK(r.dct->rounds == g.dct->rounds);
+    // the replica) instead of N - 1 of keep x the replica (1 000 rows a
+    // trainer: the first rounds send more than the keep). The rounds' count
+    // follows the virtual clock, which charges the bytes: a run of the
+    // rice form's smaller payloads need not end in the gather's count.
+    MESSAGE("reduce " << r.dct->reduction() << "x in " << r.dct->rounds << " rounds, gather "
+                      << g.dct->reduction() << "x in " << g.dct->rounds);
+    CHECK(std::abs(double(r.dct->rounds) - double(g.dct->rounds)) <= 0.1 * g.dct->rounds);
+    CHECK(r.dct->bytes_per_round() * 2.5 < g.dct->bytes_per_round());
     CHECK(r.dct->reduction() > 2.5 * g.dct->reduction());
     CHECK(r.dct->reduction() > 15.0);
     CHECK(r.train_ne == doctest::Approx(g.train_ne).epsilon(0.01));

@@ -63,26 +63,46 @@ TEST_CASE("dct: the kept entries are the largest, and error feedback loses nothi
   CHECK(std::memcmp(back.data(), x.data(), x.size() * sizeof(float)) == 0);
 }
 
-TEST_CASE("dct: both wire forms round-trip, and encode picks the smaller") {
+TEST_CASE("dct: the three wire forms round-trip, and encode picks the smallest") {
   const auto x = normal(4096, 3);
-  for (double keep : {0.002, 0.03, 0.2, 0.9}) {
+  using model::sparse_format;
+  auto form_bits = [](sparse_format f) {
+    return f == sparse_format::bitmap ? 1u : f == sparse_format::rice ? 8u : 0u;
+  };
+  for (double keep : {0.002, 0.03, 0.1, 0.2, 0.9}) {
     const auto s = thresholded(x, keep);
     const auto bytes = model::encode(s);
     const auto f = model::smaller_format(s);
-    CHECK(bytes[0] == std::uint8_t(f));
+    CHECK(bytes[0] == form_bits(f));
     CHECK(bytes.size() == model::encoded_bytes(s, f));
-    CHECK(bytes.size() <= model::encoded_bytes(s, model::sparse_format::deltas));
-    CHECK(bytes.size() <= model::encoded_bytes(s, model::sparse_format::bitmap));
-    model::sparse_vector back;
-    REQUIRE_FALSE(model::decode(bytes.data(), bytes.size(), s.size, back));
-    CHECK(back.size == s.size);
-    CHECK(back.index == s.index);
-    CHECK(back.value == s.value);
+    for (auto g : {sparse_format::deltas, sparse_format::bitmap, sparse_format::rice}) {
+      CHECK(bytes.size() <= model::encoded_bytes(s, g));
+      const auto b = model::encode(s, g); // each form, whether picked or not
+      CHECK(b[0] == form_bits(g));
+      CHECK(b.size() == model::encoded_bytes(s, g));
+      model::sparse_vector back;
+      REQUIRE_FALSE(model::decode(b.data(), b.size(), s.size, back));
+      CHECK(back.size == s.size);
+      CHECK(back.index == s.index);
+      CHECK(back.value == s.value);
+    }
   }
-  // Few kept: deltas (2 bytes of varint an entry at gaps near 400) beat a
-  // 512-byte bitmap; many: the bitmap.
-  CHECK(model::smaller_format(thresholded(x, 0.0025)) == model::sparse_format::deltas);
-  CHECK(model::smaller_format(thresholded(x, 0.25)) == model::sparse_format::bitmap);
+  // A threshold's gaps are about geometric: the rice codes take about 5
+  // bits a gap at a tenth kept (a varint byte, a 10-bit share of the
+  // bitmap) and about 10 at 0.25 % (2 varint bytes); nearly every entry
+  // kept, the bitmap.
+  for (double keep : {0.0025, 0.1}) {
+    const auto s = thresholded(x, keep);
+    CHECK(model::smaller_format(s) == sparse_format::rice);
+    const std::size_t values = 9 + 4 * s.nnz(); // the header and the f32 values
+    const double rice_bits = 8.0 * (model::encoded_bytes(s, sparse_format::rice) - values - 1);
+    const double varint_bits = 8.0 * (model::encoded_bytes(s, sparse_format::deltas) - values);
+    MESSAGE("keep " << keep << ": " << rice_bits / s.nnz() << " bits a gap, varints "
+                    << varint_bits / s.nnz());
+    CHECK(rice_bits / s.nnz() < (keep < 0.01 ? 11.5 : 5.5));
+    CHECK(rice_bits < 0.7 * varint_bits);
+  }
+  CHECK(model::smaller_format(thresholded(x, 0.9)) == sparse_format::bitmap);
   // An empty vector, and nothing kept.
   model::sparse_vector empty;
   model::sparse_vector back;
@@ -93,10 +113,10 @@ TEST_CASE("dct: both wire forms round-trip, and encode picks the smaller") {
 
 TEST_CASE("dct: the decoder refuses malformed bytes and says what is wrong") {
   const auto x = normal(1000, 4);
-  const auto few = thresholded(x, 0.01);  // deltas form
-  const auto many = thresholded(x, 0.5);  // bitmap form
-  auto idx = model::encode(few);
-  auto map = model::encode(many);
+  const auto few = thresholded(x, 0.01);
+  const auto many = thresholded(x, 0.5);
+  auto idx = model::encode(few, model::sparse_format::deltas);
+  auto map = model::encode(many, model::sparse_format::bitmap);
   REQUIRE(idx[0] == 0);
   REQUIRE(map[0] == 1);
   model::sparse_vector out;

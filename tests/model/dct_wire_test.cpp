@@ -1,8 +1,9 @@
 // DCT's compact wire (model/dct_codec.hpp, model/half.hpp): half-precision
 // rounding to nearest even (against F16C where the build has it), the
 // rounding's error kept for error feedback, the varint deltas against the
-// bitmap at the boundary where one becomes smaller, and malformed or
-// truncated deltas refused with a message, never read past their end.
+// bitmap at the boundary where one becomes smaller, the rice form bit by
+// bit, and malformed or truncated deltas and rice codes refused with a
+// message, never read past their end.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -120,13 +121,13 @@ TEST_CASE("half: rounding a sent vector keeps its error in the residual") {
   CHECK(residual[7] == 1e6f - 65504.0f);
   // The half values round-trip through the wire bit for bit, at 2 bytes each.
   const auto b = model::encode(s);
-  CHECK(b[0] == 2); // deltas, half
+  CHECK(b[0] == (8 | 2)); // rice, half
   model::sparse_vector back;
   REQUIRE_FALSE(model::decode(b.data(), b.size(), s.size, back));
   CHECK(back.half);
   CHECK(back.index == s.index);
   CHECK(std::memcmp(back.value.data(), s.value.data(), s.nnz() * 4) == 0);
-  CHECK(b.size() == model::encoded_bytes(s, model::sparse_format::deltas));
+  CHECK(b.size() == model::encoded_bytes(s, model::sparse_format::rice));
 }
 
 TEST_CASE("dct wire: varint deltas against the bitmap at the boundary") {
@@ -137,15 +138,30 @@ TEST_CASE("dct wire: varint deltas against the bitmap at the boundary") {
   auto tie = at(800, first100);
   CHECK(model::encoded_bytes(tie, model::sparse_format::deltas) ==
         model::encoded_bytes(tie, model::sparse_format::bitmap));
-  CHECK(model::smaller_format(tie) == model::sparse_format::deltas); // deltas on a tie
-  CHECK(model::smaller_format(at(800, first101)) == model::sparse_format::bitmap);
+  // Adjacent indices take a bit each in the rice form (r 0): 13 bytes and r's.
+  CHECK(model::encoded_bytes(tie, model::sparse_format::rice) == 9 + 4 * 100 + 1 + 13);
+  CHECK(model::smaller_format(tie) == model::sparse_format::rice);
+  // Two entries, 16 apart: a varint byte each ties the 2-byte bitmap, and
+  // the rice form's 9 bits (r 2) and its r byte take 3: deltas on a tie.
+  const auto two = at(16, {0, 15});
+  CHECK(model::rice_parameter(two) == 2);
+  CHECK(model::encoded_bytes(two, model::sparse_format::deltas) ==
+        model::encoded_bytes(two, model::sparse_format::bitmap));
+  CHECK(model::encoded_bytes(two, model::sparse_format::rice) ==
+        model::encoded_bytes(two, model::sparse_format::bitmap) + 1);
+  CHECK(model::smaller_format(two) == model::sparse_format::deltas);
+  // Every entry of 16 kept: the bitmap's 2 bytes against 16 rice bits and r's.
+  std::vector<std::uint32_t> all16;
+  for (std::uint32_t i = 0; i < 16; ++i)
+    all16.push_back(i);
+  CHECK(model::smaller_format(at(16, all16)) == model::sparse_format::bitmap);
   // A last gap of 128 after index 98 (index 227) takes a 2-byte varint:
   // deltas lose by one.
   auto over = tie;
   over.index.back() = 98 + 1 + 128;
   CHECK(model::encoded_bytes(over, model::sparse_format::deltas) ==
         model::encoded_bytes(over, model::sparse_format::bitmap) + 1);
-  CHECK(model::smaller_format(over) == model::sparse_format::bitmap);
+  CHECK(model::smaller_format(over) == model::sparse_format::rice); // 228 bits at r 0
   // Varint lengths at their edges, and the largest index there is.
   for (std::uint32_t v : {0u, 127u, 128u, 16383u, 16384u, 2097151u, 2097152u, 268435455u,
                           268435456u, 0xFFFFFFFEu})
@@ -185,8 +201,10 @@ TEST_CASE("dct wire: malformed deltas are refused, truncations never read past t
   CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "expected for"));
   b = wire(6, 1000, 0, {}); // half and log8 values at once
   CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 6"));
-  b = wire(8, 1000, 0, {});
-  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 8"));
+  b = wire(9, 1000, 0, {}); // bitmap and rice at once
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 9"));
+  b = wire(16, 1000, 0, {});
+  CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "format byte 16"));
   b = wire(2, 1000, 999, {0, 0, 0}); // a count whose values cannot be there
   CHECK(contains(model::decode(b.data(), b.size(), 1000, out), "values need"));
   b = with({0x05, 0x06});
@@ -199,11 +217,13 @@ TEST_CASE("dct wire: malformed deltas are refused, truncations never read past t
   for (std::uint32_t i = 0; i < 4000; i += 1 + g() % 300)
     idx.push_back(i);
   for (bool half : {false, true})
+    for (auto form : {model::sparse_format::deltas, model::sparse_format::bitmap,
+                      model::sparse_format::rice})
     for (const auto& s : {at(4000, idx), at(4000, std::vector<std::uint32_t>(idx.begin(), idx.begin() + 3)),
                           at(64, {0, 1, 2, 3, 5, 8, 13, 21, 34, 55})}) {
       auto t = s;
       t.half = half;
-      const auto full = model::encode(t);
+      const auto full = model::encode(t, form);
       for (std::size_t len = 0; len < full.size(); ++len) {
         std::vector<std::uint8_t> cut(full.begin(), full.begin() + std::ptrdiff_t(len));
         REQUIRE(model::decode(cut.data(), cut.size(), t.size, out).has_value());
@@ -237,8 +257,11 @@ TEST_CASE("dct wire: log8 values, one byte each, round trip exactly and keep the
   CHECK(worst < 0.045);
   CHECK(worst > 0.01);
   const auto bytes = model::encode(s);
-  // header 9, a varint byte per gap of 10 (91 < the bitmap's 125), scale 4, a byte a value.
-  CHECK(bytes.size() == 9 + 4 + 2 * s.nnz());
+  // header 9; the rice form: r 2 (of r 1..4 for the gaps' mean of 9), 5 bits
+  // a gap of 10 and 3 for the first index, 453 bits in 57 bytes, and r's byte
+  // (varints: 91 bytes; the bitmap 125); scale 4, a byte a value.
+  CHECK(model::rice_parameter(s) == 2);
+  CHECK(bytes.size() == 9 + 1 + 57 + 4 + s.nnz());
   CHECK(bytes.size() == model::encoded_bytes(s, model::smaller_format(s)));
   model::sparse_vector back;
   REQUIRE_FALSE(model::decode(bytes.data(), bytes.size(), s.size, back));
@@ -257,4 +280,48 @@ TEST_CASE("dct wire: log8 values, one byte each, round trip exactly and keep the
   const auto err = model::decode(bad.data(), bad.size(), s.size, back);
   REQUIRE(err.has_value());
   CHECK(err->find("log8 scale") != std::string::npos);
+}
+
+TEST_CASE("dct wire: the rice form bit by bit, and its malformed codes refused") {
+  // Indices 3, 5, 20: gaps 3, 1, 14; of r 0..3 (the mean 6's candidates)
+  // r 2 takes the fewest bits, 12: 0|11, 0|10, 1110|01 (unary, then the
+  // low bits least significant first), packed from bit 0: 0xD6, 0x09.
+  const auto s = at(100, {3, 5, 20});
+  CHECK(model::rice_parameter(s) == 2);
+  const std::vector<std::uint8_t> half{0x00, 0x00, 0x00, 0x3F}; // 0.5f
+  std::vector<std::uint8_t> body{2, 0xD6, 0x09};
+  for (int k = 0; k < 3; ++k)
+    body.insert(body.end(), half.begin(), half.end());
+  const auto b = model::encode(s, model::sparse_format::rice);
+  CHECK(b == wire(8, 100, 3, body));
+  model::sparse_vector out;
+  REQUIRE_FALSE(model::decode(b.data(), b.size(), 100, out));
+  CHECK(out.index == s.index);
+  CHECK(out.value == s.value);
+  // Each check, one at a time (nnz 1, f32 value 0.5 after the codes).
+  auto one = [&](std::uint32_t size, std::vector<std::uint8_t> codes) {
+    codes.insert(codes.end(), half.begin(), half.end());
+    return wire(8, size, 1, codes);
+  };
+  auto err = [&](const std::vector<std::uint8_t>& w, std::uint32_t size) {
+    return model::decode(w.data(), w.size(), size, out);
+  };
+  CHECK(contains(err(one(1000, {32, 0x00}), 1000), "rice parameter 32, expected 0-31"));
+  CHECK(contains(err(one(1000, {}), 1000), "parameter byte is missing"));
+  CHECK(contains(err(one(1000, {0, 0xFF}), 1000), "entry 0 runs past the end")); // no zero bit
+  CHECK(contains(err(one(1000, {8, 0x00}), 1000), "entry 0 runs past the end")); // 7 of 8 low bits
+  CHECK(contains(err(one(5, {0, 0x3F}), 5), "index at least 5 (entry 0) out of range [0, 5)"));
+  CHECK(contains(err(one(10, {4, 0x1E}), 10), "index 15 (entry 0) out of range [0, 10)"));
+  CHECK(contains(err(one(10, {4, 0x0A, 0x00}), 10), "expected for")); // a byte too many
+  REQUIRE_FALSE(err(one(10, {4, 0x0A}), 10)); // 0, then 1010 least significant first: 5
+  CHECK(out.index == std::vector<std::uint32_t>{5});
+  auto bad = b;
+  bad[9 + 2] |= 0x80; // the last code byte's bit 7, unused (12 bits of 16)
+  CHECK(contains(err(bad, 100), "unused bit 7 of its last byte is set"));
+  // A gap of 2^32 - 1 after index 0 neither wraps nor loops for long.
+  const auto far = at(0xFFFFFFFFu, {0, 0xFFFFFFFEu});
+  const auto fb = model::encode(far, model::sparse_format::rice);
+  REQUIRE_FALSE(model::decode(fb.data(), fb.size(), far.size, out));
+  CHECK(out.index == far.index);
+  CHECK(contains(model::decode(fb.data(), fb.size(), 0xFFFFFFFEu, out), "expected"));
 }
