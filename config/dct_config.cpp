@@ -69,7 +69,7 @@ void add_dct_options(option_set& o) {
          "DCT on the embedding traffic: a lookup reply carries only the row entries above their "
          "table's threshold, and a push only the gradients of those entries (cluster.mode "
          "simulated or multi-node; docs/dct.md)"});
-  o.add({"dct.mp-keep", t::real, "0.1",
+  o.add({"dct.mp-keep", t::real, "0.12",
          "dct.mp: the fraction of a reply's row entries each table's threshold lets through",
          {}, 1e-6, 1.0});
   o.add({"dct.mp-backward", t::string, "straight",

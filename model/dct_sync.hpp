@@ -81,7 +81,7 @@ struct dct_settings {
                                          // with per_layer
   bool error_feedback = true;   // dp, and mp's straight pushes (not its mask pushes)
   bool mp = false;              // dct.mp: threshold lookup replies and pushes
-  double mp_keep = 0.1;         // the fraction of a reply's entries meant to pass
+  double mp_keep = 0.1;         // the fraction of a reply's entries meant to pass (option: 0.12)
   bool mp_straight = true;      // dct.mp-backward=straight (model/dct_mp.hpp), else mask
   double mp_grad_keep = 0.01;   // straight: the fraction of gradient entries meant to pass
   bool mp_half_rows = false;    // dct.mp-half-rows: replies' values as halves (option: true)
