@@ -21,6 +21,8 @@
 // the map keeps its size; ns a value, and the ratio to the smallest map.
 // sim.mp-push-value-ns is one constant, measured by calibrate on a map of
 // its own batches' rows (about 35 000).
+// A fourth table encodes and decodes the same thresholded vectors (log8
+// values) in each index form: bytes and ns a value sent.
 //
 // usage: bench_dct [--repeats=31] [--sizes=29184,1048576] [--keeps=0.1,0.01,0.001]
 //                  [--map-rows=1200,35000,120000,500000]
@@ -213,6 +215,38 @@ void pushes_by_map(const std::vector<std::size_t>& map_rows, int repeats) {
 
 } // namespace
 
+// The fourth table: each index form (encode picks the smallest).
+void forms(const std::vector<std::size_t>& sizes, const std::vector<double>& keeps, int repeats) {
+  using model::sparse_format;
+  std::printf("\n| entries | keep | form | bytes a value | encode ns a value | decode ns a value |\n"
+              "|---|---|---|---|---|---|\n");
+  for (auto n : sizes) {
+    std::mt19937 g(2);
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> x(n);
+    for (auto& v : x)
+      v = d(g);
+    for (double keep : keeps) {
+      model::sparse_vector s, back;
+      model::threshold(x.data(), n, model::estimate_threshold(x.data(), n, keep), s);
+      model::round_to_log8(s); // dct.dp's values: a byte each
+      const double k = double(std::max<std::size_t>(1, s.nnz()));
+      for (auto f : {sparse_format::deltas, sparse_format::bitmap, sparse_format::rice}) {
+        std::vector<std::uint8_t> bytes;
+        const double te = median_seconds(repeats, [&] { bytes = model::encode(s, f); });
+        const double td = median_seconds(repeats, [&] {
+          if (model::decode(bytes.data(), bytes.size(), std::uint32_t(n), back))
+            std::abort();
+        });
+        std::printf("| %zu | %g | %s%s | %.2f | %.2f | %.2f |\n", n, keep,
+                    f == sparse_format::deltas ? "deltas" : f == sparse_format::bitmap ? "bitmap" : "rice",
+                    f == model::smaller_format(s) ? " (picked)" : "", double(bytes.size()) / k,
+                    1e9 * te / k, 1e9 * td / k);
+      }
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   int repeats = 31;
   std::vector<std::size_t> sizes{29184, 1048576};
@@ -270,5 +304,6 @@ int main(int argc, char** argv) {
   }
   shard_rounds(sizes, keeps, repeats);
   pushes_by_map(map_rows, std::min(repeats, 7));
+  forms(sizes, keeps, repeats);
   return 0;
 }

@@ -89,19 +89,17 @@ std::uint32_t gap_at(const sparse_vector& s, std::size_t k) {
   return k == 0 ? s.index[0] : s.index[k] - s.index[k - 1] - 1;
 }
 
-// Bytes of the rice form's indices at parameter r: its byte and the codes.
-std::size_t rice_bytes(const sparse_vector& s, unsigned r) {
-  std::uint64_t bits = std::uint64_t(s.nnz()) * (1 + r);
-  for (std::size_t k = 0; k < s.nnz(); ++k)
-    bits += gap_at(s, k) >> r;
-  return 1 + std::size_t((bits + 7) / 8);
-}
+// The rice form's parameter and the bits of its codes.
+struct rice_plan {
+  unsigned r = 0;
+  std::uint64_t bits = 0;
+  std::size_t bytes() const { return 1 + std::size_t((bits + 7) / 8); } // r's byte, the codes
+};
 
-} // namespace
-
-unsigned rice_parameter(const sparse_vector& s) {
+rice_plan plan_rice(const sparse_vector& s) {
+  rice_plan p;
   if (s.nnz() == 0)
-    return 0;
+    return p;
   std::uint64_t sum = 0;
   for (std::size_t k = 0; k < s.nnz(); ++k)
     sum += gap_at(s, k);
@@ -123,32 +121,51 @@ unsigned rice_parameter(const sparse_vector& s) {
   for (int j = 1; j < 4; ++j)
     if (bits[j] < bits[best])
       best = j;
-  return unsigned(lo + best);
+  p.r = unsigned(lo + best);
+  p.bits = bits[best];
+  return p;
 }
 
-std::size_t encoded_bytes(const sparse_vector& s, sparse_format f) {
-  std::size_t n = header_bytes + (s.log8 ? 4 + s.nnz() : (s.half ? 2 : 4) * s.nnz());
-  if (f == sparse_format::bitmap)
-    return n + (std::size_t(s.size) + 7) / 8;
-  if (f == sparse_format::rice)
-    return n + rice_bytes(s, rice_parameter(s));
+std::size_t value_bytes_of(const sparse_vector& s) {
+  return s.log8 ? 4 + s.nnz() : (s.half ? 2 : 4) * s.nnz();
+}
+
+std::size_t deltas_bytes(const sparse_vector& s) {
+  std::size_t n = 0;
   for (std::size_t k = 0; k < s.nnz(); ++k)
     n += varint_bytes(gap_at(s, k));
   return n;
 }
 
-sparse_format smaller_format(const sparse_vector& s) {
-  const std::size_t map = encoded_bytes(s, sparse_format::bitmap);
-  const std::size_t rice = encoded_bytes(s, sparse_format::rice);
+// The smallest form, given s's rice plan.
+sparse_format pick(const sparse_vector& s, const rice_plan& rice) {
+  const std::size_t map = (std::size_t(s.size) + 7) / 8;
   // Every varint is at least a byte: with more entries than the bitmap has
   // bytes, the deltas lose to the bitmap without summing the varints.
-  if (s.nnz() <= (std::size_t(s.size) + 7) / 8) {
-    const std::size_t deltas = encoded_bytes(s, sparse_format::deltas);
-    if (deltas <= map && deltas <= rice)
+  if (s.nnz() <= map) {
+    const std::size_t deltas = deltas_bytes(s);
+    if (deltas <= map && deltas <= rice.bytes())
       return sparse_format::deltas;
   }
-  return map <= rice ? sparse_format::bitmap : sparse_format::rice;
+  return map <= rice.bytes() ? sparse_format::bitmap : sparse_format::rice;
 }
+
+std::vector<std::uint8_t> encode_as(const sparse_vector& s, sparse_format f, const rice_plan& rice);
+
+} // namespace
+
+unsigned rice_parameter(const sparse_vector& s) { return plan_rice(s).r; }
+
+std::size_t encoded_bytes(const sparse_vector& s, sparse_format f) {
+  const std::size_t n = header_bytes + value_bytes_of(s);
+  if (f == sparse_format::bitmap)
+    return n + (std::size_t(s.size) + 7) / 8;
+  if (f == sparse_format::rice)
+    return n + plan_rice(s).bytes();
+  return n + deltas_bytes(s);
+}
+
+sparse_format smaller_format(const sparse_vector& s) { return pick(s, plan_rice(s)); }
 
 void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v) {
   while (v >= 0x80u) {
@@ -176,13 +193,25 @@ std::optional<std::string> read_varint(const std::uint8_t*& p, const std::uint8_
   }
 }
 
-std::vector<std::uint8_t> encode(const sparse_vector& s) { return encode(s, smaller_format(s)); }
+std::vector<std::uint8_t> encode(const sparse_vector& s) {
+  const auto rice = plan_rice(s);
+  return encode_as(s, pick(s, rice), rice);
+}
 
 std::vector<std::uint8_t> encode(const sparse_vector& s, sparse_format f) {
+  return encode_as(s, f, f == sparse_format::rice ? plan_rice(s) : rice_plan{});
+}
+
+namespace {
+
+std::vector<std::uint8_t> encode_as(const sparse_vector& s, sparse_format f, const rice_plan& rice) {
   SS_CHECK(s.index.size() == s.value.size(), "an index per value");
   SS_CHECK(!(s.half && s.log8), "values as halves or as log8, not both");
   std::vector<std::uint8_t> out;
-  out.reserve(encoded_bytes(s, f));
+  const std::size_t n = header_bytes + value_bytes_of(s);
+  out.reserve(n + (f == sparse_format::bitmap ? (std::size_t(s.size) + 7) / 8
+                   : f == sparse_format::rice ? rice.bytes()
+                                              : 5 * s.nnz()));
   const unsigned form_bits = f == sparse_format::bitmap ? 1u : f == sparse_format::rice ? 8u : 0u;
   out.push_back(std::uint8_t(form_bits | (s.half ? 2u : 0u) | (s.log8 ? 4u : 0u)));
   put_u32(out, s.size);
@@ -191,7 +220,7 @@ std::vector<std::uint8_t> encode(const sparse_vector& s, sparse_format f) {
     for (std::size_t k = 0; k < s.nnz(); ++k)
       put_varint(out, gap_at(s, k));
   } else if (f == sparse_format::rice) {
-    const unsigned r = rice_parameter(s);
+    const unsigned r = rice.r;
     out.push_back(std::uint8_t(r));
     std::uint64_t acc = 0; // bits not yet written, from bit 0 on
     unsigned held = 0;     // their count, below 8 between puts
@@ -207,7 +236,8 @@ std::vector<std::uint8_t> encode(const sparse_vector& s, sparse_format f) {
       std::uint64_t q = g >> r;
       for (; q >= 32; q -= 32)
         put(0xFFFFFFFFu, 32);
-      put((std::uint64_t(1) << q) - 1, unsigned(q) + 1); // q ones, a zero
+      // q ones, a zero, then the low bits: at most 32 + 31 bits, in two puts
+      put((std::uint64_t(1) << q) - 1, unsigned(q) + 1);
       put(g & low_mask, r);
     }
     if (held > 0)
@@ -234,8 +264,6 @@ std::vector<std::uint8_t> encode(const sparse_vector& s, sparse_format f) {
   }
   return out;
 }
-
-namespace {
 
 // The deltas form's nnz varints from [p, end): the indices, or what is wrong.
 std::optional<std::string> read_deltas(const std::uint8_t*& p, const std::uint8_t* end,
@@ -266,37 +294,75 @@ std::optional<std::string> read_rice(const std::uint8_t*& p, const std::uint8_t*
   const unsigned r = *p++;
   if (r > 31)
     return "rice parameter " + std::to_string(r) + ", expected 0-31";
-  const std::uint64_t bits = std::uint64_t(end - p) * 8;
-  std::uint64_t at = 0; // the next bit
-  auto bit = [&]() { const unsigned b = p[at >> 3] >> (at & 7) & 1u; ++at; return b; };
+  const std::size_t nbytes = std::size_t(end - p);
+  const std::uint64_t bits = std::uint64_t(nbytes) * 8;
+  // The bits from bit i on (bit i at bit 0), and how many of them are real:
+  // at most 57 of a whole 8-byte load, fewer at the end.
+  auto window = [&](std::uint64_t i, unsigned& valid) {
+    const std::size_t byte = std::size_t(i >> 3);
+    std::uint64_t w = 0;
+    const std::size_t take = std::min<std::size_t>(8, nbytes - byte);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (take == 8)
+      std::memcpy(&w, p + byte, 8);
+    else
+#endif
+      for (std::size_t b = 0; b < take; ++b) // little-endian whatever the host
+        w |= std::uint64_t(p[byte + b]) << (8 * b);
+    const unsigned shift = unsigned(i & 7);
+    valid = unsigned(std::min<std::uint64_t>(8 * take - shift, bits - i));
+    return w >> shift;
+  };
+  const std::uint64_t low_mask = (std::uint64_t(1) << r) - 1;
+  std::uint64_t at = 0;   // the next bit
   std::uint64_t next = 0; // the smallest index the next entry may have
+  auto out_of_range = [&](std::uint32_t k, std::uint64_t i, bool at_least) {
+    return std::string("index ") + (at_least ? "at least " : "") + std::to_string(i) +
+           " (entry " + std::to_string(k) + ") out of range [0, " + std::to_string(size) + ")";
+  };
   for (std::uint32_t k = 0; k < nnz; ++k) {
     std::uint64_t q = 0;
-    for (;;) {
+    for (;;) { // the unary part: ones up to a zero
+      unsigned valid = 0;
+      const std::uint64_t w = at < bits ? window(at, valid) : 0;
+      const unsigned ones = ~w == 0 ? 64u : unsigned(__builtin_ctzll(~w));
+      if (ones < valid) {
+        q += ones;
+        at += ones + 1;
+        break;
+      }
+      q += valid;
+      at += valid;
+      if (next + (q << r) >= size) // every index this code can give is too large
+        return out_of_range(k, next + (q << r), true);
       if (at == bits)
         return "the rice code of entry " + std::to_string(k) + " runs past the end";
-      if (!bit())
-        break;
-      if (next + (++q << r) >= size) // every index this code can give is too large
-        return "index at least " + std::to_string(next + (q << r)) + " (entry " +
-               std::to_string(k) + ") out of range [0, " + std::to_string(size) + ")";
     }
+    if (next + (q << r) >= size)
+      return out_of_range(k, next + (q << r), true);
     if (bits - at < r)
       return "the rice code of entry " + std::to_string(k) + " runs past the end";
     std::uint64_t low = 0;
-    for (unsigned b = 0; b < r; ++b)
-      low |= std::uint64_t(bit()) << b;
+    if (r > 0) {
+      unsigned valid = 0;
+      low = window(at, valid) & low_mask; // r <= 31 <= valid here
+      at += r;
+    }
     const std::uint64_t i = next + (q << r | low);
     if (i >= size)
-      return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
-             ") out of range [0, " + std::to_string(size) + ")";
+      return out_of_range(k, i, false);
     index.push_back(std::uint32_t(i));
     next = i + 1;
   }
-  for (; at % 8 != 0;)
-    if (bit())
-      return "the rice form's unused bit " + std::to_string((at - 1) % 8) +
+  if (at % 8 != 0) {
+    unsigned valid = 0;
+    const std::uint64_t rest = window(at, valid) & ((std::uint64_t(1) << (8 - at % 8)) - 1);
+    if (rest != 0)
+      return "the rice form's unused bit " +
+             std::to_string(at % 8 + unsigned(__builtin_ctzll(rest))) +
              " of its last byte is set";
+    at += 8 - at % 8;
+  }
   p += at / 8;
   return std::nullopt;
 }

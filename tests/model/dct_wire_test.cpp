@@ -310,7 +310,7 @@ TEST_CASE("dct wire: the rice form bit by bit, and its malformed codes refused")
   CHECK(contains(err(one(1000, {}), 1000), "parameter byte is missing"));
   CHECK(contains(err(one(1000, {0, 0xFF}), 1000), "entry 0 runs past the end")); // no zero bit
   CHECK(contains(err(one(1000, {8, 0x00}), 1000), "entry 0 runs past the end")); // 7 of 8 low bits
-  CHECK(contains(err(one(5, {0, 0x3F}), 5), "index at least 5 (entry 0) out of range [0, 5)"));
+  CHECK(contains(err(one(5, {0, 0x3F}), 5), "index at least 6 (entry 0) out of range [0, 5)"));
   CHECK(contains(err(one(10, {4, 0x1E}), 10), "index 15 (entry 0) out of range [0, 10)"));
   CHECK(contains(err(one(10, {4, 0x0A, 0x00}), 10), "expected for")); // a byte too many
   REQUIRE_FALSE(err(one(10, {4, 0x0A}), 10)); // 0, then 1010 least significant first: 5
