@@ -32,7 +32,7 @@ namespace messages {
 // 7: progress reports split bytes by kind and shard and carry per-trainer counters.
 // 8: an embedding shard sends its model file in pieces (save(offset) -> file_chunk).
 // 9: checkpoint cuts: a shard keeps its cut's file, fetched in pieces (cut(N, offset)).
-// 10: DCT payloads may code their indices as Golomb-Rice codes (format bit 3).
+// 10: DCT payloads: varint size and count, indices maybe as Golomb-Rice codes (format bit 3).
 constexpr std::uint32_t node_protocol_version = 10;
 
 using hello_atom = caf::atom_constant<caf::atom("hello")>;   // a node joins

@@ -11,7 +11,6 @@ namespace model {
 
 namespace {
 
-constexpr std::size_t header_bytes = 1 + 4 + 4;
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int b = 0; b < 4; ++b)
@@ -126,6 +125,11 @@ rice_plan plan_rice(const sparse_vector& s) {
   return p;
 }
 
+// The format byte and the varints of the size and the count.
+std::size_t header_bytes_of(const sparse_vector& s) {
+  return 1 + varint_bytes(s.size) + varint_bytes(std::uint32_t(s.nnz()));
+}
+
 std::size_t value_bytes_of(const sparse_vector& s) {
   return s.log8 ? 4 + s.nnz() : (s.half ? 2 : 4) * s.nnz();
 }
@@ -157,7 +161,7 @@ std::vector<std::uint8_t> encode_as(const sparse_vector& s, sparse_format f, con
 unsigned rice_parameter(const sparse_vector& s) { return plan_rice(s).r; }
 
 std::size_t encoded_bytes(const sparse_vector& s, sparse_format f) {
-  const std::size_t n = header_bytes + value_bytes_of(s);
+  const std::size_t n = header_bytes_of(s) + value_bytes_of(s);
   if (f == sparse_format::bitmap)
     return n + (std::size_t(s.size) + 7) / 8;
   if (f == sparse_format::rice)
@@ -208,14 +212,14 @@ std::vector<std::uint8_t> encode_as(const sparse_vector& s, sparse_format f, con
   SS_CHECK(s.index.size() == s.value.size(), "an index per value");
   SS_CHECK(!(s.half && s.log8), "values as halves or as log8, not both");
   std::vector<std::uint8_t> out;
-  const std::size_t n = header_bytes + value_bytes_of(s);
+  const std::size_t n = header_bytes_of(s) + value_bytes_of(s);
   out.reserve(n + (f == sparse_format::bitmap ? (std::size_t(s.size) + 7) / 8
                    : f == sparse_format::rice ? rice.bytes()
                                               : 5 * s.nnz()));
   const unsigned form_bits = f == sparse_format::bitmap ? 1u : f == sparse_format::rice ? 8u : 0u;
   out.push_back(std::uint8_t(form_bits | (s.half ? 2u : 0u) | (s.log8 ? 4u : 0u)));
-  put_u32(out, s.size);
-  put_u32(out, std::uint32_t(s.nnz()));
+  put_varint(out, s.size);
+  put_varint(out, std::uint32_t(s.nnz()));
   if (f == sparse_format::deltas) {
     for (std::size_t k = 0; k < s.nnz(); ++k)
       put_varint(out, gap_at(s, k));
@@ -371,9 +375,8 @@ std::optional<std::string> read_rice(const std::uint8_t*& p, const std::uint8_t*
 
 std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
                                   std::uint32_t expected_size, sparse_vector& out) {
-  if (len < header_bytes)
-    return "truncated: " + std::to_string(len) + " bytes, a header needs " +
-           std::to_string(header_bytes);
+  if (len == 0)
+    return std::string("truncated: 0 bytes, a header needs at least 3");
   const std::uint8_t format = bytes[0];
   if ((format & ~0x0Fu) || (format & 9u) == 9u || (format & 6u) == 6u)
     return "format byte " + std::to_string(format) +
@@ -386,13 +389,23 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
   const bool log8 = format & 4u;
   const std::size_t value_bytes = half ? 2 : log8 ? 1 : 4;
   const std::size_t scale_bytes = log8 ? 4 : 0; // before the values
-  const std::uint32_t size = get_u32(bytes + 1);
-  const std::uint32_t nnz = get_u32(bytes + 5);
+  const std::uint8_t* p = bytes + 1;
+  const std::uint8_t* const end = bytes + len;
+  std::uint64_t size64 = 0, nnz64 = 0;
+  if (auto e = read_varint(p, end, size64))
+    return "the header's size: " + *e;
+  if (auto e = read_varint(p, end, nnz64))
+    return "the header's count: " + *e;
+  if (size64 > 0xFFFFFFFFu)
+    return "a vector of " + std::to_string(size64) + " entries, at most 2^32 - 1";
+  const auto size = std::uint32_t(size64);
+  const std::size_t header_bytes = std::size_t(p - bytes);
   if (size != expected_size)
     return "a vector of " + std::to_string(size) + " entries, expected " +
            std::to_string(expected_size);
-  if (nnz > size)
-    return std::to_string(nnz) + " entries kept of " + std::to_string(size);
+  if (nnz64 > size)
+    return std::to_string(nnz64) + " entries kept of " + std::to_string(size);
+  const auto nnz = std::uint32_t(nnz64);
   const char* form = f == sparse_format::deltas  ? "deltas"
                      : f == sparse_format::rice ? "rice"
                                                 : "bitmap";
@@ -409,7 +422,6 @@ std::optional<std::string> decode(const std::uint8_t* bytes, std::size_t len,
   out.value.clear();
   out.index.reserve(nnz);
   out.value.reserve(nnz);
-  const std::uint8_t* p = bytes + header_bytes;
   const std::uint8_t* const values_at = bytes + len - value_bytes * nnz - scale_bytes;
   if (f == sparse_format::deltas) {
     if (auto err = read_deltas(p, values_at, size, nnz, out.index))

@@ -12,7 +12,8 @@
 //   round_to_half(out, residual): the sent values rounded to half precision
 //         (model/half.hpp), the rounding's error added to the residual, so
 //         error feedback carries it to a later round;
-//   encode(out) / decode(bytes): u8 format, u32 size, u32 nnz, the indices
+//   encode(out) / decode(bytes): u8 format, the size and nnz as unsigned
+//     LEB128 varints (below), the indices
 //     in the smallest of three forms, then the values. Each form but the
 //     bitmap codes the first index and then each index's gap to the one
 //     before less 1 (the "gaps"):

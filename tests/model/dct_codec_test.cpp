@@ -94,7 +94,9 @@ TEST_CASE("dct: the three wire forms round-trip, and encode picks the smallest")
   for (double keep : {0.0025, 0.1}) {
     const auto s = thresholded(x, keep);
     CHECK(model::smaller_format(s) == sparse_format::rice);
-    const std::size_t values = 9 + 4 * s.nnz(); // the header and the f32 values
+    const std::size_t values = 1 + model::varint_bytes(s.size) +
+                               model::varint_bytes(std::uint32_t(s.nnz())) +
+                               4 * s.nnz(); // the header and the f32 values
     const double rice_bits = 8.0 * (model::encoded_bytes(s, sparse_format::rice) - values - 1);
     const double varint_bits = 8.0 * (model::encoded_bytes(s, sparse_format::deltas) - values);
     MESSAGE("keep " << keep << ": " << rice_bits / s.nnz() << " bits a gap, varints "
@@ -135,7 +137,7 @@ TEST_CASE("dct: the decoder refuses malformed bytes and says what is wrong") {
   CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "format byte 7"));
   // A bitmap whose bits disagree with its count, or run past the size.
   bad = map;
-  bad[9] ^= 0x01;
+  bad[1 + 2 + model::varint_bytes(std::uint32_t(many.nnz()))] ^= 0x01; // the bitmap's first byte
   CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "bitmap"));
   model::sparse_vector odd;
   odd.size = 12; // 2 bitmap bytes, bits 12..15 unused
@@ -143,12 +145,21 @@ TEST_CASE("dct: the decoder refuses malformed bytes and says what is wrong") {
     odd.index.push_back(i), odd.value.push_back(1.0f);
   auto ob = model::encode(odd);
   REQUIRE(ob[0] == 1);
-  ob[9 + 1] |= 0x80; // bit 15
+  ob[3 + 1] |= 0x80; // bit 15 (the header: the format byte, 12, 12)
   CHECK(contains(model::decode(ob.data(), ob.size(), 12, out), "beyond"));
-  // A count larger than the vector.
-  bad = idx;
-  bad[5] = 0xFF, bad[6] = 0xFF;
-  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "kept of"));
+  // A count larger than the vector (1001 of 1000), and header varints that
+  // run past the end, are too long or are not canonical.
+  bad = {0, 0xE8, 0x07, 0xE9, 0x07, 0, 0, 0, 0};
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "1001 entries kept of 1000"));
+  bad = {0, 0xE8};
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "the header's size: truncated"));
+  bad = {0, 0xE8, 0x07, 0x85};
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "the header's count: truncated"));
+  bad = {0, 0xE8, 0x87, 0x00, 0x00};
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "the header's size: not canonical"));
+  bad = {0, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 0x00};
+  CHECK(contains(model::decode(bad.data(), bad.size(), 1000, out), "at most 2^32 - 1"));
+  CHECK(contains(model::decode(bad.data(), 0, 1000, out), "truncated: 0 bytes"));
 }
 
 TEST_CASE("dct: the threshold estimate is the sample's (1 - keep) quantile, kept few or many") {

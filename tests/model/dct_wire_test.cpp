@@ -37,13 +37,12 @@ std::uint32_t u32(float f) {
   return u;
 }
 
-// A header: format, size, nnz (little-endian), then `rest`.
+// A header: format, size, nnz (varints), then `rest`.
 std::vector<std::uint8_t> wire(std::uint8_t format, std::uint32_t size, std::uint32_t nnz,
                                std::vector<std::uint8_t> rest) {
   std::vector<std::uint8_t> b{format};
-  for (std::uint32_t v : {size, nnz})
-    for (int i = 0; i < 4; ++i)
-      b.push_back(std::uint8_t(v >> (8 * i)));
+  model::put_varint(b, size);
+  model::put_varint(b, nnz);
   b.insert(b.end(), rest.begin(), rest.end());
   return b;
 }
@@ -139,7 +138,8 @@ TEST_CASE("dct wire: varint deltas against the bitmap at the boundary") {
   CHECK(model::encoded_bytes(tie, model::sparse_format::deltas) ==
         model::encoded_bytes(tie, model::sparse_format::bitmap));
   // Adjacent indices take a bit each in the rice form (r 0): 13 bytes and r's.
-  CHECK(model::encoded_bytes(tie, model::sparse_format::rice) == 9 + 4 * 100 + 1 + 13);
+  // (the header: the format byte, 800 in a 2-byte varint, 100 in one byte)
+  CHECK(model::encoded_bytes(tie, model::sparse_format::rice) == 4 + 4 * 100 + 1 + 13);
   CHECK(model::smaller_format(tie) == model::sparse_format::rice);
   // Two entries, 16 apart: a varint byte each ties the 2-byte bitmap, and
   // the rice form's 9 bits (r 2) and its r byte take 3: deltas on a tie.
@@ -257,11 +257,11 @@ TEST_CASE("dct wire: log8 values, one byte each, round trip exactly and keep the
   CHECK(worst < 0.045);
   CHECK(worst > 0.01);
   const auto bytes = model::encode(s);
-  // header 9; the rice form: r 2 (of r 1..4 for the gaps' mean of 9), 5 bits
+  // header 4 (the format byte, 1000 in 2 varint bytes, 91 in one); the rice form: r 2 (of r 1..4 for the gaps' mean of 9), 5 bits
   // a gap of 10 and 3 for the first index, 453 bits in 57 bytes, and r's byte
   // (varints: 91 bytes; the bitmap 125); scale 4, a byte a value.
   CHECK(model::rice_parameter(s) == 2);
-  CHECK(bytes.size() == 9 + 1 + 57 + 4 + s.nnz());
+  CHECK(bytes.size() == 4 + 1 + 57 + 4 + s.nnz());
   CHECK(bytes.size() == model::encoded_bytes(s, model::smaller_format(s)));
   model::sparse_vector back;
   REQUIRE_FALSE(model::decode(bytes.data(), bytes.size(), s.size, back));
@@ -316,7 +316,7 @@ TEST_CASE("dct wire: the rice form bit by bit, and its malformed codes refused")
   REQUIRE_FALSE(err(one(10, {4, 0x0A}), 10)); // 0, then 1010 least significant first: 5
   CHECK(out.index == std::vector<std::uint32_t>{5});
   auto bad = b;
-  bad[9 + 2] |= 0x80; // the last code byte's bit 7, unused (12 bits of 16)
+  bad[3 + 2] |= 0x80; // the last code byte's bit 7, unused (12 bits of 16)
   CHECK(contains(err(bad, 100), "unused bit 7 of its last byte is set"));
   // A gap of 2^32 - 1 after index 0 neither wraps nor loops for long.
   const auto far = at(0xFFFFFFFFu, {0, 0xFFFFFFFEu});
