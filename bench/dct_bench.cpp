@@ -213,8 +213,6 @@ void pushes_by_map(const std::vector<std::size_t>& map_rows, int repeats) {
   }
 }
 
-} // namespace
-
 // The fourth table: each index form (encode picks the smallest).
 void forms(const std::vector<std::size_t>& sizes, const std::vector<double>& keeps, int repeats) {
   using model::sparse_format;
@@ -231,6 +229,7 @@ void forms(const std::vector<std::size_t>& sizes, const std::vector<double>& kee
       model::threshold(x.data(), n, model::estimate_threshold(x.data(), n, keep), s);
       model::round_to_log8(s); // dct.dp's values: a byte each
       const double k = double(std::max<std::size_t>(1, s.nnz()));
+      const auto picked = model::smaller_format(s);
       for (auto f : {sparse_format::deltas, sparse_format::bitmap, sparse_format::rice}) {
         std::vector<std::uint8_t> bytes;
         const double te = median_seconds(repeats, [&] { bytes = model::encode(s, f); });
@@ -240,12 +239,14 @@ void forms(const std::vector<std::size_t>& sizes, const std::vector<double>& kee
         });
         std::printf("| %zu | %g | %s%s | %.2f | %.2f | %.2f |\n", n, keep,
                     f == sparse_format::deltas ? "deltas" : f == sparse_format::bitmap ? "bitmap" : "rice",
-                    f == model::smaller_format(s) ? " (picked)" : "", double(bytes.size()) / k,
+                    f == picked ? " (picked)" : "", double(bytes.size()) / k,
                     1e9 * te / k, 1e9 * td / k);
       }
     }
   }
 }
+
+} // namespace
 
 int main(int argc, char** argv) {
   int repeats = 31;

@@ -269,6 +269,13 @@ std::vector<std::uint8_t> encode_as(const sparse_vector& s, sparse_format f, con
   return out;
 }
 
+// An entry's index beyond the vector (at_least: the smallest its code could give).
+std::string index_out_of_range(std::uint32_t k, std::uint64_t i, std::uint32_t size,
+                               bool at_least = false) {
+  return std::string("index ") + (at_least ? "at least " : "") + std::to_string(i) +
+         " (entry " + std::to_string(k) + ") out of range [0, " + std::to_string(size) + ")";
+}
+
 // The deltas form's nnz varints from [p, end): the indices, or what is wrong.
 std::optional<std::string> read_deltas(const std::uint8_t*& p, const std::uint8_t* end,
                                        std::uint32_t size, std::uint32_t nnz,
@@ -280,8 +287,7 @@ std::optional<std::string> read_deltas(const std::uint8_t*& p, const std::uint8_
       return "the varint of entry " + std::to_string(k) + ": " + *e;
     const std::uint64_t i = next + v;
     if (i >= size)
-      return "index " + std::to_string(i) + " (entry " + std::to_string(k) +
-             ") out of range [0, " + std::to_string(size) + ")";
+      return index_out_of_range(k, i, size);
     index.push_back(std::uint32_t(i));
     next = i + 1;
   }
@@ -320,10 +326,6 @@ std::optional<std::string> read_rice(const std::uint8_t*& p, const std::uint8_t*
   const std::uint64_t low_mask = (std::uint64_t(1) << r) - 1;
   std::uint64_t at = 0;   // the next bit
   std::uint64_t next = 0; // the smallest index the next entry may have
-  auto out_of_range = [&](std::uint32_t k, std::uint64_t i, bool at_least) {
-    return std::string("index ") + (at_least ? "at least " : "") + std::to_string(i) +
-           " (entry " + std::to_string(k) + ") out of range [0, " + std::to_string(size) + ")";
-  };
   for (std::uint32_t k = 0; k < nnz; ++k) {
     std::uint64_t q = 0;
     for (;;) { // the unary part: ones up to a zero
@@ -338,12 +340,12 @@ std::optional<std::string> read_rice(const std::uint8_t*& p, const std::uint8_t*
       q += valid;
       at += valid;
       if (next + (q << r) >= size) // every index this code can give is too large
-        return out_of_range(k, next + (q << r), true);
+        return index_out_of_range(k, next + (q << r), size, true);
       if (at == bits)
         return "the rice code of entry " + std::to_string(k) + " runs past the end";
     }
     if (next + (q << r) >= size)
-      return out_of_range(k, next + (q << r), true);
+      return index_out_of_range(k, next + (q << r), size, true);
     if (bits - at < r)
       return "the rice code of entry " + std::to_string(k) + " runs past the end";
     std::uint64_t low = 0;
@@ -354,7 +356,7 @@ std::optional<std::string> read_rice(const std::uint8_t*& p, const std::uint8_t*
     }
     const std::uint64_t i = next + (q << r | low);
     if (i >= size)
-      return out_of_range(k, i, false);
+      return index_out_of_range(k, i, size);
     index.push_back(std::uint32_t(i));
     next = i + 1;
   }
