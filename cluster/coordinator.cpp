@@ -156,7 +156,7 @@ std::optional<std::string> coordinate(caf::blocking_actor* self, const train_con
   if (out.dct) {
     out.dct->ring = model::uses_ring(cfg.sync.algorithm);
     out.dct->ring_reduce = out.dct->ring && cfg.dct.dp_ring_reduce;
-    out.dct->dp_keep = cfg.dct.dp_keep;
+    out.dct->dp_keep = out.dct->ring_reduce ? cfg.dct.reduce_keep() : cfg.dct.dp_keep;
     out.dct->refresh = cfg.dct.refresh;
     out.dct->error_feedback = cfg.dct.error_feedback;
   }

@@ -23,6 +23,9 @@ void add_dct_options(option_set& o) {
   o.add({"dct.dp-reply-keep", t::real, "0.025",
          "dct.dp with EASGD: the fraction of d's entries the dense shard's reply threshold lets "
          "through (0: dct.dp-keep)", {}, 0.0, 1.0});
+  o.add({"dct.dp-reduce-keep", t::real, "0.006",
+         "dct.dp with the reduce (dct.dp-ring): the fraction of a chunk's entries each step's "
+         "threshold lets through (0: dct.dp-keep)", {}, 0.0, 1.0});
   o.add({"dct.dp-reply", t::string, "d",
          "dct.dp with EASGD: what the dense shard replies. centre: the entries of the centre's "
          "change since the trainer last heard (those above a threshold at dct.dp-reply-keep), "
@@ -101,6 +104,7 @@ std::optional<std::string> build_dct_settings(const option_set& o, cluster_mode 
   out.dp = o.get_bool("dct.dp");
   out.dp_keep = o.get_real("dct.dp-keep");
   out.dp_reply_keep = o.get_real("dct.dp-reply-keep");
+  out.dp_reduce_keep = o.get_real("dct.dp-reduce-keep");
   out.dp_centre = o.get_string("dct.dp-reply") == "centre";
   out.dp_alpha = o.get_real("sync.alpha") > 0 ? float(o.get_real("sync.alpha")) : 0.25f; // as sync
   out.per_layer = o.get_bool("dct.per-layer");

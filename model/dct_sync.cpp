@@ -90,7 +90,7 @@ dct_chunk_thresholds::dct_chunk_thresholds(const dct_settings& s, std::size_t si
     : s_(s) {
   const auto chunks = split_range(size, parts);
   for (std::size_t c = 0; c < chunks.size(); ++c)
-    taus_.emplace_back(s.dp_keep, s.refresh, seed + 104729 * c,
+    taus_.emplace_back(s.reduce_keep(), s.refresh, seed + 104729 * c,
                        segments_of(s, chunks[c].offset, chunks[c].size));
 }
 

@@ -66,6 +66,9 @@ struct dct_settings {
   double dp_reply_keep = 0;     // EASGD: the shard's reply's fraction (0: dp_keep; the
                                 // option's default is 0.025)
   double reply_keep() const { return dp_reply_keep > 0 ? dp_reply_keep : dp_keep; }
+  double dp_reduce_keep = 0;    // dct.dp-ring=reduce: the chunks' fraction (0: dp_keep; the
+                                // option's default is 0.006)
+  double reduce_keep() const { return dp_reduce_keep > 0 ? dp_reduce_keep : dp_keep; }
   bool dp_centre = false;       // dct.dp-reply=centre: the reply is the centre's change, the
                                 // pull is the trainer's (above); false (d, the option's
                                 // default): the reply is d
@@ -162,7 +165,7 @@ std::vector<std::size_t> dct_segments(const std::vector<std::size_t>& layer_star
 
 // dct.dp-ring=reduce (actors/sparse_ring_reduce.hpp): the thresholds of a
 // replica of `size` entries split into `parts` chunks (split_range), each
-// chunk's cut at the layers with s.per_layer; keep s.dp_keep, refresh
+// chunk's cut at the layers with s.per_layer; keep s.reduce_keep(), refresh
 // s.refresh per chunk (a member thresholds a given chunk at the same step
 // of every round, so its partial sums are of the same members each time).
 class dct_chunk_thresholds {

@@ -277,3 +277,30 @@ TEST_CASE("dct sync: the pull not sent is owed, so the centre follows dense EASG
   CHECK(owed > 1e-3);
   CHECK(rx[0].counts().values < rx[0].counts().entries);
 }
+
+TEST_CASE("dct sync: the reduce's chunks pass dct.dp-reduce-keep, or dct.dp-keep when it is 0") {
+  const std::size_t n = 40000, parts = 4;
+  std::mt19937 g(7);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> a(n);
+  for (auto& v : a)
+    v = nd(g);
+  auto sent = [&](double keep, double reduce_keep) {
+    dct_settings s;
+    s.dp_keep = keep;
+    s.dp_reduce_keep = reduce_keep;
+    model::dct_chunk_thresholds tau(s, n, parts, 3);
+    model::dct_counts c;
+    std::size_t values = 0;
+    std::vector<float> x = a;
+    for (std::size_t k = 0; k < parts; ++k) {
+      model::sparse_vector out;
+      tau.take(k, x.data() + k * (n / parts), out, c, false, false);
+      values += out.nnz();
+    }
+    return double(values) / double(n);
+  };
+  CHECK(sent(0.01, 0) == doctest::Approx(0.01).epsilon(0.3));
+  CHECK(sent(0.01, 0.05) == doctest::Approx(0.05).epsilon(0.3));
+  CHECK(sent(0.05, 0.01) == doctest::Approx(0.01).epsilon(0.3));
+}
