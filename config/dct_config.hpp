@@ -3,6 +3,7 @@
 // docs/dct.md):
 //   dct.dp               threshold EASGD's dense sync (s-easgd, fr-easgd)
 //   dct.dp-keep          the fraction of a range's entries meant to pass
+//   dct.dp-reduce-keep   the same for the ring's reduce (its chunks' steps)
 //   dct.refresh          dp: rounds between threshold estimates at each end
 //   dct.mp-refresh       mp: lookups or pushes between threshold estimates
 //   dct.error-feedback   carry what was not sent into later rounds (dp)
