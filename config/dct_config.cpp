@@ -37,9 +37,9 @@ void add_dct_options(option_set& o) {
          "trainer's change travels the ring once (N - 1 payloads of dct.dp-keep of the replica "
          "per trainer and round); reduce: a ring reduce-scatter whose partial sums are "
          "thresholded again at every step, then an all-gather of each chunk's thresholded sum "
-         "(2 (N - 1) payloads of dct.dp-reduce-keep of a chunk, 1/N of the replica), what a step does "
-         "not pass on waiting with the trainer for its next round; auto: gather up to 4 "
-         "trainers, reduce above (docs/dct.md)",
+         "(2 (N - 1) payloads of dct.dp-reduce-keep of a chunk, 1/N of the replica), what a "
+         "step does not pass on waiting with the trainer for its next round; auto: gather up "
+         "to 4 trainers, reduce above (docs/dct.md)",
          {"auto", "gather", "reduce"}});
   o.add({"dct.per-layer", t::boolean, "true",
          "dct.dp: one threshold per layer of the MLPs (each layer's weights and bias) within a "

@@ -28,7 +28,7 @@ struct sync_metrics {
 struct dct_metrics {
   bool ring = false; // MA/BMUF: round the ring, no replies (else EASGD)
   bool ring_reduce = false; // dct.dp-ring: the reduce (else the all-gather)
-  double dp_keep = 0;               // the keep in effect: dct.dp-reduce-keep with the reduce
+  double dp_keep = 0; // the keep in effect: dct.dp-reduce-keep with the reduce
   std::uint64_t refresh = 0;
   bool error_feedback = true;
   std::uint64_t rounds = 0;
