@@ -59,6 +59,7 @@ configs=(
   "fr-bmuf|--cluster.trainers=2 --cluster.workers=2 --cluster.embedding-shards=2 --sync.algorithm=fr-bmuf --sync.k=5"
   "dct-dp-easgd|--cluster.trainers=2 --cluster.embedding-shards=2 --sync.algorithm=s-easgd --dct.dp=true --net.enabled=true"
   "dct-dp-ma|--cluster.trainers=3 --cluster.embedding-shards=2 --sync.algorithm=fr-ma --sync.k=5 --dct.dp=true"
+  "dct-dp-reduce|--cluster.trainers=6 --cluster.embedding-shards=2 --sync.algorithm=s-bmuf --dct.dp=true"
   "dct-mp-straight|--cluster.trainers=2 --cluster.embedding-shards=2 --sync.algorithm=s-easgd --dct.mp=true --net.enabled=true"
   "dct-mp-mask|--cluster.trainers=2 --cluster.embedding-shards=2 --sync.algorithm=s-ma --dct.mp=true --dct.mp-backward=mask"
   "cpr-partial|--cluster.trainers=2 --cluster.embedding-shards=2 --sync.algorithm=s-easgd --recovery.mode=partial --checkpoint.dir=ck-partial --cpr.policy=mfu --cpr.interval=0.05 --faults.kill=[embedding-shard-1@0.5]"
