@@ -156,7 +156,14 @@ std::optional<std::string> build_sync_settings(const option_set& o, std::size_t 
   y.nesterov = o.get_bool("sync.nesterov");
   y.merge = *model::parse_merge_mode(o.get_string("sync.merge"));
   y.min_pause = std::chrono::milliseconds(o.get_int("sync.min-pause-ms"));
-  y.min_gap_batches = std::uint64_t(o.get_int("sync.min-gap-batches"));
+  // BMUF's block momentum amplifies each round's change; on a round every
+  // batch that was worse than every third at 4, 8 and 16 trainers
+  // (docs/RESULTS.md 4b). MA and EASGD keep a round every batch, and so does
+  // S-BMUF under dct.dp: a round there passes a fixed share of its entries,
+  // and a third of the rounds lost 0.4 points at 16 trainers (docs/dct.md).
+  const auto gap = o.get_int("sync.min-gap-batches");
+  const bool bmuf_gap = y.algorithm == model::sync_algorithm::s_bmuf && !o.get_bool("dct.dp");
+  y.min_gap_batches = gap >= 0 ? std::uint64_t(gap) : bmuf_gap ? 3u : 1u;
   const std::string em = o.get_string("sync.eval-model");
   y.eval_model = em == "average"    ? eval_model::average
                  : em == "trainer0" ? eval_model::trainer0

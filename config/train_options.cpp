@@ -165,9 +165,12 @@ void add_train_options(option_set& o) {
       {"delta", "overwrite"});
   add(o, "sync.min-pause-ms", i, "0", "shadow methods: pause between rounds, at most one hour",
       {}, 0, max_pause_ms);
-  add(o, "sync.min-gap-batches", i, "1",
+  add(o, "sync.min-gap-batches", i, "-1",
       "shadow methods: a round starts only after the trainer completed this many batches since "
-      "the previous one started (0 = back to back even on an unchanged replica)", {}, 0);
+      "the previous one started (0 = back to back even on an unchanged replica). -1 = derived: "
+      "3 under s-bmuf without dct.dp (block momentum on a round every batch lost eval NE at 4, 8 "
+      "and 16 trainers, docs/RESULTS.md 4b), else 1",
+      {}, -1);
   add(o, "sync.eval-model", s, "auto",
       "dense parameters evaluated: average of replicas, trainer0's, or the EASGD centre "
       "(auto: trainer0 for none, average otherwise)",

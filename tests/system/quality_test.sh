@@ -16,6 +16,8 @@
 #                                batch size derived from N: train.batch-size=0)
 #   QUALITY_DERIVED=old          the batch derived as 512 / N, at least 32: 32 at
 #                                16 trainers (now 4096 / N^2, at least 16: 16)
+#   QUALITY_BMUF_GAP=1           an S-BMUF round every batch (sync.min-gap-batches
+#                                1; now derived: every third batch)
 #
 # usage: quality_test.sh BIN
 set -u
@@ -62,6 +64,9 @@ while read -r method n bound; do
   if [ -n "${QUALITY_BATCH:-}" ]; then
     extra+=(--train.batch-size="$QUALITY_BATCH")
   fi
+  if [ "${QUALITY_BMUF_GAP:-}" = 1 ] && [ "$method" = s-bmuf ]; then
+    extra+=(--sync.min-gap-batches=1)
+  fi
   ne=$(ne_of "$method-$n" --cluster.trainers="$n" --cluster.embedding-shards=4 \
          --sync.algorithm="$method" "${extra[@]}")
   if [ -z "$ne" ]; then
@@ -100,4 +105,32 @@ for n in 4 16; do
     bad "s-bmuf at $n trainers (${s:-failed}) worse than fr-bmuf (${f:-failed})"
   fi
 done
+# One seed cannot tell S-BMUF's round gap apart (seed 1 puts a round every
+# batch 0.24 points ahead at 4 trainers, where seeds 1-12 put it 0.38 behind
+# on average): over model.seed 1-6 at 4 trainers S-BMUF's mean eval NE must
+# be no worse than FR-BMUF's (+0.32 % against +0.66 % of sequential; with a
+# round every batch, the default before, +0.85 %; docs/RESULTS.md 4b).
+bmuf_gap=()
+[ "${QUALITY_BMUF_GAP:-}" = 1 ] && bmuf_gap=(--sync.min-gap-batches=1)
+declare -A seed_sum=([s-bmuf]=0 [fr-bmuf]=0)
+for method in s-bmuf fr-bmuf; do
+  for seed in 1 2 3 4 5 6; do
+    extra=()
+    [ "$method" = s-bmuf ] && extra=("${bmuf_gap[@]}")
+    ne=$(ne_of "$method-4-seed$seed" --cluster.trainers=4 --cluster.embedding-shards=4 \
+           --sync.algorithm="$method" --model.seed="$seed" "${extra[@]}")
+    if [ -z "$ne" ]; then
+      seed_sum[$method]=failed
+      break
+    fi
+    seed_sum[$method]=$(/usr/bin/python3 -c "print(${seed_sum[$method]} + $ne)")
+  done
+done
+s=${seed_sum[s-bmuf]} f=${seed_sum[fr-bmuf]}
+if [ "$s" != failed ] && [ "$f" != failed ] &&
+   /usr/bin/python3 -c "import sys; sys.exit(0 if $s <= $f else 1)"; then
+  ok "s-bmuf at 4 trainers, seeds 1-6: mean eval NE $(/usr/bin/python3 -c "print(f'{$s / 6:.4f}')") no worse than fr-bmuf's $(/usr/bin/python3 -c "print(f'{$f / 6:.4f}')")"
+else
+  bad "s-bmuf at 4 trainers, seeds 1-6: mean eval NE (sum $s) worse than fr-bmuf's (sum $f)"
+fi
 summary
