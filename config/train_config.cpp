@@ -160,7 +160,8 @@ std::optional<std::string> build_sync_settings(const option_set& o, std::size_t 
   // batch that was worse than every third at 4, 8 and 16 trainers
   // (docs/RESULTS.md 4b). MA and EASGD keep a round every batch, and so does
   // S-BMUF under dct.dp: a round there passes a fixed share of its entries,
-  // and a third of the rounds lost 0.4 points at 16 trainers (docs/dct.md).
+  // and every third batch lost 0.44 points on average at 16 trainers
+  // (docs/RESULTS.md 4b).
   const auto gap = o.get_int("sync.min-gap-batches");
   const bool bmuf_gap = y.algorithm == model::sync_algorithm::s_bmuf && !o.get_bool("dct.dp");
   y.min_gap_batches = gap >= 0 ? std::uint64_t(gap) : bmuf_gap ? 3u : 1u;
