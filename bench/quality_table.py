@@ -207,7 +207,12 @@ commands = [
     + subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE,
                      text=True).stdout.strip() + "):", "",
     "```",
-    "bench/quality_table.py --out bench/results/quality_table.md"
+    "bench/quality_table.py"
+    # the arguments that chose this table's cells, as given (defaults left out)
+    + "".join(f" --{flag} {val}" for flag, val, default in (
+        ("sets", a.sets, ap.get_default("sets")), ("trainers", a.trainers, ap.get_default("trainers")),
+        ("algorithms", a.algorithms, ap.get_default("algorithms"))) if val != default)
+    + (f" --out {a.out}" if a.out else "")
     + (f" --seeds {a.seeds}" if a.seeds else "")
     + "".join(f" --reference-extra={o}" for o in a.reference_extra)
     + (" -- " + " ".join(a.extra) if a.extra else ""),
