@@ -79,8 +79,23 @@ public:
   std::atomic<std::uint64_t> batches{0};
   std::atomic<std::uint64_t> examples{0};
 
+  // Shadow pacing (sync.min-gap-batches): the syncer asks to be woken once
+  // `batches` reaches a count; the worker whose batch reaches it, or the
+  // syncer itself when the count was reached before it asked, claims the
+  // wake-up, so exactly one side acts on it.
+  static constexpr std::uint64_t no_wake = ~std::uint64_t{0};
+  void want_wake_at(std::uint64_t count) { wake_at_.store(count, std::memory_order_seq_cst); }
+  void cancel_wake() { wake_at_.store(no_wake, std::memory_order_seq_cst); }
+  // True for the one caller that finds `batches_now` at or past the count asked for.
+  bool claim_wake(std::uint64_t batches_now) {
+    auto want = wake_at_.load(std::memory_order_seq_cst);
+    return want != no_wake && batches_now >= want &&
+           wake_at_.compare_exchange_strong(want, no_wake, std::memory_order_seq_cst);
+  }
+
 private:
   std::size_t size_;
+  std::atomic<std::uint64_t> wake_at_{no_wake};
   std::unique_ptr<float[]> params_;
   std::unique_ptr<float[]> acc_;
 };

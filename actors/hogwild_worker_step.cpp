@@ -156,8 +156,10 @@ void train(self_ptr self, const worker_batch& slot) {
   st.stats.positives += positives;
   if (cfg.progress)
     cfg.progress->add(st.ws.loss_sum, prob_sum, positives);
-  rep.batches.fetch_add(1, std::memory_order_relaxed);
+  const auto batches_now = rep.batches.fetch_add(1, std::memory_order_seq_cst) + 1;
   rep.examples.fetch_add(n, std::memory_order_relaxed);
+  if (cfg.syncer && rep.claim_wake(batches_now)) // the batch its shadow pacing waits for
+    self->send(cfg.syncer, messages::wake_atom::value);
   st.idle_since = self->clock().now();
 }
 

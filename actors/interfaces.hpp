@@ -158,6 +158,8 @@ using syncer_actor = caf::typed_actor<
   caf::replies_to<stop_atom, std::uint64_t>::with<sync_stats>,
   // timer for the optional pause between rounds
   caf::reacts_to<tick_atom>,
+  // from a worker: the replica reached the batch the syncer's pacing waits for
+  caf::reacts_to<wake_atom>,
   // checkpoint cut: complete every round up to `last_round` (ring; EASGD: the
   // one in flight), then start none until resume; the reply comes when held
   caf::replies_to<hold_atom, std::uint64_t>::with<sync_hold>,

@@ -111,6 +111,12 @@ syncer_view syncer_state::view() const {
 
 // What to do next is syncer_policy.hpp's decision; this carries it out.
 void syncer_state::advance() {
+  // A wait for the replica's batch (rule 6) is decided again on every event.
+  if (awaiting_batch) {
+    awaiting_batch = false;
+    cfg.replica->cancel_wake();
+    round = round_phase::idle;
+  }
   const auto step = next_step(view());
   switch (step) {
     case syncer_step::finish_stop:
@@ -120,12 +126,22 @@ void syncer_state::advance() {
       finish_hold();
       break;
     case syncer_step::pause: // shadow: the optional pause between rounds
-    case syncer_step::pace:  // look again in 1 ms (pacing, or serving after the end)
+    case syncer_step::pace:  // look again in 1 ms (a ring member serving after the end)
       round = round_phase::timer;
       self->delayed_send(self,
                          step == syncer_step::pause ? cfg.min_pause : std::chrono::milliseconds(1),
                          messages::tick_atom::value);
       break;
+    case syncer_step::await_batch: { // the worker whose batch completes the gap wakes it
+      round = round_phase::timer;
+      awaiting_batch = true;
+      auto& rep = *cfg.replica;
+      rep.want_wake_at(batches_at_start + std::uint64_t(cfg.min_gap_batches));
+      // A batch that ended between the view and the wish saw no wish: claim it here.
+      if (rep.claim_wake(rep.batches.load(std::memory_order_seq_cst)))
+        self->send(self, messages::wake_atom::value);
+      break;
+    }
     case syncer_step::start_round:
       start_round();
       break;
@@ -259,6 +275,10 @@ syncer_actor::behavior_type shadow_syncer(syncer_actor::stateful_pointer<syncer_
       st.stop_promises.push_back(p);
       st.on_stop(last_round);
       return p;
+    },
+    [self](wake_atom) {
+      if (!refused(self, "a pacing wake-up"))
+        self->state.advance();
     },
     [self](tick_atom) {
       if (refused(self, "a pause tick"))

@@ -15,7 +15,10 @@
 //   sparse all-gather of thresholded changes replaces the all-reduce
 //   (shadow_syncer_dct_ring.cpp; EASGD's DCT: shadow_syncer_easgd.cpp).
 // Shadow methods run rounds back to back after start_atom, with an optional
-// pause of min_pause between them (a delayed tick_atom). `none` never runs one.
+// pause of min_pause between them (a delayed tick_atom), each on a replica
+// that moved min_gap_batches batches since the last one started: until then
+// the syncer waits, and the worker whose batch completes the gap sends it
+// wake_atom (hogwild_replica::claim_wake). `none` never runs one.
 //
 // Foreground protocol (fr-*; the same request also works for shadow methods):
 // - sync_atom is answered with the number of the first round that STARTED
@@ -161,6 +164,7 @@ struct syncer_state {
   syncer_phase phase = syncer_phase::created;
   round_phase round = round_phase::idle;
   bool pause_due = false; // a round completed; shadow: wait min_pause first
+  bool awaiting_batch = false; // shadow pacing: a worker's wake_atom is due (round: timer)
   std::optional<std::uint64_t> stop_after; // last_round of a pending stop
   bool started() const { return phase == syncer_phase::running || phase == syncer_phase::ended; }
   bool free_running() const { return phase == syncer_phase::ended; } // FR ring: serve the others

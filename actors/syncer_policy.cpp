@@ -34,7 +34,7 @@ syncer_step next_step(const syncer_view& v) {
       return syncer_step::pace;
   }
   if (!v.foreground && !stopping && !holding && !v.free_running() && v.gap_short)
-    return syncer_step::pace;
+    return syncer_step::await_batch;
   return syncer_step::start_round;
 }
 
@@ -48,6 +48,8 @@ const char* to_string(syncer_step s) {
       return "pause";
     case syncer_step::pace:
       return "pace";
+    case syncer_step::await_batch:
+      return "await_batch";
     case syncer_step::start_round:
       return "start_round";
     default:

@@ -16,8 +16,9 @@
 // 5. After this trainer's end, shadow methods: EASGD has nothing left to do;
 //    a ring member serves its peers' rounds, paced by 1 ms.
 // 6. Shadow pacing: a round on a replica that moved fewer than
-//    min_gap_batches batches waits 1 ms and looks again (not while stopping,
-//    holding or after the end, when peers may wait for this syncer).
+//    min_gap_batches batches waits for the worker whose batch completes the
+//    gap to wake it (not while stopping, holding or after the end, when peers
+//    may wait for this syncer).
 // 7. Otherwise: start a round.
 #include <cstdint>
 
@@ -28,7 +29,8 @@ namespace actors {
 // or a failure)-> stopped. An end before the start counts as both.
 enum class syncer_phase : std::uint8_t { created, running, ended, stopped };
 // Between rounds and in one: idle -(start_round)-> in_round -(finish, or
-// abandoned)-> idle; idle -(pause or pace armed)-> timer -(tick)-> idle.
+// abandoned)-> idle; idle -(pause or pace armed)-> timer -(tick)-> idle;
+// idle -(await_batch)-> timer -(the worker's wake, or any event)-> idle.
 enum class round_phase : std::uint8_t { idle, in_round, timer };
 // The method's family of rounds.
 enum class sync_family : std::uint8_t { none, easgd, ring };
@@ -55,7 +57,7 @@ struct syncer_view {
   bool free_running() const { return phase == syncer_phase::ended; } // FR ring: serve the others
 };
 
-enum class syncer_step { wait, finish_stop, finish_hold, pause, pace, start_round };
+enum class syncer_step { wait, finish_stop, finish_hold, pause, pace, await_batch, start_round };
 
 // Whether a round is wanted now (rule 3's first half).
 bool wants_round(const syncer_view& v);

@@ -16,6 +16,7 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;         // finish and r
 using done_atom = caf::atom_constant<caf::atom("done")>;         // finished (with stats)
 using sync_atom = caf::atom_constant<caf::atom("sync")>;         // run a round now (FR)
 using tick_atom = caf::atom_constant<caf::atom("tick")>;         // timer
+using wake_atom = caf::atom_constant<caf::atom("wake")>;         // the batch a syncer waits for
 using stats_atom = caf::atom_constant<caf::atom("stats")>;       // report counters
 using dump_atom = caf::atom_constant<caf::atom("dump")>;         // full state (eval)
 using save_atom = caf::atom_constant<caf::atom("save")>;         // write a checkpoint file

@@ -78,9 +78,18 @@ TEST_CASE("syncer policy: every combination of state follows the rules") {
           CHECK(v.has_min_pause);
           CHECK(v.round != round_phase::timer); // one timer at a time
           break;
-        case syncer_step::pace:
+        case syncer_step::pace: // serving the ring's others after the end
           CHECK(!v.foreground);
           CHECK(v.round != round_phase::timer);
+          CHECK(v.free_running());
+          break;
+        case syncer_step::await_batch: // shadow pacing, while training
+          CHECK(!v.foreground);
+          CHECK(v.round != round_phase::timer);
+          CHECK(v.gap_short);
+          CHECK(!v.free_running());
+          CHECK(!stopping);
+          CHECK(!holding);
           break;
         case syncer_step::start_round:
           CHECK(v.round != round_phase::timer);
@@ -116,12 +125,12 @@ TEST_CASE("syncer policy: the cases the protocol depends on") {
   CHECK(next_step(v) == syncer_step::wait);
   v.stop = ending::due;
   CHECK(next_step(v) == syncer_step::finish_stop);
-  // A shadow ring member paces before a round on an unmoved replica, but
-  // never while stopping (its peers may be waiting for it).
+  // A shadow ring member waits for its replica's batch before a round on an
+  // unmoved replica, but never while stopping (its peers may be waiting for it).
   v = method(2);
   v.phase = syncer_phase::running;
   v.gap_short = true;
-  CHECK(next_step(v) == syncer_step::pace);
+  CHECK(next_step(v) == syncer_step::await_batch);
   v.stop = ending::rounds_left;
   CHECK(next_step(v) == syncer_step::start_round);
   // A hold with rounds left keeps rounding; at its round it is answered.

@@ -224,6 +224,7 @@ inline actors::syncer_actor::behavior_type syncer(actors::syncer_actor::pointer 
       return s;
     },
     [=](tick_atom) { rec->run_jobs("syncer"); },
+    [=](wake_atom) { rec->log.push_back("syncer wake"); },
     [=](hold_atom, std::uint64_t) { return sync_hold{}; },
     [=](aim_atom, std::uint64_t r) { return r; },
     [=](resume_atom) {},

@@ -335,15 +335,21 @@ TEST_CASE("virtual cluster: sim.placement=one-host puts every role on host 0") {
 
 TEST_CASE("virtual cluster: the run's scheduler decides when a syncer waiting for a core runs") {
   // Two trainers of one worker and their S-EASGD syncers on one host of two
-  // cores, 62 batches. CAF's work stealing with unbounded turns (the
-  // default): a worker's lookups and the shards' replies run next on the
-  // core that sent them, and a syncer paced by a timer waits at the back of
-  // a queue the chain refills; with one queue first in first out (sharing),
-  // or a thread handed on after each message, it runs as soon as it is due:
-  // a round every batch or two.
+  // cores, 62 batches, with a pause of 1 ms after each round. CAF's work
+  // stealing with unbounded turns (the default): a worker's lookups and the
+  // shards' replies run next on the core that sent them, and a syncer paced
+  // by a timer waits at the back of a queue the chain refills; with one
+  // queue first in first out (sharing), or a thread handed on after each
+  // message, it runs as soon as it is due: a round every batch or two.
   data_files d;
-  const std::vector<std::string> cmd = {"--cluster.trainers=2", "--sync.algorithm=s-easgd",
-                                        "--sim.placement=one-host", "--sim.cores-per-host=2"};
+  const std::vector<std::string> no_pause = {"--cluster.trainers=2", "--sync.algorithm=s-easgd",
+                                             "--sim.placement=one-host", "--sim.cores-per-host=2"};
+  // Without the pause the batch gap paces alone, and the worker whose batch
+  // completes it wakes the syncer by a message: a round after every batch
+  // under every policy (with a 1 ms pacing timer: fewer than 15 here).
+  for (const char* policy : {"--scheduler.policy=stealing", "--scheduler.policy=sharing"})
+    CHECK(run(d, test::with(no_pause, {policy})).sync.rounds >= 60);
+  const auto cmd = test::with(no_pause, {"--sync.min-pause-ms=1"});
   const auto stealing = run(d, cmd);
   const auto sharing = run(d, test::with(cmd, {"--scheduler.policy=sharing"}));
   const auto handed_on = run(d, test::with(cmd, {"--scheduler.max-throughput=1"}));
