@@ -2,7 +2,7 @@
 // starts once its trainer has finished the gap's batches since the last one
 // started, woken by the worker whose batch completes the gap. The syncer
 // used to look again every 1 ms, so where a batch takes less than that the
-// gap was the tick's, not the option's (16 trainers at a batch of 16: 2.7-2.9
+// gap was the tick's, not the option's (16 trainers at a batch of 16: 2.65-2.92
 // batches at a gap of 1; docs/RESULTS.md 4g).
 #include <doctest/doctest.h>
 
