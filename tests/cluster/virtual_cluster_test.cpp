@@ -346,7 +346,8 @@ TEST_CASE("virtual cluster: the run's scheduler decides when a syncer waiting fo
                                              "--sim.placement=one-host", "--sim.cores-per-host=2"};
   // Without the pause the batch gap paces alone, and the worker whose batch
   // completes it wakes the syncer by a message: a round after every batch
-  // under every policy (with a 1 ms pacing timer: fewer than 15 here).
+  // under stealing and under sharing, 64 each (with the 1 ms pacing timer
+  // the wake replaced, stealing ran fewer than 15 here).
   for (const char* policy : {"--scheduler.policy=stealing", "--scheduler.policy=sharing"})
     CHECK(run(d, test::with(no_pause, {policy})).sync.rounds >= 60);
   const auto cmd = test::with(no_pause, {"--sync.min-pause-ms=1"});
