@@ -191,6 +191,7 @@ std::string to_json(const run_metrics& m) {
       roles[name] = {{"seconds", r.seconds}, {"handlers", r.handlers}};
       if (m.sim->measured) { // (model runs keep their metrics bytes: the oracle's hashes)
         roles[name]["model_seconds"] = r.model_seconds;
+        roles[name]["flops_seconds"] = r.flops_seconds;
         roles[name]["bare_handlers"] = r.bare_handlers;
         roles[name]["bare_seconds"] = r.bare_seconds;
         roles[name]["cost_cv"] = r.cost_cv();

@@ -155,6 +155,9 @@ struct sim_metrics {
     double seconds = 0;
     std::uint64_t handlers = 0;
     double model_seconds = 0;
+    // Of model_seconds, the arithmetic priced at sim.gflops (the rest: the
+    // memory traffic, the rows, message-us).
+    double flops_seconds = 0;
     std::uint64_t bare_handlers = 0;
     double bare_seconds = 0;
     double ratio_weight = 0, ratio_sum = 0, ratio_sq_sum = 0;

@@ -86,6 +86,10 @@ struct calibration {
   // what each cost beyond the model's price with message_cold_us.
   std::uint64_t handler_job_handlers = 0;
   double handler_job_gap_us = 0;
+  // The GEMM probe's rate (gflops before the job), and the factor the job's
+  // dense steps took over its price (dense_scale, sim/calibrate_job.hpp):
+  // gflops is the probe's over it, the rate the job's workers stepped at.
+  double gflops_probe = 0, dense_job_scale = 1;
   // ... and how their measured times spread around the model's price (the
   // price-weighted coefficient of variation, pooled over the roles): jitter,
   // the uniform spread of the same variance (sim.jitter).
@@ -102,6 +106,12 @@ struct calibration {
   // probes' prices; the mp prices above include them.
   double mp_worker_scale = 1, mp_shard_scale = 1;
   double core_contention = 1;
+  // The dense probe's contention (contention_probe, measure_contention),
+  // and the contention at which the virtual clock replays the handlers'
+  // job's real run (tools/calibrate_handlers.cpp; never below the probe's):
+  // its real and its last virtual examples/s. core_contention is the fit's.
+  double contention_probe = 1, job_contention = 1;
+  double contention_real_eps = 0, contention_virtual_eps = 0;
   remote_costs remote; // sim/calibrate_remote.hpp
   remote_costs remote_tls; // over mutual TLS (deploy/calibrate_tls.hpp); 0s until measured
   unsigned contention_threads = 1; // the threads core_contention was measured with

@@ -17,6 +17,24 @@ struct role_time {
 };
 role_time counted(const sim_metrics::role_busy& r, double message_us);
 
+// The worker's arithmetic as the job spent it, over what sim.gflops priced
+// it: its handlers that step the model (those that count work) took
+// `measured` less, a handler, the fixed cost its bare handlers (the lookup
+// replies) took, less their priced work other than the arithmetic. The
+// factor that divides sim.gflops so that the model prices the job's dense
+// steps as they ran; 1 where the worker has no bare handler, prices no
+// arithmetic or spent none, else clamped to [dense_scale_min, dense_scale_max].
+inline constexpr double dense_scale_min = 0.25, dense_scale_max = 4.0;
+double dense_scale(const sim_metrics::role_busy& worker, double message_us);
+
+// The job's gap a handler (seconds): every role's counted time against its
+// price with the arithmetic priced `scale` times as long, over the counted
+// handlers (0 where there are none).
+double handler_gap(const sim_metrics& m, double message_us, double scale, double* handlers);
+
+// Every role's counted CPU time in a measured job (counted() summed).
+double counted_seconds(const sim_metrics& m, double message_us);
+
 // What `role` spends more in the dct.mp job `mp` than in the same job
 // without it (`plain`), less gap_s a handler for any handlers more, over
 // what the model prices more: the factor the one-core dct.mp prices take.

@@ -50,6 +50,7 @@ bool virtual_engine::intercept(caf::abstract_actor* receiver, caf::mailbox_eleme
 }
 
 void virtual_engine::charge(double flops, double bytes) {
+  flops_s_ += flops / (cfg_.gflops * 1e9) * slowdown_;
   charge_seconds_of_work(flops / (cfg_.gflops * 1e9) + bytes / (cfg_.memory_gbps * 1e9));
 }
 
@@ -253,6 +254,7 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
   handler_start_ = t;
   charged_s_ = 0;
   device_s_ = 0;
+  flops_s_ = 0;
   slowdown_ = physical ? contention_at(*physical, pcore, t) : 1.0;
   actors::current_fabric() = this;
   cpu0_ = cfg_.measured ? actors::thread_cpu_seconds() : 0.0;
@@ -282,6 +284,7 @@ void virtual_engine::run_job(caf::resumable* job, std::optional<std::size_t> hos
       ++role->handlers;
       if (cfg_.measured) { // the model's price of the same handler, beside the CPU's
         role->model_seconds += price;
+        role->flops_seconds += flops_s_;
         if (charged_s_ > 0) { // its spread around the price
           const double r = (cost - device_s_) / price;
           role->ratio_weight += price;

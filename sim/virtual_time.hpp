@@ -255,6 +255,7 @@ private:
   time_point handler_start_{};
   double charged_s_ = 0;
   double device_s_ = 0; // charge_seconds() of the running handler
+  double flops_s_ = 0;  // the part of charged_s_ priced at gflops
   double slowdown_ = 1;  // its contention factor
   double cpu0_ = 0;      // sim.cost=measured: its thread's CPU seconds at its start
   std::vector<held_message> outbox_;

@@ -35,17 +35,22 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
   r.cores = std::int64_t(std::thread::hardware_concurrency());
   r.date = utc_now();
   r.command = command;
-  char note[1024];
+  char note[1536];
   std::snprintf(note, sizeof note,
-                "medians of 5 rounds on one core, model %s, batch %zu; core-contention with "
-                "%u threads on one replica (rounds %.4g-%.4g); remote terms one message at a "
+                "medians of 5 rounds on one core, model %s, batch %zu; core-contention where the "
+                "handlers' job on the virtual clock runs as it did for real (%.0f examples/s, "
+                "virtual %.0f), %u threads on one replica read %.4g (rounds %.4g-%.4g); gflops the "
+                "GEMM probe's %.4g over %.3g, the rate the workers of a measured job stepped at; "
+                "remote terms one message at a "
                 "time on loopback, plain TCP and mutual TLS; message-us the cold ping-pong's "
                 "%.3g us plus %.3g us a handler beyond the model's price in a measured job of "
                 "%llu handlers; jitter their times' spread around the model's price "
                 "(coefficient of variation %.3g); dct.mp prices the probes' times %.3g "
                 "(worker) and %.3g (shard) as the same job under dct.mp spent them",
-                cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_threads,
-                c.contention_lo, c.contention_hi, c.message_cold_us, c.handler_job_gap_us,
+                cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_real_eps,
+                c.contention_virtual_eps, c.contention_threads, c.contention_probe,
+                c.contention_lo, c.contention_hi, c.gflops_probe, c.dense_job_scale,
+                c.message_cold_us, c.handler_job_gap_us,
                 (unsigned long long)c.handler_job_handlers, c.handler_job_cost_cv, c.mp_worker_scale,
                 c.mp_shard_scale);
   r.note = note;

@@ -27,6 +27,11 @@ std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
 // The handlers' job: its rows, and how many times it runs (the median).
 inline constexpr std::size_t handler_job_rows = 100000;
 inline constexpr int handler_jobs = 5;
+// sim.core-contention fitted to the job's real run: its real runs (the
+// median), the virtual runs that refine the fit, and the fit's bound.
+inline constexpr int contention_jobs = 3;
+inline constexpr int contention_steps = 4;
+inline constexpr double max_contention = 3.0;
 
 // sim.message-us where handlers run: a job of the roles (2 trainers,
 // S-EASGD, handler_job_rows synthetic rows, one host of this machine's

@@ -64,3 +64,47 @@ TEST_CASE("the dct.mp price factor: the extra time spent over the extra time pri
   CHECK(runtime::mp_scale(plain, faster, "hogwild-worker", 10.0, 5e-6) == 1.0);
   CHECK(runtime::mp_scale(plain, mp, "reader", 10.0, 5e-6) == 1.0);
 }
+
+TEST_CASE("the worker's dense rate as the job spent it, and the gap at that rate") {
+  // 1 000 handlers that step the model and 2 000 bare ones (lookup replies)
+  // of 12 us each; message-us 2. The steps are priced 0.2 s of arithmetic
+  // and 0.05 s of other work; they took 12 us each as the bare ones, the
+  // 0.05 s, and 0.3 s of arithmetic: 1.5 times the price.
+  auto worker = busy(0.024 + 0.012 + 0.05 + 0.3, 3000 * 2e-6 + 0.2 + 0.05, 3000, 2000, 0.024);
+  worker.flops_seconds = 0.2;
+  CHECK(runtime::dense_scale(worker, 2.0) == doctest::Approx(1.5));
+  // At that rate the worker's handlers cost 10 us beyond message-us each;
+  // the shard's 4 000 (no arithmetic) 0.08 s beyond their 0.02.
+  auto m = job(worker, busy(0.1, 0.02, 4000));
+  double handlers = 0;
+  CHECK(runtime::handler_gap(*m.sim, 2.0, 1.5, &handlers) ==
+        doctest::Approx((0.03 + 0.08) / 7000));
+  CHECK(handlers == doctest::Approx(7000));
+  // At the probe's rate the worker's slow arithmetic lands in the gap.
+  CHECK(runtime::handler_gap(*m.sim, 2.0, 1.0, nullptr) ==
+        doctest::Approx((0.13 + 0.08) / 7000));
+  // 1 without bare handlers, without arithmetic, or when nothing is left
+  // for it; bounded otherwise.
+  auto no_bare = worker;
+  no_bare.bare_handlers = 0;
+  CHECK(runtime::dense_scale(no_bare, 2.0) == 1.0);
+  auto no_flops = worker;
+  no_flops.flops_seconds = 0;
+  CHECK(runtime::dense_scale(no_flops, 2.0) == 1.0);
+  auto all_fixed = worker;
+  all_fixed.seconds = 0.024 + 0.012 + 0.05 - 0.001;
+  CHECK(runtime::dense_scale(all_fixed, 2.0) == 1.0);
+  auto slow = worker;
+  slow.seconds += 10.0;
+  CHECK(runtime::dense_scale(slow, 2.0) == runtime::dense_scale_max);
+  auto fast = worker;
+  fast.seconds = 0.024 + 0.012 + 0.05 + 0.001;
+  CHECK(runtime::dense_scale(fast, 2.0) == runtime::dense_scale_min);
+}
+
+TEST_CASE("a job's counted time: every role's, less long bare handlers") {
+  // The shard's ten table fills (0.93 s) are out; the worker's short bare
+  // handlers stay in.
+  const auto m = job(busy(0.40, 0.39, 3000, 2000, 0.02), busy(1.05, 0.09, 3000, 10, 0.93));
+  CHECK(runtime::counted_seconds(*m.sim, 10.0) == doctest::Approx(0.40 + 0.12));
+}
