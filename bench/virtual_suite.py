@@ -2,7 +2,8 @@
 """The virtual clock's validation suite (issue 38 item 3; docs/virtual-time.md).
 
 Every configuration runs for real on this machine and on the virtual clock,
-alternated, REPEATS rounds; the suite prints, per configuration, the median
+alternated, REPEATS rounds, each round over every configuration (so that each
+configuration's real runs sample the machine over the suite's whole time); the suite prints, per configuration, the median
 real examples/s (with its range), the virtual clock's prediction and its
 error, and the dense sync's rounds of both (how often the syncers ran: the
 schedule, which quality follows), then the mean absolute and the median
@@ -227,27 +228,31 @@ def main():
                              "--openssl.key=%s/{node}.key" % certs,
                              "--openssl.cafile=%s/ca.pem" % certs]
 
+        # Round by round over every configuration (each configuration's real
+        # runs spread over the suite's whole time, as the machine's speed
+        # moves by 10-20 % within minutes; its virtual runs beside them).
         # --calibrate N: N calibrations spread over the real runs, then every
         # virtual run at their per-constant medians.
-        # (several before one configuration where N exceeds the configurations)
-        calibrate_before = [(k * len(configs)) // a.calibrate for k in range(a.calibrate)]
+        # (several before one run where N exceeds the runs)
+        order = [(r, i) for r in range(a.repeats) for i in range(len(configs))]
+        calibrate_before = [(k * len(order)) // a.calibrate for k in range(a.calibrate)]
         measured = []
         calibration = a.calibration
-        for i, (name, opts, kind) in enumerate(configs):
+        for j, (_, i) in enumerate(order):
+            name, opts, kind = configs[i]
             real, virt, real_rounds, virt_rounds = runs[name]
-            for _ in range(calibrate_before.count(i)):
+            for _ in range(calibrate_before.count(j)):
                 out = os.path.join(tmp, "calibration-%d.json" % len(measured))
                 subprocess.run([a.bin, "calibrate", "--out=" + out], check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 measured.append(out)
-            for _ in range(a.repeats):
-                if not a.real_from:
-                    real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"]
-                                    if kind == "local" else launch_of(kind),
-                                    metrics, "examples_per_second", real_rounds))
-                if not a.calibrate:
-                    virt.append(run(local_virtual(opts) if kind == "local" else node_virtual(kind),
-                                    metrics, "virtual", virt_rounds))
+            if not a.real_from:
+                real.append(run([a.bin, "train"] + common + opts + ["--sim.clock=wall"]
+                                if kind == "local" else launch_of(kind),
+                                metrics, "examples_per_second", real_rounds))
+            if not a.calibrate:
+                virt.append(run(local_virtual(opts) if kind == "local" else node_virtual(kind),
+                                metrics, "virtual", virt_rounds))
         if a.calibrate:
             calibration = a.calibration_out or os.path.join(tmp, "calibration-median.json")
             write_median_calibration(measured, calibration)

@@ -108,7 +108,7 @@ struct calibration {
   double core_contention = 1;
   // The dense probe's contention (contention_probe, measure_contention),
   // and the contention at which the virtual clock replays the handlers'
-  // job's real run (tools/calibrate_handlers.cpp; never below the probe's):
+  // job's real run (tools/calibrate_handlers.cpp; 1-3, from the probe's):
   // its real and its last virtual examples/s. core_contention is the fit's.
   double contention_probe = 1, job_contention = 1;
   double contention_real_eps = 0, contention_virtual_eps = 0;

@@ -39,7 +39,7 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
                   "machine, sim.core-contention on all of its cores, and sim.remote-message-us "
                   "and sim.remote-gbps between two actor systems on loopback, over plain TCP and "
                   "again over mutual TLS (sim.remote-tls-message-us, sim.remote-tls-gbps; a "
-                  "certificate made for it in a temporary folder), then adds to sim.message-us what a short measured job of the roles spends a handler beyond the model's price (about 15-60 s), "
+                  "certificate made for it in a temporary folder), then runs a short job of the roles: its workers' dense steps set sim.gflops, what it spends a handler beyond the model's price adds to sim.message-us, and sim.core-contention is fitted so that the job on the virtual clock runs as fast as on this machine's cores (about 15-60 s), "
                   "and prints them as INI lines; --out=FILE.json also writes them as a calibration "
                   "file for --sim.calibration=FILE.json, with this machine's CPU, "
                   "instruction-set level, cores, the date and the command.\n");

@@ -97,8 +97,10 @@ double examples_per_second(const runtime::train_config& cfg, std::optional<std::
 // same job on the virtual clock at c's constants (`constants`, a file of
 // them) and a contention that each step sets to contention x the virtual
 // examples/s over the real ones (the rate falls about as 1 / contention),
-// from the dense probe's, never below it. Sets c.job_contention and the
-// real and the last virtual examples/s.
+// from the dense probe's, within [1, max_contention]: below the probe's where
+// the machine ran the real job faster than the constants say (the rates
+// move by 20 % from minute to minute on a shared VM). Sets
+// c.job_contention and the real and the last virtual examples/s.
 std::optional<std::string> fit_contention(const std::vector<std::string>& common,
                                           const std::string& constants, unsigned cores,
                                           runtime::calibration& c) {
@@ -132,7 +134,7 @@ std::optional<std::string> fit_contention(const std::vector<std::string>& common
     if (!(c.contention_real_eps > 0) || !(c.contention_virtual_eps > 0))
       break;
     contention = std::clamp(contention * c.contention_virtual_eps / c.contention_real_eps,
-                            c.core_contention, max_contention);
+                            1.0, max_contention);
   }
   c.job_contention = contention;
   return std::nullopt;
