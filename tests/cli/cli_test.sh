@@ -206,6 +206,15 @@ if TMPDIR="$tmp/ctmp" "$bin" calibrate > "$tmp/sim.ini" 2> "$tmp/calibrate.log";
   # certificate folder left behind
   grep -qE '^remote-tls-message-us = [1-9]' "$tmp/sim.ini" && ok "calibrate: TLS terms measured" ||
     bad "calibrate: remote-tls-message-us not measured: $(grep tls "$tmp/sim.ini")"
+  # the contention fitted to the job's real run: both rates printed, the
+  # value within the fit's bounds (1-3)
+  fit=$(grep -E '^# core-contention: where the job on the virtual clock runs as it did for real \([0-9]+ examples/s, virtual [0-9]+\)' "$tmp/sim.ini")
+  cc=$(sed -n 's/^core-contention = //p' "$tmp/sim.ini")
+  [ -n "$fit" ] && awk -v c="$cc" 'BEGIN { exit !(c >= 1 && c <= 3) }' &&
+    ok "calibrate: core-contention fitted to the job's real run ($cc)" ||
+    bad "calibrate: core-contention '$cc', fit line '$fit'"
+  grep -qE "^# gflops: the GEMM probe's [0-9.e+]+ over [0-9.e+]+, the rate the job's workers stepped at" "$tmp/sim.ini" &&
+    ok "calibrate: gflops from the job's dense steps" || bad "calibrate: no gflops line: $(grep gflops "$tmp/sim.ini")"
   [ -z "$(ls -A "$tmp/ctmp")" ] && ok "calibrate: its certificate folder removed" ||
     bad "calibrate left $(ls -A "$tmp/ctmp") in TMPDIR"
   expect 0 "virtual clock" "train reads calibrate's lines back" -- "$bin" train \
