@@ -202,8 +202,8 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
                              ? 1.0
                              : runtime::dense_scale(w->second, c.message_us));
   }
-  // The dense rate as the job's workers stepped (the GEMM probe alone reads
-  // 200-270 GFLOP/s a minute apart on a shared VM; issue 38), then each
+  // The dense rate as the job's workers stepped (the GEMM probe alone read
+  // 191-267 GFLOP/s minutes apart on the AMD EPYC VM; issue 38), then each
   // handler's gap at that rate.
   using runtime::calibrate_detail::median_of;
   c.gflops_probe = c.gflops;
