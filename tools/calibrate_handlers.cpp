@@ -69,27 +69,24 @@ std::optional<std::string> job_config(const std::vector<std::string>& args,
   return std::nullopt;
 }
 
-std::optional<std::string> run_job(const runtime::train_config& cfg, runtime::run_metrics& m) {
+// The job, quietly; `measured`: it must have run with measured costs.
+std::optional<std::string> run_job(const runtime::train_config& cfg, runtime::run_metrics& m,
+                                   bool measured = true) {
   {
     quiet_log quiet;
     runtime::progress_reporter progress("none", 1.0, "calibrate");
     if (auto e = runtime::run_simulated(cfg, progress, m))
       return "calibrate: the handlers' job failed: " + *e;
   }
-  if (!m.sim || !m.sim->measured)
+  if (measured && (!m.sim || !m.sim->measured))
     return std::string("calibrate: the handlers' job ran without measured costs");
   return std::nullopt;
 }
 
 double examples_per_second(const runtime::train_config& cfg, std::optional<std::string>& err) {
   runtime::run_metrics m;
-  quiet_log quiet;
-  runtime::progress_reporter progress("none", 1.0, "calibrate");
-  if (auto e = runtime::run_simulated(cfg, progress, m)) {
-    err = "calibrate: the handlers' job failed: " + *e;
-    return 0;
-  }
-  return m.examples_per_second();
+  err = run_job(cfg, m, false);
+  return err ? 0.0 : m.examples_per_second();
 }
 
 // sim.core-contention as the job ran for real: the job on the wall clock
