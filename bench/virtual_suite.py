@@ -3,9 +3,10 @@
 
 Every configuration runs for real on this machine and on the virtual clock,
 alternated, REPEATS rounds, each round over every configuration (so that each
-configuration's real runs sample the machine over the suite's whole time); the suite prints, per configuration, the median
-real examples/s (with its range), the virtual clock's prediction and its
-error, and the dense sync's rounds of both (how often the syncers ran: the
+configuration's real runs sample the machine over the suite's whole time);
+the suite prints, per configuration, the median real examples/s (with its
+range), the virtual clock's prediction and its error, and the dense sync's
+rounds of both (how often the syncers ran: the
 schedule, which quality follows), then the mean absolute and the median
 absolute error, and the virtual rounds over the real ones.
 

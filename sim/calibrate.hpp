@@ -106,11 +106,11 @@ struct calibration {
   // probes' prices; the mp prices above include them.
   double mp_worker_scale = 1, mp_shard_scale = 1;
   double core_contention = 1;
-  // The dense probe's contention (contention_probe, measure_contention),
-  // and the contention at which the virtual clock replays the handlers'
-  // job's real run (tools/calibrate_handlers.cpp; 1-3, from the probe's):
-  // its real and its last virtual examples/s. core_contention is the fit's.
-  double contention_probe = 1, job_contention = 1;
+  // core_contention: where the virtual clock replays the handlers' job's
+  // real run (tools/calibrate_handlers.cpp; 1-3, from the probe's), with the
+  // job's real and last virtual examples/s; contention_probe: the dense
+  // probe's (measure_contention), where the fit starts.
+  double contention_probe = 1;
   double contention_real_eps = 0, contention_virtual_eps = 0;
   remote_costs remote; // sim/calibrate_remote.hpp
   remote_costs remote_tls; // over mutual TLS (deploy/calibrate_tls.hpp); 0s until measured

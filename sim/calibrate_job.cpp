@@ -44,13 +44,6 @@ double handler_gap(const sim_metrics& m, double message_us, double scale, double
   return n > 0 ? (measured - model) / n : 0.0;
 }
 
-double counted_seconds(const sim_metrics& m, double message_us) {
-  double s = 0;
-  for (const auto& [role, r] : m.busy_by_role)
-    s += counted(r, message_us).measured;
-  return s;
-}
-
 double mp_scale(const run_metrics& plain, const run_metrics& mp,
                 const std::string& role, double message_us, double gap_s) {
   const auto a = plain.sim->busy_by_role.find(role), b = mp.sim->busy_by_role.find(role);

@@ -32,9 +32,6 @@ double dense_scale(const sim_metrics::role_busy& worker, double message_us);
 // handlers (0 where there are none).
 double handler_gap(const sim_metrics& m, double message_us, double scale, double* handlers);
 
-// Every role's counted CPU time in a measured job (counted() summed).
-double counted_seconds(const sim_metrics& m, double message_us);
-
 // What `role` spends more in the dct.mp job `mp` than in the same job
 // without it (`plain`), less gap_s a handler for any handlers more, over
 // what the model prices more: the factor the one-core dct.mp prices take.

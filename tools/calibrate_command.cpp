@@ -73,7 +73,7 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
     return exit_failure;
   }
   std::printf("# shadowsync calibrate: medians of 5 rounds on one core, model %s, batch %zu, "
-              "%.1f s; core-contention with %u threads on one replica\n[sim]\n# gflops: the GEMM probe's %.4g over %.3g, the rate the job's workers stepped at\ngflops = %.4g\n"
+              "%.1f s; the dense probe's core-contention with %u threads on one replica\n[sim]\n# gflops: the GEMM probe's %.4g over %.3g, the rate the job's workers stepped at\ngflops = %.4g\n"
               "memory-gbps = %.4g\nsync-gbps = %.4g\n# message-us: a handler's fixed cost where the roles run (a job of %llu handlers, %.3g us each beyond\n# the model's price at the cold ping-pong's %.4g us; warm caches: %.4g us)\nmessage-us = %.4g\nlookup-row-ns = %.4g\n"
               "push-row-ns = %.4g\nparse-example-ns = %.4g\nbatch-id-ns = %.4g\n# dct.mp: the one-core probes' prices times %.3g (the worker's) and %.3g (the shard's), as a measured job under dct.mp spent them\nmp-push-value-ns = %.4g\nmp-push-map-rows = %.0f\n# the probe's mp push at a run's map of %.0f rows: %.4g ns a value (before the factor)\nmp-push-value-big-ns = %.4g\nmp-reply-value-ns = %.4g\nmp-decode-value-ns = %.4g\n# core-contention: where the job on the virtual clock runs as it did for real (%.0f examples/s, virtual %.0f); the dense probe %.4g (rounds %.4g-%.4g)\ncore-contention = %.4g\n"
               "# jitter: the job's handler times around their price (coefficient of variation %.3g)\n"

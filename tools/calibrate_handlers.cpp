@@ -97,7 +97,7 @@ double examples_per_second(const runtime::train_config& cfg, std::optional<std::
 // from the dense probe's, within [1, max_contention]: below the probe's where
 // the machine ran the real job faster than the constants say (the rates
 // move by 20 % from minute to minute on a shared VM). Sets
-// c.job_contention and the real and the last virtual examples/s.
+// c.core_contention and the real and the last virtual examples/s.
 std::optional<std::string> fit_contention(const std::vector<std::string>& common,
                                           const std::string& constants, unsigned cores,
                                           runtime::calibration& c) {
@@ -133,7 +133,7 @@ std::optional<std::string> fit_contention(const std::vector<std::string>& common
     contention = std::clamp(contention * c.contention_virtual_eps / c.contention_real_eps,
                             1.0, max_contention);
   }
-  c.job_contention = contention;
+  c.core_contention = contention;
   return std::nullopt;
 }
 
@@ -248,7 +248,6 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
       return "calibrate: the handlers' job: " + err;
     if (auto e = fit_contention(common, fitted.path, cores, c))
       return e;
-    c.core_contention = c.job_contention;
   }
   return std::nullopt;
 }

@@ -20,7 +20,8 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
 
 // Every constant of a calibration: runtime::calibrate (sim/calibrate.hpp),
 // the remote terms over mutual TLS (deploy/calibrate_tls.hpp), then
-// sim.message-us from the handlers' job (measure_handler_cost).
+// sim.gflops, sim.message-us and sim.core-contention from the handlers' job
+// (measure_handler_cost).
 std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
                                                runtime::calibration& c);
 
@@ -43,7 +44,10 @@ inline constexpr double max_contention = 3.0;
 // with the same job under dct.mp: what a role spends more there over what
 // the model prices more (mp_scale, the median of the jobs) scales the
 // one-core probes' dct.mp prices: the worker's (push and decode) and the
-// embedding shard's (the thresholded reply).
+// embedding shard's (the thresholded reply). Before the gap, the workers'
+// stepping handlers set c.gflops (runtime::dense_scale; c.gflops_probe
+// keeps the probe's); last, c.core_contention is fitted to the job's real
+// run on this machine's cores (c.contention_probe keeps the probe's).
 std::optional<std::string> measure_handler_cost(const runtime::train_config& cfg,
                                                 runtime::calibration& c);
 

@@ -101,10 +101,3 @@ TEST_CASE("the worker's dense rate as the job spent it, and the gap at that rate
   fast.seconds = 0.024 + 0.012 + 0.05 + 0.001;
   CHECK(runtime::dense_scale(fast, 2.0) == runtime::dense_scale_min);
 }
-
-TEST_CASE("a job's counted time: every role's, less long bare handlers") {
-  // The shard's ten table fills (0.93 s) are out; the worker's short bare
-  // handlers stay in.
-  const auto m = job(busy(0.40, 0.39, 3000, 2000, 0.02), busy(1.05, 0.09, 3000, 10, 0.93));
-  CHECK(runtime::counted_seconds(*m.sim, 10.0) == doctest::Approx(0.40 + 0.12));
-}
