@@ -25,7 +25,7 @@ default: the shipped preset of this machine type), never measured during
 the run.
 
 usage: bench/virtual_suite.py [--bin build/shadowsync] [--repeats 3]
-         [--rows 100000] [--calibration NAME|FILE] [--only N,...] [--list]
+         [--rows 300000] [--calibration NAME|FILE] [--only N,...] [--list]
          [--json FILE] [--real-from FILE] [--virtual-option OPTION ...]
          [--calibrate N [--calibration-out FILE]]
 --calibrate N measures N calibrations (`shadowsync calibrate`, about 30 s
@@ -145,7 +145,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "shadowsync"))
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--rows", type=int, default=100000)
+    ap.add_argument("--rows", type=int, default=300000)
     ap.add_argument("--calibration", default="epyc-x86-64-v3-2core")
     ap.add_argument("--only", default="", help="comma-separated configuration numbers (1-based)")
     ap.add_argument("--list", action="store_true", help="list the configurations and exit")

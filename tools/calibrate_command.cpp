@@ -75,7 +75,7 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
   std::printf("# shadowsync calibrate: medians of 5 rounds on one core, model %s, batch %zu, "
               "%.1f s; the dense probe's core-contention with %u threads on one replica\n[sim]\n# gflops: the GEMM probe's %.4g over %.3g, the rate the job's workers stepped at\ngflops = %.4g\n"
               "memory-gbps = %.4g\nsync-gbps = %.4g\n# message-us: a handler's fixed cost where the roles run (a job of %llu handlers, %.3g us each beyond\n# the model's price at the cold ping-pong's %.4g us; warm caches: %.4g us)\nmessage-us = %.4g\nlookup-row-ns = %.4g\n"
-              "push-row-ns = %.4g\nparse-example-ns = %.4g\nbatch-id-ns = %.4g\n# dct.mp: the one-core probes' prices times %.3g (the worker's) and %.3g (the shard's), as a measured job under dct.mp spent them\nmp-push-value-ns = %.4g\nmp-push-map-rows = %.0f\n# the probe's mp push at a run's map of %.0f rows: %.4g ns a value (before the factor)\nmp-push-value-big-ns = %.4g\nmp-reply-value-ns = %.4g\nmp-decode-value-ns = %.4g\n# core-contention: where the job on the virtual clock runs as it did for real (%.0f examples/s, virtual %.0f); the dense probe %.4g (rounds %.4g-%.4g)\ncore-contention = %.4g\n"
+              "push-row-ns = %.4g\nparse-example-ns = %.4g\nbatch-id-ns = %.4g\n# dct.mp: the one-core probes' prices times %.3g (the worker's) and %.3g (the shard's), as a measured job under dct.mp spent them\nmp-push-value-ns = %.4g\nmp-push-map-rows = %.0f\n# the probe's mp push at a run's map of %.0f rows: %.4g ns a value (before the factor)\nmp-push-value-big-ns = %.4g\nmp-reply-value-ns = %.4g\nmp-decode-value-ns = %.4g\n# core-contention: where the job of %zu rows on the virtual clock runs as it did for real (%.0f examples/s, virtual %.0f); the dense probe %.4g (rounds %.4g-%.4g)\ncore-contention = %.4g\n"
               "# jitter: the job's handler times around their price (coefficient of variation %.3g)\n"
               "jitter = %.4g\n"
               "# between two nodes on loopback, one message at a time (16 in flight: "
@@ -86,7 +86,7 @@ int calibrate_command(const std::vector<std::string>& raw_args) {
               "remote-tls-streamed-message-us = %.4g\n",
               cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.seconds,
               c.contention_threads, c.gflops_probe, c.dense_job_scale, c.gflops, c.memory_gbps, c.sync_gbps, (unsigned long long)c.handler_job_handlers, c.handler_job_gap_us, c.message_cold_us, c.message_warm_us, c.message_us, c.lookup_row_ns,
-              c.push_row_ns, c.parse_example_ns, c.batch_id_ns, c.mp_worker_scale, c.mp_shard_scale, c.mp_push_value_ns, c.mp_push_map_rows, c.mp_stream_map_rows, c.mp_stream_value_ns, c.mp_push_value_big_ns, c.mp_reply_value_ns, c.mp_decode_value_ns, c.contention_real_eps, c.contention_virtual_eps, c.contention_probe, c.contention_lo, c.contention_hi, c.core_contention,
+              c.push_row_ns, c.parse_example_ns, c.batch_id_ns, c.mp_worker_scale, c.mp_shard_scale, c.mp_push_value_ns, c.mp_push_map_rows, c.mp_stream_map_rows, c.mp_stream_value_ns, c.mp_push_value_big_ns, c.mp_reply_value_ns, c.mp_decode_value_ns, contention_job_rows, c.contention_real_eps, c.contention_virtual_eps, c.contention_probe, c.contention_lo, c.contention_hi, c.core_contention,
               c.handler_job_cost_cv, c.jitter,
               c.remote.streamed_gbps, c.remote.message_us, c.remote.gbps,
               c.remote.streamed_message_us, c.remote_tls.streamed_gbps,

@@ -241,12 +241,20 @@ std::optional<std::string> measure_handler_cost(const runtime::train_config& bas
   // probe read 1.08 on the AMD EPYC VM): fitted to the job's real run.
   c.contention_probe = c.core_contention;
   if (cores > 1) {
+    scratch_file long_data{scratch_path("fit", ".tsv")};
+    so.rows = contention_job_rows;
+    if (!data::generate_synthetic(so, long_data.path, &gr, &err))
+      return "calibrate: the contention fit's job: " + err;
+    auto fit_common = common;
+    for (auto& o : fit_common)
+      if (o.rfind("--data.train=", 0) == 0)
+        o = "--data.train=" + long_data.path;
     scratch_file fitted{scratch_path("fitted", ".json")};
     if (!runtime::write_replacing(fitted.path,
                                   runtime::calibration_json(calibration_record_of(c, base, "")),
                                   &err))
       return "calibrate: the handlers' job: " + err;
-    if (auto e = fit_contention(common, fitted.path, cores, c))
+    if (auto e = fit_contention(fit_common, fitted.path, cores, c))
       return e;
   }
   return std::nullopt;

@@ -38,7 +38,7 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
   char note[1536];
   std::snprintf(note, sizeof note,
                 "medians of 5 rounds on one core, model %s, batch %zu; core-contention where the "
-                "handlers' job on the virtual clock runs as it did for real (%.0f examples/s, "
+                "handlers' job on %zu rows on the virtual clock runs as it did for real (%.0f examples/s, "
                 "virtual %.0f), %u threads on one replica read %.4g (rounds %.4g-%.4g); gflops the "
                 "GEMM probe's %.4g over %.3g, the rate the workers of a measured job stepped at; "
                 "remote terms one message at a "
@@ -47,7 +47,8 @@ runtime::calibration_record calibration_record_of(const runtime::calibration& c,
                 "%llu handlers; jitter their times' spread around the model's price "
                 "(coefficient of variation %.3g); dct.mp prices the probes' times %.3g "
                 "(worker) and %.3g (shard) as the same job under dct.mp spent them",
-                cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), c.contention_real_eps,
+                cfg.arch_name.c_str(), std::size_t(cfg.train.batch_size), contention_job_rows,
+                c.contention_real_eps,
                 c.contention_virtual_eps, c.contention_threads, c.contention_probe,
                 c.contention_lo, c.contention_hi, c.gflops_probe, c.dense_job_scale,
                 c.message_cold_us, c.handler_job_gap_us,

@@ -28,8 +28,12 @@ std::optional<std::string> measure_calibration(const runtime::train_config& cfg,
 // The handlers' job: its rows, and how many times it runs (the median).
 inline constexpr std::size_t handler_job_rows = 100000;
 inline constexpr int handler_jobs = 5;
-// sim.core-contention fitted to the job's real run: its real runs (the
-// median), the virtual runs that refine the fit, and the fit's bound.
+// sim.core-contention fitted to the job's real run: its rows, its real
+// runs (the median), the virtual runs that refine the fit, and the fit's
+// bound. The fit's job is three times the handlers' so that a real run's
+// start (10-70 ms on the AMD EPYC VM, which the virtual clock does not
+// charge; docs/virtual-time.md) weighs little in its examples/s.
+inline constexpr std::size_t contention_job_rows = 300000;
 inline constexpr int contention_jobs = 3;
 inline constexpr int contention_steps = 4;
 inline constexpr double max_contention = 3.0;
