@@ -31,7 +31,7 @@ inline constexpr int handler_jobs = 5;
 // sim.core-contention fitted to the job's real run: its rows, its real
 // runs (the median), the virtual runs that refine the fit, and the fit's
 // bound. The fit's job is three times the handlers' so that a real run's
-// start (10-70 ms on the AMD EPYC VM, which the virtual clock does not
+// start (7-67 ms on the AMD EPYC VM, which the virtual clock does not
 // charge; docs/virtual-time.md) weighs little in its examples/s.
 inline constexpr std::size_t contention_job_rows = 300000;
 inline constexpr int contention_jobs = 3;
