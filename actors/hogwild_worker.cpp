@@ -1,7 +1,8 @@
 // hogwild_worker message flow (one mini-batch per message, see the header):
 //   worker -> reader: next;             reader -> worker: example_batch
 //   worker -> shard s: lookup;          shard s -> worker: embedding_rows
-//   worker -> reader: next (prefetch);  ... batch i+1's lookups go out
+//   worker -> reader: next (prefetch);  ... batch i+1's lookups go out, then
+//   worker -> reader: next (batch i+2, parsed while batch i computes)
 //   worker -> shard s: push (batch i's summed row gradients)
 //   worker -> syncer: sync (FR only);   syncer -> worker: rounds
 //   worker -> shard s: end; worker -> trainer: done + worker_stats, then quit
@@ -50,9 +51,20 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
     fail(self, "reader", messages::errc::input_error, "batch " + std::to_string(seq) + ": " + what);
     return;
   }
+  st.staged = seq; // its lookups go out once no batch is in flight (advance)
+  st.staged_batch = std::move(b);
+  advance(self);
+}
+
+// The staged batch's lookups go out (local rows: its rows are gathered).
+void launch(self_ptr self) {
+  auto& st = self->state;
+  const auto seq = *st.staged;
+  st.staged.reset();
   auto& slot = st.slots[seq % 2];
-  count(work::prepare_batch, double(b.cat.size()));
-  slot.prepare(seq, std::move(b), st.cfg.arch, st.cfg.shards.size(), st.cfg.dynamic);
+  count(work::prepare_batch, double(st.staged_batch.cat.size()));
+  slot.prepare(seq, std::move(st.staged_batch), st.cfg.arch, st.cfg.shards.size(),
+               st.cfg.dynamic);
   st.inflight = seq;
   if (!st.cfg.local_rows.empty())
     gather_local(self, slot);
@@ -60,7 +72,6 @@ void on_batch(self_ptr self, std::uint64_t seq, messages::example_batch& b) {
     for (std::size_t s = 0; s < slot.num_shards(); ++s)
       if (slot.shard_size(s) > 0)
         send_lookup(self, seq, s);
-  advance(self);
 }
 
 void request_batch(self_ptr self) {
@@ -142,10 +153,15 @@ void worker_detail::advance(self_ptr self) {
     v.sync_pending = st.sync_pending;
     v.has_ready = st.ready.has_value();
     v.has_inflight = st.inflight.has_value();
+    v.has_staged = st.staged.has_value();
+    v.read_ahead = st.cfg.read_ahead;
     v.inflight_complete = st.inflight && st.slots[*st.inflight % 2].missing() == 0;
     v.reader_pending = st.input == input_phase::asked;
     v.end_of_data = st.input == input_phase::ended;
     switch (next_step(v)) {
+      case pipeline_step::launch:
+        launch(self);
+        break;
       case pipeline_step::train: {
         const auto seq = *st.ready;
         st.ready.reset();

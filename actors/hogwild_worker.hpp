@@ -4,17 +4,20 @@
 //
 // Per batch i (DESIGN.md section 2):
 //   reader  -> next_atom                       (batch i, request)
+//   ... batch i in; once no batch is in flight (batch i-1's rows all in):
 //   shard s -> lookup_atom, lookup_request     (ONE per shard with keys, de-duplicated)
-//   ... all rows of batch i in:
-//   reader  -> next_atom                       (batch i+1: prefetch)
-//   ... batch i+1 in: its lookups go out, THEN batch i is computed:
+//   reader  -> next_atom                       (batch i+1: prefetch, parsed
+//                                               while batch i-1 computes)
+//   ... all rows of batch i in, batch i+1 in: its lookups go out, the
+//   request for batch i+2 goes out, THEN batch i is computed:
 //   forward_backward on replica->params() (racy reads, by design)
 //   dense optimiser on the replica (racy writes, by design)
 //   shard s -> push_atom, embedding_grads      (ONE per shard, same keys as the lookup)
 //   FR only, every sync_every batches: syncer -> sync_atom; nothing else
 //   starts until its reply (the wait is worker_stats::blocked_seconds)
-// So the shards' latency for batch i+1 hides behind the computation of batch
-// i; at most one batch is in flight ahead. At the end of data (an empty
+// So the shards' latency for batch i+1 and the reader's for batch i+2 hide
+// behind the computation of batch i; at most one batch is in flight ahead,
+// and one more (staged) waits with its lookups not sent. At the end of data (an empty
 // batch) the worker sends done_atom + worker_stats to its trainer and quits
 // normally.
 //
@@ -156,6 +159,9 @@ struct worker_config {
   // (hogwild_rows.hpp); a batch's rows are gathered and its row gradients
   // applied without lookups or pushes. Empty: messages.
   std::vector<rows_ptr> local_rows;
+  // cluster.read-ahead: the request for the batch after next goes out while
+  // the ready batch trains (actors/worker_pipeline.hpp, rule 5).
+  bool read_ahead = false;
   // model.embedding=dynamic: rows are asked for by (table, id), from shard
   // model::id_owner(id) (worker_batch.hpp).
   bool dynamic = false;
@@ -208,8 +214,11 @@ struct worker_state {
   std::uint64_t cut_id = 0; // the cut drained or parked for (cutting != none)
   bool finished() const { return phase == worker_phase::finished; }
 
-  // Pipeline (at most one batch computed-or-ready plus one in flight).
+  // Pipeline (at most one batch ready, one in flight and one staged;
+  // actors/worker_pipeline.hpp).
   std::uint64_t next_seq = 0;            // sequence number of the next reader request
+  std::optional<std::uint64_t> staged;   // staged_batch came from the reader, lookups not out
+  messages::example_batch staged_batch;
   std::optional<std::uint64_t> inflight; // slots[*inflight % 2] has lookups out
   std::optional<std::uint64_t> ready;    // slots[*ready % 2] has all rows, not computed yet
   input_phase input = input_phase::open;

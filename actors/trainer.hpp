@@ -87,6 +87,7 @@ struct trainer_config {
   // cluster.local-rows: per shard, its tables for the workers' direct
   // access (worker_config::local_rows); empty: lookups and pushes.
   std::vector<rows_ptr> local_rows;
+  bool read_ahead = false; // worker_config::read_ahead
   // model.embedding=dynamic: the workers ask for rows by (table, id)
   // (worker_config::dynamic).
   bool dynamic = false;

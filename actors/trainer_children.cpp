@@ -48,6 +48,7 @@ void spawn_children(self_ptr self) {
     wc.progress = st.progress;
     wc.shard_restarts = cfg.shard_restarts;
     wc.local_rows = cfg.local_rows;
+    wc.read_ahead = cfg.read_ahead;
     wc.dynamic = cfg.dynamic;
     wc.mp_residual_rows = cfg.mp_residual_rows;
     wc.who = cfg.who;

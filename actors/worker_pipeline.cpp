@@ -5,15 +5,19 @@ namespace actors {
 pipeline_step next_step(const pipeline_view& v) {
   if (v.finished || v.parked)
     return pipeline_step::wait;
+  const bool launching = v.has_staged && !v.has_inflight;
+  const bool room = v.read_ahead ? !v.has_staged || launching : !v.has_staged && !v.has_inflight;
+  if (!v.draining && !v.sync_pending && !v.reader_pending && !v.end_of_data && room)
+    return pipeline_step::fetch;
+  if (launching)
+    return pipeline_step::launch;
   if (v.sync_pending && !v.draining)
     return pipeline_step::wait;
-  if (v.has_ready && (v.has_inflight || v.end_of_data || v.draining))
-    return pipeline_step::train;
   if (!v.has_ready && v.has_inflight && v.inflight_complete)
     return pipeline_step::promote;
-  if (!v.draining && !v.has_inflight && !v.reader_pending && !v.end_of_data)
-    return pipeline_step::fetch;
-  const bool empty = !v.has_ready && !v.has_inflight && !v.reader_pending;
+  if (v.has_ready && (v.has_inflight || v.end_of_data || v.draining))
+    return pipeline_step::train;
+  const bool empty = !v.has_ready && !v.has_inflight && !v.has_staged && !v.reader_pending;
   if (v.end_of_data && empty && !v.sync_pending)
     return pipeline_step::finish;
   if (v.draining && empty)
@@ -23,6 +27,8 @@ pipeline_step next_step(const pipeline_view& v) {
 
 const char* to_string(pipeline_step s) {
   switch (s) {
+    case pipeline_step::launch:
+      return "launch";
     case pipeline_step::train:
       return "train";
     case pipeline_step::promote:

@@ -138,6 +138,7 @@ actors::trainer_config trainer_config_for(const train_config& cfg, std::size_t t
   tc.timeout = cl.timeout;
   tc.sync_every = model::is_foreground(cfg.sync.algorithm) ? cfg.sync.k : 0;
   tc.dynamic = cfg.embedding.dynamic;
+  tc.read_ahead = cl.read_ahead;
   if (cfg.embedding.dynamic) // every table full: the most rows a push can name
     tc.mp_residual_rows = std::uint64_t(cfg.arch.num_tables) * cfg.embedding.table.max_rows;
   auto& sc = tc.syncer;

@@ -125,6 +125,7 @@ std::optional<std::string> build_cluster_settings(const option_set& o, train_con
   c.cluster.dense_shards = std::size_t(o.get_int("cluster.dense-shards"));
   c.cluster.timeout = std::chrono::milliseconds(o.get_int("cluster.timeout-ms"));
   c.cluster.local_rows = o.get_bool("cluster.local-rows");
+  c.cluster.read_ahead = o.get_bool("cluster.read-ahead");
   if (auto e = check_stdin(c, c.cluster.mode == cluster_mode::sequential))
     return e;
   c.cluster.memory_limit_bytes = o.get_real("cluster.memory-limit-gib") * double(1ull << 30);

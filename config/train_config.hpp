@@ -63,6 +63,9 @@ struct cluster_settings {
   // Workers read and write the embedding shards' tables directly (wall
   // clock, one process; actors/hogwild_rows.hpp) instead of by messages.
   bool local_rows = false;
+  // cluster.read-ahead: each worker asks its reader for the batch after
+  // next while it trains (worker_config::read_ahead).
+  bool read_ahead = false;
   // cluster.memory-limit-gib in bytes: what the up-front memory estimate must
   // fit in (memory_estimate.hpp); 0 = the machine's memory.
   double memory_limit_bytes = 0;

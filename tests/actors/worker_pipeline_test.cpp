@@ -1,7 +1,8 @@
 // The Hogwild worker's pipeline policy (actors/worker_pipeline.hpp), without
 // CAF: every combination of its flags against the rules, no stall without an
 // outstanding reply, and walks of whole runs (with a cut, with foreground
-// rounds) in which every batch is trained exactly once.
+// rounds) in which every batch is trained exactly once, with the next
+// batch's lookups and the batch after next's read under way while it trains.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -27,23 +28,29 @@ pipeline_view view_of(unsigned bits) {
   v.inflight_complete = (bits & 64) && v.has_inflight;
   v.reader_pending = bits & 128;
   v.end_of_data = bits & 256;
+  v.has_staged = bits & 512;
+  v.read_ahead = bits & 1024;
   return v;
 }
 
 } // namespace
 
 TEST_CASE("worker pipeline: every combination of flags follows the rules") {
-  for (unsigned bits = 0; bits < 512; ++bits) {
+  for (unsigned bits = 0; bits < 2048; ++bits) {
     const auto v = view_of(bits);
     const auto s = next_step(v);
     CAPTURE(bits);
     CAPTURE(actors::to_string(s));
-    const bool empty = !v.has_ready && !v.has_inflight && !v.reader_pending;
+    const bool empty = !v.has_ready && !v.has_inflight && !v.has_staged && !v.reader_pending;
     if (v.finished || v.parked)
       CHECK(s == pipeline_step::wait);
-    if (v.sync_pending && !v.draining)
-      CHECK(s == pipeline_step::wait); // a pending round stops everything
+    if (v.sync_pending && !v.draining) // a pending round stops all but the lookups
+      CHECK((s == pipeline_step::wait || s == pipeline_step::launch));
     switch (s) {
+      case pipeline_step::launch: // a staged batch's lookups go out when none are
+        CHECK(v.has_staged);
+        CHECK(!v.has_inflight);
+        break;
       case pipeline_step::train: // the next batch's lookups hide behind it
         CHECK(v.has_ready);
         CHECK((v.has_inflight || v.end_of_data || v.draining));
@@ -52,10 +59,14 @@ TEST_CASE("worker pipeline: every combination of flags follows the rules") {
         CHECK(!v.has_ready);
         CHECK(v.inflight_complete);
         break;
-      case pipeline_step::fetch: // at most one batch in flight, none during a cut
+      case pipeline_step::fetch: // none during a cut or a round; at most one staged
         CHECK(!v.draining);
-        CHECK(!v.has_inflight);
+        CHECK(!v.sync_pending);
         CHECK(!v.reader_pending);
+        if (v.read_ahead) // the staged one is launched next, its request first
+          CHECK((!v.has_staged || !v.has_inflight));
+        else // without read-ahead, none in flight
+          CHECK((!v.has_staged && !v.has_inflight));
         CHECK(!v.end_of_data);
         break;
       case pipeline_step::finish:
@@ -87,13 +98,19 @@ namespace {
 // `cut_after` trained batches (0: none), resumed as soon as parked.
 struct walk {
   std::uint64_t batches = 0, k = 0, cut_after = 0;
+  bool read_ahead = false;
   pipeline_view v;
   std::uint64_t fetched = 0, trained = 0, parks = 0, steps = 0;
+  // Trains outside a cut's drain and before the data's end at which the
+  // next batch's lookups were out and the batch after next was requested or
+  // staged (the reader and the shards work while the batch computes).
+  std::uint64_t overlapped = 0, open_trains = 0;
   std::vector<std::uint64_t> trained_seq;
-  std::uint64_t inflight = 0, ready = 0;
+  std::uint64_t inflight = 0, ready = 0, staged = 0;
   bool finished = false;
 
   void run() {
+    v.read_ahead = read_ahead;
     while (!finished && steps < 100000) {
       ++steps;
       const auto s = next_step(v);
@@ -101,12 +118,23 @@ struct walk {
         case pipeline_step::fetch:
           v.reader_pending = true;
           break;
+        case pipeline_step::launch:
+          inflight = staged;
+          v.has_staged = false;
+          v.has_inflight = true;
+          v.inflight_complete = false;
+          break;
         case pipeline_step::promote:
           v.has_ready = true;
           ready = inflight;
           v.has_inflight = v.inflight_complete = false;
           break;
         case pipeline_step::train:
+          if (!v.draining && !v.end_of_data) {
+            ++open_trains;
+            if (v.has_inflight && (v.reader_pending || v.has_staged))
+              ++overlapped;
+          }
           v.has_ready = false;
           trained_seq.push_back(ready);
           ++trained;
@@ -130,8 +158,8 @@ struct walk {
             if (fetched == batches)
               v.end_of_data = true;
             else {
-              inflight = fetched++;
-              v.has_inflight = true;
+              staged = fetched++;
+              v.has_staged = true;
             }
           } else if (v.has_inflight && !v.inflight_complete)
             v.inflight_complete = true;
@@ -146,11 +174,14 @@ struct walk {
 } // namespace
 
 TEST_CASE("worker pipeline: a whole run trains every batch once, in order, and finishes") {
+  for (bool ahead : {false, true})
   for (std::uint64_t k : {0, 1, 3}) {
     for (std::uint64_t cut : {0, 1, 5, 10}) {
+      CAPTURE(ahead);
       CAPTURE(k);
       CAPTURE(cut);
       walk w;
+      w.read_ahead = ahead;
       w.batches = 10;
       w.k = k;
       w.cut_after = cut;
@@ -161,6 +192,12 @@ TEST_CASE("worker pipeline: a whole run trains every batch once, in order, and f
       for (std::uint64_t i = 0; i < 10; ++i)
         want.push_back(i);
       CHECK(w.trained_seq == want);
+      // Every train before the data's end and outside a drain overlaps the
+      // next batch's lookups, and with read-ahead the read of the one
+      // after; without it the reader is asked only once nothing is in
+      // flight.
+      CHECK(w.open_trains > 0);
+      CHECK(w.overlapped == (ahead ? w.open_trains : 0));
       // A cut within the data parks the worker once; one after its last
       // batch may find the data ended, and the end counts as the marker.
       if (cut == 0)

@@ -71,6 +71,7 @@ configs=(
   "slow-nic|--cluster.trainers=2 --cluster.embedding-shards=2 --sync.algorithm=s-ma --net.enabled=true --faults.slow-nic=[embedding-shard-1@0.05s+0.1s*0.1]"
   "one-host-jitter|--cluster.trainers=2 --cluster.workers=2 --cluster.embedding-shards=2 --sync.algorithm=s-easgd --sim.placement=one-host --sim.cores-per-host=3 --sim.jitter=0.1 --sim.core-contention=1.5"
   "one-host-send-at-work|--cluster.trainers=2 --cluster.embedding-shards=2 --sync.algorithm=s-easgd --sim.placement=one-host --sim.cores-per-host=2 --sim.jitter=0.3 --sim.send-at=work"
+  "read-ahead|--cluster.trainers=2 --cluster.workers=2 --cluster.embedding-shards=2 --sync.algorithm=s-easgd --cluster.read-ahead=true --net.enabled=true"
 )
 
 # Hash and metrics line of one metrics file: sha256 of the file's bytes, and
