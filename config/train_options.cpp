@@ -134,8 +134,8 @@ void add_train_options(option_set& o) {
       "messages); simulated mode on the wall clock without net, dct.mp, recovery, cuts or faults");
   add(o, "cluster.read-ahead", b, "false",
       "each Hogwild worker asks its reader for the batch after next while it trains, so the "
-      "batch is parsed on a core no worker uses: 1 trainer x 1 worker on 2 cores 1.16x, but "
-      "0.91-0.96x where the workers keep every core busy (docs/RESULTS.md section 2b)");
+      "batch is parsed on a core no worker uses: 1 trainer x 1 worker on 2 cores 1.12x (0.97-1.16), "
+      "but 3-5 % slower where the workers keep every core busy (docs/RESULTS.md section 2b)");
   add(o, "cluster.memory-limit-gib", r, "0",
       "memory the run's up-front estimate (every buffer an option sizes) must fit in, GiB; "
       "0 = the machine's (physical memory, or the cgroup's memory.max when lower); more than "

@@ -2,7 +2,7 @@
 // reader for the batch after next while it trains. One worker trains the same
 // batches on the same rows as without it; with several workers, foreground
 // rounds and checkpoint cuts (whose drain must train a staged batch too)
-// every example is trained once.
+// every example is trained once, each batch looked up and pushed once.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -67,10 +67,17 @@ TEST_CASE("read-ahead: workers, foreground rounds and cuts train every example o
       const auto on =
         test::run_cluster(test::train_config_of(test::with(cmd, {"--cluster.read-ahead=true"})));
       CHECK(on.examples == 20000);
-      // It trains as well as without (the workers interleave otherwise: seen
-      // within 0.007).
+      // Every batch looked up and pushed once, as without it (a batch's keys
+      // do not depend on which worker trains it, nor when).
+      CHECK(on.bytes.lookup == off.bytes.lookup);
+      CHECK(on.bytes.push == off.bytes.push);
+      // On the virtual clock (repeatable) it trains as well as without; the
+      // workers interleave otherwise (seen within 0.0006). On the wall clock
+      // Hogwild's interleaving is the machine's: 1 x 3 workers on two busy
+      // cores read train NE 0.964-0.994 either way, so no bound there.
       INFO("train NE: read-ahead " << on.train_ne << ", without " << off.train_ne);
-      CHECK(std::abs(on.train_ne - off.train_ne) < 0.02);
+      if (clock == "virtual")
+        CHECK(std::abs(on.train_ne - off.train_ne) < 0.02);
       if (run[1] == "--sync.algorithm=fr-ma")
         CHECK(on.sync.rounds > 0);
       // The cuts (every 4000 examples; on the virtual clock, where a short
