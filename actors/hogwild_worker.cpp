@@ -1,8 +1,8 @@
 // hogwild_worker message flow (one mini-batch per message, see the header):
 //   worker -> reader: next;             reader -> worker: example_batch
 //   worker -> shard s: lookup;          shard s -> worker: embedding_rows
-//   worker -> reader: next (prefetch);  ... batch i+1's lookups go out, then
-//   worker -> reader: next (batch i+2, parsed while batch i computes)
+//   worker -> reader: next (prefetch);  ... batch i+1's lookups go out
+//   (cluster.read-ahead: the request for batch i+2 goes out before them)
 //   worker -> shard s: push (batch i's summed row gradients)
 //   worker -> syncer: sync (FR only);   syncer -> worker: rounds
 //   worker -> shard s: end; worker -> trainer: done + worker_stats, then quit

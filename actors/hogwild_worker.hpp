@@ -6,18 +6,21 @@
 //   reader  -> next_atom                       (batch i, request)
 //   ... batch i in; once no batch is in flight (batch i-1's rows all in):
 //   shard s -> lookup_atom, lookup_request     (ONE per shard with keys, de-duplicated)
-//   reader  -> next_atom                       (batch i+1: prefetch, parsed
-//                                               while batch i-1 computes)
-//   ... all rows of batch i in, batch i+1 in: its lookups go out, the
-//   request for batch i+2 goes out, THEN batch i is computed:
+//   ... all rows of batch i in:
+//   reader  -> next_atom                       (batch i+1: prefetch; with
+//                                               cluster.read-ahead it went
+//                                               out before batch i-1 computed)
+//   ... batch i+1 in: its lookups go out (with read-ahead, after the request
+//   for batch i+2), THEN batch i is computed:
 //   forward_backward on replica->params() (racy reads, by design)
 //   dense optimiser on the replica (racy writes, by design)
 //   shard s -> push_atom, embedding_grads      (ONE per shard, same keys as the lookup)
 //   FR only, every sync_every batches: syncer -> sync_atom; nothing else
 //   starts until its reply (the wait is worker_stats::blocked_seconds)
-// So the shards' latency for batch i+1 and the reader's for batch i+2 hide
-// behind the computation of batch i; at most one batch is in flight ahead,
-// and one more (staged) waits with its lookups not sent. At the end of data (an empty
+// So the shards' latency for batch i+1 hides behind the computation of batch
+// i, and with read-ahead the reader's for batch i+2 too; at most one batch
+// is in flight ahead, and with read-ahead one more (staged) waits with its
+// lookups not sent (actors/worker_pipeline.hpp). At the end of data (an empty
 // batch) the worker sends done_atom + worker_stats to its trainer and quits
 // normally.
 //

@@ -7,9 +7,10 @@
 //
 // 1. A finished or parked worker waits.
 // 2. A batch in hand whose lookups are not out (staged: the reader's reply
-//    came while another batch was in flight) has them sent as soon as no
-//    batch is in flight, even while a foreground round is pending (as a
-//    batch's lookups went out at its arrival before).
+//    came while another batch was in flight, or has just come) has them
+//    sent as soon as no batch is in flight, even while a foreground round
+//    is pending (a batch that arrives during a round has its lookups out at
+//    once).
 // 3. A pending foreground round stops the rest of the pipeline, except while
 //    a cut drains it (the syncer is held until the cut is written: waiting
 //    for the round would deadlock).
